@@ -1,0 +1,1 @@
+"""runvil.host: the command line, config, live output and run log."""

@@ -1,0 +1,53 @@
+"""The `runvil` command: parses arguments and dispatches to a command."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0 if argv else 2
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "lua":
+        return _lua(rest)
+    print(f"runvil: unknown command '{cmd}'\n{USAGE}", file=sys.stderr)
+    return 2
+
+
+USAGE = """usage: runvil COMMAND ...
+  runvil lua [-e CODE]... [FILE [ARGS...]]   run Lua in the sandbox, like `lua`"""
+
+
+def _lua(args: list[str]) -> int:
+    from .luacmd import run_lua_command
+
+    chunks: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-e":
+            if i + 1 >= len(args):
+                print("runvil: '-e' needs argument", file=sys.stderr)
+                return 2
+            chunks.append(args[i + 1].encode("utf-8", "surrogateescape").decode("latin-1"))
+            i += 2
+        elif a.startswith("-e") and len(a) > 2:
+            chunks.append(a[2:].encode("utf-8", "surrogateescape").decode("latin-1"))
+            i += 1
+        elif a == "--":
+            i += 1
+            break
+        elif a.startswith("-") and a != "-":
+            print(f"runvil: unrecognized option '{a}'", file=sys.stderr)
+            return 2
+        else:
+            break
+    file = args[i] if i < len(args) else None
+    return run_lua_command(chunks, file, args[i + 1 :])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,525 @@
+"""The compiler: turns a resolved chunk into Python source, compiled once.
+
+Each Lua function becomes a Python function made by a factory that receives
+its upvalues, so every closure gets its own bindings (a fresh local per loop
+iteration comes for free). Uncaptured locals are plain Python locals; a local
+that is captured and assigned after capture lives in a one-item list (a
+cell). Operators are inline fast paths for the common types that fall back
+to the slow paths of `values` (metamethods, coercions, error messages).
+
+Every generated line maps back to a Lua line (`errors.LUA_CODE`), so error
+positions cost nothing until an error happens.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from . import ast as A
+from .compile_expr import ExprCompiler
+from .errors import LUA_CODE
+from .resolve import FuncScope, LocalVar, resolve
+
+_chunk_ids = itertools.count(1)
+
+
+class Emitter:
+    """Python source lines, each tagged with the Lua line it came from."""
+
+    def __init__(self):
+        self.lines: list[tuple[int, str, int]] = []
+
+    def emit(self, indent: int, text: str, line: int):
+        # Expressions carry "\x01N\x02" markers where the Lua line changes;
+        # they become physical lines so positions stay exact.
+        if "\x01" not in text:
+            self.lines.append((indent, text, line))
+            return
+        parts = text.split("\x01")
+        self.lines.append((indent, parts[0], line))
+        for p in parts[1:]:
+            num, _, rest = p.partition("\x02")
+            self.lines.append((indent + 2, rest, int(num)))
+
+    def source(self) -> tuple[str, list[int]]:
+        out = []
+        linemap = [0]
+        for indent, text, line in self.lines:
+            out.append("    " * indent + text if indent >= 0 else text)
+            linemap.append(line)
+        return "\n".join(out) + "\n", linemap
+
+
+class FunctionCompiler(ExprCompiler):
+    """Compiles one Lua function body into statements."""
+
+    def __init__(self, chunk: "ChunkCompiler", scope: FuncScope, node: A.Function):
+        super().__init__(chunk, scope)
+        self.node = node
+        self.loops: list[dict] = []  # innermost last: {'kind', 'continue_label'}
+        self.tbc_depth = 0  # inside to-be-closed scopes: no tail calls
+        self.goto_ctx: list[dict] = []
+
+    # -------------------------------------------------------------- blocks
+
+    def block(self, block: A.Block, ind: int):
+        stmts = block.stmts
+        labels = self._dispatch_labels(block)
+        if labels:
+            self._dispatch_block(block, labels, ind)
+            return
+        self.stmts(stmts, ind)
+
+    def stmts(self, stmts: list, ind: int):
+        start = len(self.em.lines)
+        for i, s in enumerate(stmts):
+            if type(s) is A.Local and "close" in s.attribs:
+                self.s_Local(s, ind)
+                self._close_scope(s, stmts[i + 1 :], ind)
+                break
+            self.stmt(s, ind)
+        if len(self.em.lines) == start:
+            self.em.emit(ind, "pass", stmts[0].line if stmts else self.node.line)
+
+    def stmt(self, s, ind: int):
+        getattr(self, "s_" + type(s).__name__)(s, ind)
+
+    def _close_scope(self, s: A.Local, rest: list, ind: int):
+        """`local x <close>`: the rest of the block runs in try/finally."""
+        v = s.vars[s.attribs.index("close")]
+        ref = self.var_ref(v)
+        err = self.temp()
+        line = s.line
+        self.em.emit(ind, f"_tbc_check({ref}, {v.name!r})", line)
+        self.em.emit(ind, f"{err} = None", line)
+        self.em.emit(ind, "try:", line)
+        self.tbc_depth += 1
+        self.stmts(rest, ind + 1)
+        self.tbc_depth -= 1
+        self.em.emit(ind, "except BaseException as _e:", line)
+        self.em.emit(ind + 1, f"{err} = _e", line)
+        self.em.emit(ind + 1, "raise", line)
+        self.em.emit(ind, "finally:", line)
+        end = self.cur_block_end or line
+        self.em.emit(ind + 1, f"_tbc_close({ref}, {err})", end)
+
+    # ---------------------------------------------------------- statements
+
+    def s_Local(self, s: A.Local, ind: int):
+        vars_ = s.vars
+        exprs = s.exprs
+        n = len(vars_)
+        line = s.line
+        if n == 1 and len(exprs) == 1:
+            self.assign_local(vars_[0], self.expr(exprs[0]), ind, line, declare=True)
+            return
+        values = self.explist(exprs, n)
+        if values is None:
+            tmp = self.temp()
+            self.em.emit(ind, f"{tmp} = {self.explist_tuple(exprs, n)}", line)
+            for i, v in enumerate(vars_):
+                self.assign_local(v, f"{tmp}[{i}]", ind, line, declare=True)
+        else:
+            if n > 1:
+                tmps = [self.temp() for _ in values]
+                for t, val in zip(tmps, values):
+                    self.em.emit(ind, f"{t} = {val}", line)
+                values = tmps
+            for v, val in zip(vars_, values):
+                self.assign_local(v, val, ind, line, declare=True)
+            for extra in exprs[n:]:
+                self.em.emit(ind, self.expr_stmt(extra), line)
+
+    def assign_local(self, v: LocalVar, value: str, ind: int, line: int, declare: bool = False):
+        if v.is_cell:
+            if declare:
+                self.em.emit(ind, f"{v.pyname} = [{value}]", line)
+            else:
+                self.em.emit(ind, f"{v.pyname}[0] = {value}", line)
+        else:
+            self.em.emit(ind, f"{v.pyname} = {value}", line)
+
+    def s_LocalFunction(self, s: A.LocalFunction, ind: int):
+        v = s.var
+        if v.is_cell:
+            self.em.emit(ind, f"{v.pyname} = [None]", s.line)
+            self.em.emit(ind, f"{v.pyname}[0] = {self.closure(s.func)}", s.line)
+        else:
+            self.em.emit(ind, f"{v.pyname} = {self.closure(s.func, self_var=v)}", s.line)
+
+    def s_FunctionStat(self, s: A.FunctionStat, ind: int):
+        target = s.target
+        if s.method is not None:
+            target = A.Index(target, A.String(s.method, line=s.line), line=s.line)
+        self.assign_targets([target], [s.func], ind, s.line)
+
+    def s_Assign(self, s: A.Assign, ind: int):
+        self.assign_targets(s.targets, s.exprs, ind, s.line)
+
+    def assign_targets(self, targets: list, exprs: list, ind: int, line: int):
+        if len(targets) == 1 and len(exprs) == 1:
+            self.store(targets[0], None, None, self.expr(exprs[0]), ind, line)
+            return
+        # Lua order: the targets' table and key expressions, then the values,
+        # then the stores from the last target to the first.
+        pre = []
+        for t in targets:
+            if type(t) is A.Index:
+                o, k = self.temp(), self.temp()
+                self.em.emit(ind, f"{o} = {self.expr(t.obj)}", line)
+                self.em.emit(ind, f"{k} = {self.expr(t.key)}", line)
+                pre.append((o, k))
+            else:
+                pre.append((None, None))
+        n = len(targets)
+        values = self.explist(exprs, n)
+        tmps = [self.temp() for _ in range(n)]
+        if values is None:
+            tup = self.temp()
+            self.em.emit(ind, f"{tup} = {self.explist_tuple(exprs, n)}", line)
+            for i, t in enumerate(tmps):
+                self.em.emit(ind, f"{t} = {tup}[{i}]", line)
+        else:
+            for t, val in zip(tmps, values):
+                self.em.emit(ind, f"{t} = {val}", line)
+            for extra in exprs[n:]:
+                self.em.emit(ind, self.expr_stmt(extra), line)
+        for t, (o, k), tmp in reversed(list(zip(targets, pre, tmps))):
+            self.store(t, o, k, tmp, ind, line)
+
+    def store(self, target, o, k, value: str, ind: int, line: int):
+        """Emits target = value; o/k are temps already holding the table
+        and key of an Index target (or None to evaluate them here)."""
+        if type(target) is A.Name:
+            b = target.binding
+            if isinstance(b, LocalVar):
+                self.assign_local(b, value, ind, line)
+            else:
+                env = b.env
+                if self.fast_env(env):
+                    self.em.emit(ind, f"_gset({target.name!r}, {value})", line)
+                else:
+                    self.em.emit(ind, f"_setindex({self.var_ref(env)}, {target.name!r}, {value})", line)
+            return
+        desc = self.desc(target.obj)
+        dtext = repr(desc) if desc else "None"
+        if o is None:
+            ot = self.temp()
+            self.em.emit(ind, f"{ot} = {self.expr(target.obj)}", line)
+            o = ot
+            key = target.key
+            if type(key) is A.String:
+                k = repr(key.value)
+            else:
+                kt = self.temp()
+                self.em.emit(ind, f"{kt} = {self.expr(key)}", line)
+                k = kt
+            vt = self.temp()
+            self.em.emit(ind, f"{vt} = {value}", line)
+            value = vt
+        sline = target.line
+        if k.startswith("'") or k.startswith('"'):
+            self.em.emit(ind, f"if type({o}) is _Table and {o}.meta is None: {o}.set_str({k}, {value})", sline)
+        else:
+            self.em.emit(
+                ind, f"if type({o}) is _Table and {o}.meta is None and type({k}) is int: {o}.set_int({k}, {value})", sline
+            )
+        self.em.emit(ind, f"else: _setindex({o}, {k}, {value}, {dtext})", sline)
+
+    def s_CallStat(self, s: A.CallStat, ind: int):
+        self.em.emit(ind, self.expr_stmt(s.call), s.line)
+
+    def s_Do(self, s: A.Do, ind: int):
+        self.block(s.body, ind)
+
+    def _loop(self, kind: str, body: A.Block):
+        # `goto continue` becomes Python's continue when the label ends the body
+        label = None
+        if kind != "repeat" and body.stmts and type(body.stmts[-1]) is A.Label:
+            label = body.stmts[-1].name
+        return {"kind": kind, "continue": label, "dispatch": False}
+
+    def s_While(self, s: A.While, ind: int):
+        self.em.emit(ind, f"while {self.cond(s.cond)}:", s.line)
+        self.em.emit(ind + 1, "_S[0] -= 1", s.line)
+        self.em.emit(ind + 1, "if _S[0] < 0: _tick()", s.line)
+        self.loops.append(self._loop("while", s.body))
+        self.block(s.body, ind + 1)
+        self.loops.pop()
+
+    def s_Repeat(self, s: A.Repeat, ind: int):
+        self.em.emit(ind, "while True:", s.line)
+        self.em.emit(ind + 1, "_S[0] -= 1", s.line)
+        self.em.emit(ind + 1, "if _S[0] < 0: _tick()", s.line)
+        self.loops.append(self._loop("repeat", s.body))
+        self.block(s.body, ind + 1)
+        self.loops.pop()
+        self.em.emit(ind + 1, f"if {self.cond(s.cond)}: break", s.cond.line)
+
+    def s_If(self, s: A.If, ind: int):
+        for i, (cond, body) in enumerate(s.tests):
+            kw = "if" if i == 0 else "elif"
+            self.em.emit(ind, f"{kw} {self.cond(cond)}:", cond.line)
+            self.block(body, ind + 1)
+        if s.orelse is not None and s.orelse.stmts:
+            self.em.emit(ind, "else:", s.orelse.line or s.line)
+            self.block(s.orelse, ind + 1)
+
+    def s_NumericFor(self, s: A.NumericFor, ind: int):
+        v = s.var_local
+        start, stop = self.expr(s.start), self.expr(s.stop)
+        step = self.expr(s.step) if s.step is not None else "1"
+        if v.is_cell:
+            raw = self.temp()
+            self.em.emit(ind, f"for {raw} in _forprep({start}, {stop}, {step}):", s.line)
+            self.em.emit(ind + 1, f"{v.pyname} = [{raw}]", s.line)
+        else:
+            self.em.emit(ind, f"for {v.pyname} in _forprep({start}, {stop}, {step}):", s.line)
+        self.loops.append(self._loop("for", s.body))
+        self.block(s.body, ind + 1)
+        self.loops.pop()
+
+    def s_GenericFor(self, s: A.GenericFor, ind: int):
+        vars_ = s.vars
+        f, st, c, close = self.temp(), self.temp(), self.temp(), self.temp()
+        vals = self.explist(s.exprs, 4)
+        if vals is None:
+            self.em.emit(ind, f"{f}, {st}, {c}, {close} = {self.explist_tuple(s.exprs, 4)}", s.line)
+        else:
+            self.em.emit(ind, f"{f}, {st}, {c}, {close} = {', '.join(vals)}", s.line)
+            for extra in s.exprs[4:]:
+                self.em.emit(ind, self.expr_stmt(extra), s.line)
+        raws = [self.temp() if v.is_cell else v.pyname for v in vars_]
+        target = raws[0] if len(raws) == 1 else ", ".join(raws)
+        self.em.emit(ind, f"for {target} in _giter({f}, {st}, {c}, {close}, {len(vars_)}):", s.line)
+        for v, r in zip(vars_, raws):
+            if v.is_cell:
+                self.em.emit(ind + 1, f"{v.pyname} = [{r}]", s.line)
+        self.loops.append(self._loop("for", s.body))
+        self.block(s.body, ind + 1)
+        self.loops.pop()
+
+    def s_Return(self, s: A.Return, ind: int):
+        exprs = s.exprs
+        line = s.line
+        if not exprs:
+            self.em.emit(ind, "return _EMPTY", line)
+            return
+        if len(exprs) == 1:
+            e = exprs[0]
+            if type(e) in (A.Call, A.MethodCall) and self.tbc_depth == 0:
+                self.em.emit(ind, f"return {self.tailcall(e)}", line)
+                return
+            if type(e) is A.Vararg:
+                self.em.emit(ind, "return _Multi(VA)", line)
+                return
+            if type(e) in (A.Call, A.MethodCall):
+                self.em.emit(ind, f"return _Multi({self.multi(e)})", line)
+                return
+            self.em.emit(ind, f"return {self.expr(e)}", line)
+            return
+        self.em.emit(ind, f"return _Multi({self.explist_tuple(exprs, None)})", line)
+
+    def s_Break(self, s: A.Break, ind: int):
+        loop = self.loops[-1] if self.loops else None
+        if loop is not None and loop.get("flag"):
+            self.em.emit(ind, f"{loop['flag']} = True", s.line)
+        self.em.emit(ind, "break", s.line)
+
+    def s_Goto(self, s: A.Goto, ind: int):
+        # innermost first: a dispatcher or a loop whose body ends at the label
+        for ctx in reversed(self.loops):
+            if ctx["kind"] == "dispatch":
+                if s.label in ctx["labels"]:
+                    self.em.emit(ind, f"{ctx['var']} = {ctx['labels'][s.label]}", s.line)
+                    self.em.emit(ind, "continue", s.line)
+                    return
+                break
+            if ctx["continue"] == s.label:
+                self.em.emit(ind, "continue", s.line)
+                return
+            break
+        self.em.emit(ind, f"raise _GotoSignal({s.label!r})", s.line)
+        self.chunk.needs_goto_signal = True
+
+    def s_Label(self, s: A.Label, ind: int):
+        pass
+
+    # ----------------------------------------------------- goto dispatcher
+
+    def _dispatch_labels(self, block: A.Block) -> dict:
+        """Labels of this block that some goto needs (other than a loop's
+        trailing `continue` label, which becomes Python's continue)."""
+        names = [s.name for s in block.stmts if type(s) is A.Label]
+        if not names:
+            return {}
+        loop = self.loops[-1] if self.loops else None
+        trailing = loop["continue"] if loop and loop["kind"] != "dispatch" and block.stmts[-1:] and type(block.stmts[-1]) is A.Label else None
+        needed = set()
+        for g in _gotos_in(block):
+            if g.label in names and g.label != trailing:
+                needed.add(g.label)
+            elif g.label in names and g.label == trailing and not _direct_goto(block, g):
+                needed.add(g.label)
+        return {n: i + 1 for i, n in enumerate(x for x in names if x in needed)}
+
+    def _dispatch_block(self, block: A.Block, labels: dict, ind: int):
+        var = self.temp()
+        flag = self.temp()
+        segments: list[list] = [[]]
+        for s in block.stmts:
+            if type(s) is A.Label and s.name in labels:
+                segments.append([])
+            else:
+                segments[-1].append(s)
+        line = block.stmts[0].line
+        self.em.emit(ind, f"{var} = 0", line)
+        self.em.emit(ind, f"{flag} = False", line)
+        self.em.emit(ind, "while True:", line)
+        self.em.emit(ind + 1, "_S[0] -= 1", line)
+        self.em.emit(ind + 1, "if _S[0] < 0: _tick()", line)
+        self.em.emit(ind + 1, "try:", line)
+        outer_loop = self.loops[-1] if self.loops else None
+        ctx = {"kind": "dispatch", "labels": labels, "var": var, "continue": None, "flag": flag}
+        self.loops.append(ctx)
+        for i, seg in enumerate(segments):
+            self.em.emit(ind + 2, f"if {var} <= {i}:", line)
+            self.stmts(seg, ind + 3)
+        self.loops.pop()
+        self.em.emit(ind + 2, "break", line)
+        self.em.emit(ind + 1, "except _GotoSignal as _g:", line)
+        self.em.emit(ind + 2, f"_gl = {labels!r}.get(_g.label)", line)
+        self.em.emit(ind + 2, "if _gl is None: raise", line)
+        self.em.emit(ind + 2, f"{var} = _gl", line)
+        self.chunk.needs_goto_signal = True
+        if outer_loop is not None and outer_loop["kind"] != "dispatch":
+            self.em.emit(ind, f"if {flag}: break", line)
+        elif outer_loop is not None:
+            self.em.emit(ind, f"if {flag}:", line)
+            if outer_loop.get("flag"):
+                self.em.emit(ind + 1, f"{outer_loop['flag']} = True", line)
+            self.em.emit(ind + 1, "break", line)
+
+    # ----------------------------------------------------------- function
+
+    def compile_function(self, name: str, self_var: LocalVar | None) -> None:
+        """Emits the factory `def _mk_<name>(upvalues): def <name>(...)`."""
+        fn = self.node
+        sc = self.scope
+        chunk = self.chunk
+        em = self.em
+        ups = [v.pyname for v in sc.upvals if v is not self_var]
+        if sc.parent is not None and sc.parent.parent is None:
+            ups = ["_ENV_0"]  # the main function: its only upvalue is _ENV
+        fname = self_var.pyname if self_var is not None else name
+        line = fn.line
+        em.emit(0, f"def _mk_{name}({', '.join(ups)}):", line)
+        params = [f"{v.pyname}=None" for v in fn.param_vars]
+        params.append("*VA" if fn.is_vararg else "*_")
+        em.emit(1, f"def {fname}({', '.join(params)}):", line)
+        em.emit(2, "_S[0] -= 1", line)
+        em.emit(2, "if _S[0] < 0: _tick()", line)
+        for v in fn.param_vars:
+            if v.is_cell:
+                em.emit(2, f"{v.pyname} = [{v.pyname}]", line)
+        self.cur_block_end = fn.body.end_line or fn.end_line
+        self.block(fn.body, 2)
+        em.emit(2, "return _EMPTY", fn.end_line or line)
+        em.emit(1, f"return {fname}", line)
+        chunk.code_names[name] = fn.name
+
+
+def _gotos_in(node):
+    """Every Goto under node, not descending into nested functions."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is A.Goto:
+            yield n
+        elif t is A.Block:
+            stack.extend(n.stmts)
+        elif t in (A.Do, A.While, A.Repeat, A.NumericFor, A.GenericFor):
+            stack.append(n.body)
+        elif t is A.If:
+            stack.extend(b for _c, b in n.tests)
+            if n.orelse is not None:
+                stack.append(n.orelse)
+
+
+def _direct_goto(block: A.Block, g: A.Goto) -> bool:
+    """True when g is reachable from block without crossing a nested loop."""
+    stack = list(block.stmts)
+    while stack:
+        n = stack.pop()
+        if n is g:
+            return True
+        t = type(n)
+        if t is A.Do:
+            stack.extend(n.body.stmts)
+        elif t is A.If:
+            for _c, b in n.tests:
+                stack.extend(b.stmts)
+            if n.orelse is not None:
+                stack.extend(n.orelse.stmts)
+    return False
+
+
+class ChunkCompiler:
+    """Compiles a whole chunk into one Python module's source."""
+
+    def __init__(self, chunk: A.Chunk, fast_env: bool):
+        self.chunk_node = chunk
+        self.id = next(_chunk_ids)
+        self.em = Emitter()
+        self.counter = 0
+        self.fast_env_ok = fast_env
+        self.code_names: dict[str, str] = {}
+        self.needs_goto_signal = False
+        self.defs: list[Emitter] = []
+
+    def new_name(self) -> str:
+        self.counter += 1
+        return f"c{self.id}_{self.counter}"
+
+    def compile(self) -> tuple[str, list[int], str]:
+        scope = resolve(self.chunk_node)
+        main = self.function(scope, scope.node, None)
+        em = Emitter()
+        for d in self.defs:
+            em.lines.extend(d.lines)
+        src, linemap = em.source()
+        return src, linemap, main
+
+    def function(self, scope: FuncScope, node: A.Function, self_var) -> str:
+        """Compiles one function into its own factory definition."""
+        name = self.new_name()
+        saved = self.em
+        self.em = Emitter()
+        self.defs.append(self.em)
+        fc = FunctionCompiler(self, scope, node)
+        fc.compile_function(name, self_var)
+        self.em = saved
+        return name
+
+
+def compile_chunk(chunk: A.Chunk, namespace: dict, fast_env: bool = True):
+    """Compiles a parsed chunk into `namespace`; returns (factory, source).
+
+    The factory takes the chunk's _ENV table and returns the main function.
+    With fast_env, global accesses read the namespace's `_Gh` (the hash part
+    of the state's globals table) directly.
+    """
+    cc = ChunkCompiler(chunk, fast_env)
+    src, linemap, main = cc.compile()
+    filename = f"<lua:{cc.id}>"
+    LUA_CODE[filename] = (chunk.name, linemap)
+    code = compile(src, filename, "exec")
+    exec(code, namespace)
+    factory = namespace.pop(f"_mk_{main}")
+    env_var = chunk.scope.parent.blocks[0].vars[0] if chunk.scope.parent.blocks else None
+
+    def make(env):
+        return factory([env] if env_var is not None and env_var.is_cell else env)
+
+    return make, src

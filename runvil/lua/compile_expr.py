@@ -1,0 +1,477 @@
+"""Expressions: Lua expressions to Python expression text.
+
+Fast paths are written inline for the common operand types (integers,
+floats, strings, tables without metatables); everything else calls the
+slow path in `values` with the operands already evaluated, in Lua's order.
+Names in messages (`local 'x'`, `field 'y'`) are passed to the slow paths
+as constants, so they cost nothing on the fast path.
+"""
+
+from __future__ import annotations
+
+from . import ast as A
+from .resolve import FuncScope, GlobalRef, LocalVar
+
+M = "9223372036854775807"
+MN = "-9223372036854775808"
+
+_ARITH = {"+": ("_add", "+"), "-": ("_sub", "-"), "*": ("_mul", "*")}
+_BITS = {"&": ("_band", "&"), "|": ("_bor", "|"), "~": ("_bxor", "^")}
+_PURE = (A.Number, A.String, A.Nil, A.TrueLit, A.FalseLit)
+
+
+def start_line(n) -> int:
+    """The line Lua gives a call: where its prefix expression starts."""
+    while True:
+        t = type(n)
+        if t is A.Call:
+            n = n.func
+        elif t is A.MethodCall or t is A.Index:
+            n = n.obj
+        else:
+            return n.line
+
+
+class ExprCompiler:
+    def __init__(self, chunk, scope: FuncScope):
+        self.chunk = chunk
+        self.scope = scope
+        self.em = chunk.em
+        self.ntemp = 0
+        self.cur_line = 0
+        self.cur_block_end = 0
+
+    # -------------------------------------------------------------- names
+
+    def temp(self) -> str:
+        self.ntemp += 1
+        return f"_t{self.ntemp}"
+
+    def var_ref(self, v: LocalVar) -> str:
+        return f"{v.pyname}[0]" if v.is_cell else v.pyname
+
+    def fast_env(self, env: LocalVar) -> bool:
+        return self.chunk.fast_env_ok and env.pyname == "_ENV_0" and not env.assigned
+
+    def is_pure(self, n) -> bool:
+        """No side effects and cannot fail: safe to evaluate out of order
+        or to repeat."""
+        t = type(n)
+        if t in _PURE:
+            return True
+        return t is A.Name and isinstance(n.binding, LocalVar)
+
+    def desc(self, n) -> str | None:
+        """Lua's varinfo for an operand: how error messages name it."""
+        t = type(n)
+        if t is A.Name:
+            b = n.binding
+            if isinstance(b, GlobalRef):
+                return f"global '{n.name}'"
+            if b.func is not self.scope:
+                return f"upvalue '{n.name}'"
+            return f"local '{n.name}'"
+        if t is A.Index and type(n.key) is A.String:
+            return f"field '{n.key.value}'"
+        if t is A.String:
+            return f"constant '{n.value}'"
+        return None
+
+    def drepr(self, n) -> str:
+        d = self.desc(n)
+        return repr(d) if d else "None"
+
+    # --------------------------------------------------------- entry point
+
+    def expr(self, n) -> str:
+        line = n.line
+        if line and line != self.cur_line and type(n) not in _PURE:
+            saved = self.cur_line
+            self.cur_line = line
+            try:
+                return f"(\x01{line}\x02{self._expr(n)})"
+            finally:
+                self.cur_line = saved
+        return self._expr(n)
+
+    def _expr(self, n) -> str:
+        return getattr(self, "e_" + type(n).__name__)(n)
+
+    # ------------------------------------------------------------ constants
+
+    def e_Nil(self, n):
+        return "None"
+
+    def e_TrueLit(self, n):
+        return "True"
+
+    def e_FalseLit(self, n):
+        return "False"
+
+    def e_Number(self, n):
+        v = n.value
+        if type(v) is float:
+            if v != v:
+                return "_NAN"
+            if v in (float("inf"), float("-inf")):
+                return "_INF" if v > 0 else "(-_INF)"
+            return repr(v)
+        return repr(v) if v >= 0 else f"({v})"
+
+    def e_String(self, n):
+        return repr(n.value)
+
+    def e_Vararg(self, n):
+        return "(VA[0] if VA else None)"
+
+    def e_Paren(self, n):
+        return self.expr(n.expr)
+
+    def e_Function(self, n):
+        return self.closure(n)
+
+    # -------------------------------------------------------------- names
+
+    def e_Name(self, n):
+        b = n.binding
+        if isinstance(b, LocalVar):
+            return self.var_ref(b)
+        env = b.env
+        key = repr(n.name)
+        if self.fast_env(env):
+            v = self.temp()
+            return f"({v} if ({v} := _Gh.get({key})) is not None else _gget({key}))"
+        return f"_index({self.var_ref(env)}, {key}, {self.drepr(n)})"
+
+    def e_Index(self, n):
+        o, k = n.obj, n.key
+        d = self.drepr(o)
+        v = self.temp()
+        if type(k) is A.String:
+            key = repr(k.value)
+            if self.is_pure(o):
+                ot = self.expr(o)
+                return (
+                    f"({v} if type({ot}) is _Table and (({v} := {ot}.hash.get({key})) is not None or {ot}.meta is None)"
+                    f" else _index({ot}, {key}, {d}))"
+                )
+            ot = self.temp()
+            return (
+                f"({v} if type({ot} := {self.expr(o)}) is _Table and (({v} := {ot}.hash.get({key})) is not None"
+                f" or {ot}.meta is None) else _index({ot}, {key}, {d}))"
+            )
+        if self.is_pure(o) and self.is_pure(k):
+            ot, kt = self.expr(o), self.expr(k)
+            return (
+                f"({v} if type({ot}) is _Table and (({v} := {ot}.get({kt})) is not None or {ot}.meta is None)"
+                f" else _index({ot}, {kt}, {d}))"
+            )
+        if not self.is_pure(o) and not self.is_pure(k):
+            return f"_index({self.expr(o)}, {self.expr(k)}, {d})"
+        ot, kt = self.temp(), self.temp()
+        # evaluate the table, then the key, whatever the table's type
+        return (
+            f"({v} if (type({ot} := {self.expr(o)}) is _Table) & (({kt} := {self.expr(k)}) is {kt})"
+            f" and (({v} := {ot}.get({kt})) is not None or {ot}.meta is None) else _index({ot}, {kt}, {d}))"
+        )
+
+    # -------------------------------------------------------------- calls
+
+    def args(self, args: list) -> str:
+        """Argument text: single values, the last one expanded."""
+        if not args:
+            return ""
+        parts = [self.expr(a) for a in args[:-1]]
+        last = args[-1]
+        if type(last) in (A.Call, A.MethodCall, A.Vararg):
+            parts.append("*" + self.multi(last))
+        else:
+            parts.append(self.expr(last))
+        return ", ".join(parts)
+
+    def raw_call(self, n) -> str:
+        """A call expression whose value is the raw result (value or Multi).
+
+        The callee is checked before the arguments are evaluated, but a
+        value that cannot be called is turned into a function that raises
+        Lua's error when called, after the arguments, as Lua does."""
+        if type(n) is A.MethodCall:
+            return self.raw_method_call(n)
+        f = self.temp()
+        fn = self.expr(n.func)
+        args = self.args(n.args)
+        return f"({f} if type({f} := {fn}) is _FT else _callable({f}, {self.drepr(n.func)}))({args})"
+
+    def raw_method_call(self, n) -> str:
+        o, f = self.temp(), self.temp()
+        args = self.args(n.args)
+        comma = ", " if args else ""
+        name = repr(n.method)
+        return (
+            f"({f} if type({o} := {self.expr(n.obj)}) is _Table and type({f} := ({o}.hash.get({name})"
+            f" or _index({o}, {name}))) is _FT else _method({o}, {name}))({o}{comma}{args})"
+        )
+
+    def e_Call(self, n):
+        r = self.temp()
+        return f"({r} if type({r} := {self.raw_call(n)}) is not _Multi else _first({r}))"
+
+    e_MethodCall = e_Call
+
+    def expr_stmt(self, n) -> str:
+        """A statement that evaluates n for its effects (a call statement)."""
+        if type(n) in (A.Call, A.MethodCall):
+            r = self.temp()
+            return f"if type({r} := {self.raw_call(n)}) is _Multi and {r}: _first({r})"
+        return f"{self.expr(n)}"
+
+    def multi(self, n) -> str:
+        """A tuple of all the values of a call or `...`."""
+        if type(n) is A.Vararg:
+            return "VA"
+        r = self.temp()
+        return f"(({r},) if type({r} := {self.raw_call(n)}) is not _Multi else _expand({r}))"
+
+    def tailcall(self, n) -> str:
+        """`return f(args)`: a pending call that the caller's caller runs."""
+        args = self.args(n.args)
+        tail = f"({args},)" if args else "()"
+        f = self.temp()
+        if type(n) is A.MethodCall:
+            o = self.temp()
+            name = repr(n.method)
+            callee = (
+                f"({f} if type({o} := {self.expr(n.obj)}) is _Table and type({f} := _index({o}, {name})) is _FT"
+                f" else _method({o}, {name}))"
+            )
+            return f"_Multi((_TAILCALL, {callee}, ({o}, *{tail})))"
+        callee = f"({f} if type({f} := {self.expr(n.func)}) is _FT else _callable({f}, {self.drepr(n.func)}))"
+        return f"_Multi((_TAILCALL, {callee}, {tail}))"
+
+    def explist(self, exprs: list, n: int):
+        """n single-value texts for an expression list, or None when the
+        last expression must be expanded to fill them."""
+        if len(exprs) < n and exprs and type(exprs[-1]) in (A.Call, A.MethodCall, A.Vararg):
+            return None
+        vals = [self.expr(e) for e in exprs[:n]]
+        vals += ["None"] * (n - len(vals))
+        return vals
+
+    def explist_tuple(self, exprs: list, n) -> str:
+        """A tuple of the list's values: exactly n of them, or all (n None)."""
+        parts = [self.expr(e) for e in exprs[:-1]]
+        last = exprs[-1]
+        if type(last) in (A.Call, A.MethodCall, A.Vararg):
+            parts.append("*" + self.multi(last))
+        else:
+            parts.append(self.expr(last))
+        tup = f"({', '.join(parts)},)"
+        if n is None:
+            return tup
+        return f"_adjust({tup}, {n})"
+
+    # ------------------------------------------------------------ closures
+
+    def closure(self, fn: A.Function, self_var=None) -> str:
+        name = self.chunk.function(fn.scope, fn, self_var)
+        ups = [v.pyname for v in fn.scope.upvals if v is not self_var]
+        return f"_mk_{name}({', '.join(ups)})"
+
+    # -------------------------------------------------------------- tables
+
+    def e_Table(self, n):
+        items = n.items
+        if not items:
+            return "_Table()"
+        if all(type(i) is A.ListItem for i in items):
+            parts = [self.expr(i.value) for i in items[:-1]]
+            last = items[-1].value
+            if type(last) in (A.Call, A.MethodCall, A.Vararg):
+                parts.append("*" + self.multi(last))
+            else:
+                parts.append(self.expr(last))
+            return f"_tlist([{', '.join(parts)}])"
+        if all(type(i) is A.NamedItem for i in items):
+            names = [i.name for i in items]
+            if len(set(names)) == len(names):
+                body = ", ".join(f"{i.name!r}: {self.expr(i.value)}" for i in items)
+                return f"_tnamed({{{body}}})"
+        # mixed: values in Lua's order, with a layout saying where each goes
+        vals, layout = [], []
+        for k, it in enumerate(items):
+            t = type(it)
+            if t is A.ListItem:
+                last = k == len(items) - 1 and type(it.value) in (A.Call, A.MethodCall, A.Vararg)
+                if last:
+                    vals.append("*" + self.multi(it.value))
+                    layout.append(2)
+                else:
+                    vals.append(self.expr(it.value))
+                    layout.append(0)
+            elif t is A.NamedItem:
+                vals.append(repr(it.name))
+                vals.append(self.expr(it.value))
+                layout.append(1)
+            else:
+                vals.append(self.expr(it.key))
+                vals.append(self.expr(it.value))
+                layout.append(1)
+        return f"_tmixed([{', '.join(vals)}], {tuple(layout)!r})"
+
+    # ----------------------------------------------------------- operators
+
+    def e_UnOp(self, n):
+        op, e = n.op, n.operand
+        if op == "not":
+            return f"(not {self.cond(e)})"
+        if op == "-" and type(e) is A.Number:
+            v = e.value
+            if type(v) is int:
+                v = -v if v != -(2**63) else v
+                return f"({v})"
+            return f"({-v!r})" if -v == -v and abs(v) != float("inf") else f"(-{self.expr(e)})"
+        a = self.temp()
+        x = self.expr(e)
+        d = self.drepr(e)
+        if op == "-":
+            return f"(-{a} if type({a} := {x}) is float or (type({a}) is int and {a} != {MN}) else _unm({a}, {d}))"
+        if op == "#":
+            return f"(len({a}.arr) if type({a} := {x}) is _Table and {a}.meta is None else _len({a}, {d}))"
+        if op == "~":
+            return f"(~{a} if type({a} := {x}) is int else _bnot({a}, {d}))"
+        raise AssertionError(op)
+
+    def e_BinOp(self, n):
+        op = n.op
+        if op == "and":
+            t = self.temp()
+            return f"({self.expr(n.right)} if (({t} := {self.expr(n.left)}) is not None and {t} is not False) else {t})"
+        if op == "or":
+            t = self.temp()
+            return f"({t} if (({t} := {self.expr(n.left)}) is not None and {t} is not False) else {self.expr(n.right)})"
+        if op in ("==", "~="):
+            r = self.equality(n.left, n.right)
+            return r if op == "==" else f"(not {r})"
+        if op in ("<", "<=", ">", ">="):
+            return self.compare(op, n.left, n.right)
+        if op == "..":
+            return self.concat(n)
+        a, b = self.temp(), self.temp()
+        x, y = self.expr(n.left), self.expr(n.right)
+        da, db = self.drepr(n.left), self.drepr(n.right)
+        slow_args = f"{a}, {b}, {da}, {db}"
+        L = f"\x01{n.line}\x02"
+        if op in _ARITH:
+            fn, pyop = _ARITH[op]
+            rv = self.temp()
+            ta = self.temp()
+            if type(n.right) is A.Number and type(n.right.value) is int:
+                c = n.right.value
+                y = repr(c) if c >= 0 else f"({c})"
+                return (
+                    f"({rv} if type({a} := {x}) is int and {MN} <= ({rv} := {a} {pyop} {y}) <= {M}"
+                    f" else {a} {pyop} {y} if type({a}) is float else {L}{fn}({a}, {y}, {da}, None))"
+                )
+            return (
+                f"({rv} if ({ta} := type({a} := {x})) is type({b} := {y}) is int and {MN} <= ({rv} := {a} {pyop} {b}) <= {M}"
+                f" else {a} {pyop} {b} if {ta} is float and type({b}) is float else {L}{fn}({slow_args}))"
+            )
+        if op == "/":
+            ta = self.temp()
+            return (
+                f"({a} / {b} if (({ta} := type({a} := {x})) is int or {ta} is float) & (type({b} := {y}) in _NUMS)"
+                f" and {b} else {L}_div({slow_args}))"
+            )
+        if op == "//":
+            return f"({a} // {b} if type({a} := {x}) is type({b} := {y}) is int and {b} > 0 else {L}_idiv({slow_args}))"
+        if op == "%":
+            return f"({a} % {b} if type({a} := {x}) is type({b} := {y}) is int and {b} > 0 else {L}_mod({slow_args}))"
+        if op == "^":
+            return f"{L}_pow({x}, {y}, {da}, {db})"
+        if op in _BITS:
+            fn, pyop = _BITS[op]
+            return f"({a} {pyop} {b} if type({a} := {x}) is type({b} := {y}) is int else {L}{fn}({slow_args}))"
+        if op == "<<":
+            return f"{L}_shl({x}, {y}, {da}, {db})"
+        if op == ">>":
+            return f"{L}_shr({x}, {y}, {da}, {db})"
+        raise AssertionError(op)
+
+    def equality(self, left, right) -> str:
+        for c, other in ((right, left), (left, right)):
+            t = type(c)
+            if t is A.Nil:
+                return f"({self.expr(other)} is None)"
+            if t is A.TrueLit:
+                return f"({self.expr(other)} is True)"
+            if t is A.FalseLit:
+                return f"({self.expr(other)} is False)"
+            if t is A.String and c is right:
+                return f"({self.expr(other)} == {self.expr(c)})"
+            if t is A.Number and c is right and c.value not in (0, 1):
+                v = c.value
+                if type(v) is float and (v != v or v in (float("inf"), float("-inf"))):
+                    break
+                return f"({self.expr(other)} == {self.expr(c)})"
+        a, b, ta = self.temp(), self.temp(), self.temp()
+        x, y = self.expr(left), self.expr(right)
+        return f"({a} == {b} if ({ta} := type({a} := {x})) is type({b} := {y}) and {ta} in _PRIM else _eq({a}, {b}))"
+
+    def compare(self, op: str, left, right) -> str:
+        a, b = self.temp(), self.temp()
+        x = self.expr(left)
+        if type(right) is A.Number and type(right.value) is int:
+            c = repr(right.value) if right.value >= 0 else f"({right.value})"
+            return f"({a} {op} {c} if type({a} := {x}) is int else {_slow_compare(op, a, c)})"
+        y = self.expr(right)
+        ta = self.temp()
+        return (
+            f"({a} {op} {b} if ({ta} := type({a} := {x})) is type({b} := {y}) and ({ta} is int or {ta} is float)"
+            f" else {_slow_compare(op, a, b)})"
+        )
+
+    def concat(self, n) -> str:
+        ops = []
+        e = n
+        while type(e) is A.BinOp and e.op == "..":
+            ops.append(e.left)
+            e = e.right
+        ops.append(e)
+        if len(ops) == 2:
+            a, b, r = self.temp(), self.temp(), self.temp()
+            x, y = self.expr(ops[0]), self.expr(ops[1])
+            return (
+                f"({r} if type({a} := {x}) is type({b} := {y}) is str and len({r} := {a} + {b}) <= _MAXS[0]"
+                f" else \x01{n.line}\x02_concat({a}, {b}, {self.drepr(ops[0])}, {self.drepr(ops[1])}))"
+            )
+        parts = ", ".join(self.expr(o) for o in ops)
+        descs = tuple(self.desc(o) for o in ops)
+        return f"\x01{n.line}\x02_concatn(({parts}), {descs!r})"
+
+    # ---------------------------------------------------------- conditions
+
+    def cond(self, n) -> str:
+        """A Python expression that is true exactly when n is Lua-true."""
+        t = type(n)
+        if t is A.BinOp:
+            if n.op in ("==", "~=", "<", "<=", ">", ">="):
+                return self.expr(n)
+            if n.op == "and":
+                return f"({self.cond(n.left)} and {self.cond(n.right)})"
+            if n.op == "or":
+                return f"({self.cond(n.left)} or {self.cond(n.right)})"
+        if t is A.UnOp and n.op == "not":
+            return f"(not {self.cond(n.operand)})"
+        if t is A.TrueLit:
+            return "True"
+        if t in (A.FalseLit, A.Nil):
+            return "False"
+        if t in (A.Number, A.String, A.Table, A.Function):
+            return f"({self.expr(n)} is not None)" if t is A.Table else "True"
+        v = self.temp()
+        return f"(({v} := {self.expr(n)}) is not None and {v} is not False)"
+
+
+def _slow_compare(op: str, a: str, b: str) -> str:
+    # Lua has only < and <=: a > b is b < a, a >= b is b <= a
+    return {"<": f"_lt({a}, {b})", "<=": f"_le({a}, {b})", ">": f"_lt({b}, {a})", ">=": f"_le({b}, {a})"}[op]

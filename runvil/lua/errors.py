@@ -1,0 +1,147 @@
+"""Lua errors as Python exceptions, and where a runtime error happened.
+
+A Lua error is any Lua value; `LuaError` carries it through Python frames.
+Positions ("chunk:line:") are found by walking the Python stack: every
+compiled Lua function lives in code whose file name is registered here with
+a table mapping generated Python lines to Lua lines, so the hot path pays
+nothing for line tracking.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+class LuaError(Exception):
+    """A raised Lua value (`value` may be any Lua value, not only a string)."""
+
+    def __init__(self, value, traceback: str | None = None):
+        super().__init__(value)
+        self.value = value
+        self.lua_traceback = traceback
+
+    def __str__(self) -> str:
+        from .values import tostring_basic
+
+        v = self.value
+        if isinstance(v, str):
+            return v
+        return tostring_basic(v)
+
+
+class LuaSyntaxError(LuaError):
+    """A chunk that does not compile; the value is Lua's message."""
+
+
+class LimitExceeded(LuaError):
+    """A sandbox limit was hit; still a catchable Lua error."""
+
+
+class ArgError(LuaError):
+    """`bad argument #n to 'fname' (msg)`; kept structured so a method call
+    can renumber it (`s:rep()` reports argument #1, as Lua does)."""
+
+    def __init__(self, argno: int, fname: str, msg: str, where: str):
+        self.argno, self.fname, self.msg, self.where = argno, fname, msg, where
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        if self.argno == 0:
+            return f"{self.where}calling '{self.fname}' on bad self ({self.msg})"
+        return f"{self.where}bad argument #{self.argno} to '{self.fname}' ({self.msg})"
+
+    def renumber_for_method(self) -> None:
+        self.argno -= 1
+        self.value = self._text()
+        self.args = (self.value,)
+
+
+# ----------------------------------------------------------- code registries
+
+#: co_filename of generated code -> (chunk name, list: python line -> lua line)
+LUA_CODE: dict[str, tuple[str, list[int]]] = {}
+#: code objects of builtins: frames that count as a (C) function level
+BUILTIN_CODES: set = set()
+
+
+def builtin(fn):
+    """Marks a Python function as a Lua builtin for stack-level counting."""
+    BUILTIN_CODES.add(fn.__code__)
+    return fn
+
+
+def lua_frames(frame=None):
+    """Yields (frame, where) for each Lua-visible level, innermost first.
+
+    `where` is "chunk:line:" for a Lua function and "" for a builtin;
+    internal helper frames are skipped.
+    """
+    f = frame if frame is not None else sys._getframe(1)
+    while f is not None:
+        code = f.f_code
+        info = LUA_CODE.get(code.co_filename)
+        if info is not None:
+            chunk, lines = info
+            n = f.f_lineno or 0
+            line = lines[n] if 0 <= n < len(lines) else 0
+            yield f, f"{chunk}:{line}:"
+        elif code in BUILTIN_CODES:
+            yield f, ""
+        f = f.f_back
+
+
+def where(level: int = 1, frame=None) -> str:
+    """Lua's luaL_where: "chunk:line: " of the Lua-visible level `level`
+    counted from `frame` (level 0; default: the caller of `where`), or ""
+    when that level is a builtin or does not exist."""
+    f = frame if frame is not None else sys._getframe(1)
+    i = -1
+    for _f, w in lua_frames(f):
+        i += 1
+        if i == level:
+            return w + " " if w else ""
+    return ""
+
+
+def caller_where() -> str:
+    """Position of whatever called the innermost running builtin: where a
+    builtin's own errors (bad argument, ...) are reported, as luaL_error."""
+    f = sys._getframe(1)
+    while f is not None and f.f_code not in BUILTIN_CODES:
+        if f.f_code.co_filename in LUA_CODE:
+            return where(0, f)
+        f = f.f_back
+    if f is None:
+        return ""
+    return where(1, f)
+
+
+def current_where() -> str:
+    """Position of the innermost *Lua* function (for runtime errors raised
+    by operators, which Lua reports at the instruction's line)."""
+    for _f, w in lua_frames(sys._getframe(1)):
+        return w + " " if w else ""
+    return ""
+
+
+def rt_error(msg: str):
+    """Raises a Lua runtime error with the innermost position, as luaG_runerror."""
+    raise LuaError(current_where() + msg)
+
+
+def traceback_of(exc: BaseException) -> list[str]:
+    """Lua-style traceback lines for an exception, innermost first."""
+    tb = exc.__traceback__
+    frames = []
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    out = []
+    for t in reversed(frames):
+        info = LUA_CODE.get(t.tb_frame.f_code.co_filename)
+        if info is not None:
+            chunk, lines = info
+            n = t.tb_lineno
+            line = lines[n] if 0 <= n < len(lines) else 0
+            out.append(f"{chunk}:{line}: in {t.tb_frame.f_code.co_name}")
+    return out

@@ -1,0 +1,351 @@
+"""Helpers that compiled code calls: table constructors, loops, tail calls,
+to-be-closed variables, goto signals, and the namespace they live in.
+
+`values` holds the operators; this module holds the statement machinery.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import chain
+from types import FunctionType
+
+from . import values as V
+from .errors import LuaError, rt_error
+from .table import LuaTable
+from .values import EMPTY, TAILCALL, Multi
+
+# ------------------------------------------------------------ constructors
+
+
+def tlist(arr: list) -> LuaTable:
+    """`{a, b, c}`: the items go straight into the array part."""
+    while arr and arr[-1] is None:
+        arr.pop()
+    return LuaTable(arr)
+
+
+def tnamed(d: dict) -> LuaTable:
+    """`{x = 1, y = 2}` with distinct names: nil values leave no key."""
+    if None in d.values():
+        d = {k: v for k, v in d.items() if v is not None}
+    return LuaTable(None, d)
+
+
+def tmixed(vals: list, layout: tuple) -> LuaTable:
+    """Any other constructor: `layout` says, item by item, 0 = positional,
+    1 = keyed (key and value follow), 2 = the expanded last positional."""
+    t = LuaTable()
+    i = 0
+    n = 1
+    pos = []
+    for kind in layout:
+        if kind == 0:
+            pos.append((n, vals[i]))
+            n += 1
+            i += 1
+        elif kind == 1:
+            k, v = vals[i], vals[i + 1]
+            i += 2
+            if k is None:
+                rt_error("table index is nil")
+            if type(k) is float and k != k:
+                rt_error("table index is NaN")
+            if v is not None:
+                t.set(k, v)
+            elif t.get(k) is not None:
+                t.set(k, None)
+        else:
+            for v in vals[i:]:
+                pos.append((n, v))
+                n += 1
+            break
+    # positional items win over keyed ones (Lua stores them last)
+    for k, v in pos:
+        t.set_int(k, v)
+    return t
+
+
+def adjust(values: tuple, n: int) -> tuple:
+    """Exactly n values: truncated or padded with nils."""
+    m = len(values)
+    if m == n:
+        return values
+    if m > n:
+        return values[:n]
+    return values + (None,) * (n - m)
+
+
+# ------------------------------------------------------------------ loops
+
+
+def make_forprep(steps: list, tick):
+    """The numeric for. An integer loop is a `range` whose iterations are
+    charged to the step budget up front (in slices, so long loops still
+    reach `tick`); a float loop is a generator that counts each step."""
+
+    def charge(sub: range) -> range:
+        steps[0] -= len(sub)
+        if steps[0] < 0:
+            tick()
+        return sub
+
+    def forprep(start, stop, step):
+        if type(start) is int and type(step) is int:
+            if type(stop) is not int:
+                stop = _for_limit(start, stop, step)
+                if stop is None:
+                    return ()
+            if step == 0:
+                rt_error("'for' step is zero")
+            r = range(start, stop + 1, step) if step > 0 else range(start, stop - 1, step)
+            n = len(r)
+            if n <= steps[0]:
+                steps[0] -= n
+                return r
+            return chain.from_iterable(map(charge, (r[i : i + _SLICE] for i in range(0, n, _SLICE))))
+        for what, v in (("initial value", start), ("limit", stop), ("step", step)):
+            if type(v) is not int and type(v) is not float:
+                rt_error(f"bad 'for' {what} (number expected, got {V.type_name(v)})")
+        if step == 0:
+            rt_error("'for' step is zero")
+        return _float_loop(float(start), float(stop), float(step), steps, tick)
+
+    return forprep
+
+
+_SLICE = 10_000
+
+
+def _for_limit(start: int, stop, step: int):
+    """Lua's forlimit: an integer loop's limit from a float (or None to skip)."""
+    if type(stop) is not float:
+        rt_error(f"bad 'for' limit (number expected, got {V.type_name(stop)})")
+    if stop != stop:
+        return None
+    if step > 0:
+        f = math.floor(stop) if stop not in (V.INF, -V.INF) else stop
+        if f >= 2**63:
+            return V.MAXI
+        if f < -(2**63):
+            return None
+        lim = int(f)
+        return lim if lim >= start else None
+    f = math.ceil(stop) if stop not in (V.INF, -V.INF) else stop
+    if f < -(2**63):
+        return V.MINI
+    if f >= 2**63:
+        return None
+    lim = int(f)
+    return lim if lim <= start else None
+
+
+def _float_loop(i: float, stop: float, step: float, steps, tick):
+    while (i <= stop) if step > 0 else (i >= stop):
+        steps[0] -= 1
+        if steps[0] < 0:
+            tick()
+        yield i
+        i += step
+
+
+def make_giter(steps: list, tick, next_fn, ipairs_aux):
+    """The generic for, as a Python iterator: native walks for `next` and
+    `ipairs`, and repeated calls of any other iterator function."""
+
+    def giter(f, s, c, close, n):
+        if close is not None:
+            _tbc_check(close, "(for state)")
+        if f is next_fn and type(s) is LuaTable and c is None:
+            it = _walk_next(s, n)
+        elif f is ipairs_aux and type(s) is LuaTable and s.meta is None and c == 0:
+            it = _walk_ipairs(s, n)
+        else:
+            walk = getattr(f, "lua_walk", None) if type(f) is FunctionType else None
+            it = walk(n) if walk is not None else _walk_calls(f, s, c, n)
+        if close is None:
+            return _charged(it, steps, tick)
+        return _closing(_charged(it, steps, tick), close)
+
+    return giter
+
+
+def _charged(it, steps, tick):
+    k = 0
+    for x in it:
+        k += 1
+        if k == 64:
+            steps[0] -= 64
+            k = 0
+            if steps[0] < 0:
+                tick()
+        yield x
+    steps[0] -= k
+
+
+def _closing(it, close):
+    err = None
+    try:
+        yield from it
+    except BaseException as e:
+        err = e
+        raise
+    finally:
+        _tbc_close(close, err)
+
+
+def _walk_next(t: LuaTable, n: int):
+    k = None
+    while True:
+        r = t.next(k)
+        if r is None:
+            return
+        k = r[0]
+        if n == 1:
+            yield k
+        elif n == 2:
+            yield r
+        else:
+            yield (k, r[1]) + (None,) * (n - 2)
+
+
+def _walk_ipairs(t: LuaTable, n: int):
+    i = 0
+    while True:
+        v = t.get_int(i + 1)
+        if v is None:
+            return
+        i += 1
+        if n == 1:
+            yield i
+        elif n == 2:
+            yield (i, v)
+        else:
+            yield (i, v) + (None,) * (n - 2)
+
+
+def _walk_calls(f, s, c, n: int):
+    call = V.call
+    while True:
+        r = call(f, s, c) if type(f) is FunctionType else V.callx(f, "for iterator 'for iterator'", s, c)
+        if type(r) is Multi:
+            r = V.expand(r)
+            c = r[0] if r else None
+            if c is None:
+                return
+            if n == 1:
+                yield c
+            else:
+                yield adjust(r, n)
+        else:
+            c = r
+            if c is None:
+                return
+            if n == 1:
+                yield c
+            else:
+                yield (c,) + (None,) * (n - 1)
+
+
+# ------------------------------------------------------ to-be-closed vars
+
+
+def _tbc_check(v, name: str):
+    if v is None or v is False:
+        return
+    if V.getmetamethod(v, "__close") is None:
+        rt_error(f"variable '{name}' got a non-closable value")
+
+
+def _tbc_close(v, err):
+    if v is None or v is False:
+        return
+    h = V.getmetamethod(v, "__close")
+    if h is None:
+        return
+    if err is None:
+        V.call(h, v, None)
+    else:
+        V.call(h, v, error_value(err))
+
+
+def error_value(e: BaseException):
+    """The Lua value an exception stands for."""
+    if isinstance(e, LuaError):
+        return e.value
+    if isinstance(e, RecursionError):
+        return "stack overflow"
+    if isinstance(e, MemoryError):
+        return "not enough memory"
+    return f"{type(e).__name__}: {e}"
+
+
+class GotoSignal(Exception):
+    """A goto that leaves a Python loop to reach its label's dispatcher."""
+
+    def __init__(self, label: str):
+        self.label = label
+
+
+# ----------------------------------------------------------------- concat
+
+
+def concatn(parts: tuple, descs: tuple):
+    """`a .. b .. c ...`: joins strings at once, else right to left as Lua."""
+    if all(type(p) is str for p in parts):
+        n = sum(map(len, parts))
+        V.check_string_size(n)
+        return "".join(parts)
+    acc = parts[-1]
+    for i in range(len(parts) - 2, -1, -1):
+        acc = V.concat(parts[i], acc, descs[i], descs[i + 1] if i + 1 == len(parts) - 1 else None)
+    return acc
+
+
+def base_namespace() -> dict:
+    """The names compiled code refers to, except the per-state ones."""
+    return {
+        "_Table": LuaTable,
+        "_FT": FunctionType,
+        "_Multi": Multi,
+        "_EMPTY": EMPTY,
+        "_TAILCALL": TAILCALL,
+        "_first": V.first,
+        "_expand": V.expand,
+        "_callable": V.callable_of,
+        "_method": V.method_of,
+        "_index": V.index,
+        "_setindex": V.setindex,
+        "_add": V.add,
+        "_sub": V.sub,
+        "_mul": V.mul,
+        "_div": V.div,
+        "_idiv": V.idiv,
+        "_mod": V.mod,
+        "_pow": V.pow_,
+        "_unm": V.unm,
+        "_band": V.band,
+        "_bor": V.bor,
+        "_bxor": V.bxor,
+        "_shl": V.shl,
+        "_shr": V.shr,
+        "_bnot": V.bnot,
+        "_len": V.length,
+        "_eq": V.eq,
+        "_lt": V.lt,
+        "_le": V.le,
+        "_concat": V.concat,
+        "_concatn": concatn,
+        "_tlist": tlist,
+        "_tnamed": tnamed,
+        "_tmixed": tmixed,
+        "_adjust": adjust,
+        "_tbc_check": _tbc_check,
+        "_tbc_close": _tbc_close,
+        "_GotoSignal": GotoSignal,
+        "_MAXS": V.MAX_STRING,
+        "_NUMS": frozenset((int, float)),
+        "_PRIM": frozenset((int, float, str, bool, type(None))),
+        "_NAN": V.DEFAULT_NAN,
+        "_INF": V.INF,
+    }

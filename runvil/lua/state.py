@@ -1,0 +1,254 @@
+"""LuaState: one sandboxed Lua state — globals, libraries, limits — and the
+host API to compile chunks, call Lua from Python and read results.
+
+Limits (ARCHITECTURE.md decision 7) are checked by the evaluator itself:
+compiled code counts steps down in `_S[0]` at loop iterations and function
+entries and calls `_tick()` when the count runs out; `_tick` accounts the
+steps, the wall time and the memory, and raises a catchable Lua error
+naming the limit that was passed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import threading
+import time
+
+from attrs import define
+
+from . import values as V
+from .compile import compile_chunk
+from .errors import LimitExceeded, LuaError, current_where
+from .parser import parse
+from .runtime import base_namespace, make_forprep, make_giter
+from .table import LuaTable
+
+#: steps between two checks of the wall time and memory
+CHECK_INTERVAL = 100_000
+#: C stack of every thread that runs Lua: deep recursion must end in Lua's
+#: "stack overflow", never in a crash of the interpreter
+THREAD_STACK = 512 * 1024 * 1024
+
+
+@define
+class Limits:
+    """Sandbox limits; None switches one off."""
+
+    steps: int | None = 200_000_000  # loop iterations and calls
+    memory: int | None = 1024 * 1024 * 1024  # bytes: strings and growth
+    depth: int = 200_000  # Python frames (a Lua call takes one to three)
+    seconds: float | None = None  # wall time of one execution
+
+
+class LuaState:
+    """A Lua state with the sandboxed standard library."""
+
+    def __init__(self, libs=None, limits: Limits | None = None, stdout=None, allow_load: bool = False):
+        from .stdlib import LIBRARIES, open_libs
+
+        self.limits = limits or Limits()
+        self.G = LuaTable()
+        self.string_meta = None
+        self.stdout = stdout if stdout is not None else _default_stdout
+        self.allow_load = allow_load
+        self._steps = [CHECK_INTERVAL]
+        self._armed = CHECK_INTERVAL
+        self.steps_used = 0
+        self.deadline: float | None = None
+        self._mem_base = _rss()
+        self.ns = self._namespace()
+        self.G.set_str("_G", self.G)
+        self.G.set_str("_VERSION", "Lua 5.4")
+        open_libs(self, LIBRARIES if libs is None else libs)
+        self._rearm()
+
+    # ------------------------------------------------------------- limits
+
+    def _namespace(self) -> dict:
+        ns = base_namespace()
+        G = self.G
+        ns["_S"] = self._steps
+        ns["_tick"] = self._tick
+        ns["_Gh"] = G.hash
+        ns["_gget"] = lambda k: V.index(G, k)
+        ns["_gset"] = lambda k, v: G.set_str(k, v) if G.meta is None else V.setindex(G, k, v)
+        ns["_forprep"] = make_forprep(self._steps, self._tick)
+        return ns
+
+    def bind_iterators(self, next_fn, ipairs_aux) -> None:
+        """Called by the base library: lets the generic for walk tables
+        natively when the iterator is `next` or ipairs' own."""
+        self.ns["_giter"] = make_giter(self._steps, self._tick, next_fn, ipairs_aux)
+
+    def _rearm(self):
+        lim = self.limits.steps
+        n = CHECK_INTERVAL if lim is None else max(0, min(CHECK_INTERVAL, lim - self.steps_used))
+        self._steps[0] = n
+        self._armed = n
+
+    def _tick(self):
+        """Runs when the step countdown passes zero: accounts and checks."""
+        self.steps_used += self._armed - self._steps[0]
+        lim = self.limits
+        if lim.steps is not None and self.steps_used >= lim.steps:
+            self._steps[0] = 0
+            self._armed = 0
+            raise LimitExceeded(f"{current_where()}step limit exceeded ({lim.steps} steps)")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            self._steps[0] = 0
+            self._armed = 0
+            raise LimitExceeded(f"{current_where()}time limit exceeded ({lim.seconds:g} s)")
+        if lim.memory is not None and _rss() - self._mem_base > lim.memory:
+            self._steps[0] = 0
+            self._armed = 0
+            raise LimitExceeded(f"{current_where()}memory limit exceeded ({lim.memory} bytes)")
+        self._rearm()
+
+    def reset_limits(self) -> None:
+        """Starts a new budget (the host calls this per execution)."""
+        self.steps_used = 0
+        s = self.limits.seconds
+        self.deadline = time.monotonic() + s if s is not None else None
+        self._rearm()
+
+    # ----------------------------------------------------------- compiling
+
+    def load(self, source: str, chunkname: str = "=(load)", env=None):
+        """Compiles a chunk; returns its main function. `source` holds one
+        char per byte; `chunkname` follows Lua ("=name", "@file", or text).
+        Raises LuaSyntaxError."""
+        name = chunkid(chunkname, source)
+        tree = parse(source, name)
+        fast = env is None or env is self.G
+        make, _src = compile_chunk(tree, self.ns, fast_env=fast)
+        return make(self.G if env is None else env)
+
+    def execute(self, source: str, chunkname: str = "=(load)", *args) -> tuple:
+        """Compiles and runs a chunk; returns all its results."""
+        fn = self.load(source, chunkname)
+        return self.call(fn, *args)
+
+    def call(self, f, *args) -> tuple:
+        """Calls a Lua value on a Lua thread (large stack); returns its
+        results as a tuple. Lua errors propagate as LuaError."""
+        if getattr(_lua_thread, "active", False):
+            return V.calln(f, *args)
+        return run_on_lua_thread(lambda: self._call_here(f, args))
+
+    def _call_here(self, f, args):
+        V.set_string_meta(self.string_meta)
+        try:
+            return V.calln(f, *args)
+        except RecursionError as e:
+            raise LuaError(stack_overflow_message(e)) from None
+
+    # ------------------------------------------------------------ globals
+
+    def get_global(self, name: str):
+        return self.G.get(name)
+
+    def set_global(self, name: str, value) -> None:
+        self.G.set(name, value)
+
+
+def _default_stdout(text: str) -> None:
+    sys.stdout.write(text)
+
+
+# ------------------------------------------------------------- threads
+
+_lua_thread = threading.local()
+_stack_lock = threading.Lock()
+
+
+def start_lua_thread(target, name: str = "lua") -> threading.Thread:
+    """Starts a daemon thread with a large stack, marked as a Lua thread."""
+
+    def body():
+        _lua_thread.active = True
+        target()
+
+    with _stack_lock:
+        old = threading.stack_size(THREAD_STACK)
+        try:
+            t = threading.Thread(target=body, name=name, daemon=True)
+            t.start()
+        finally:
+            threading.stack_size(old)
+    return t
+
+
+def run_on_lua_thread(fn):
+    """Runs fn() on a fresh Lua thread and returns its result (or raises)."""
+    box = {}
+
+    def target():
+        try:
+            box["result"] = fn()
+        except BaseException as e:  # handed to the caller's thread
+            box["error"] = e
+
+    ensure_recursion_limit()
+    t = start_lua_thread(target)
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def ensure_recursion_limit(depth: int = 200_000) -> None:
+    if sys.getrecursionlimit() < depth:
+        sys.setrecursionlimit(depth)
+
+
+def stack_overflow_message(e: BaseException) -> str:
+    """Lua's message for a runaway recursion, at the innermost Lua line."""
+    from .errors import LUA_CODE
+
+    tb = e.__traceback__
+    where = ""
+    while tb is not None:
+        info = LUA_CODE.get(tb.tb_frame.f_code.co_filename)
+        if info is not None:
+            chunk, lines = info
+            n = tb.tb_lineno
+            where = f"{chunk}:{lines[n] if 0 <= n < len(lines) else 0}: "
+        tb = tb.tb_next
+    return f"{where}stack overflow"
+
+
+# ---------------------------------------------------------------- misc
+
+_statm = None
+
+
+def _rss() -> int:
+    """Resident memory of this process in bytes (0 when unknown)."""
+    global _statm
+    try:
+        if _statm is None:
+            import os
+
+            _statm = os.sysconf("SC_PAGE_SIZE")
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * _statm
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def chunkid(chunkname: str, source: str = "") -> str:
+    """How Lua names a chunk in messages (luaO_chunkid)."""
+    if chunkname.startswith("="):
+        return chunkname[1:60]
+    if chunkname.startswith("@"):
+        name = chunkname[1:]
+        return name if len(name) <= 59 else "..." + name[-56:]
+    first, nl, _rest = chunkname.partition("\n")
+    limit = 60 - len('[string "...\"]') + 1
+    if not nl and len(first) <= limit:
+        return f'[string "{first}"]'
+    return f'[string "{first[:limit]}..."]'
+
+
+_ids = itertools.count()

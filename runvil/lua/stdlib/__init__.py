@@ -1,0 +1,29 @@
+"""The standard library: one module per library, opened in this order."""
+
+from __future__ import annotations
+
+from types import FunctionType
+
+from ..errors import builtin
+from ..table import LuaTable
+
+#: (global name, module name) in the order Lua's linit.c opens them
+LIBRARIES = ("base", "coroutine", "table", "string", "math", "utf8", "os")
+
+
+def lib_table(funcs: dict) -> LuaTable:
+    """A library table from name -> builtin; marks each as a builtin."""
+    t = LuaTable()
+    for name, f in funcs.items():
+        if type(f) is FunctionType:
+            builtin(f)
+        t.set_str(name, f)
+    return t
+
+
+def open_libs(state, names=LIBRARIES) -> None:
+    import importlib
+
+    for name in names:
+        mod = importlib.import_module(f"{__name__}.{name}")
+        mod.open_lib(state)
