@@ -7,13 +7,14 @@ builtin named `fname` and raise Lua's own messages:
 
 from __future__ import annotations
 
-from .errors import ArgError, caller_where
+from .errors import ArgError, builtin_context
 from .table import LuaTable
 from .values import Userdata, float_to_int, fmt_number, str2number, type_name
 
 
 def arg_error(n: int, fname: str, msg: str):
-    raise ArgError(n, fname, msg, caller_where())
+    where, name = builtin_context(fname)
+    raise ArgError(n, name, msg, where)
 
 
 def typename_of(args, n: int) -> str:

@@ -56,12 +56,20 @@ class ArgError(LuaError):
         self.args = (self.value,)
 
 
+class CoroutineKill(BaseException):
+    """Unwinds a suspended coroutine that is being closed. Not a Lua error:
+    pcall does not catch it, and `__close` handlers see a normal exit."""
+
+
 # ----------------------------------------------------------- code registries
 
 #: co_filename of generated code -> (chunk name, list: python line -> lua line)
 LUA_CODE: dict[str, tuple[str, list[int]]] = {}
 #: code objects of builtins: frames that count as a (C) function level
 BUILTIN_CODES: set = set()
+#: code object of a library builtin -> its global name ("table.insert"),
+#: which Lua uses in messages when no call site names the function
+QUALNAMES: dict = {}
 
 
 def builtin(fn):
@@ -101,6 +109,24 @@ def where(level: int = 1, frame=None) -> str:
         if i == level:
             return w + " " if w else ""
     return ""
+
+
+def builtin_context(fname: str) -> tuple[str, str]:
+    """For an error raised by the innermost running builtin: the position of
+    its caller, and the name to report. Called from Lua, the name is the one
+    at the call site (we use the builtin's own); called from a builtin such
+    as pcall, Lua reports the global name (`coroutine.resume`)."""
+    f = sys._getframe(1)
+    while f is not None and f.f_code not in BUILTIN_CODES:
+        if f.f_code.co_filename in LUA_CODE:
+            return where(0, f), fname
+        f = f.f_back
+    if f is None:
+        return "", fname
+    w = where(1, f)
+    if w:
+        return w, fname
+    return "", QUALNAMES.get(f.f_code, fname)
 
 
 def caller_where() -> str:

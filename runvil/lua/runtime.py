@@ -11,7 +11,7 @@ from itertools import chain
 from types import FunctionType
 
 from . import values as V
-from .errors import LuaError, rt_error
+from .errors import CoroutineKill, LuaError, rt_error
 from .table import LuaTable
 from .values import EMPTY, TAILCALL, Multi
 
@@ -263,7 +263,7 @@ def _tbc_close(v, err):
     h = V.getmetamethod(v, "__close")
     if h is None:
         return
-    if err is None:
+    if err is None or isinstance(err, CoroutineKill):
         V.call(h, v, None)
     else:
         V.call(h, v, error_value(err))

@@ -143,6 +143,14 @@ class LuaState:
         except RecursionError as e:
             raise LuaError(stack_overflow_message(e)) from None
 
+    def close(self) -> None:
+        """Ends the state: suspended coroutines are unwound (their __close
+        handlers run) so that none of their threads outlives it."""
+        if getattr(self, "coroutines", None):
+            from .stdlib.coroutine import close_all
+
+            self.call(lambda: close_all(self) or V.EMPTY)
+
     # ------------------------------------------------------------ globals
 
     def get_global(self, name: str):

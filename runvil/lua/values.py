@@ -65,7 +65,7 @@ class Userdata:
         return None
 
     def lua_tostring(self) -> str:
-        return f"{self.lua_type_name}: 0x{id(self):014x}"
+        return f"{self.lua_type_name}: 0x{id(self):x}"
 
     def lua_eq(self, other) -> bool:
         return self is other
@@ -283,18 +283,12 @@ def tostring_basic(v) -> str:
     if v is False:
         return "false"
     if t is LuaTable:
-        return f"table: 0x{id(v):014x}"
+        return f"table: 0x{id(v):x}"
     if t is FunctionType:
-        return f"{'builtin' if _is_builtin(v) else 'function'}: 0x{id(v):014x}"
+        return f"function: 0x{id(v):x}"
     if isinstance(v, Userdata):
         return v.lua_tostring()
-    return f"{type_name(v)}: 0x{id(v):014x}"
-
-
-def _is_builtin(f) -> bool:
-    from .errors import BUILTIN_CODES
-
-    return f.__code__ in BUILTIN_CODES
+    return f"{type_name(v)}: 0x{id(v):x}"
 
 
 def tostring(v) -> str:
@@ -311,7 +305,7 @@ def tostring(v) -> str:
             return s
         name = mt.hash.get("__name")
         if type(name) is str and type(v) is LuaTable:
-            return f"{name}: 0x{id(v):014x}"
+            return f"{name}: 0x{id(v):x}"
     return tostring_basic(v)
 
 

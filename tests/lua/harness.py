@@ -12,7 +12,7 @@ from runvil.host.luacmd import error_message
 def ours(code: str, chunkname: str = "=input") -> str:
     """Everything the program prints, then `error: <message>` if it fails."""
     out: list[str] = []
-    st = LuaState(stdout=out.append, allow_load=True)
+    st = LuaState(libs=available_libs(), stdout=out.append, allow_load=True)
     try:
         fn = st.load(code, chunkname)
         st.call(fn)
@@ -20,6 +20,8 @@ def ours(code: str, chunkname: str = "=input") -> str:
         out.append(f"syntax: {e.value}\n")
     except LuaError as e:
         out.append(f"error: {error_message(e.value)}\n")
+    finally:
+        st.close()
     return "".join(out)
 
 
@@ -63,3 +65,12 @@ def real(code: str, chunkname: str = "=input") -> str:
     program's globals do not leak between runs)."""
     r = _lupa_runner()(code.encode("latin-1"), chunkname.encode("latin-1"))
     return r.decode("latin-1")
+
+
+def available_libs() -> tuple:
+    """The libraries written so far (the others are being built)."""
+    import importlib.util
+
+    from runvil.lua.stdlib import LIBRARIES
+
+    return tuple(n for n in LIBRARIES if importlib.util.find_spec(f"runvil.lua.stdlib.{n}") is not None)

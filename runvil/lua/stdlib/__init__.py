@@ -4,19 +4,21 @@ from __future__ import annotations
 
 from types import FunctionType
 
-from ..errors import builtin
+from ..errors import QUALNAMES, builtin
 from ..table import LuaTable
 
 #: (global name, module name) in the order Lua's linit.c opens them
 LIBRARIES = ("base", "coroutine", "table", "string", "math", "utf8", "os")
 
 
-def lib_table(funcs: dict) -> LuaTable:
-    """A library table from name -> builtin; marks each as a builtin."""
+def lib_table(funcs: dict, prefix: str = "") -> LuaTable:
+    """A library table from name -> builtin; marks each as a builtin, known
+    in messages by its global name (prefix "table." gives "table.insert")."""
     t = LuaTable()
     for name, f in funcs.items():
         if type(f) is FunctionType:
             builtin(f)
+            QUALNAMES.setdefault(f.__code__, prefix + name)
         t.set_str(name, f)
     return t
 

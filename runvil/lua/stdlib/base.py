@@ -88,9 +88,10 @@ def assert_(*args):
         arg_error(1, "assert", "value expected")
     v = args[0]
     if v is None or v is False:
-        if len(args) > 1:
-            raise LuaError(args[1])
-        raise LuaError(where(1, sys._getframe()) + "assertion failed!")
+        msg = args[1] if len(args) > 1 else "assertion failed!"
+        if type(msg) is str:  # as Lua: assert calls error with level 1
+            msg = where(1, sys._getframe()) + msg
+        raise LuaError(msg)
     return Multi(args) if len(args) != 1 else v
 
 

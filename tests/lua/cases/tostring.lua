@@ -1,0 +1,8 @@
+print(tostring(nil), tostring(true), tostring(12), tostring(1.5), tostring("s"))
+print(tonumber("10"), tonumber("  0x1F  "), tonumber("1e2"), tonumber("abc"), tonumber("10", 2), tonumber("ff", 16), tonumber("zz", 36), tonumber("8", 8))
+print(tonumber(""), tonumber(" "), tonumber("1 2"), tonumber("0x"), tonumber("1e"), tonumber(".5"), tonumber("5."), tonumber("inf"), tonumber("nan"))
+print(tonumber("-0x10"), tonumber("- 1"), tonumber("9223372036854775808"), tonumber("-9223372036854775808"), tonumber("0x1p-2"))
+print(type(print), type(nil), type({}), type("x"), type(2), type(2.5))
+print(pcall(tonumber))
+print(pcall(tonumber, "10", 99))
+print(math == nil and "nomath" or "math")
