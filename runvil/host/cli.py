@@ -13,11 +13,22 @@ def main(argv: list[str] | None = None) -> int:
     cmd, rest = argv[0], argv[1:]
     if cmd == "lua":
         return _lua(rest)
+    if cmd == "run":
+        from .runcmd import run_command
+
+        return run_command(rest)
+    if cmd == "check":
+        from .runcmd import check_command
+
+        return check_command(rest)
     print(f"runvil: unknown command '{cmd}'\n{USAGE}", file=sys.stderr)
     return 2
 
 
 USAGE = """usage: runvil COMMAND ...
+  runvil run PROMPT.md [--input TEXT] [--script WORLD.yaml] [--json] [--log FILE]
+                                             run a prompt; print its result
+  runvil check PROMPT.md...                  parse and compile prompts; list every error
   runvil lua [-e CODE]... [FILE [ARGS...]]   run Lua in the sandbox, like `lua`"""
 
 

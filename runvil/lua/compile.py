@@ -269,13 +269,14 @@ class FunctionCompiler(ExprCompiler):
         v = s.var_local
         start, stop = self.expr(s.start), self.expr(s.stop)
         step = self.expr(s.step) if s.step is not None else "1"
+        rng = self.temp()
+        raw = self.temp() if v.is_cell else v.pyname
+        self.em.emit(ind, f"for {raw} in ({rng} := _forprep({start}, {stop}, {step})):", s.line)
         if v.is_cell:
-            raw = self.temp()
-            self.em.emit(ind, f"for {raw} in _forprep({start}, {stop}, {step}):", s.line)
             self.em.emit(ind + 1, f"{v.pyname} = [{raw}]", s.line)
-        else:
-            self.em.emit(ind, f"for {v.pyname} in _forprep({start}, {stop}, {step}):", s.line)
-        self.loops.append(self._loop("for", s.body))
+        loop = self._loop("for", s.body)
+        loop["refund"] = f"_refund({rng}, {raw})"
+        self.loops.append(loop)
         self.block(s.body, ind + 1)
         self.loops.pop()
 
@@ -302,6 +303,9 @@ class FunctionCompiler(ExprCompiler):
     def s_Return(self, s: A.Return, ind: int):
         exprs = s.exprs
         line = s.line
+        for loop in self.loops:
+            if loop.get("refund"):
+                self.em.emit(ind, loop["refund"], line)
         if not exprs:
             self.em.emit(ind, "return _EMPTY", line)
             return
@@ -322,6 +326,8 @@ class FunctionCompiler(ExprCompiler):
 
     def s_Break(self, s: A.Break, ind: int):
         loop = self.loops[-1] if self.loops else None
+        if loop is not None and loop.get("refund"):
+            self.em.emit(ind, loop["refund"], s.line)
         if loop is not None and loop.get("flag"):
             self.em.emit(ind, f"{loop['flag']} = True", s.line)
         self.em.emit(ind, "break", s.line)
@@ -503,23 +509,41 @@ class ChunkCompiler:
         return name
 
 
-def compile_chunk(chunk: A.Chunk, namespace: dict, fast_env: bool = True):
-    """Compiles a parsed chunk into `namespace`; returns (factory, source).
+class Compiled:
+    """A compiled chunk: Python code made once, instantiated per state.
 
-    The factory takes the chunk's _ENV table and returns the main function.
-    With fast_env, global accesses read the namespace's `_Gh` (the hash part
-    of the state's globals table) directly.
+    `instantiate(namespace, env)` runs the code's definitions in a state's
+    namespace and returns the chunk's main function with `env` as _ENV.
     """
+
+    __slots__ = ("name", "code", "main", "env_is_cell", "source")
+
+    def __init__(self, name, code, main, env_is_cell, source):
+        self.name, self.code, self.main = name, code, main
+        self.env_is_cell, self.source = env_is_cell, source
+
+    def instantiate(self, namespace: dict, env):
+        exec(self.code, namespace)
+        factory = namespace.pop(f"_mk_{self.main}")
+        return factory([env] if self.env_is_cell else env)
+
+
+def compile_tree(chunk: A.Chunk, fast_env: bool = True) -> Compiled:
+    """Compiles a parsed chunk. With fast_env, global accesses read the
+    namespace's `_Gh` (the hash part of the state's globals) directly, so
+    the chunk must run with the state's globals as its _ENV."""
     cc = ChunkCompiler(chunk, fast_env)
     src, linemap, main = cc.compile()
     filename = f"<lua:{cc.id}>"
     LUA_CODE[filename] = (chunk.name, linemap)
     code = compile(src, filename, "exec")
-    exec(code, namespace)
-    factory = namespace.pop(f"_mk_{main}")
-    env_var = chunk.scope.parent.blocks[0].vars[0] if chunk.scope.parent.blocks else None
+    env_var = chunk.scope.parent.blocks[0].vars[0]
+    return Compiled(chunk.name, code, main, env_var.is_cell, src)
 
-    def make(env):
-        return factory([env] if env_var is not None and env_var.is_cell else env)
 
-    return make, src
+def compile_lua(source: str, chunkname: str, fast_env: bool = True) -> Compiled:
+    """Parses and compiles Lua source (one char per byte); `chunkname` is
+    the name used in messages as is. Raises LuaSyntaxError."""
+    from .parser import parse
+
+    return compile_tree(parse(source, chunkname), fast_env)

@@ -145,7 +145,9 @@ class ExprCompiler:
 
     def e_Index(self, n):
         o, k = n.obj, n.key
+        # Lua reports an index error at the key's line
         d = self.drepr(o)
+        m = f"\x01{k.line}\x02" if k.line and k.line != self.cur_line else ""
         v = self.temp()
         if type(k) is A.String:
             key = repr(k.value)
@@ -153,26 +155,26 @@ class ExprCompiler:
                 ot = self.expr(o)
                 return (
                     f"({v} if type({ot}) is _Table and (({v} := {ot}.hash.get({key})) is not None or {ot}.meta is None)"
-                    f" else _index({ot}, {key}, {d}))"
+                    f" else {m}_index({ot}, {key}, {d}))"
                 )
             ot = self.temp()
             return (
                 f"({v} if type({ot} := {self.expr(o)}) is _Table and (({v} := {ot}.hash.get({key})) is not None"
-                f" or {ot}.meta is None) else _index({ot}, {key}, {d}))"
+                f" or {ot}.meta is None) else {m}_index({ot}, {key}, {d}))"
             )
         if self.is_pure(o) and self.is_pure(k):
             ot, kt = self.expr(o), self.expr(k)
             return (
                 f"({v} if type({ot}) is _Table and (({v} := {ot}.get({kt})) is not None or {ot}.meta is None)"
-                f" else _index({ot}, {kt}, {d}))"
+                f" else {m}_index({ot}, {kt}, {d}))"
             )
         if not self.is_pure(o) and not self.is_pure(k):
-            return f"_index({self.expr(o)}, {self.expr(k)}, {d})"
+            return f"{m}_index({self.expr(o)}, {self.expr(k)}, {d})"
         ot, kt = self.temp(), self.temp()
         # evaluate the table, then the key, whatever the table's type
         return (
             f"({v} if (type({ot} := {self.expr(o)}) is _Table) & (({kt} := {self.expr(k)}) is {kt})"
-            f" and (({v} := {ot}.get({kt})) is not None or {ot}.meta is None) else _index({ot}, {kt}, {d}))"
+            f" and (({v} := {ot}.get({kt})) is not None or {ot}.meta is None) else {m}_index({ot}, {kt}, {d}))"
         )
 
     # -------------------------------------------------------------- calls
@@ -433,8 +435,10 @@ class ExprCompiler:
     def concat(self, n) -> str:
         ops = []
         e = n
+        line = n.line
         while type(e) is A.BinOp and e.op == "..":
             ops.append(e.left)
+            line = e.line  # Lua reports the chain at its last operator
             e = e.right
         ops.append(e)
         if len(ops) == 2:
@@ -442,11 +446,11 @@ class ExprCompiler:
             x, y = self.expr(ops[0]), self.expr(ops[1])
             return (
                 f"({r} if type({a} := {x}) is type({b} := {y}) is str and len({r} := {a} + {b}) <= _MAXS[0]"
-                f" else \x01{n.line}\x02_concat({a}, {b}, {self.drepr(ops[0])}, {self.drepr(ops[1])}))"
+                f" else \x01{line}\x02_concat({a}, {b}, {self.drepr(ops[0])}, {self.drepr(ops[1])}))"
             )
         parts = ", ".join(self.expr(o) for o in ops)
         descs = tuple(self.desc(o) for o in ops)
-        return f"\x01{n.line}\x02_concatn(({parts}), {descs!r})"
+        return f"\x01{line}\x02_concatn(({parts}), {descs!r})"
 
     # ---------------------------------------------------------- conditions
 

@@ -111,7 +111,12 @@ def make_forprep(steps: list, tick):
             rt_error("'for' step is zero")
         return _float_loop(float(start), float(stop), float(step), steps, tick)
 
-    return forprep
+    def refund(r, i):
+        """A loop left early gives back the iterations it was charged for."""
+        if type(r) is range:
+            steps[0] += len(r) - r.index(i) - 1
+
+    return forprep, refund
 
 
 _SLICE = 10_000

@@ -18,9 +18,8 @@ import time
 from attrs import define
 
 from . import values as V
-from .compile import compile_chunk
+from .compile import compile_lua
 from .errors import LimitExceeded, LuaError, current_where
-from .parser import parse
 from .runtime import base_namespace, make_forprep, make_giter
 from .table import LuaTable
 
@@ -57,6 +56,8 @@ class LuaState:
         self.steps_used = 0
         self.deadline: float | None = None
         self._mem_base = _rss()
+        # the largest string one operation may build (process-wide)
+        V.MAX_STRING[0] = self.limits.memory if self.limits.memory is not None else 2**62
         self.ns = self._namespace()
         self.G.set_str("_G", self.G)
         self.G.set_str("_VERSION", "Lua 5.4")
@@ -73,7 +74,7 @@ class LuaState:
         ns["_Gh"] = G.hash
         ns["_gget"] = lambda k: V.index(G, k)
         ns["_gset"] = lambda k, v: G.set_str(k, v) if G.meta is None else V.setindex(G, k, v)
-        ns["_forprep"] = make_forprep(self._steps, self._tick)
+        ns["_forprep"], ns["_refund"] = make_forprep(self._steps, self._tick)
         return ns
 
     def bind_iterators(self, next_fn, ipairs_aux) -> None:
@@ -106,7 +107,7 @@ class LuaState:
         self._rearm()
 
     def reset_limits(self) -> None:
-        """Starts a new budget (the host calls this per execution)."""
+        """Starts a new budget: every call from the host gets its own."""
         self.steps_used = 0
         s = self.limits.seconds
         self.deadline = time.monotonic() + s if s is not None else None
@@ -118,11 +119,13 @@ class LuaState:
         """Compiles a chunk; returns its main function. `source` holds one
         char per byte; `chunkname` follows Lua ("=name", "@file", or text).
         Raises LuaSyntaxError."""
-        name = chunkid(chunkname, source)
-        tree = parse(source, name)
         fast = env is None or env is self.G
-        make, _src = compile_chunk(tree, self.ns, fast_env=fast)
-        return make(self.G if env is None else env)
+        compiled = compile_lua(source, chunkid(chunkname, source), fast_env=fast)
+        return self.instantiate(compiled, env)
+
+    def instantiate(self, compiled, env=None):
+        """The main function of an already compiled chunk, in this state."""
+        return compiled.instantiate(self.ns, self.G if env is None else env)
 
     def execute(self, source: str, chunkname: str = "=(load)", *args) -> tuple:
         """Compiles and runs a chunk; returns all its results."""
@@ -134,6 +137,7 @@ class LuaState:
         results as a tuple. Lua errors propagate as LuaError."""
         if getattr(_lua_thread, "active", False):
             return V.calln(f, *args)
+        self.reset_limits()
         return run_on_lua_thread(lambda: self._call_here(f, args))
 
     def _call_here(self, f, args):

@@ -63,6 +63,9 @@ class Coroutine:
             prev.status = "running"
         kind, values = self._transfer
         self._transfer = None
+        if kind == "raise":
+            self.status = "dead"
+            raise values
         if kind == "yield":
             self.status = "suspended"
         else:
@@ -96,6 +99,8 @@ class Coroutine:
             result = ("error", stack_overflow_message(e))
         except MemoryError:
             result = ("error", "not enough memory")
+        except BaseException as e:  # not a Lua error (a host cancelling): re-raised in the resumer
+            result = ("raise", e)
         self._transfer = result
         self._back.release()
 

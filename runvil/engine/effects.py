@@ -1,0 +1,73 @@
+"""What a run asks of the outside world (effects) and what it gets back
+(answers): small frozen classes, compared by value, as h11's events.
+
+The Engine never performs an effect. `Run.step()` returns the pending ones,
+each with an `id`; the Harness (or a test, or the scripted world) answers
+them with `Run.resume({id: answer, ...})`.
+"""
+
+from __future__ import annotations
+
+from attrs import field, frozen
+
+# ------------------------------------------------------------------ effects
+
+
+@frozen
+class ModelRound:
+    """One request to a model: the composed messages, as sent."""
+
+    id: int
+    role: str  # the model role (or raw model id) the round runs on
+    model: str  # the bound catalog model id
+    origin: str  # "chat" for loop rounds, "infer" for infer rounds
+    messages: tuple  # composed messages: dicts of role, content, tool_calls, tool_call_id
+    tools: tuple = ()  # tool definitions: dicts of name, description, parameters
+    options: dict = field(factory=dict)  # temperature, top_p, max_tokens, thinking
+
+
+@frozen
+class ToolCall:
+    """A call of a bound tool (a Pack's tool)."""
+
+    id: int
+    name: str  # 'pack/tool'
+    arguments: dict  # decoded JSON arguments
+    call_id: str = ""  # the model's call id, when the loop made the call
+
+
+# ------------------------------------------------------------------ answers
+
+
+@frozen
+class ModelReply:
+    """A model's reply to a round."""
+
+    text: str = ""
+    tool_calls: tuple = ()  # dicts of id, name, arguments (a dict)
+    finish_reason: str | None = "stop"
+    usage: dict | None = None  # prompt_tokens, completion_tokens, reasoning_tokens
+    reasoning: str | None = None
+    model: str | None = None
+
+
+@frozen
+class ModelFailure:
+    """A round that failed: an HTTP status with its body, an error inside
+    a started stream, or an unreachable backend."""
+
+    status: int | None = None
+    body: str = ""
+    stream_error: str | None = None
+    unreachable: str | None = None
+    message: str | None = None  # a message the backend itself chose
+
+
+@frozen
+class ToolResult:
+    text: str
+
+
+@frozen
+class ToolFailure:
+    message: str

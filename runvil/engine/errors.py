@@ -1,0 +1,99 @@
+"""Engine failures as Lua error values (spec/runvil.md §5), and the run
+error kinds an uncaught error ends a run with.
+
+An error value is userdata with a `kind` field, kind-specific fields and a
+message that `tostring(err)` returns; `error(err)` re-raises the same value.
+"""
+
+from __future__ import annotations
+
+from ..lua import LuaError, LuaTable, Userdata
+from ..lua.values import tostring_basic
+
+#: error value kind -> run error kind (spec/runvil.md §5, "Run error kinds")
+RUN_ERROR_KIND = {
+    "lua": "Lua",
+    "missing_model": "Lua",
+    "tool_loop_exhausted": "Tool",
+    "out_of_scope_tool": "Tool",
+    "empty_model_reply": "Completion",
+    "internal": "Completion",
+    "context_exhausted": "ContextExhausted",
+    "cancelled": "Cancelled",
+}
+
+KINDS = tuple(RUN_ERROR_KIND)
+
+
+class ErrorValue(Userdata):
+    """An Engine error value: `err.kind`, `err.message`, its fields."""
+
+    __slots__ = ("kind", "message", "fields")
+    lua_type_name = "userdata"
+
+    def __init__(self, kind: str, message: str, **fields):
+        assert kind in RUN_ERROR_KIND, kind
+        self.kind = kind
+        self.message = message
+        self.fields = {k: v for k, v in fields.items() if v is not None}
+
+    def lua_index(self, key):
+        if key == "kind":
+            return self.kind
+        if key == "message":
+            return self.message
+        return self.fields.get(key) if type(key) is str else None
+
+    def lua_newindex(self, key, value):
+        raise_lua(f"error values are read-only")
+
+    def lua_tostring(self) -> str:
+        return self.message
+
+    def __repr__(self):
+        return f"<ErrorValue {self.kind}: {self.message}>"
+
+
+def engine_error(kind: str, message: str, **fields) -> LuaError:
+    """A LuaError carrying an Engine error value, ready to raise."""
+    return LuaError(ErrorValue(kind, message, **fields))
+
+
+def raise_lua(message: str):
+    """Raises a `lua`-kind error value: a refused Engine call."""
+    raise engine_error("lua", message)
+
+
+class RunError(Exception):
+    """How a run ended when it did not end with a result."""
+
+    def __init__(self, kind: str, message: str, **fields):
+        super().__init__(f"error[{kind}]: {message}")
+        self.kind = kind
+        self.message = message
+        self.fields = {k: v for k, v in fields.items() if v is not None}
+
+    def as_json(self) -> dict:
+        return {"kind": self.kind, "message": self.message, **self.fields}
+
+
+def run_error_from(value) -> RunError:
+    """The run error for an error value that escaped a block: Engine error
+    values keep their kind's run kind, message and fields; any other raised
+    value (a string, a table) is a `Lua` run error."""
+    if isinstance(value, ErrorValue):
+        return RunError(RUN_ERROR_KIND[value.kind], value.message, **value.fields)
+    if type(value) is str:
+        return RunError("Lua", value)
+    if type(value) is LuaTable:
+        from ..lua.values import getmetamethod, tostring
+
+        if getmetamethod(value, "__tostring") is not None:
+            try:
+                return RunError("Lua", tostring(value))
+            except LuaError:
+                pass
+        return RunError("Lua", "(error object is a table value)")
+    if value is None:
+        return RunError("Lua", "nil")
+    return RunError("Lua", tostring_basic(value))

@@ -1,0 +1,218 @@
+"""Models (spec/runvil.md §6): the `models` global — roles, `use`, `default`,
+`get` and handles, `infer` — and one model round as an effect."""
+
+from __future__ import annotations
+
+from ..lua import Multi, Userdata
+from ..lua.errors import builtin
+from ..lua.stdlib import lib_table
+from ..lua.values import type_name
+from .effects import ModelFailure, ModelReply, ModelRound
+from .errors import engine_error, raise_lua
+
+MISSING_MODEL = "no model selected; call models.use(role) or models.default(role) first"
+EMPTY_REPLY = "the model replied with no text and no tool calls"
+EMPTY_REPLY_REASONING = "the model replied with no text and no tool calls: reasoning content was present but ignored"
+REJECTED = "the model backend rejected the request (status {status})"
+UNREACHABLE = "the model backend could not be reached: {detail}"
+RAW_MODEL_CONTEXT = 8192
+
+OVERFLOW_PHRASES = (
+    "context length",
+    "context window",
+    "context size",
+    "context_length_exceeded",
+    "maximum context length",
+    "prompt is too long",
+    "too many tokens",
+    "exceeds the available context size",
+    "exceed_context_size",
+    "input is too long",
+    "exceeds the maximum number of tokens",
+    "too large for model",
+)
+
+
+def type_for_message(v) -> str:
+    """Type names in Engine messages (spec/runvil.md §12)."""
+    if type(v) is int:
+        return "integer"
+    if type(v) is float:
+        return "number"
+    return type_name(v)
+
+
+class ModelHandle(Userdata):
+    """`models.get(role_or_id)`: read-only `name` and `context`, and the
+    colon methods `infer` and `loop`."""
+
+    __slots__ = ("vm", "name", "context", "_methods")
+
+    def __init__(self, vm, name: str, context: int):
+        self.vm, self.name, self.context = vm, name, context
+
+        @builtin
+        def h_infer(*args):
+            if not args or args[0] is not self:
+                raise_lua("h:infer(prompt) is a method: call it with a colon")
+            return infer(vm, self.name, args[1] if len(args) > 1 else None)
+
+        @builtin
+        def h_loop(*args):
+            if not args or args[0] is not self:
+                raise_lua("h:loop(compactor?) is a method: call it with a colon")
+            return loop(vm, self.name, args[1] if len(args) > 1 else None)
+
+        self._methods = {"infer": h_infer, "loop": h_loop}
+
+    def lua_index(self, key):
+        if key == "name":
+            from .vm import to_lua_str
+
+            return to_lua_str(self.name)
+        if key == "context":
+            return self.context
+        return self._methods.get(key) if type(key) is str else None
+
+    def lua_newindex(self, key, value):
+        raise_lua("model handles are read-only")
+
+
+def open_models(vm):
+    run = vm.run
+    roles = run.prompt.frontmatter.models
+
+    def role_arg(fname, args) -> str:
+        from .vm import from_lua_str
+
+        v = args[0] if args else None
+        if type(v) is not str:
+            raise_lua(f"models.{fname} needs a model role name, got {type_for_message(v)}")
+        return from_lua_str(v)
+
+    def use(*args):
+        role = role_arg("use", args)
+        if role not in roles:
+            raise_lua(f"models.use: unknown model role '{role}'")
+        vm.role = role
+        return Multi(())
+
+    def default(*args):
+        role = role_arg("default", args)
+        if vm.section is not None:
+            raise_lua("models.default works only in the H1 body")
+        if role not in roles:
+            raise_lua(f"models.default: unknown model role '{role}'")
+        run.default_role = role
+        return Multi(())
+
+    def get(*args):
+        name = role_arg("get", args)
+        return ModelHandle(vm, name, context_of(run, name))
+
+    def m_infer(*args):
+        return infer(vm, None, args[0] if args else None)
+
+    def m_loop(*args):
+        return loop(vm, None, args[0] if args else None)
+
+    return lib_table({"use": use, "default": default, "get": get, "infer": m_infer, "loop": m_loop}, "models.")
+
+
+def context_of(run, name: str) -> int:
+    b = run.bindings.get(name)
+    opts = run.prompt.frontmatter.models.get(name)
+    if opts is not None and getattr(opts, "context", None):
+        return opts.context
+    return b.context if b is not None else RAW_MODEL_CONTEXT
+
+
+def current_role(vm) -> str:
+    role = vm.role or vm.run.default_role
+    if role is None:
+        raise engine_error("missing_model", MISSING_MODEL)
+    return role
+
+
+# ------------------------------------------------------------------ rounds
+
+
+def send_round(vm, role: str, messages: list, tools: list, origin: str):
+    """Posts one model round and waits for its answer (a ModelReply or a
+    ModelFailure)."""
+    from .run import ModelBinding
+
+    run = vm.run
+    binding = run.bindings.get(role) or ModelBinding(role, RAW_MODEL_CONTEXT)
+    opts = run.prompt.frontmatter.models.get(role)
+    options = {}
+    if opts is not None:
+        for k in ("temperature", "top_p", "max_tokens", "thinking"):
+            v = getattr(opts, k, None)
+            if v is not None:
+                options[k] = v
+    if "max_tokens" not in options and binding.max_tokens is not None:
+        options["max_tokens"] = binding.max_tokens
+    effect = ModelRound(
+        id=run.sched.new_id(),
+        role=role,
+        model=binding.name or binding.id,
+        origin=origin,
+        messages=tuple(messages),
+        tools=tuple(tools),
+        options=options,
+    )
+    (answer,) = run.sched.await_effects([effect])
+    return answer
+
+
+def failure_error(f: ModelFailure):
+    """The error a failed round raises when it is not a context overflow."""
+    if f.unreachable is not None:
+        return engine_error("internal", UNREACHABLE.format(detail=f.unreachable))
+    if f.status is not None:
+        return engine_error("internal", REJECTED.format(status=f.status), status=f.status)
+    return engine_error("internal", f.message or f"the model stream failed: {f.stream_error}")
+
+
+def is_overflow(f: ModelFailure) -> bool:
+    """A provider failure classified as a context overflow."""
+    if f.stream_error is not None:
+        text = f.stream_error
+    elif f.status in (400, 413):
+        text = f.body or ""
+    else:
+        return False
+    low = text.lower()
+    return any(p in low for p in OVERFLOW_PHRASES)
+
+
+def empty_reply_error(reply: ModelReply):
+    msg = EMPTY_REPLY_REASONING if reply.reasoning else EMPTY_REPLY
+    return engine_error("empty_model_reply", msg, finish_reason=reply.finish_reason)
+
+
+def infer(vm, handle_role: str | None, prompt):
+    """models.infer(prompt) / h:infer(prompt): one user message, no system
+    message, no tools; never reads or changes `messages`."""
+    from .vm import from_lua_str, to_lua_str
+
+    role = handle_role or current_role(vm)
+    if type(prompt) is not str:
+        raise_lua(f"models.infer needs a prompt string, got {type_for_message(prompt)}")
+    msgs = [{"role": "user", "content": from_lua_str(prompt)}]
+    answer = send_round(vm, role, msgs, [], "infer")
+    if isinstance(answer, ModelFailure):
+        if is_overflow(answer):
+            raise engine_error("context_exhausted", "context exhausted: the provider refused the request as too large", reason="provider")
+        raise failure_error(answer)
+    if not answer.text and not answer.tool_calls:
+        raise empty_reply_error(answer)
+    return to_lua_str(answer.text)
+
+
+def loop(vm, handle_role: str | None, compactor):
+    """models.loop(compactor?) / h:loop(compactor?)."""
+    from .conversation.loop import run_loop
+
+    return run_loop(vm, handle_role, compactor)

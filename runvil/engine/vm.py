@@ -1,0 +1,227 @@
+"""A section VM (spec/runvil.md §3, §4): a fresh sandboxed Lua state per
+section entry, with the Engine globals installed, running the section's
+pieces top to bottom."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..lua import Limits, LuaError, LuaState, LuaTable
+from ..lua.errors import builtin
+from ..lua.values import Userdata, fmt_number
+from .conversation.messages import ASSIGN_GLOBAL, MessageList
+from .errors import raise_lua
+from .jsonlib import NotJSON, encode_compact, open_json, to_json
+from .var import VarView
+
+
+def to_lua_str(s: str) -> str:
+    """Python text -> a Lua byte string (one char per UTF-8 byte)."""
+    return s.encode("utf-8", "surrogateescape").decode("latin-1")
+
+
+def from_lua_str(s: str) -> str:
+    """A Lua byte string -> Python text."""
+    return s.encode("latin-1").decode("utf-8", "surrogateescape")
+
+
+class SectionVM:
+    """One Lua execution context's VM: the H1 pass, a section entry, a task
+    or a fan-out arm."""
+
+    def __init__(self, run, section: str | None, execution_id: str):
+        self.run = run
+        self.section = section
+        self.execution_id = execution_id
+        self.role: str | None = None  # models.use
+        self.offers: list = []  # tools offered in this VM, in order
+        self.rendered_tools = None  # fixed at the first loop round
+        self.in_loop = False
+        self.compacting = False
+        self.state = LuaState(stdout=self._print, limits=run.limits or Limits())
+        self.messages = MessageList(self)
+        self._install_globals()
+
+    # ------------------------------------------------------------- globals
+
+    def _install_globals(self):
+        from .models import open_models
+
+        st = self.state
+        G = st.G
+        open_json(st)
+        G.set_str("var", VarView(self.run.var))
+        G.set_str("input", to_lua_str(self.run.input) if self.run.input is not None else None)
+        G.set_str("prose", "")
+        G.set_str("models", open_models(self))
+        G.set_str("jump", builtin(self._jump))
+        G.set_str("require", builtin(self._require))
+        st.ns["_package_loaded"] = {}
+        # `messages` is not a raw global: reads come through __index, and
+        # assigning the global is refused, leaving the same list in place.
+        lst = self.messages
+        meta = LuaTable()
+
+        @builtin
+        def g_index(t, k):
+            return lst if k == "messages" else None
+
+        @builtin
+        def g_newindex(t, k, v):
+            if k == "messages":
+                raise_lua(ASSIGN_GLOBAL)
+            t.set(k, v)
+
+        meta.set_str("__index", g_index)
+        meta.set_str("__newindex", g_newindex)
+        G.meta = meta
+
+    def _print(self, text: str) -> None:
+        self.run.events.emit("print", self.execution_id, self.section, text=from_lua_str(text.rstrip("\n")))
+
+    def _jump(self, *args):
+        from .run import JumpSignal
+
+        name = args[0] if args else None
+        if self.section is None:
+            raise_lua("jump works only in a section, not in the H1 body")
+        if type(name) is not str:
+            raise_lua("jump needs a section name")
+        target = from_lua_str(name)
+        if self.run.prompt.section(target) is None:
+            raise_lua(f"jump: no section named `{target}`")
+        raise JumpSignal(target)
+
+    def _require(self, *args):
+        name = args[0] if args else None
+        if type(name) is not str:
+            raise_lua("require needs a module name")
+        loaded = self.state.ns["_package_loaded"]
+        if name in loaded:
+            return loaded[name]
+        folder = Path(self.run.prompt.folder).resolve()
+        rel = from_lua_str(name).replace(".", "/") + ".lua"
+        path = (folder / rel).resolve()
+        if folder not in path.parents or not path.is_file():
+            raise_lua(f"module '{from_lua_str(name)}' not found: no file '{rel}' beside the prompt")
+        source = path.read_bytes().decode("latin-1")
+        fn = self.state.load(source, "@" + os.path.relpath(path, folder))
+        results = self.state.call(fn, name)
+        value = results[0] if results and results[0] is not None else True
+        loaded[name] = value
+        return value
+
+    # --------------------------------------------------------------- pieces
+
+    def run_pieces(self, pieces: list, send_trailing: bool):
+        """Runs prose and blocks in order; returns the first non-nil value a
+        block returns (which ends the section), or the terminal reply when
+        trailing prose is sent, or None."""
+        from ..prompt.interpolate import fill
+        from ..prompt.model import LuaBlock
+
+        pending: list[str] = []
+        saw_lua = False
+        for piece in pieces:
+            if not isinstance(piece, LuaBlock):
+                pending.append(piece.text)
+                continue
+            saw_lua = True
+            text = self.fill_prose(pending, fill)
+            pending = []
+            self.state.G.set_str("prose", to_lua_str(text))
+            fn = self.state.instantiate(piece.compiled)
+            self.state.reset_limits()  # each block gets the run's limits afresh
+            results = self.state.call(fn)
+            if results and results[0] is not None:
+                return results[0]
+        text = self.fill_prose(pending, fill)
+        if send_trailing and text:
+            return self.send_prose(text)
+        del saw_lua
+        return None
+
+    def fill_prose(self, pieces: list[str], fill) -> str:
+        from ..prompt.interpolate import InterpolationError
+
+        text = trim_blank_lines("\n".join(pieces))
+        if not text:
+            return ""
+        try:
+            return fill(text, self.lookup_global)
+        except InterpolationError as e:
+            raise LuaError(_engine_lua_error(e.message)) from None
+
+    def lookup_global(self, path: list[str]):
+        """`{{name.field}}` in prose: a global's value as Python JSON data
+        (str as text), None for nil, or NotJSON for anything else."""
+        from ..lua.values import type_name
+        from ..prompt.interpolate import NotJSON as Unfit
+
+        v = self.messages if path[0] == "messages" else self.state.G.get(to_lua_str(path[0]))
+        for key in path[1:]:
+            k = int(key) if key.isdigit() else to_lua_str(key)
+            if isinstance(v, VarView):
+                v = v.lua_index(k)
+            elif type(v) is LuaTable:
+                v = v.get(k)
+            elif v is None:
+                return None
+            else:
+                return Unfit(type_name(v))
+        if v is None:
+            return None
+        if type(v) is str:
+            return from_lua_str(v)
+        try:
+            return to_json(v)
+        except NotJSON as e:
+            return Unfit(getattr(e, "lua_type", None) or type_name(v))
+
+    def send_prose(self, text: str):
+        """Trailing prose is sent: messages:user(prose), then models.loop();
+        the terminal reply is the section's result."""
+        from .models import loop
+
+        self.state.call(lambda: (self.messages._methods["user"](self.messages, to_lua_str(text)), None)[1])
+        self.state.call(lambda: loop(self, None, None))
+        last = self.messages.records[-1].content if self.messages.records else None
+        return to_lua_str(last) if isinstance(last, str) else None
+
+    def result_text(self, value) -> str:
+        """A result as text: strings as they are, numbers and booleans with
+        tostring, tables as compact JSON."""
+        t = type(value)
+        if t is str:
+            return from_lua_str(value)
+        if t is int or t is float:
+            return fmt_number(value)
+        if t is bool:
+            return "true" if value else "false"
+        if isinstance(value, (list, dict)):
+            return encode_compact(value)
+        try:
+            return encode_compact(to_json(value))
+        except NotJSON as e:
+            raise LuaError(_engine_lua_error(f"the result must be JSON data: {e.reason}")) from None
+
+    def close(self):
+        self.state.close()
+
+
+def _engine_lua_error(message: str):
+    from .errors import ErrorValue
+
+    return ErrorValue("lua", message)
+
+
+def trim_blank_lines(text: str) -> str:
+    """Prose trimmed of leading and trailing blank lines."""
+    lines = text.split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines)
+

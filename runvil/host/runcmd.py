@@ -1,0 +1,161 @@
+"""`runvil run` and `runvil check` (host.md): run a prompt against real
+providers, the scripted world or the offline echo model; print the result,
+or one JSON object with `--json`.
+
+Exit status: 0 a result; 1 the run failed (`error[Kind]: message` on
+stderr); 2 a usage error; 3 a parse error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PARSE = 0, 1, 2, 3
+
+
+def run_command(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="runvil run", description="Run a prompt.")
+    p.add_argument("prompt")
+    p.add_argument("--input")
+    p.add_argument("--input-file")
+    p.add_argument("--bind", action="append", default=[], metavar="ROLE=MODEL")
+    p.add_argument("--config")
+    p.add_argument("--script")
+    p.add_argument("--log")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--debug", action="store_true")
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as e:
+        return EXIT_USAGE if e.code else EXIT_OK
+    from ..prompt import ParseError, parse_file
+
+    try:
+        prompt = parse_file(args.prompt)
+    except ParseError as e:
+        print(f"error[Parse]: {e}", file=sys.stderr)
+        if args.json:
+            _print_json({"ok": False, "result": None, "error": {"kind": "Parse", "message": str(e)}, "requests": []})
+        return EXIT_PARSE
+    except OSError as e:
+        print(f"runvil: cannot read {args.prompt}: {e.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+
+    from ..engine.run import PrepareError, Run
+    from ..harness.drive import drive
+
+    input_text = args.input
+    if args.input_file is not None:
+        try:
+            with open(args.input_file, encoding="utf-8") as f:
+                input_text = f.read()
+        except OSError as e:
+            print(f"runvil: cannot read {args.input_file}: {e.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+    try:
+        bindings, answer, note = _world(args, prompt)
+    except ValueError as e:
+        print(f"runvil: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if note:
+        print(note, file=sys.stderr)
+    if input_text is None and args.script:
+        input_text = answer.world_input
+    requests: list = []
+    try:
+        run = Run(prompt, input=input_text, bindings=bindings)
+    except PrepareError as e:
+        print(f"runvil: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    log = _open_log(args.log, run) if args.log else None
+    try:
+        outcome = drive(run, answer, requests)
+    finally:
+        if log is not None:
+            log.close()
+    if args.json:
+        _print_json(
+            {
+                "ok": outcome.ok,
+                "result": outcome.result,
+                "error": outcome.error.as_json() if outcome.error is not None else None,
+                "requests": requests,
+            }
+        )
+    elif outcome.ok:
+        if outcome.result is not None:
+            sys.stdout.write(outcome.result + ("" if outcome.result.endswith("\n") else "\n"))
+    if not outcome.ok:
+        print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+class _Answerer:
+    """Answers effects from the scripted world or the echo model."""
+
+    def __init__(self, world=None):
+        self.world = world
+        self.world_input = world.input if world is not None else None
+
+    def __call__(self, effect):
+        from ..engine.effects import ModelRound, ToolFailure
+        from .. harness.echo import echo_reply
+
+        if self.world is not None:
+            return self.world.answer(effect)
+        if isinstance(effect, ModelRound):
+            return echo_reply(effect)
+        return ToolFailure(f"no tool backend is configured for {effect.name}")
+
+
+def _world(args, prompt):
+    """Bindings for every declared role, the answerer, and a note for stderr."""
+    from ..engine.run import ModelBinding
+
+    roles = list(prompt.frontmatter.models)
+    if args.script:
+        from ..harness.scripted import ScriptedWorld, WorldError
+
+        try:
+            world = ScriptedWorld.load(args.script)
+        except WorldError as e:
+            raise ValueError(str(e)) from None
+        return {r: world.binding(r) for r in roles}, _Answerer(world), None
+    if args.config or args.bind:
+        raise ValueError("real providers are not available in this build yet; use --script or the echo model")
+    from ..harness.echo import ECHO_CONTEXT
+
+    bindings = {r: ModelBinding("echo", ECHO_CONTEXT, name="echo") for r in roles}
+    return bindings, _Answerer(), "runvil: no config: every model role runs on the offline echo model"
+
+
+def _open_log(path: str, run):
+    f = open(path, "w", encoding="utf-8")
+    run.events.listeners.append(lambda ev: (f.write(json.dumps(ev.as_json(), ensure_ascii=False) + "\n"), f.flush()))
+    return f
+
+
+def _print_json(obj) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def check_command(argv: list[str]) -> int:
+    if not argv:
+        print("usage: runvil check PROMPT.md...", file=sys.stderr)
+        return EXIT_USAGE
+    from ..prompt import check_file
+
+    bad = 0
+    for path in argv:
+        try:
+            errors = check_file(path)
+        except OSError as e:
+            print(f"runvil: cannot read {path}: {e.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+        for err in errors:
+            print(f"error[Parse]: {err}", file=sys.stderr)
+        bad += len(errors)
+    return EXIT_PARSE if bad else EXIT_OK

