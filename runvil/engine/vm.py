@@ -55,8 +55,8 @@ class SectionVM:
         G.set_str("input", to_lua_str(self.run.input) if self.run.input is not None else None)
         G.set_str("prose", "")
         G.set_str("models", open_models(self))
-        G.set_str("jump", builtin(self._jump))
-        G.set_str("require", builtin(self._require))
+        G.set_str("jump", builtin(lambda *a: self._jump(*a)))
+        G.set_str("require", builtin(lambda *a: self._require(*a)))
         st.ns["_package_loaded"] = {}
         # `messages` is not a raw global: reads come through __index, and
         # assigning the global is refused, leaving the same list in place.
@@ -163,7 +163,11 @@ class SectionVM:
         for key in path[1:]:
             k = int(key) if key.isdigit() else to_lua_str(key)
             if isinstance(v, VarView):
-                v = v.lua_index(k)
+                v = self.run.var.get(key) if not key.isdigit() else None
+                if v is not None:
+                    from .jsonlib import from_json
+
+                    v = from_json(v)
             elif type(v) is LuaTable:
                 v = v.get(k)
             elif v is None:

@@ -23,13 +23,16 @@ def request_record(effect: ModelRound) -> dict:
 def drive(run, answer, requests: list | None = None):
     """Runs to the end; returns the run's outcome. Every model round that
     reached the answerer is recorded in `requests`, whatever came back."""
+    from .providers import answer_concurrently
+
     while True:
         effects = run.step()
         if run.done:
             return run.outcome
-        answers = {}
-        for e in effects:
-            if requests is not None and isinstance(e, ModelRound):
-                requests.append(request_record(e))
-            answers[e.id] = answer(e)
+        if requests is not None:
+            requests.extend(request_record(e) for e in effects if isinstance(e, ModelRound))
+        if len(effects) == 1 or not getattr(answer, "concurrent", False):
+            answers = {e.id: answer(e) for e in effects}
+        else:
+            answers = answer_concurrently(effects, answer)
         run.resume(answers)

@@ -75,6 +75,9 @@ def run_command(argv: list[str]) -> int:
     finally:
         if log is not None:
             log.close()
+        close = getattr(answer, "close", None)
+        if close is not None:
+            close()
     if args.json:
         _print_json(
             {
@@ -124,12 +127,28 @@ def _world(args, prompt):
         except WorldError as e:
             raise ValueError(str(e)) from None
         return {r: world.binding(r) for r in roles}, _Answerer(world), None
-    if args.config or args.bind:
-        raise ValueError("real providers are not available in this build yet; use --script or the echo model")
+    from .config import load_config, real_providers
+
+    config = load_config(args.config)
+    if config is not None or args.bind:
+        bindings, providers = real_providers(prompt.frontmatter.models, config, args.bind, on_fragment=_live_fragment())
+        return bindings, providers, None
     from ..harness.echo import ECHO_CONTEXT
 
     bindings = {r: ModelBinding("echo", ECHO_CONTEXT, name="echo") for r in roles}
     return bindings, _Answerer(), "runvil: no config: every model role runs on the offline echo model"
+
+
+def _live_fragment():
+    """Streamed model text on stderr, when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(effect, text):
+        sys.stderr.write(text)
+        sys.stderr.flush()
+
+    return show
 
 
 def _open_log(path: str, run):

@@ -8,7 +8,7 @@ Edits build new records, so anything derived from a record can be cached.
 
 from __future__ import annotations
 
-from ..jsonlib import NotJSON, encode_compact, to_json
+from ..jsonlib import NotJSON, json_size, to_json
 
 ROLES = ("system", "user", "assistant", "tool")
 META_LIMIT = 8192
@@ -137,7 +137,7 @@ def check_record(d: dict, n: int) -> Record:
     calls = _check_tool_calls(d.get("tool_calls"), n)
     meta = d.get("meta")
     if meta is not None:
-        size = len(encode_compact(meta).encode("utf-8"))
+        size = json_size(meta)
         if size > META_LIMIT:
             raise RecordError(META_TOO_BIG.format(n=n, size=size))
     return Record(role, content, calls, tcid, meta)

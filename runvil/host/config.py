@@ -1,0 +1,297 @@
+"""The config file `runvil.toml` (host.md "Configuration") and the binding
+of a prompt's model roles to catalog models (runvil.md §6 "Roles and
+binding").
+
+Where the file is: `--config FILE`, else the `RUNVIL_CONFIG` variable, else
+`./runvil.toml`, else there is none. A file named by `--config` or
+`RUNVIL_CONFIG` must exist; `./runvil.toml` is optional.
+
+Decisions:
+- The file is checked strictly: an unknown key is an error (it is most often
+  a typo). A literal `api_key` is refused: keys come from the environment
+  variable named by `api_key_env`, and no error ever shows a key.
+- `api_key_env` is optional (local servers need no key). A provider that
+  names one needs it set and non-empty when a bound model uses it; the
+  error names the variable.
+- A model's `name` (the provider's model name) defaults to its id without a
+  leading `provider/`.
+- Binding order per role: `--bind role=model`, `[bind]`, the role's `model`
+  option, `default_model`. Explicit bindings (the first two) must name a
+  catalog model. The role's `model` option is a suggestion from the prompt's
+  author: when the catalog lacks it, binding falls through to the default.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+import attrs
+
+CONFIG_ENV = "RUNVIL_CONFIG"
+DEFAULT_FILE = "runvil.toml"
+
+
+class ConfigError(ValueError):
+    """A config file, a binding or a key that cannot be used (a usage error;
+    a ValueError, so `runvil run` reports it with exit status 2)."""
+
+
+@attrs.frozen
+class Provider:
+    name: str
+    base_url: str
+    api_key_env: str | None = None
+
+
+@attrs.frozen
+class CatalogModel:
+    id: str
+    provider: str
+    name: str
+    context: int
+    max_tokens: int | None = None
+
+
+@attrs.frozen
+class Config:
+    default_model: str | None = None
+    providers: dict[str, Provider] = attrs.field(factory=dict)
+    models: dict[str, CatalogModel] = attrs.field(factory=dict)
+    bind: dict[str, str] = attrs.field(factory=dict)
+    path: str | None = None
+
+
+# ------------------------------------------------------------------ loading
+
+
+def config_path(cli_path: str | None = None, environ=None, cwd: str | Path | None = None) -> Path | None:
+    """The config file to read, or None when there is none."""
+    environ = os.environ if environ is None else environ
+    if cli_path:
+        return Path(cli_path)
+    if environ.get(CONFIG_ENV):
+        return Path(environ[CONFIG_ENV])
+    p = Path(cwd or ".") / DEFAULT_FILE
+    return p if p.is_file() else None
+
+
+def load_config(cli_path: str | None = None, environ=None, cwd: str | Path | None = None) -> Config | None:
+    """Reads the config file (see `config_path`); None when there is none."""
+    path = config_path(cli_path, environ, cwd)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} does not exist") from None
+    except OSError as e:
+        raise ConfigError(f"cannot read config file {path}: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    return parse_config(data, str(path))
+
+
+def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
+    """A Config from the decoded TOML document; ConfigError names the file
+    and the key at fault."""
+
+    def fail(msg: str):
+        raise ConfigError(f"{source}: {msg}")
+
+    _known(data, {"default_model", "providers", "models", "bind"}, "", fail)
+
+    providers: dict[str, Provider] = {}
+    for name, p in _table(data, "providers", fail).items():
+        where = f"providers.{_key(name)}"
+        if not isinstance(p, dict):
+            fail(f"{where} must be a table")
+        if "api_key" in p:
+            fail(f"{where}: api_key is not read from the config file; "
+                 "put the key in an environment variable and name it with api_key_env")
+        _known(p, {"base_url", "api_key_env"}, where, fail)
+        base_url = _string(p, "base_url", where, fail, required=True)
+        if not base_url.startswith(("http://", "https://")):
+            fail(f"{where}.base_url must start with http:// or https://")
+        providers[name] = Provider(name, base_url, _string(p, "api_key_env", where, fail))
+
+    models: dict[str, CatalogModel] = {}
+    for mid, m in _table(data, "models", fail).items():
+        where = f"models.{_key(mid)}"
+        if not isinstance(m, dict):
+            fail(f"{where} must be a table")
+        _known(m, {"provider", "name", "context", "max_tokens"}, where, fail)
+        provider = _string(m, "provider", where, fail, required=True)
+        if provider not in providers:
+            fail(f"{where}: unknown provider '{provider}' (no [providers.{_key(provider)}] table)")
+        name = _string(m, "name", where, fail)
+        if name is None:
+            name = mid[len(provider) + 1:] if mid.startswith(provider + "/") else mid
+        context = _count(m, "context", where, fail, required=True)
+        models[mid] = CatalogModel(mid, provider, name, context, _count(m, "max_tokens", where, fail))
+
+    bind: dict[str, str] = {}
+    for role, mid in _table(data, "bind", fail).items():
+        if not isinstance(mid, str):
+            fail(f"bind.{_key(role)} must be a model id string")
+        if mid not in models:
+            fail(f"bind.{_key(role)}: unknown model '{mid}' (no [models.\"{mid}\"] table)")
+        bind[role] = mid
+
+    default = data.get("default_model")
+    if default is not None:
+        if not isinstance(default, str):
+            fail("default_model must be a model id string")
+        if default not in models:
+            fail(f"default_model: unknown model '{default}' (no [models.\"{default}\"] table)")
+    return Config(default, providers, models, bind, source)
+
+
+def _key(k: str) -> str:
+    return k if k.replace("_", "").replace("-", "").isalnum() else f'"{k}"'
+
+
+def _known(table: dict, allowed: set, where: str, fail) -> None:
+    for k in table:
+        if k not in allowed:
+            fail(f"unknown key '{where + '.' if where else ''}{k}'")
+
+
+def _table(data: dict, key: str, fail) -> dict:
+    t = data.get(key, {})
+    if not isinstance(t, dict):
+        fail(f"{key} must be a table")
+    return t
+
+
+def _string(t: dict, key: str, where: str, fail, required: bool = False) -> str | None:
+    v = t.get(key)
+    if v is None:
+        if required:
+            fail(f"{where} needs {key}")
+        return None
+    if not isinstance(v, str) or not v:
+        fail(f"{where}.{key} must be a non-empty string")
+    return v
+
+
+def _count(t: dict, key: str, where: str, fail, required: bool = False) -> int | None:
+    v = t.get(key)
+    if v is None:
+        if required:
+            fail(f"{where} needs {key}")
+        return None
+    if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+        fail(f"{where}.{key} must be a positive integer")
+    return v
+
+
+# ------------------------------------------------------------------ keys
+
+
+def provider_key(config: Config, provider: str, environ=None) -> str | None:
+    """The API key of a provider, read from its variable (None when the
+    provider names no variable). Errors name the variable, never a value."""
+    environ = os.environ if environ is None else environ
+    p = config.providers[provider]
+    if p.api_key_env is None:
+        return None
+    key = environ.get(p.api_key_env)
+    if key is None:
+        raise ConfigError(f"provider '{provider}' needs an API key: the environment variable {p.api_key_env} is not set")
+    if not key.strip():
+        raise ConfigError(f"provider '{provider}' needs an API key: the environment variable {p.api_key_env} is empty")
+    key = key.strip()
+    if any(ord(c) < 0x21 or ord(c) == 0x7F for c in key):
+        raise ConfigError(f"provider '{provider}': the environment variable {p.api_key_env} "
+                          "holds spaces or control characters, which an API key cannot")
+    return key
+
+
+# ------------------------------------------------------------------ binding
+
+
+def parse_binds(cli_binds: list[str]) -> dict[str, str]:
+    """`--bind role=model` flags; a later flag for the same role wins."""
+    out: dict[str, str] = {}
+    for b in cli_binds or ():
+        role, eq, mid = b.partition("=")
+        role, mid = role.strip(), mid.strip()
+        if not eq or not role or not mid:
+            raise ConfigError(f"--bind needs ROLE=MODEL, got '{b}'")
+        out[role] = mid
+    return out
+
+
+def bind_roles(prompt_roles: dict, config: Config | None, cli_binds: list[str] = ()) -> dict:
+    """A ModelBinding for every declared role (prompt.frontmatter.models:
+    role -> RoleOptions), in the order of runvil.md §6."""
+    from ..engine.run import ModelBinding
+
+    config = config or Config()
+    flags = parse_binds(list(cli_binds))
+    for role in flags:
+        if role not in prompt_roles:
+            declared = ", ".join(prompt_roles) or "none"
+            raise ConfigError(f"--bind {role}=...: the prompt declares no model role '{role}' (declared: {declared})")
+
+    def catalog(mid: str, how: str):
+        if mid not in config.models:
+            where = f"in {config.path}" if config.path else "(there is no config file)"
+            raise ConfigError(f"model role '{role}' is bound by {how} to '{mid}', which is not a catalog model {where}")
+        return config.models[mid]
+
+    out = {}
+    for role, opts in prompt_roles.items():
+        if role in flags:
+            model = catalog(flags[role], "--bind")
+        elif role in config.bind:
+            model = catalog(config.bind[role], "[bind]")
+        else:
+            suggested = getattr(opts, "model", None)
+            if suggested is not None and suggested in config.models:
+                model = config.models[suggested]
+            elif config.default_model is not None:
+                model = config.models[config.default_model]
+            else:
+                raise ConfigError(f"model role '{role}' is not bound to a model: {_unbound_hint(role, suggested, config)}")
+        out[role] = ModelBinding(id=model.id, context=model.context, max_tokens=model.max_tokens, name=model.id)
+    return out
+
+
+def _unbound_hint(role: str, suggested: str | None, config: Config) -> str:
+    parts = []
+    if suggested is not None:
+        parts.append(f"its suggested model '{suggested}' is not in the catalog")
+    if config.path is None:
+        parts.append("no config file was found (--config, RUNVIL_CONFIG or ./runvil.toml)")
+    else:
+        parts.append(f"pass --bind {role}=MODEL, add it to [bind] or set default_model in {config.path}")
+    return "; ".join(parts)
+
+
+def needed_keys(config: Config, bindings: dict, environ=None) -> dict[str, str | None]:
+    """Reads, up front, the key of every provider a binding uses (so a
+    missing key fails before the run starts): provider name -> key."""
+    keys = {}
+    for b in bindings.values():
+        model = config.models.get(b.id)
+        if model is not None and model.provider not in keys:
+            keys[model.provider] = provider_key(config, model.provider, environ)
+    return keys
+
+
+def real_providers(prompt_roles: dict, config: Config | None, cli_binds: list[str] = (), environ=None,
+                   on_fragment=None, timeout: float | None = None):
+    """Everything `runvil run` needs for real providers: the bindings of every
+    declared role and a `ProviderSet` answering their rounds (every key the
+    bindings need is read now, so a missing one fails before the run)."""
+    from ..harness.providers import ProviderSet
+
+    config = config or Config()
+    bindings = bind_roles(prompt_roles, config, cli_binds)
+    keys = needed_keys(config, bindings, environ)
+    extra = {} if timeout is None else {"timeout": timeout}
+    return bindings, ProviderSet(config, bindings, keys, environ=environ, on_fragment=on_fragment, **extra)

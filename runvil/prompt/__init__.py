@@ -1,0 +1,149 @@
+"""runvil.prompt: a prompt file (Markdown + YAML frontmatter + Lua blocks)
+parsed into a `Prompt`, or into every `ParseError` it has (spec §2).
+
+    prompt = parse_file("first-chat.md")     # raises the first ParseError
+    prompt = parse_text(text, path="x.md")
+    errors = check_text(text, "x.md")         # all of them, for `runvil check`
+
+Every ```lua block is compiled here, with its chunk name and the file's line
+numbers (the code is padded with newlines so Lua's line N is file line N), so
+a block that does not compile fails the parse, before any run. Errors are
+ordered by file line. Newlines (`\\r\\n`, `\\r`) read as `\\n`; a leading
+UTF-8 byte order mark is dropped. A file that is not UTF-8 is a `Structure`
+error on the line of the first bad byte.
+"""
+
+from __future__ import annotations
+
+import re
+from os import PathLike
+from pathlib import Path
+
+import attrs
+
+from runvil.lua import LuaSyntaxError, compile_lua
+
+from .frontmatter import MESSAGE as _FM_MESSAGE
+from .frontmatter import NO_FRONTMATTER, read_frontmatter, split_frontmatter
+from .interpolate import USERDATA, InterpolationError, NotJSON, fill
+from .model import Frontmatter, LuaBlock, ParseError, Prompt, Prose, RoleOptions, Section, trim_blank_lines
+from .structure import read_body
+
+__all__ = [
+    "Frontmatter",
+    "InterpolationError",
+    "LuaBlock",
+    "NotJSON",
+    "ParseError",
+    "Prompt",
+    "Prose",
+    "RoleOptions",
+    "Section",
+    "USERDATA",
+    "check_file",
+    "check_text",
+    "compile_block",
+    "fill",
+    "parse_file",
+    "parse_text",
+    "trim_blank_lines",
+]
+
+NOT_UTF8 = "the file is not valid UTF-8 (byte 0x{byte:02x})"
+
+
+def split_lines(text: str) -> list[str]:
+    """The file's lines, newlines normalized; line n is `lines[n - 1]`."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the final newline ends the last line, it starts none
+    return lines
+
+
+def compile_block(block: LuaBlock, path: str) -> LuaBlock | ParseError:
+    """Compiles one block with the file's line numbers: the compiled block,
+    or its `Lua` parse error (Lua's own message, which names the chunk)."""
+    source = "\n" * (block.line - 1) + block.code
+    try:
+        compiled = compile_lua(source.encode("utf-8").decode("latin-1"), block.chunkname)
+    except LuaSyntaxError as exc:
+        message = exc.value if isinstance(exc.value, str) else str(exc)
+        message = message.encode("latin-1", "replace").decode("utf-8", "replace")
+        m = re.match(re.escape(block.chunkname) + r":(\d+):", message)
+        return ParseError("Lua", message, int(m.group(1)) if m else block.line, path)
+    return attrs.evolve(block, compiled=compiled)
+
+
+def _compile_section(section: Section, path: str, errors: list[ParseError]) -> Section:
+    pieces = []
+    for piece in section.pieces:
+        if isinstance(piece, LuaBlock):
+            compiled = compile_block(piece, path)
+            if isinstance(compiled, ParseError):
+                errors.append(compiled)
+                continue
+            piece = compiled
+        pieces.append(piece)
+    return attrs.evolve(section, pieces=tuple(pieces))
+
+
+def _parse(text: str, path: str) -> tuple[Prompt | None, list[ParseError]]:
+    lines = split_lines(text)
+    errors: list[ParseError] = []
+    end, body_start, problem = split_frontmatter(lines)
+    frontmatter: Frontmatter | None = None
+    if problem is not None:
+        errors.append(ParseError("Frontmatter", _FM_MESSAGE.format(detail=problem), 1, path))
+    else:
+        frontmatter, fm_errors = read_frontmatter("\n".join(lines[1 : end - 1]), 2, path)
+        errors.extend(fm_errors)
+    if end is None and problem != NO_FRONTMATTER:
+        return None, errors  # an unclosed frontmatter swallowed the body
+    body = read_body(lines, body_start, path)
+    errors.extend(body.errors)
+    h1 = _compile_section(body.h1, path, errors)
+    sections = tuple(_compile_section(s, path, errors) for s in body.sections)
+    errors.sort(key=lambda e: e.line)
+    if errors or frontmatter is None:
+        return None, errors
+    prompt = Prompt(Path(path), frontmatter, body.title, h1, sections, tuple(lines))
+    return prompt, errors
+
+
+def check_text(text: str, path: str = "<prompt>") -> list[ParseError]:
+    """Every parse error of the prompt `text`, in file-line order."""
+    return _parse(text, str(path))[1]
+
+
+def parse_text(text: str, path: str | PathLike = "<prompt>") -> Prompt:
+    """Parses a prompt from its text; raises the first ParseError."""
+    prompt, errors = _parse(text, str(path))
+    if errors:
+        raise errors[0]
+    assert prompt is not None
+    return prompt
+
+
+def _read(path: str | PathLike) -> tuple[str | None, ParseError | None]:
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return None, ParseError("Structure", NOT_UTF8.format(byte=data[exc.start]), line, str(path))
+
+
+def parse_file(path: str | PathLike) -> Prompt:
+    """Reads and parses a prompt file; raises the first ParseError (an
+    unreadable file raises OSError as usual)."""
+    text, error = _read(path)
+    if error is not None:
+        raise error
+    return parse_text(text, path)
+
+
+def check_file(path: str | PathLike) -> list[ParseError]:
+    """Every parse error of the prompt file at `path` (OSError if unreadable)."""
+    text, error = _read(path)
+    return [error] if error is not None else check_text(text, str(path))

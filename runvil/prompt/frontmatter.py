@@ -1,0 +1,343 @@
+"""Reading and checking the YAML frontmatter of a prompt file (spec §2).
+
+The frontmatter is the YAML between a first line `---` and the next `---`
+line. Every problem is reported as `invalid frontmatter: {detail}` on the
+file line of the offending key or value, and all of them are collected (for
+`runvil check`), not just the first.
+
+Decisions (where the spec is silent):
+
+- **YAML 1.2 core schema.** Only `true`/`false` are booleans, only
+  `null`/`~`/empty are null, integers are decimal, `0o17` or `0x1f`, and
+  there are no timestamps or merge keys. So `thinking: off` is the string
+  `off`, `description: No` is a string, and `max_tool_iterations: 010` is
+  ten, as a user reads them (PyYAML's YAML 1.1 would say False, False, 8).
+- **`{raw}` is the value as written** in the file: the source text of the
+  value, quotes included (`"ten"` shows as `"ten"`, `2.5` as `2.5`,
+  `24.0` as `24.0`). A value written over several lines is joined into one
+  line, long
+  values are cut at 60 characters with `...`, and an empty value shows as
+  `nothing`.
+- **A whole number is a bare YAML integer**: `2.5`, `24.0`, `1e3`, `true`,
+  `"24"` and `nothing` all get `must be a whole number`; any integer outside
+  1..1000, however large, gets `must be between 1 and 1000`.
+- `models:` or `uses:` left empty mean no roles and no packs; a role with no
+  options may be written `writer: {}` or `writer:`.
+- A duplicate key (at any level we check) is refused rather than letting the
+  last one win silently.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import yaml
+from yaml.constructor import ConstructorError
+
+from .model import Frontmatter, ParseError, RoleOptions
+
+MESSAGE = "invalid frontmatter: {detail}"
+NO_FRONTMATTER = "the file must start with a '---' line that opens the frontmatter"
+UNCLOSED = "the frontmatter opened on line {line} is never closed with a '---' line"
+NOT_A_MAPPING = "the frontmatter must be a mapping of keys, got {raw}"
+MISSING_KEY = "missing required key '{key}'"
+UNKNOWN_KEY = "unknown key '{key}' (only keys starting with 'x-' may be added)"
+DUPLICATE_KEY = "duplicate key '{key}'"
+BAD_NAME = "name must be lowercase letters, digits and '-', got {raw}"
+BAD_DESCRIPTION = "description must be a non-empty string, got {raw}"
+BAD_RUNVIL = "runvil must be 0, got {raw}"
+BAD_MODELS = "models must be a mapping of role names to options, got {raw}"
+BAD_ROLE_NAME = "models: a role name must be a non-empty string, got {raw}"
+BAD_ROLE = "models.{role} must be a mapping of options, got {raw}"
+UNKNOWN_OPTION = "models.{role}: unknown option '{option}'"
+BAD_MODEL_ID = "models.{role}.model must be a non-empty string, got {raw}"
+BAD_NUMBER = "models.{role}.{option} must be a number, got {raw}"
+BAD_POSITIVE = "models.{role}.{option} must be a positive whole number, got {raw}"
+BAD_THINKING = "models.{role}.thinking must be one of off, low, medium, high, got {raw}"
+BAD_USES = "uses must be a list of pack names, got {raw}"
+BAD_PACK = "uses: a pack name must be a non-empty string, got {raw}"
+DUPLICATE_PACK = "uses lists pack '{pack}' twice"
+NOT_WHOLE = "max_tool_iterations must be a whole number, got {raw}"
+OUT_OF_RANGE = "max_tool_iterations must be between 1 and 1000, got {raw}"
+
+REQUIRED = ("name", "description", "runvil")
+OPTIONAL = ("models", "uses", "max_tool_iterations")
+ROLE_OPTIONS = ("model", "temperature", "top_p", "max_tokens", "thinking", "context")
+THINKING = ("off", "low", "medium", "high")
+DEFAULT_MAX_TOOL_ITERATIONS = 24
+_NAME = re.compile(r"[a-z0-9-]+\Z")
+
+
+# --- YAML 1.2 core schema on top of PyYAML's safe loader -------------------
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+_DROPPED = {f"tag:yaml.org,2002:{t}" for t in ("bool", "int", "float", "null", "timestamp", "value", "merge")}
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in _DROPPED]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_INT = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+_FLOAT = re.compile(
+    r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+_Loader.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
+_Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456789."))
+
+
+def _construct_bool(loader, node):
+    value = loader.construct_scalar(node)
+    if value not in ("true", "True", "TRUE", "false", "False", "FALSE"):
+        raise ConstructorError(None, None, f"invalid boolean {value!r}", node.start_mark)
+    return value in ("true", "True", "TRUE")
+
+
+def _construct_int(loader, node):
+    value = loader.construct_scalar(node)
+    if not _INT.match(value):
+        raise ConstructorError(None, None, f"invalid integer {value!r}", node.start_mark)
+    if value.startswith(("0o", "0x")):
+        return int(value[2:], 8 if value[1] == "o" else 16)
+    return int(value, 10)
+
+
+def _construct_float(loader, node):
+    value = loader.construct_scalar(node)
+    if not _FLOAT.match(value):
+        raise ConstructorError(None, None, f"invalid float {value!r}", node.start_mark)
+    lowered = value.lower()
+    if lowered.endswith(".inf"):
+        return -math.inf if lowered.startswith("-") else math.inf
+    if lowered == ".nan":
+        return math.nan
+    return float(value)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+
+
+# --- splitting the file ------------------------------------------------------
+
+
+def _is_delimiter(line: str) -> bool:
+    return line.rstrip(" \t") == "---"
+
+
+def split_frontmatter(lines: list[str]) -> tuple[int | None, int, str | None]:
+    """Finds the frontmatter in the file's lines. Returns (end, body_start,
+    problem): `end` is the 1-based line of the closing `---` (None when
+    there is no usable frontmatter), `body_start` the first body line, and
+    `problem` a frontmatter detail when the delimiters are wrong."""
+    if not lines or not _is_delimiter(lines[0]):
+        return None, 1, NO_FRONTMATTER
+    for i in range(1, len(lines)):
+        if _is_delimiter(lines[i]):
+            return i + 1, i + 2, None
+    return None, len(lines) + 1, UNCLOSED.format(line=1)
+
+
+# --- checking the keys -------------------------------------------------------
+
+
+class _Checker:
+    """Validates the composed YAML nodes, collecting every problem."""
+
+    def __init__(self, loader: _Loader, text: str, first_line: int, path: str):
+        self.loader, self.text, self.first_line, self.path = loader, text, first_line, path
+        self.errors: list[ParseError] = []
+
+    def fail(self, node, detail: str) -> None:
+        # A missing key is reported on the opening `---` line.
+        line = self.first_line + node.start_mark.line if node is not None else self.first_line - 1
+        self.errors.append(ParseError("Frontmatter", MESSAGE.format(detail=detail), line, self.path))
+
+    def raw(self, node) -> str:
+        written = self.text[node.start_mark.index : node.end_mark.index]
+        written = re.sub(r"[ \t]*\n\s*", " ", written).strip()
+        if not written:
+            return "nothing"
+        return written if len(written) <= 60 else written[:57] + "..."
+
+    def value(self, node) -> Any:
+        return self.loader.construct_object(node, deep=True)
+
+    def pairs(self, mapping_node) -> list[tuple[Any, Any, Any]]:
+        """(key, key_node, value_node) in file order, refusing duplicates."""
+        seen: set = set()
+        out = []
+        for knode, vnode in mapping_node.value:
+            key = self.value(knode)
+            marker = (type(key), key) if isinstance(key, (str, int, float, bool, type(None))) else repr(key)
+            if marker in seen:
+                self.fail(knode, DUPLICATE_KEY.format(key=key))
+                continue
+            seen.add(marker)
+            out.append((key, knode, vnode))
+        return out
+
+    def check(self, top) -> Frontmatter | None:
+        if top is None:
+            top = yaml.MappingNode("tag:yaml.org,2002:map", [], None, None)
+        elif not isinstance(top, yaml.MappingNode):
+            self.fail(top, NOT_A_MAPPING.format(raw=self.raw(top)))
+            return None
+        fields: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        present: set[str] = set()
+        for key, knode, vnode in self.pairs(top):
+            if isinstance(key, str) and key.startswith("x-"):
+                extra[key] = self.value(vnode)
+            elif key in REQUIRED or key in OPTIONAL:
+                present.add(key)
+                checked = getattr(self, f"check_{key}")(vnode)
+                if checked is not _BAD:
+                    fields[key] = checked
+            else:
+                self.fail(knode, UNKNOWN_KEY.format(key=key))
+        for key in REQUIRED:
+            if key not in present:
+                self.fail(None, MISSING_KEY.format(key=key))
+        if self.errors:
+            return None
+        return Frontmatter(extra=extra, **fields)
+
+    def check_name(self, node):
+        v = self.value(node)
+        if isinstance(v, str) and _NAME.match(v):
+            return v
+        self.fail(node, BAD_NAME.format(raw=self.raw(node)))
+        return _BAD
+
+    def check_description(self, node):
+        v = self.value(node)
+        if isinstance(v, str) and v.strip():
+            return v
+        self.fail(node, BAD_DESCRIPTION.format(raw=self.raw(node)))
+        return _BAD
+
+    def check_runvil(self, node):
+        v = self.value(node)
+        if type(v) is int and v == 0:
+            return 0
+        self.fail(node, BAD_RUNVIL.format(raw=self.raw(node)))
+        return _BAD
+
+    def check_max_tool_iterations(self, node):
+        v = self.value(node)
+        if type(v) is not int:
+            self.fail(node, NOT_WHOLE.format(raw=self.raw(node)))
+            return _BAD
+        if not 1 <= v <= 1000:
+            self.fail(node, OUT_OF_RANGE.format(raw=self.raw(node)))
+            return _BAD
+        return v
+
+    def check_uses(self, node):
+        if _is_null(node):
+            return ()
+        if not isinstance(node, yaml.SequenceNode):
+            self.fail(node, BAD_USES.format(raw=self.raw(node)))
+            return _BAD
+        packs: list[str] = []
+        ok = True
+        for item in node.value:
+            v = self.value(item)
+            if not (isinstance(v, str) and v.strip()):
+                self.fail(item, BAD_PACK.format(raw=self.raw(item)))
+                ok = False
+            elif v in packs:
+                self.fail(item, DUPLICATE_PACK.format(pack=v))
+                ok = False
+            else:
+                packs.append(v)
+        return tuple(packs) if ok else _BAD
+
+    def check_models(self, node):
+        if _is_null(node):
+            return {}
+        if not isinstance(node, yaml.MappingNode):
+            self.fail(node, BAD_MODELS.format(raw=self.raw(node)))
+            return _BAD
+        roles: dict[str, RoleOptions] = {}
+        ok = True
+        for role, knode, vnode in self.pairs(node):
+            if not (isinstance(role, str) and role.strip()):
+                self.fail(knode, BAD_ROLE_NAME.format(raw=self.raw(knode)))
+                ok = False
+                continue
+            options = self.check_role(role, vnode)
+            if options is _BAD:
+                ok = False
+            else:
+                roles[role] = options
+        return roles if ok else _BAD
+
+    def check_role(self, role: str, node):
+        if _is_null(node):
+            return RoleOptions()
+        if not isinstance(node, yaml.MappingNode):
+            self.fail(node, BAD_ROLE.format(role=role, raw=self.raw(node)))
+            return _BAD
+        options: dict[str, Any] = {}
+        ok = True
+        for option, knode, vnode in self.pairs(node):
+            if option not in ROLE_OPTIONS:
+                self.fail(knode, UNKNOWN_OPTION.format(role=role, option=option))
+                ok = False
+                continue
+            v = self.value(vnode)
+            raw = self.raw(vnode)
+            if option == "model":
+                good, detail = isinstance(v, str) and bool(v.strip()), BAD_MODEL_ID
+            elif option in ("temperature", "top_p"):
+                good = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                detail = BAD_NUMBER
+            elif option in ("max_tokens", "context"):
+                good, detail = type(v) is int and v > 0, BAD_POSITIVE
+            else:
+                good, detail = isinstance(v, str) and v in THINKING, BAD_THINKING
+            if good:
+                options[option] = v
+            else:
+                self.fail(vnode, detail.format(role=role, option=option, raw=raw))
+                ok = False
+        return RoleOptions(**options) if ok else _BAD
+
+
+_BAD = object()
+
+
+def _is_null(node) -> bool:
+    return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
+
+
+def read_frontmatter(text: str, first_line: int, path: str) -> tuple[Frontmatter | None, list[ParseError]]:
+    """Parses and checks the YAML `text` whose first line is file line
+    `first_line`. Returns the frontmatter (None when invalid) and every
+    problem found."""
+    loader = _Loader(text)
+    try:
+        top = loader.get_single_node()
+        checker = _Checker(loader, text, first_line, path)
+        frontmatter = checker.check(top)
+        return frontmatter, checker.errors
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = first_line + (mark.line if mark is not None else 0)
+        detail = exc.problem or exc.context or "malformed YAML"
+        return None, [ParseError("Frontmatter", MESSAGE.format(detail=detail), line, path)]
+    except yaml.YAMLError as exc:  # pragma: no cover - every PyYAML error we know is marked
+        return None, [ParseError("Frontmatter", MESSAGE.format(detail=str(exc)), first_line, path)]
+    finally:
+        loader.dispose()

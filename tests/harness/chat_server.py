@@ -1,0 +1,164 @@
+"""A real Chat Completions server on 127.0.0.1 for the harness tests.
+
+Each request pops the next scripted `Reply` (FIFO) and records what it
+received (`requests`: method, path, headers, parsed JSON body). A reply is
+either an HTTP error (`status`, `body`), a plain JSON completion (`json`),
+or an SSE stream (`chunks`: dicts sent as `data: {...}`, strings written as
+raw lines, `threading.Event`s the server waits on before going on, numbers
+the server sleeps), ended by `data: [DONE]` unless `done=False`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    chunks: list | None = None
+    json: dict | None = None
+    body: str = ""
+    delay: float = 0.0  # seconds before the headers
+    done: bool = True
+    content_type: str | None = None
+
+
+def stream(*chunks, done: bool = True, delay: float = 0.0) -> Reply:
+    return Reply(chunks=list(chunks), done=done, delay=delay)
+
+
+def error(status: int, body) -> Reply:
+    return Reply(status=status, body=body if isinstance(body, str) else json.dumps(body))
+
+
+def chunk(delta: dict | None = None, finish: str | None = None, model: str = "test-model", **extra) -> dict:
+    c = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "model": model,
+        "choices": [{"index": 0, "delta": delta or {}, "finish_reason": finish}],
+    }
+    c.update(extra)
+    return c
+
+
+def usage_chunk(prompt: int, completion: int, reasoning: int | None = None, model: str = "test-model") -> dict:
+    u = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    if reasoning is not None:
+        u["completion_tokens_details"] = {"reasoning_tokens": reasoning}
+    return {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": model, "choices": [], "usage": u}
+
+
+def text_stream(*fragments, finish: str | None = "stop") -> Reply:
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    chunks += [chunk({"content": f}) for f in fragments]
+    chunks.append(chunk({}, finish=finish))
+    return stream(*chunks)
+
+
+class ChatServer:
+    def __init__(self):
+        self.replies: list[Reply] = []
+        self.requests: list[dict] = []
+        self.stopping = threading.Event()
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"  # one request per connection; streams end at close
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(n)
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    body = None
+                with server._lock:
+                    server.requests.append(
+                        {"method": "POST", "path": self.path, "headers": dict(self.headers), "body": body, "raw": raw}
+                    )
+                    reply = server.replies.pop(0) if server.replies else error(500, "no reply scripted")
+                try:
+                    server._send(self, reply)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.block_on_close = False
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self.httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def reply(self, *replies: Reply) -> "ChatServer":
+        with self._lock:
+            self.replies.extend(replies)
+        return self
+
+    def start(self) -> "ChatServer":
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def _wait(self, seconds: float) -> None:
+        self.stopping.wait(seconds)
+
+    def _send(self, h: BaseHTTPRequestHandler, r: Reply) -> None:
+        if r.delay:
+            self._wait(r.delay)
+            if self.stopping.is_set():
+                return
+        if r.chunks is None:
+            data = (json.dumps(r.json) if r.json is not None else r.body).encode("utf-8")
+            h.send_response(r.status)
+            h.send_header("Content-Type", r.content_type or ("application/json" if r.json is not None else "text/plain"))
+            h.send_header("Content-Length", str(len(data)))
+            h.end_headers()
+            h.wfile.write(data)
+            return
+        h.send_response(r.status)
+        h.send_header("Content-Type", r.content_type or "text/event-stream")
+        h.send_header("Cache-Control", "no-cache")
+        h.end_headers()
+        h.wfile.flush()
+        for c in r.chunks:
+            if isinstance(c, threading.Event):
+                c.wait(2.0)
+                continue
+            if isinstance(c, (int, float)):
+                self._wait(c)
+                continue
+            line = c if isinstance(c, str) else "data: " + json.dumps(c) + "\n\n"
+            h.wfile.write(line.encode("utf-8"))
+            h.wfile.flush()
+        if r.done:
+            h.wfile.write(b"data: [DONE]\n\n")
+            h.wfile.flush()
+
+
+def wait_until(pred, timeout: float = 2.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.01)
+    return pred()
