@@ -35,7 +35,8 @@ class SectionVM:
         self.section = section
         self.execution_id = execution_id
         self.role: str | None = None  # models.use
-        self.offers: list = []  # tools offered in this VM, in order
+        # tools offered in this VM; the H1's offers are in scope everywhere
+        self.offers: list = run.h1_offers if section is None else []
         self.rendered_tools = None  # fixed at the first loop round
         self.in_loop = False
         self.compacting = False
@@ -47,6 +48,7 @@ class SectionVM:
 
     def _install_globals(self):
         from .models import open_models
+        from .tools import open_tools
 
         st = self.state
         G = st.G
@@ -55,6 +57,9 @@ class SectionVM:
         G.set_str("input", to_lua_str(self.run.input) if self.run.input is not None else None)
         G.set_str("prose", "")
         G.set_str("models", open_models(self))
+        tools, packs = open_tools(self)
+        G.set_str("tools", tools)
+        G.set_str("packs", packs)
         G.set_str("jump", builtin(lambda *a: self._jump(*a)))
         G.set_str("require", builtin(lambda *a: self._require(*a)))
         st.ns["_package_loaded"] = {}

@@ -64,8 +64,11 @@ def run_command(argv: list[str]) -> int:
     if input_text is None and args.script:
         input_text = answer.world_input
     requests: list = []
+    from ..harness.packs import discover_packs, pack_schemas
+
+    packs = discover_packs()
     try:
-        run = Run(prompt, input=input_text, bindings=bindings)
+        run = Run(prompt, input=input_text, bindings=bindings, packs=pack_schemas(packs))
     except PrepareError as e:
         print(f"runvil: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -84,12 +84,6 @@ def make_forprep(steps: list, tick):
     charged to the step budget up front (in slices, so long loops still
     reach `tick`); a float loop is a generator that counts each step."""
 
-    def charge(sub: range) -> range:
-        steps[0] -= len(sub)
-        if steps[0] < 0:
-            tick()
-        return sub
-
     def forprep(start, stop, step):
         if type(start) is int and type(step) is int:
             if type(stop) is not int:
@@ -103,7 +97,7 @@ def make_forprep(steps: list, tick):
             if n <= steps[0]:
                 steps[0] -= n
                 return r
-            return chain.from_iterable(map(charge, (r[i : i + _SLICE] for i in range(0, n, _SLICE))))
+            return _sliced(r, steps, tick)
         for what, v in (("initial value", start), ("limit", stop), ("step", step)):
             if type(v) is not int and type(v) is not float:
                 rt_error(f"bad 'for' {what} (number expected, got {V.type_name(v)})")
@@ -115,11 +109,31 @@ def make_forprep(steps: list, tick):
         """A loop left early gives back the iterations it was charged for."""
         if type(r) is range:
             steps[0] += len(r) - r.index(i) - 1
+        elif type(r) is _Sliced:
+            sub = r.current
+            steps[0] += len(sub) - sub.index(i) - 1
 
     return forprep, refund
 
 
 _SLICE = 10_000
+
+
+class _Sliced(chain):
+    """A long integer loop: its range in slices, each charged as it starts
+    (so `tick` still runs), iterated at C speed."""
+
+
+def _sliced(r: range, steps: list, tick) -> _Sliced:
+    def charge(sub: range) -> range:
+        it.current = sub
+        steps[0] -= len(sub)
+        if steps[0] < 0:
+            tick()
+        return sub
+
+    it = _Sliced.from_iterable(map(charge, (r[i : i + _SLICE] for i in range(0, len(r), _SLICE))))
+    return it
 
 
 def _for_limit(start: int, stop, step: int):

@@ -136,7 +136,10 @@ class LuaState:
         """Calls a Lua value on a Lua thread (large stack); returns its
         results as a tuple. Lua errors propagate as LuaError."""
         if getattr(_lua_thread, "active", False):
-            return V.calln(f, *args)
+            try:
+                return V.calln(f, *args)
+            except RecursionError as e:
+                raise LuaError(stack_overflow_message(e)) from None
         self.reset_limits()
         return run_on_lua_thread(lambda: self._call_here(f, args))
 

@@ -45,7 +45,7 @@ def check_loop_args(vm, handle, args: tuple):
 
 def run_loop(vm, handle_role: str | None, compactor):
     from ..models import current_role, empty_reply_error, failure_error, is_overflow, send_round
-    from ..tools import render_tools, run_tool_calls
+    from ..tools import check_calls, render_tools, run_tool_calls
 
     run = vm.run
     cap = run.prompt.frontmatter.max_tool_iterations
@@ -69,9 +69,12 @@ def run_loop(vm, handle_role: str | None, compactor):
                     )
                 raise failure_error(answer)
             if answer.tool_calls:
-                calls = [{"id": c["id"], "name": c["name"], "arguments": c.get("arguments") or {}} for c in answer.tool_calls]
-                vm.messages.records.append(Record("assistant", answer.text or "", calls))
-                run_tool_calls(vm, calls)
+                calls = [dict(c) for c in answer.tool_calls]
+                check_calls(calls)
+                tool_records = run_tool_calls(vm, calls)
+                # the whole round lands at once, never half-answered
+                vm.messages.records.append(Record("assistant", "", calls))
+                vm.messages.records.extend(tool_records)
                 answered_tool = True
                 if rounds >= cap:
                     raise engine_error("tool_loop_exhausted", NOT_CONVERGED)
