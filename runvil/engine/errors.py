@@ -28,14 +28,18 @@ KINDS = tuple(RUN_ERROR_KIND)
 class ErrorValue(Userdata):
     """An Engine error value: `err.kind`, `err.message`, its fields."""
 
-    __slots__ = ("kind", "message", "fields")
+    __slots__ = ("kind", "message", "fields", "where")
     lua_type_name = "userdata"
 
     def __init__(self, kind: str, message: str, **fields):
+        from ..lua.errors import caller_where
+
         assert kind in RUN_ERROR_KIND, kind
         self.kind = kind
         self.message = message
         self.fields = {k: v for k, v in fields.items() if v is not None}
+        # the prompt line of the call that raised it ("section `A` prologue:14: ")
+        self.where = caller_where()
 
     def lua_index(self, key):
         if key == "kind":
@@ -82,7 +86,10 @@ def run_error_from(value) -> RunError:
     values keep their kind's run kind, message and fields; any other raised
     value (a string, a table) is a `Lua` run error."""
     if isinstance(value, ErrorValue):
-        return RunError(RUN_ERROR_KIND[value.kind], value.message, **value.fields)
+        kind = RUN_ERROR_KIND[value.kind]
+        # a Lua run error's message holds the error text and the prompt line
+        message = value.where + value.message if kind == "Lua" else value.message
+        return RunError(kind, message, **value.fields)
     if type(value) is str:
         return RunError("Lua", value)
     if type(value) is LuaTable:

@@ -235,7 +235,8 @@ class ExprCompiler:
         return f"(({r},) if type({r} := {self.raw_call(n)}) is not _Multi else _expand({r}))"
 
     def tailcall(self, n) -> str:
-        """`return f(args)`: a pending call that the caller's caller runs."""
+        """`return f(args)`: `_tail` makes a Lua callee a pending call that
+        the caller's caller runs; a builtin runs at once."""
         args = self.args(n.args)
         tail = f"({args},)" if args else "()"
         f = self.temp()
@@ -246,9 +247,9 @@ class ExprCompiler:
                 f"({f} if type({o} := {self.expr(n.obj)}) is _Table and type({f} := _index({o}, {name})) is _FT"
                 f" else _method({o}, {name}))"
             )
-            return f"_Multi((_TAILCALL, {callee}, ({o}, *{tail})))"
+            return f"_tail({callee}, ({o}, *{tail}))"
         callee = f"({f} if type({f} := {self.expr(n.func)}) is _FT else _callable({f}, {self.drepr(n.func)}))"
-        return f"_Multi((_TAILCALL, {callee}, {tail}))"
+        return f"_tail({callee}, {tail})"
 
     def explist(self, exprs: list, n: int):
         """n single-value texts for an expression list, or None when the

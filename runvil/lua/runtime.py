@@ -332,6 +332,7 @@ def base_namespace() -> dict:
         "_first": V.first,
         "_expand": V.expand,
         "_callable": V.callable_of,
+        "_tail": V.tail,
         "_method": V.method_of,
         "_index": V.index,
         "_setindex": V.setindex,

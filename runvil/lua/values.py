@@ -353,15 +353,35 @@ def callable_of(f, desc):
         return f
     h = getmetamethod(f, "__call")
     if h is not None:
-        return lambda *a: call(h, f, *a)
+        return _call_tm(h, f)
     if isinstance(f, Userdata):
-        return lambda *a: f.lua_call(*a)
-    msg = f"attempt to call a {type_name(f)} value{_desc(desc)}"
+        return _call_ud(f)
+    return _fail_call(f"attempt to call a {type_name(f)} value{_desc(desc)}")
 
+
+def _call_tm(h, f):
+    return lambda *a: call(h, f, *a)
+
+
+def _call_ud(f):
+    return lambda *a: f.lua_call(*a)
+
+
+def _fail_call(msg):
     def fail(*_a):
         rt_error(msg)
 
     return fail
+
+
+def tail(f, args: tuple):
+    """`return f(args)`. A Lua function becomes a pending call that the
+    caller's caller runs, so tail calls do not grow the stack; anything else
+    (a builtin, __call, an error) runs now, in the caller's frame, as Lua
+    runs a C function called in tail position."""
+    if f.__code__ in _NOT_TAIL:
+        return f(*args)
+    return Multi((TAILCALL, f, args))
 
 
 def method_of(o, name: str):
@@ -374,16 +394,22 @@ def method_of(o, name: str):
         if f.__code__ not in BUILTIN_CODES:
             return f
 
-        def renumbered(*a):
-            try:
-                return f(*a)
-            except ArgError as e:
-                if e.fname == name:
-                    e.renumber_for_method()
-                raise
-
-        return renumbered
+        return _renumbered(f, name)
     return callable_of(f, f"method '{name}'")
+
+
+def _renumbered(f, name):
+    from .errors import ArgError
+
+    def renumbered(*a):
+        try:
+            return f(*a)
+        except ArgError as e:
+            if e.fname == name:
+                e.renumber_for_method()
+            raise
+
+    return renumbered
 
 
 def call1(f, *args):
@@ -821,3 +847,22 @@ _ARITH.update(
     __add=add, __sub=sub, __mul=mul, __div=div, __mod=mod, __pow=pow_, __idiv=idiv,
     __unm=lambda a, b: unm(a),
 )
+
+
+def _not_tail_codes():
+    from .errors import BUILTIN_CODES
+
+    class _Codes:
+        """Code objects a tail call runs at once: builtins and the wrappers
+        above (the set of builtins grows as libraries open)."""
+
+        extra = {_call_tm(None, None).__code__, _call_ud(None).__code__, _fail_call("").__code__,
+                 _renumbered(None, "").__code__}
+
+        def __contains__(self, code):
+            return code in BUILTIN_CODES or code in self.extra
+
+    return _Codes()
+
+
+_NOT_TAIL = _not_tail_codes()

@@ -143,7 +143,10 @@ def test_models_default_and_handles():
 def test_missing_model():
     outcome, _ = finish(start("## A\n\n```lua\nreturn models.infer('hi')\n```\n"), [])
     assert outcome.error.kind == "Lua"
-    assert outcome.error.message == "no model selected; call models.use(role) or models.default(role) first"
+    # a Lua run error's message holds the error text and the prompt line
+    assert outcome.error.message == (
+        "section `A` prologue:14: no model selected; call models.use(role) or models.default(role) first"
+    )
     body = "## A\n\n```lua\nlocal ok, e = pcall(models.infer, 'x')\nreturn e.kind\n```\n"
     assert finish(start(body), [])[0].result == "missing_model"
 
