@@ -40,7 +40,7 @@ def run_command(argv: list[str]) -> int:
             _print_json({"ok": False, "result": None, "error": {"kind": "Parse", "message": str(e)}, "requests": []})
         return EXIT_PARSE
     except OSError as e:
-        print(f"runvil: cannot read {args.prompt}: {e.strerror}", file=sys.stderr)
+        print(f"runvil: cannot read {e.filename or args.prompt}: {e.strerror or e}", file=sys.stderr)
         return EXIT_USAGE
 
     from ..engine.run import PrepareError, Run

@@ -1,0 +1,1 @@
+"""The Lua grammar as package data: lua.lark links to <repo>/grammar/lua.lark."""
