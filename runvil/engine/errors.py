@@ -49,7 +49,7 @@ class ErrorValue(Userdata):
         return self.fields.get(key) if type(key) is str else None
 
     def lua_newindex(self, key, value):
-        raise_lua(f"error values are read-only")
+        raise_lua("error values are read-only")
 
     def lua_tostring(self) -> str:
         return self.message

@@ -8,7 +8,7 @@ order (or where `jump` sends it), each entry in a fresh VM.
 
 from __future__ import annotations
 
-from attrs import define, field
+from attrs import define
 
 from ..lua import Limits, LuaError
 from .errors import RunError, run_error_from

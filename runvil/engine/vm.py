@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..lua import Limits, LuaError, LuaState, LuaTable
 from ..lua.errors import builtin
-from ..lua.values import Userdata, fmt_number
+from ..lua.values import fmt_number
 from .conversation.messages import ASSIGN_GLOBAL, MessageList
 from .errors import raise_lua
 from .jsonlib import NotJSON, encode_compact, open_json, to_json

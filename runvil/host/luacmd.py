@@ -46,7 +46,7 @@ def run_lua_command(chunks: list[str], file: str | None, script_args: list[str])
                 try:
                     with open(file, "rb") as f:
                         source = f.read().decode("latin-1")
-                except OSError as e:
+                except OSError:
                     sys.stdout.flush()
                     print(f"runvil: cannot open {file}", file=sys.stderr)
                     return 1
@@ -76,7 +76,6 @@ def run_lua_command(chunks: list[str], file: str | None, script_args: list[str])
 def repl(state: LuaState) -> int:
     """A `lua -i`-like loop: expressions print their values; an incomplete
     chunk continues on the next line."""
-    import io
 
     interactive = sys.stdin.isatty()
     buffer = ""

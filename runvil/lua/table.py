@@ -17,7 +17,6 @@ Invariants the hot paths rely on:
 
 from __future__ import annotations
 
-import math
 
 
 class _BoolKey:

@@ -389,7 +389,7 @@ def method_of(o, name: str):
     argument errors count from the method's first explicit argument."""
     f = index(o, name)
     if type(f) is FunctionType:
-        from .errors import BUILTIN_CODES, ArgError
+        from .errors import BUILTIN_CODES
 
         if f.__code__ not in BUILTIN_CODES:
             return f

@@ -13,12 +13,11 @@ handlers; so no coroutine thread outlives its state.
 
 from __future__ import annotations
 
-import sys
 import threading
 import weakref
 
 from .. import values as V
-from ..args import arg_error, check_any, type_error
+from ..args import arg_error, type_error
 from ..errors import CoroutineKill, LuaError, builtin, caller_where
 from ..state import ensure_recursion_limit, start_lua_thread, stack_overflow_message
 from ..values import Multi
