@@ -219,7 +219,12 @@ class FunctionCompiler(ExprCompiler):
             value = vt
         sline = target.line
         if k.startswith("'") or k.startswith('"'):
-            self.em.emit(ind, f"if type({o}) is _Table and {o}.meta is None: {o}.set_str({k}, {value})", sline)
+            # a field that exists is overwritten in place, metatable or not
+            self.em.emit(
+                ind, f"if type({o}) is _Table and {value} is not None and {o}.hash.get({k}) is not None: {o}.hash[{k}] = {value}",
+                sline,
+            )
+            self.em.emit(ind, f"elif type({o}) is _Table and {o}.meta is None: {o}.set_str({k}, {value})", sline)
         else:
             self.em.emit(
                 ind, f"if type({o}) is _Table and {o}.meta is None and type({k}) is int: {o}.set_int({k}, {value})", sline

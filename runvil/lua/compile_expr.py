@@ -205,13 +205,19 @@ class ExprCompiler:
         return f"({f} if type({f} := {fn}) is _FT else _callable({f}, {self.drepr(n.func)}))({args})"
 
     def raw_method_call(self, n) -> str:
-        o, f = self.temp(), self.temp()
+        # the method is looked up in the object, then in its metatable's
+        # __index table (a class), inline; anything else goes to _method
+        o, f, m, i = self.temp(), self.temp(), self.temp(), self.temp()
         args = self.args(n.args)
         comma = ", " if args else ""
         name = repr(n.method)
+        lookup = (
+            f"({o}.hash.get({name}) or (({m} := {o}.meta) is not None and type({i} := {m}.hash.get('__index')) is _Table"
+            f" and {i}.hash.get({name})) or _index({o}, {name}))"
+        )
         return (
-            f"({f} if type({o} := {self.expr(n.obj)}) is _Table and type({f} := ({o}.hash.get({name})"
-            f" or _index({o}, {name}))) is _FT else _method({o}, {name}))({o}{comma}{args})"
+            f"({f} if type({o} := {self.expr(n.obj)}) is _Table and type({f} := {lookup}) is _FT"
+            f" else _method({o}, {name}))({o}{comma}{args})"
         )
 
     def e_Call(self, n):

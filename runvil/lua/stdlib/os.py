@@ -1,0 +1,191 @@
+"""The part of Lua 5.4's `os` library (loslib.c) that a sandbox may offer:
+`time`, `clock` and `date`. Nothing that touches files, processes or the
+environment is provided.
+
+Dates go through the C library as in Lua (Python's `time` module wraps
+localtime/gmtime/mktime/strftime), in the C locale.
+"""
+
+from __future__ import annotations
+
+import time as _time
+
+from .. import values as V
+from ..args import arg_error, check_int, check_str, type_error
+from ..errors import LuaError, caller_where
+from ..table import LuaTable
+from . import lib_table
+
+
+def _error(msg: str):
+    """luaL_error: the message with the position of the builtin's caller."""
+    raise LuaError(caller_where() + msg)
+
+
+_INT_MAX = 2**31 - 1
+_INT_MIN = -(2**31)
+#: years (since 1900) beyond which os.time computes 400 years nearer
+_FAR = 8000
+_SECS_400Y = 146097 * 86400
+
+#: conversions strftime accepts (ISO C99 and POSIX), by length
+_OPTIONS_1 = set("aAbBcCdDeFgGhHIjmMnprRStTuUVwWxXyYzZ%")
+_OPTIONS_2 = {
+    "Ec", "EC", "Ex", "EX", "Ey", "EY",
+    "Od", "Oe", "OH", "OI", "Om", "OM", "OS", "Ou", "OU", "OV", "Ow", "OW", "Oy",
+}
+
+
+# --------------------------------------------------------------- fields
+
+
+def _getfield(t, key: str, d: int, delta: int) -> int:
+    v = V.index(t, key)
+    res = V.tointeger(v)
+    if res is None:
+        if v is not None:
+            _error(f"field '{key}' is not an integer")
+        if d < 0:
+            _error(f"field '{key}' missing in date table")
+        return d
+    if not (res - delta <= _INT_MAX if res >= 0 else _INT_MIN + delta <= res):
+        _error(f"field '{key}' is out-of-bound")
+    return res - delta
+
+
+def _getboolfield(t, key: str) -> int:
+    v = V.index(t, key)
+    if v is None:
+        return -1
+    return 0 if v is False else 1
+
+
+def _setallfields(t, st, year_shift: int = 0) -> None:
+    """Stores a struct_time in t as Lua's setallfields does."""
+    V.setindex(t, "year", st.tm_year + year_shift)
+    V.setindex(t, "month", st.tm_mon)
+    V.setindex(t, "day", st.tm_mday)
+    V.setindex(t, "hour", st.tm_hour)
+    V.setindex(t, "min", st.tm_min)
+    V.setindex(t, "sec", st.tm_sec)
+    V.setindex(t, "yday", st.tm_yday)
+    V.setindex(t, "wday", (st.tm_wday + 1) % 7 + 1)  # Python: Monday is 0
+    if st.tm_isdst >= 0:
+        V.setindex(t, "isdst", bool(st.tm_isdst))
+
+
+# ---------------------------------------------------------------- time
+
+
+def o_time(*args):
+    if not args or args[0] is None:
+        return int(_time.time())
+    if type(args[0]) is not LuaTable:
+        type_error(args, 1, "time", "table")
+    t = args[0]
+    year = _getfield(t, "year", -1, 1900)
+    month = _getfield(t, "month", -1, 1)
+    day = _getfield(t, "day", -1, 0)
+    hour = _getfield(t, "hour", 12, 0)
+    minute = _getfield(t, "min", 0, 0)
+    sec = _getfield(t, "sec", 0, 0)
+    isdst = _getboolfield(t, "isdst")
+    # The Gregorian calendar repeats every 400 years (146097 days, a whole
+    # number of weeks): far years are moved near enough for Python's mktime
+    # (C int years, float seconds) to be exact, then moved back.
+    shift = 0
+    if year > _FAR:
+        shift = (year - _FAR) // 400 * 400
+    elif year < -_FAR:
+        shift = -((-_FAR - year + 399) // 400 * 400)
+    try:
+        r = _time.mktime((year - shift + 1900, month + 1, day, hour, minute, sec, 0, 1, isdst))
+        st = _time.localtime(r)
+        if not _INT_MIN <= st.tm_year + shift - 1900 <= _INT_MAX:
+            raise OverflowError
+    except (OverflowError, ValueError, OSError):
+        # C's mktime failed: Lua still stores the fields it was given
+        st = _time.struct_time((year + 1900, month + 1, day, hour, minute, sec, 6, 1, isdst))
+        _setallfields(t, st)
+        _error("time result cannot be represented in this installation")
+    r = int(r) + shift // 400 * _SECS_400Y
+    _setallfields(t, st, shift)
+    if r == -1 or not V.MINI <= r <= V.MAXI:
+        _error("time result cannot be represented in this installation")
+    return r
+
+
+def o_clock(*args):
+    return _time.process_time()
+
+
+# ---------------------------------------------------------------- date
+
+
+def _checkoption(conv: str, fname: str) -> str:
+    """The conversion at the start of conv (after '%'), as loslib's
+    checkoption: one-char options, then two-char ones."""
+    if conv[:1] in _OPTIONS_1:
+        return conv[:1]
+    if conv[:2] in _OPTIONS_2:
+        return conv[:2]
+    shown = conv.split("\0", 1)[0]
+    arg_error(1, fname, f"invalid conversion specifier '%{shown}'")
+
+
+def _strftime(spec: str, st) -> str:
+    out = _time.strftime("%" + spec, st)
+    # strftime writes bytes; Python decodes them with the locale encoding
+    try:
+        b = out.encode("utf-8", "surrogateescape")
+    except UnicodeError:
+        return out
+    return b.decode("latin-1") if len(b) <= 250 else ""
+
+
+def o_date(*args):
+    s = check_str(args, 1, "date") if args and args[0] is not None else "%c"
+    if len(args) >= 2 and args[1] is not None:
+        tm = check_int(args, 2, "date")
+    else:
+        tm = int(_time.time())
+    utc = s.startswith("!")
+    if utc:
+        s = s[1:]
+    try:
+        st = _time.gmtime(tm) if utc else _time.localtime(tm)
+    except (OverflowError, ValueError, OSError):
+        st = None
+    if st is None:
+        _error("date result cannot be represented in this installation")
+    if s.split("\0", 1)[0] == "*t":
+        t = LuaTable()
+        _setallfields(t, st)
+        return t
+    out = []
+    i = 0
+    n = len(s)
+    while i < n:
+        j = s.find("%", i)
+        if j < 0:
+            out.append(s[i:])
+            break
+        out.append(s[i:j])
+        spec = _checkoption(s[j + 1 :], "date")
+        try:
+            out.append(_strftime(spec, st))
+        except (OverflowError, ValueError):
+            # years past C's int range, which C's strftime wraps around
+            _error("date result cannot be represented in this installation")
+        i = j + 1 + len(spec)
+    r = "".join(out)
+    V.check_string_size(len(r))
+    return r
+
+
+# ------------------------------------------------------------- opening
+
+
+def open_lib(state) -> None:
+    lib = lib_table({"clock": o_clock, "date": o_date, "time": o_time}, "os.")
+    state.G.set_str("os", lib)

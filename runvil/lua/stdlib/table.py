@@ -1,0 +1,493 @@
+"""Lua 5.4's `table` library (ltablib.c).
+
+Every function respects metamethods (`__index`, `__newindex`, `__len`) as
+Lua 5.4 does; a table without a metatable takes a fast path working on the
+array part directly (`arr`), which gives the same results.
+
+`table.sort` runs Lua's own quicksort (median of three, same pivots, same
+"invalid order function for sorting" checks), so results and errors match
+Lua's, except: a plain array of only integers, only strings, or only floats
+(no NaN, no mix of 0.0 and -0.0) without a comparator is sorted by Python's
+sort, which gives the same result since equal elements are then
+indistinguishable; and Lua re-randomises the pivot of badly unbalanced large
+partitions from the clock, so with an inconsistent comparator the order of
+elements comparing equal may differ from a given Lua run (as it does between
+two Lua runs). A comparator that modifies the table being sorted sees a
+snapshot (the sorted values are written back when the sort ends).
+"""
+
+from __future__ import annotations
+
+from .. import values as V
+from ..args import (
+    arg_error,
+    check_function,
+    check_int,
+    check_str,
+    opt_int,
+    type_error,
+)
+from ..errors import LuaError, caller_where
+from ..table import LuaTable
+from ..values import EMPTY, Multi, getmetatable
+from . import lib_table
+
+
+def _error(msg: str):
+    """luaL_error: the message with the position of the builtin's caller."""
+    raise LuaError(caller_where() + msg)
+
+
+_M64 = 0xFFFFFFFFFFFFFFFF
+MAXI = V.MAXI
+#: Lua's stack cannot take many more values than this (LUAI_MAXSTACK is
+#: 1,000,000 slots, minus what the calling frames use)
+MAX_RESULTS = 999_980
+
+_TAB_R, _TAB_W, _TAB_L = 1, 2, 4
+_FIELDS = ((_TAB_R, "__index"), (_TAB_W, "__newindex"), (_TAB_L, "__len"))
+
+
+def _checktab(args, n: int, fname: str, what: int):
+    """ltablib's checktab: a table, or a value whose metatable offers every
+    field that `what` needs."""
+    v = args[n - 1] if len(args) >= n else None
+    if type(v) is LuaTable:
+        return v
+    mt = getmetatable(v)
+    if mt is not None:
+        h = mt.hash
+        if all(not (what & bit) or h.get(ev) is not None for bit, ev in _FIELDS):
+            return v
+    type_error(args, n, fname, "table")
+
+
+def _len(t) -> int:
+    """luaL_len: the length, which must be an integer."""
+    if type(t) is LuaTable and t.meta is None:
+        return t.length()
+    n = V.length(t)
+    if type(n) is not int:
+        n = V.tointeger(n)  # lua_tointegerx: floats and numeric strings too
+        if n is None:
+            _error("object length is not an integer")
+    return n
+
+
+def _plain(t) -> bool:
+    return type(t) is LuaTable and t.meta is None
+
+
+def _geti(t, i):
+    if type(t) is LuaTable and t.meta is None:
+        return t.get_int(i)
+    return V.index(t, i)
+
+
+def _seti(t, i, v):
+    if type(t) is LuaTable and t.meta is None:
+        t.set_int(i, v)
+    else:
+        V.setindex(t, i, v)
+
+
+# ------------------------------------------------------------- insert
+
+
+def t_insert(*args):
+    if len(args) == 2:  # fast path: append to a plain sequence
+        t, v = args
+        if type(t) is LuaTable and t.meta is None and v is not None:
+            arr = t.arr
+            h = t.hash
+            if not h or (arr and len(arr) + 2 not in h):
+                arr.append(v)
+                return EMPTY
+    t = _checktab(args, 1, "insert", _TAB_R | _TAB_W | _TAB_L)
+    e = V.wrap(_len(t) + 1)  # first empty element
+    nargs = len(args)
+    if nargs == 2:
+        v = args[1]
+        if _plain(t):
+            arr = t.arr
+            if e == len(arr) + 1 and v is not None and (not t.hash or e + 1 not in t.hash):
+                arr.append(v)
+            else:
+                t.set_int(e, v)
+        else:
+            _seti(t, e, v)
+        return EMPTY
+    if nargs != 3:
+        _error("wrong number of arguments to 'insert'")
+    pos = check_int(args, 2, "insert")
+    # pos must be in [1, e]
+    if ((pos - 1) & _M64) >= (e & _M64):
+        arg_error(2, "insert", "position out of bounds")
+    v = args[2]
+    if _plain(t):
+        arr = t.arr
+        if e == len(arr) + 1 and (v is not None or pos < e) and (
+            not t.hash or e + 1 not in t.hash
+        ):
+            arr.insert(pos - 1, v)
+            return EMPTY
+        for i in range(e, pos, -1):
+            t.set_int(i, t.get_int(i - 1))
+        t.set_int(pos, v)
+        return EMPTY
+    for i in range(e, pos, -1):
+        V.setindex(t, i, V.index(t, i - 1))
+    V.setindex(t, pos, v)
+    return EMPTY
+
+
+# ------------------------------------------------------------- remove
+
+
+def t_remove(*args):
+    if len(args) == 1:  # fast path: pop from a plain sequence
+        t = args[0]
+        if type(t) is LuaTable and t.meta is None:
+            arr = t.arr
+            if arr:
+                v = arr.pop()
+                while arr and arr[-1] is None:
+                    arr.pop()
+                return v
+    t = _checktab(args, 1, "remove", _TAB_R | _TAB_W | _TAB_L)
+    size = _len(t)
+    pos = opt_int(args, 2, "remove", size)
+    if pos != size and ((pos - 1) & _M64) > (size & _M64):
+        # pos must be in [1, size + 1]
+        arg_error(2, "remove", "position out of bounds")
+    if _plain(t):
+        arr = t.arr
+        if size == len(arr) and 1 <= pos <= size:
+            v = arr.pop(pos - 1)
+            if pos == size:
+                while arr and arr[-1] is None:
+                    arr.pop()
+            return v
+        v = t.get_int(pos)
+        while pos < size:
+            t.set_int(pos, t.get_int(pos + 1))
+            pos += 1
+        t.set_int(pos, None)
+        return v
+    v = V.index(t, pos)
+    while pos < size:
+        V.setindex(t, pos, V.index(t, pos + 1))
+        pos += 1
+    V.setindex(t, pos, None)
+    return v
+
+
+# ------------------------------------------------------------- concat
+
+
+def _field_str(v, i):
+    tv = type(v)
+    if tv is str:
+        return v
+    if tv is int or tv is float:
+        return V.fmt_number(v)
+    _error(f"invalid value ({V.type_name(v)}) at index {i} in table for 'concat'")
+
+
+def t_concat(*args):
+    t = _checktab(args, 1, "concat", _TAB_R | _TAB_L)
+    last = _len(t)
+    sep = check_str(args, 2, "concat") if len(args) >= 2 and args[1] is not None else ""
+    i = opt_int(args, 3, "concat", 1)
+    last = opt_int(args, 4, "concat", last)
+    if i > last:
+        return ""
+    if _plain(t) and 1 <= i and last <= len(t.arr):
+        parts = t.arr[i - 1 : last]
+        for k, v in enumerate(parts):
+            if type(v) is not str:
+                parts[k] = _field_str(v, i + k)
+    else:
+        parts = []
+        size = 0
+        lsep = len(sep)
+        while True:
+            s = _field_str(_geti(t, i), i)
+            parts.append(s)
+            size += len(s) + lsep
+            if size > 65536:
+                V.check_string_size(size - lsep)
+            if i >= last:
+                break
+            i += 1
+    n = len(parts)
+    total = sum(map(len, parts)) + len(sep) * (n - 1)
+    V.check_string_size(total)
+    return sep.join(parts)
+
+
+# ------------------------------------------------------- pack, unpack
+
+
+def t_pack(*args):
+    arr = list(args)
+    while arr and arr[-1] is None:
+        arr.pop()
+    t = LuaTable(arr)
+    t.set_str("n", len(args))
+    return t
+
+
+def t_unpack(*args):
+    t = args[0] if args else None
+    i = opt_int(args, 2, "unpack", 1)
+    if len(args) >= 3 and args[2] is not None:
+        e = check_int(args, 3, "unpack")
+    else:
+        e = _len(t)
+    if i > e:
+        return EMPTY
+    n = e - i  # number of elements minus 1
+    if n >= MAX_RESULTS:
+        _error("too many results to unpack")
+    if _plain(t):
+        arr = t.arr
+        if 1 <= i and e <= len(arr):
+            if n == 0:
+                return arr[i - 1]
+            return Multi(arr[i - 1 : e])
+        get = t.get_int
+        return Multi([get(k) for k in range(i, e + 1)])
+    index = V.index
+    return Multi([index(t, k) for k in range(i, e + 1)])
+
+
+# --------------------------------------------------------------- move
+
+
+def t_move(*args):
+    f = check_int(args, 2, "move")
+    e = check_int(args, 3, "move")
+    tpos = check_int(args, 4, "move")
+    tt = 5 if len(args) >= 5 and args[4] is not None else 1
+    a1 = _checktab(args, 1, "move", _TAB_R)
+    dest = _checktab(args, tt, "move", _TAB_W)
+    if e >= f:
+        if not (f > 0 or e < MAXI + f):
+            arg_error(3, "move", "too many elements to move")
+        n = e - f + 1  # number of elements to move
+        if tpos > MAXI - n + 1:
+            arg_error(4, "move", "destination wrap around")
+        if _plain(a1) and _plain(dest) and 1 <= f and e <= len(a1.arr):
+            _move_plain(a1, f, e, tpos, dest)
+        elif tpos > e or tpos <= f or (tt != 1 and not V.eq(a1, dest)):
+            for k in range(n):
+                _seti(dest, tpos + k, _geti(a1, f + k))
+        else:
+            for k in range(n - 1, -1, -1):
+                _seti(dest, tpos + k, _geti(a1, f + k))
+    return dest
+
+
+def _move_plain(a1: LuaTable, f: int, e: int, tpos: int, dest: LuaTable):
+    """move between tables without metatables, the source range inside the
+    array part: a slice copy (which is what Lua's choice of copy direction
+    amounts to when source and destination overlap)."""
+    vals = a1.arr[f - 1 : e]
+    darr = dest.arr
+    if not dest.hash and 1 <= tpos <= len(darr) + 1:
+        darr[tpos - 1 : tpos - 1 + len(vals)] = vals
+        while darr and darr[-1] is None:
+            darr.pop()
+        return
+    for k, v in enumerate(vals):
+        dest.set_int(tpos + k, v)
+
+
+# --------------------------------------------------------------- sort
+
+
+class _TableView:
+    """1-based item access to a table through its metamethods."""
+
+    __slots__ = ("t",)
+
+    def __init__(self, t):
+        self.t = t
+
+    def __getitem__(self, i):
+        return V.index(self.t, i)
+
+    def __setitem__(self, i, v):
+        V.setindex(self.t, i, v)
+
+
+class _RawView:
+    """1-based raw item access to a table without a metatable."""
+
+    __slots__ = ("t",)
+
+    def __init__(self, t):
+        self.t = t
+
+    def __getitem__(self, i):
+        return self.t.get_int(i)
+
+    def __setitem__(self, i, v):
+        self.t.set_int(i, v)
+
+
+def _so_error():
+    _error("invalid order function for sorting")
+
+
+def _auxsort(a, lo: int, up: int, lt, rnd: int = 0) -> None:
+    """Lua 5.4's quicksort on a[lo..up] (1-based, a supports []), with
+    `lt(x, y)` the order; the element comparisons and swaps follow
+    ltablib.c's auxsort/partition step by step."""
+    while lo < up:
+        # sort elements a[lo], a[(lo+up)/2] and a[up]
+        x, y = a[lo], a[up]
+        if lt(y, x):
+            a[lo], a[up] = y, x
+        if up - lo == 1:
+            break
+        if up - lo < 100 or rnd == 0:
+            p = (lo + up) // 2
+        else:
+            r4 = (up - lo) // 4
+            p = rnd % (r4 * 2) + (lo + r4)
+        x, y = a[p], a[lo]
+        if lt(x, y):
+            a[p], a[lo] = y, x
+        else:
+            z = a[up]
+            if lt(z, x):
+                a[p], a[up] = z, x
+        if up - lo == 2:
+            break
+        pv = a[p]
+        a[p] = a[up - 1]
+        a[up - 1] = pv
+        # partition: invariant a[lo..i] <= P <= a[j..up], a[up-1] == P
+        i, j = lo, up - 1
+        while True:
+            i += 1
+            ai = a[i]
+            while lt(ai, pv):
+                if i == up - 1:
+                    _so_error()
+                i += 1
+                ai = a[i]
+            j -= 1
+            aj = a[j]
+            while lt(pv, aj):
+                if j < i:
+                    _so_error()
+                j -= 1
+                aj = a[j]
+            if j < i:
+                a[up - 1] = ai
+                a[i] = pv
+                break
+            a[i] = aj
+            a[j] = ai
+        p = i
+        if p - lo < up - p:
+            _auxsort(a, lo, p - 1, lt, rnd)
+            n = p - lo
+            lo = p + 1
+        else:
+            _auxsort(a, p + 1, up, lt, rnd)
+            n = up - p
+            up = p - 1
+        if (up - lo) // 128 > n:
+            rnd = _randomize_pivot()
+
+
+def _randomize_pivot() -> int:
+    import time
+
+    return (int(time.process_time() * 1e6) + int(time.time())) & 0xFFFFFFFF
+
+
+def _python_sortable(arr: list) -> bool:
+    """Whether Python's sort gives Lua's result: all values of one kind and
+    no two distinguishable values comparing equal."""
+    if not arr:
+        return True
+    t0 = type(arr[0])
+    if t0 is int or t0 is str:
+        for v in arr:
+            if type(v) is not t0:
+                return False
+        return True
+    if t0 is float:
+        zeros = 0
+        for v in arr:
+            if type(v) is not float or v != v:
+                return False
+            if v == 0.0:
+                zeros |= 2 if str(v)[0] == "-" else 1
+        return zeros != 3
+    return False
+
+
+def t_sort(*args):
+    t = _checktab(args, 1, "sort", _TAB_R | _TAB_W | _TAB_L)
+    n = _len(t)
+    if n <= 1:
+        return EMPTY
+    if n >= 2**31 - 1:
+        arg_error(1, "sort", "array too big")
+    comp = None
+    if len(args) >= 2 and args[1] is not None:
+        comp = check_function(args, 2, "sort")
+    if comp is None:
+        lt = V.lt
+    else:
+        first = V.first
+
+        def lt(x, y):
+            r = comp(x, y)
+            if type(r) is Multi:
+                r = first(r)
+            return r is not None and r is not False
+
+    if _plain(t) and len(t.arr) == n:
+        arr = t.arr
+        if comp is None and _python_sortable(arr):
+            arr.sort()
+            return EMPTY
+        a = [None]
+        a.extend(arr)
+        try:
+            _auxsort(a, 1, n, lt)
+        finally:
+            del a[0]
+            arr[:n] = a
+            while arr and arr[-1] is None:
+                arr.pop()
+        return EMPTY
+    view = _RawView(t) if _plain(t) else _TableView(t)
+    _auxsort(view, 1, n, lt)
+    return EMPTY
+
+
+# ------------------------------------------------------------- opening
+
+
+def open_lib(state) -> None:
+    lib = lib_table(
+        {
+            "concat": t_concat,
+            "insert": t_insert,
+            "move": t_move,
+            "pack": t_pack,
+            "remove": t_remove,
+            "sort": t_sort,
+            "unpack": t_unpack,
+        },
+        "table.",
+    )
+    state.G.set_str("table", lib)
