@@ -10,6 +10,7 @@ as constants, so they cost nothing on the fast path.
 from __future__ import annotations
 
 from . import ast as A
+from . import values as V
 from .resolve import FuncScope, GlobalRef, LocalVar
 
 M = "9223372036854775807"
@@ -18,6 +19,55 @@ MN = "-9223372036854775808"
 _ARITH = {"+": ("_add", "+"), "-": ("_sub", "-"), "*": ("_mul", "*")}
 _BITS = {"&": ("_band", "&"), "|": ("_bor", "|"), "~": ("_bxor", "^")}
 _PURE = (A.Number, A.String, A.Nil, A.TrueLit, A.FalseLit)
+
+
+_FOLDABLE = {"+": V.add, "-": V.sub, "*": V.mul, "/": V.div, "//": V.idiv, "%": V.mod, "^": V.pow_,
+             "&": V.band, "|": V.bor, "~": V.bxor, "<<": V.shl, ">>": V.shr}
+_TRUTHY = (A.Number, A.String, A.TrueLit)
+_FALSY = (A.Nil, A.FalseLit)
+
+
+def fold(n):
+    """`and`/`or` whose left side is a constant fold to one side, as Lua's
+    compiler folds them (so `(0 and "x")` is the constant "x" in messages)."""
+    t = type(n)
+    if t is A.Paren:
+        # parentheses only truncate calls and `...` to one value
+        inner = fold(n.expr)
+        return n if type(inner) in (A.Call, A.MethodCall, A.Vararg) else inner
+    if t is A.UnOp:
+        e = fold(n.operand)
+        if n.op == "not" and type(e) in _TRUTHY + _FALSY:
+            return A.FalseLit(line=n.line, col=n.col) if type(e) in _TRUTHY else A.TrueLit(line=n.line, col=n.col)
+        if n.op == "-" and type(e) is A.Number:
+            return _number(V.unm, (e.value,), n)
+        return n
+    if t is A.BinOp and n.op in _FOLDABLE:
+        a, b = fold(n.left), fold(n.right)
+        if type(a) is A.Number and type(b) is A.Number:
+            return _number(_FOLDABLE[n.op], (a.value, b.value), n)
+        return n
+    while type(n) is A.BinOp and n.op in ("and", "or"):
+        left = fold(n.left)
+        if type(left) in _TRUTHY:
+            n = fold(n.right) if n.op == "and" else left
+        elif type(left) in _FALSY:
+            n = left if n.op == "and" else fold(n.right)
+        else:
+            return n
+    return n
+
+
+def _number(op, args, n):
+    """A constant-folded number, when Lua's compiler would fold it: never an
+    error, a NaN or a negative zero."""
+    try:
+        v = op(*args)
+    except Exception:
+        return n
+    if type(v) not in (int, float) or v != v or (v == 0 and str(v).startswith("-")):
+        return n
+    return A.Number(v, line=n.line, col=n.col)
 
 
 def start_line(n) -> int:
@@ -63,6 +113,7 @@ class ExprCompiler:
 
     def desc(self, n) -> str | None:
         """Lua's varinfo for an operand: how error messages name it."""
+        n = fold(n)
         t = type(n)
         if t is A.Name:
             b = n.binding
@@ -84,6 +135,7 @@ class ExprCompiler:
     # --------------------------------------------------------- entry point
 
     def expr(self, n) -> str:
+        n = fold(n)
         line = n.line
         if line and line != self.cur_line and type(n) not in _PURE:
             saved = self.cur_line

@@ -23,7 +23,8 @@ def _arith_meta(a, b, event: str, da, db):
         return first(call(h, a, b))
     if event in _BITWISE:
         if is_number(a) and is_number(b):
-            rt_error("number has no integer representation")
+            d = da if type(a) is float and float_to_int(a) is None else db
+            rt_error(f"number{_desc(d)} has no integer representation")
         what = "perform bitwise operation on"
     else:
         what = "perform arithmetic on"
@@ -137,13 +138,17 @@ def fmod_lua(x: float, y: float) -> float:
     return r
 
 
+_POS_NAN = float("nan")
+
+
 def pow_(a, b, da=None, db=None):
     n = _nums(a, b)
     if n is None:
         return _arith_meta(a, b, "__pow", da, db)
     x, y = float(n[0]), float(n[1])
     try:
-        return math.pow(x, y)
+        r = math.pow(x, y)
+        return r if r == r else _POS_NAN  # C's pow gives a positive NaN
     except OverflowError:
         return INF if x > 0 or y % 2 == 0 else -INF
     except ValueError:
@@ -230,7 +235,7 @@ def bnot(a, da=None):
     if h is not None:
         return first(call(h, a, a))
     if type(a) is float:
-        rt_error("number has no integer representation")
+        rt_error(f"number{_desc(da)} has no integer representation")
     rt_error(f"attempt to perform bitwise operation on a {type_name(a)} value{_desc(da)}")
 
 

@@ -8,6 +8,11 @@ from hypothesis import strategies as st
 
 from .harness import ours, real
 
+
+def same(code: str) -> None:
+    # the sign C's libm gives a NaN is platform noise: compare without it
+    assert ours(code).replace("-nan", "nan") == real(code).replace("-nan", "nan")
+
 INTS = st.sampled_from(["0", "1", "-1", "2", "3", "7", "-7", "10", "255", "9223372036854775807", "-9223372036854775807 - 1",
                         "4611686018427387904", "0x7fffffffffffffff", "0xff"])
 FLOATS = st.sampled_from(["0.0", "-0.0", "0.5", "1.5", "-2.5", "3.0", "1e15", "1e300", "2^53", "1/0", "-1/0", "0/0", "1e-7",
@@ -34,14 +39,19 @@ def exprs(depth=3):
 
 
 PRELUDE = """local x, y, s, t = 3, 2.5, "12", {1, 2, 3}
+local function show(...)
+  local t = table.pack(...)
+  for i = 1, t.n do if type(t[i]) == "table" then t[i] = "<table>" end end
+  return table.unpack(t, 1, t.n)
+end
 local function math_type(v) if type(v) == "number" then return (v == math.floor(v) and v == v) and "int?" or "float" end return type(v) end
 """
 
 
 @given(exprs())
 def test_expressions(expr):
-    code = PRELUDE + f"print({expr})\n"
-    assert ours(code) == real(code)
+    code = PRELUDE + f"print(show({expr}))\n"
+    same(code)
 
 
 @given(st.lists(st.tuples(st.sampled_from(ARITH + ["..", "<", "=="]), ATOMS), min_size=1, max_size=5))
@@ -51,7 +61,7 @@ def test_left_folds(ops):
     for op, atom in ops:
         lines.append(f"v = v {op} {atom}; print(type(v), v)")
     code = "\n".join(lines) + "\n"
-    assert ours(code) == real(code)
+    same(code)
 
 
 CTORS = st.lists(
@@ -75,7 +85,7 @@ def test_table_constructors(items, varargs):
     )
     # Lua's # may be any border when the list has holes: compare only that
     # it is a border, then the contents
-    assert ours(code) == real(code)
+    same(code)
 
 
 @given(st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=6), st.integers(1, 4))
@@ -88,4 +98,4 @@ def test_closures(names, n):
         "local out = {}\nfor _, f in ipairs(fs) do out[#out + 1] = f() end\n"
         "print(table.concat(out, ' '), a, b, c)\n"
     )
-    assert ours(code) == real(code)
+    same(code)
