@@ -163,7 +163,29 @@ def send_round(vm, role: str, messages: list, tools: list, origin: str):
         options=options,
     )
     (answer,) = run.sched.await_effects([effect])
+    report_round(vm, effect, answer)
     return answer
+
+
+def report_round(vm, effect: ModelRound, answer) -> None:
+    """The events of one answered round (spec/runvil.md §11)."""
+    emit = vm.run.events.emit
+    where = (vm.execution_id, vm.section)
+    if isinstance(answer, ModelFailure):
+        emit("model_turn_failed", *where, round=effect.id, origin=effect.origin, model=effect.model,
+             status=answer.status, message=answer.message or answer.stream_error or answer.unreachable or answer.body)
+        return
+    if answer.reasoning:
+        emit("thinking", *where, round=effect.id, text=answer.reasoning)
+    emit("model_turn_completed", *where, round=effect.id, origin=effect.origin, model=effect.model,
+         finish_reason=answer.finish_reason, usage=answer.usage,
+         message=None if (answer.text or answer.tool_calls) else EMPTY_REPLY)
+    if answer.finish_reason == "length":
+        emit("model_turn_truncated", *where, round=effect.id, origin=effect.origin)
+    if answer.text or answer.tool_calls:
+        emit("assistant_reply", *where, round=effect.id, origin=effect.origin, model=answer.model or effect.model,
+             finish_reason=answer.finish_reason, usage=answer.usage, text=answer.text,
+             tool_calls=[dict(c) for c in answer.tool_calls])
 
 
 def failure_error(f: ModelFailure):

@@ -6,6 +6,23 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Runs a command; an Engine bug is reported in one line, not as a
+    traceback (set RUNVIL_TRACEBACK=1 to see it)."""
+    import os
+
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("runvil: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # a bug in runvil, not in the prompt
+        if os.environ.get("RUNVIL_TRACEBACK"):
+            raise
+        print(f"runvil: internal error: {type(e).__name__}: {e} (set RUNVIL_TRACEBACK=1 for details)", file=sys.stderr)
+        return 1
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)

@@ -215,3 +215,32 @@ def test_no_threads_are_left_after_a_run_ends_fails_or_is_cancelled():
             break
         time.sleep(0.01)
     assert lua_threads() == before
+
+
+def test_require_loads_a_module_beside_the_prompt_once_per_vm(tmp_path):
+    (tmp_path / "util").mkdir()
+    (tmp_path / "util" / "text.lua").write_text(
+        "count = (count or 0) + 1\nlocal M = {}\nfunction M.shout(s) return s:upper() .. '!' end\nM.n = #messages\nreturn M\n"
+    )
+    body = (
+        "## A\n\n```lua\nmessages:user('x')\nlocal t = require('util.text')\nlocal again = require('util.text')\n"
+        "return t.shout('hi') .. '|' .. t.n .. '|' .. count .. '|' .. tostring(t == again)\n```\n"
+    )
+    p = parse_text(HEAD + body, path=str(tmp_path / "p.md"))
+    run = Run(p, bindings={"writer": ModelBinding("w"), "reviewer": ModelBinding("r")})
+    assert finish(run, [])[0].result == "HI!|1|1|true"
+    body = "## A\n\n```lua\nreturn require('../secret')\n```\n"
+    p = parse_text(HEAD + body, path=str(tmp_path / "p.md"))
+    outcome, _ = finish(Run(p, bindings={"writer": ModelBinding("w"), "reviewer": ModelBinding("r")}), [])
+    assert outcome.error.kind == "Lua" and "not found" in outcome.error.message
+
+
+def test_round_events():
+    run = start("## Chat\n\n```lua\nmodels.use('writer')\nmessages:user('hello')\nmodels.loop()\n```\n")
+    finish(run, [ModelReply(text="hi", finish_reason="stop", usage={"prompt_tokens": 3, "completion_tokens": 1})])
+    types = [e.type for e in run.events.events]
+    assert types == ["run_started", "section_started", "chat", "model_turn_completed", "assistant_reply", "reply",
+                     "section_ended", "run_ended"]
+    chat = run.events.of_type("chat")[0]
+    assert chat.data["messages"] == [{"role": "user", "content": "hello"}]
+    assert run.events.of_type("reply")[0].data["text"] == "hi"

@@ -59,6 +59,7 @@ def run_loop(vm, handle_role: str | None, compactor):
                 raise_lua(EMPTY_LIST)
             tools = render_tools(vm)
             messages = compose(vm.messages.records)
+            report_chat(vm, messages)
             answer = send_round(vm, role, messages, tools, "chat")
             rounds += 1
             if isinstance(answer, ModelFailure):
@@ -81,9 +82,24 @@ def run_loop(vm, handle_role: str | None, compactor):
                 continue
             if answer.text:
                 vm.messages.records.append(Record("assistant", answer.text))
+                run.events.emit("reply", vm.execution_id, vm.section, turn=rounds, origin="chat",
+                                finish_reason=answer.finish_reason, text=answer.text)
                 return None
             if answered_tool and answer.finish_reason == "stop":
                 return None  # the clean exit
             raise empty_reply_error(answer)
     finally:
         vm.in_loop = False
+
+
+def report_chat(vm, messages: list) -> None:
+    """The `chat` event: what this request adds since the previous send on
+    the same list (everything from the first difference on)."""
+    last = vm.messages.last_sent
+    i = 0
+    while i < len(last) and i < len(messages) and last[i] == messages[i]:
+        i += 1
+    vm.messages.last_sent = list(messages)
+    added = messages[i:]
+    if added:
+        vm.run.events.emit("chat", vm.execution_id, vm.section, start=i + 1, messages=added)

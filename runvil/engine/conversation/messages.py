@@ -28,11 +28,12 @@ ASSIGN_INDEX = (
 class MessageList(Userdata):
     """A section's conversation."""
 
-    __slots__ = ("records", "vm", "_methods")
+    __slots__ = ("records", "vm", "_methods", "last_sent")
 
     def __init__(self, vm=None):
         self.records: list = []
         self.vm = vm
+        self.last_sent: list = []  # the composed messages of the last send
         self._methods = _methods_of(self)
 
     # --------------------------------------------------------- Lua protocol
