@@ -18,6 +18,7 @@ import itertools
 from . import ast as A
 from .compile_expr import ExprCompiler
 from .errors import LUA_CODE
+from .infer import int_locals
 from .resolve import FuncScope, LocalVar, resolve
 
 _chunk_ids = itertools.count(1)
@@ -56,6 +57,7 @@ class FunctionCompiler(ExprCompiler):
     def __init__(self, chunk: "ChunkCompiler", scope: FuncScope, node: A.Function):
         super().__init__(chunk, scope)
         self.node = node
+        self.ints = int_locals(node)
         self.loops: list[dict] = []  # innermost last: {'kind', 'continue_label'}
         self.tbc_depth = 0  # inside to-be-closed scopes: no tail calls
         self.goto_ctx: list[dict] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from . import ast as A
 from . import values as V
+from .infer import is_int_expr
 from .resolve import FuncScope, GlobalRef, LocalVar
 
 M = "9223372036854775807"
@@ -90,6 +91,7 @@ class ExprCompiler:
         self.ntemp = 0
         self.cur_line = 0
         self.cur_block_end = 0
+        self.ints: set = set()  # locals that only ever hold integers (infer.py)
 
     # -------------------------------------------------------------- names
 
@@ -102,6 +104,9 @@ class ExprCompiler:
 
     def fast_env(self, env: LocalVar) -> bool:
         return self.chunk.fast_env_ok and env.pyname == "_ENV_0" and not env.assigned
+
+    def is_int(self, n) -> bool:
+        return is_int_expr(fold(n), self.ints)
 
     def is_pure(self, n) -> bool:
         """No side effects and cannot fail: safe to evaluate out of order
@@ -422,6 +427,11 @@ class ExprCompiler:
         da, db = self.drepr(n.left), self.drepr(n.right)
         slow_args = f"{a}, {b}, {da}, {db}"
         L = f"\x01{n.line}\x02"
+        both_int = self.is_int(n.left) and self.is_int(n.right)
+        if both_int:
+            fast = self.int_arith(op, x, y, n.right)
+            if fast is not None:
+                return fast
         if op in _ARITH:
             fn, pyop = _ARITH[op]
             rv = self.temp()
@@ -458,6 +468,18 @@ class ExprCompiler:
             return f"{L}_shr({x}, {y}, {da}, {db})"
         raise AssertionError(op)
 
+    def int_arith(self, op: str, x: str, y: str, right) -> str | None:
+        """Both operands are known integers: no type checks, only Lua's
+        64-bit wraparound where the result can leave the range."""
+        if op in _ARITH:
+            r = self.temp()
+            return f"({r} if {MN} <= ({r} := {x} {_ARITH[op][1]} {y}) <= {M} else _wrap({r}))"
+        if op in ("//", "%") and type(fold(right)) is A.Number and fold(right).value > 0:
+            return f"({x} {op} {y})"
+        if op in _BITS:
+            return f"({x} {_BITS[op][1]} {y})"
+        return None
+
     def equality(self, left, right) -> str:
         for c, other in ((right, left), (left, right)):
             t = type(c)
@@ -474,11 +496,15 @@ class ExprCompiler:
                 if type(v) is float and (v != v or v in (float("inf"), float("-inf"))):
                     break
                 return f"({self.expr(other)} == {self.expr(c)})"
+        if self.is_int(left) and self.is_int(right):
+            return f"({self.expr(left)} == {self.expr(right)})"
         a, b, ta = self.temp(), self.temp(), self.temp()
         x, y = self.expr(left), self.expr(right)
         return f"({a} == {b} if ({ta} := type({a} := {x})) is type({b} := {y}) and {ta} in _PRIM else _eq({a}, {b}))"
 
     def compare(self, op: str, left, right) -> str:
+        if self.is_int(left) and self.is_int(right):
+            return f"({self.expr(left)} {op} {self.expr(right)})"
         a, b = self.temp(), self.temp()
         x = self.expr(left)
         if type(right) is A.Number and type(right.value) is int:

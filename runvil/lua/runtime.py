@@ -333,6 +333,7 @@ def base_namespace() -> dict:
         "_expand": V.expand,
         "_callable": V.callable_of,
         "_tail": V.tail,
+        "_wrap": V.wrap,
         "_method": V.method_of,
         "_index": V.index,
         "_setindex": V.setindex,

@@ -45,3 +45,19 @@ print(nil < 1)
 -- ===
 local s = "x"
 print(#s, #nil)
+-- ===
+-- integer locals (compiled without type checks) still wrap around
+local i = 9223372036854775806
+for k = 1, 3 do i = i + 1 end
+print(i)
+local j = -9223372036854775807 - 1
+j = j - 1
+local m = 4611686018427387904
+m = m * 4
+print(j, j * 2, m, 7 // 2, 7 % 3, -7 // 2, -7 % 3)
+local n = 0
+while n < 5 do n = n + 1 end
+print(n, n == 5, n ~= 5, n < 5, n >= 5, n & 3, n | 8, n ~ 1)
+local s = 0
+for q = 1, 10, 3 do s = s + q * q end
+print(s)
