@@ -42,17 +42,22 @@ class ErrorValue(Userdata):
         self.where = caller_where()
 
     def lua_index(self, key):
+        # fields hold Python values; Lua sees text as its UTF-8 bytes
         if key == "kind":
-            return self.kind
-        if key == "message":
-            return self.message
-        return self.fields.get(key) if type(key) is str else None
+            v = self.kind
+        elif key == "message":
+            v = self.message
+        else:
+            v = self.fields.get(key) if type(key) is str else None
+        if type(v) is str:
+            return v.encode("utf-8", "surrogateescape").decode("latin-1")
+        return v
 
     def lua_newindex(self, key, value):
         raise_lua("error values are read-only")
 
     def lua_tostring(self) -> str:
-        return self.message
+        return self.message.encode("utf-8", "surrogateescape").decode("latin-1")
 
     def __repr__(self):
         return f"<ErrorValue {self.kind}: {self.message}>"
@@ -88,19 +93,24 @@ def run_error_from(value) -> RunError:
     if isinstance(value, ErrorValue):
         kind = RUN_ERROR_KIND[value.kind]
         # a Lua run error's message holds the error text and the prompt line
-        message = value.where + value.message if kind == "Lua" else value.message
+        message = _text(value.where) + value.message if kind == "Lua" else value.message
         return RunError(kind, message, **value.fields)
     if type(value) is str:
-        return RunError("Lua", value)
+        return RunError("Lua", _text(value))
     if type(value) is LuaTable:
         from ..lua.values import getmetamethod, tostring
 
         if getmetamethod(value, "__tostring") is not None:
             try:
-                return RunError("Lua", tostring(value))
+                return RunError("Lua", _text(tostring(value)))
             except LuaError:
                 pass
         return RunError("Lua", "(error object is a table value)")
     if value is None:
         return RunError("Lua", "nil")
-    return RunError("Lua", tostring_basic(value))
+    return RunError("Lua", _text(tostring_basic(value)))
+
+
+def _text(s: str) -> str:
+    """A Lua string (bytes) as text."""
+    return s.encode("latin-1", "replace").decode("utf-8", "surrogateescape")

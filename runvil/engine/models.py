@@ -59,9 +59,11 @@ class ModelHandle(Userdata):
 
         @builtin
         def h_loop(*args):
+            from .conversation.loop import H_RECEIVER, check_loop_args
+
             if not args or args[0] is not self:
-                raise_lua("h:loop(compactor?) is a method: call it with a colon")
-            return loop(vm, self.name, args[1] if len(args) > 1 else None)
+                raise_lua(H_RECEIVER)
+            return loop(vm, self.name, check_loop_args(vm, self, args[1:]))
 
         self._methods = {"infer": h_infer, "loop": h_loop}
 
@@ -114,9 +116,18 @@ def open_models(vm):
         return infer(vm, None, args[0] if args else None)
 
     def m_loop(*args):
-        return loop(vm, None, args[0] if args else None)
+        from .conversation.loop import check_loop_args
 
-    return lib_table({"use": use, "default": default, "get": get, "infer": m_infer, "loop": m_loop}, "models.")
+        return loop(vm, None, check_loop_args(vm, None, args))
+
+    def compact(*args):
+        from .conversation.compaction import models_compact
+
+        return models_compact(vm, args)
+
+    return lib_table(
+        {"use": use, "default": default, "get": get, "infer": m_infer, "loop": m_loop, "compact": compact}, "models."
+    )
 
 
 def context_of(run, name: str) -> int:

@@ -40,6 +40,7 @@ class SectionVM:
         self.rendered_tools = None  # fixed at the first loop round
         self.in_loop = False
         self.compacting = False
+        self.compactors_table = None  # the Engine's `compactors` table
         self.state = LuaState(stdout=self._print, limits=run.limits or Limits())
         self.messages = MessageList(self)
         self._install_globals()
@@ -47,6 +48,7 @@ class SectionVM:
     # ------------------------------------------------------------- globals
 
     def _install_globals(self):
+        from .conversation.compaction import open_compactors
         from .models import open_models
         from .tools import open_tools
 
@@ -60,6 +62,7 @@ class SectionVM:
         tools, packs = open_tools(self)
         G.set_str("tools", tools)
         G.set_str("packs", packs)
+        G.set_str("compactors", open_compactors(self))
         G.set_str("jump", builtin(lambda *a: self._jump(*a)))
         G.set_str("require", builtin(lambda *a: self._require(*a)))
         st.ns["_package_loaded"] = {}

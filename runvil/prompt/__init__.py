@@ -66,7 +66,9 @@ def compile_block(block: LuaBlock, path: str) -> LuaBlock | ParseError:
     or its `Lua` parse error (Lua's own message, which names the chunk)."""
     source = "\n" * (block.line - 1) + block.code
     try:
-        compiled = compile_lua(source.encode("utf-8").decode("latin-1"), block.chunkname)
+        # Lua strings hold bytes: the chunk name too (a section may be named `Café`)
+        lua_name = block.chunkname.encode("utf-8").decode("latin-1")
+        compiled = compile_lua(source.encode("utf-8").decode("latin-1"), lua_name)
     except LuaSyntaxError as exc:
         message = exc.value if isinstance(exc.value, str) else str(exc)
         message = message.encode("latin-1", "replace").decode("utf-8", "replace")

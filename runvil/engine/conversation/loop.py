@@ -18,6 +18,7 @@ from .records import Record
 TAKES = "models.loop takes (compactor?)"
 TAKES_HANDLE = "models.loop takes (compactor?); call handle:loop(compactor?) to run on a model handle"
 H_TAKES = "handle:loop takes (compactor?)"
+H_RECEIVER = "call loop on a model handle with a colon: handle:loop(compactor?)"
 NOT_A_FUNCTION = "compactor must be a function, got {type}"
 ALREADY_RUNNING = "a loop or a compactor is already running in this section; ask a side question with models.infer(prompt)"
 EMPTY_LIST = "messages must not be empty"
@@ -41,6 +42,18 @@ def check_loop_args(vm, handle, args: tuple):
     if vm.in_loop or vm.compacting:
         raise_lua(ALREADY_RUNNING)
     return compactor
+
+
+def structural_check(vm) -> None:
+    """The structural rules a compaction must pass: the cross-record
+    checks of composing (an empty list passes)."""
+    from .compose import ComposeError
+
+    if vm.messages.records:
+        try:
+            compose(vm.messages.records)
+        except ComposeError as e:
+            raise_lua(str(e))
 
 
 def run_loop(vm, handle_role: str | None, compactor):
