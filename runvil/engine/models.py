@@ -138,6 +138,18 @@ def context_of(run, name: str) -> int:
     return b.context if b is not None else RAW_MODEL_CONTEXT
 
 
+def reserve_of(vm, role: str):
+    """(context window, max_tokens of the model in use, model id) for the
+    precheck: the role's options first, then the bound model's."""
+    run = vm.run
+    binding = run.bindings.get(role)
+    opts = run.prompt.frontmatter.models.get(role)
+    max_tokens = getattr(opts, "max_tokens", None) if opts is not None else None
+    if max_tokens is None and binding is not None:
+        max_tokens = binding.max_tokens
+    return context_of(run, role), max_tokens, binding.id if binding is not None else role
+
+
 def current_role(vm) -> str:
     role = vm.role or vm.run.default_role
     if role is None:
@@ -233,11 +245,18 @@ def infer(vm, handle_role: str | None, prompt):
     role = handle_role or current_role(vm)
     if type(prompt) is not str:
         raise_lua(f"models.infer needs a prompt string, got {type_for_message(prompt)}")
+    from .conversation.compaction import exhausted
+    from .conversation.precheck import admit, estimate
+
     msgs = [{"role": "user", "content": from_lua_str(prompt)}]
+    window, max_tokens, _model = reserve_of(vm, role)
+    if not admit(window, max_tokens, estimate(msgs)):
+        vm.run.events.emit("model_turn_failed", vm.execution_id, vm.section, origin="infer", reason="precheck")
+        raise exhausted("precheck")
     answer = send_round(vm, role, msgs, [], "infer")
     if isinstance(answer, ModelFailure):
         if is_overflow(answer):
-            raise engine_error("context_exhausted", "context exhausted: the provider refused the request as too large", reason="provider")
+            raise exhausted("provider")
         raise failure_error(answer)
     if not answer.text and not answer.tool_calls:
         raise empty_reply_error(answer)

@@ -1,8 +1,11 @@
 """The loop (conversations.md "How the loop runs", "Tool rounds and the
-round cap", "Empty replies and finish reasons"): models.loop and h:loop.
+round cap", "Empty replies and finish reasons", "Compactors and context
+exhaustion"): models.loop and h:loop.
 
-Each round composes the list, sends it, and judges the answer in a fixed
-order: a context overflow, tool calls, a non-empty text reply, the clean
+Each round renders the tool list (once per section), composes the list
+(the cross-record checks), runs the precheck, sends, and judges the answer
+in a fixed order: a context overflow (the compactor rewrites the list and
+the round is retried once), tool calls, a non-empty text reply, the clean
 exit; anything else is an empty_model_reply.
 """
 
@@ -12,7 +15,9 @@ from types import FunctionType
 
 from ..effects import ModelFailure
 from ..errors import engine_error, raise_lua
-from .compose import compose
+from .compaction import default_compactor, exhausted, run_compactor
+from .compose import ComposeError, compose
+from .precheck import admit, estimate
 from .records import Record
 
 TAKES = "models.loop takes (compactor?)"
@@ -26,7 +31,8 @@ NOT_CONVERGED = "tool-call loop did not converge"
 
 
 def check_loop_args(vm, handle, args: tuple):
-    """Argument errors, in their fixed order; returns the compactor."""
+    """Argument errors, in their fixed order; returns the compactor (None
+    for the default)."""
     from ..models import ModelHandle, type_for_message
 
     if handle is None:
@@ -44,44 +50,80 @@ def check_loop_args(vm, handle, args: tuple):
     return compactor
 
 
-def structural_check(vm) -> None:
-    """The structural rules a compaction must pass: the cross-record
-    checks of composing (an empty list passes)."""
-    from .compose import ComposeError
+def composed(vm) -> list:
+    """The list as the model receives it; a broken cross-record rule is a
+    lua-kind error."""
+    try:
+        return compose(vm.messages.records)
+    except ComposeError as e:
+        raise_lua(str(e))
 
+
+def structural_check(vm) -> None:
+    """The structural rules a compaction must pass (an empty list passes)."""
     if vm.messages.records:
-        try:
-            compose(vm.messages.records)
-        except ComposeError as e:
-            raise_lua(str(e))
+        composed(vm)
+
+
+class _Overflow(Exception):
+    def __init__(self, reason: str):
+        self.reason = reason
 
 
 def run_loop(vm, handle_role: str | None, compactor):
-    from ..models import current_role, empty_reply_error, failure_error, is_overflow, send_round
+    from ..models import current_role, empty_reply_error, failure_error, is_overflow, reserve_of, send_round
     from ..tools import check_calls, render_tools, run_tool_calls
 
     run = vm.run
+    if compactor is None:
+        compactor = default_compactor(vm)  # read when the call begins
     cap = run.prompt.frontmatter.max_tool_iterations
     vm.in_loop = True
     try:
         rounds = 0
         answered_tool = False
         while True:
-            role = handle_role or current_role(vm)
-            if not vm.messages.records:
-                raise_lua(EMPTY_LIST)
-            tools = render_tools(vm)
-            messages = compose(vm.messages.records)
-            report_chat(vm, messages)
-            answer = send_round(vm, role, messages, tools, "chat")
+            retried = False
+            before_compaction = None
+            while True:  # one round, and at most one retry after a compaction
+                role = handle_role or current_role(vm)
+                if not vm.messages.records:
+                    raise_lua(EMPTY_LIST)
+                tools = render_tools(vm)
+                messages = composed(vm)
+                window, max_tokens, model = reserve_of(vm, role)
+                try:
+                    tokens = vm.messages.anchor.count(model, messages)
+                    if not admit(window, max_tokens, tokens):
+                        run.events.emit("model_turn_failed", vm.execution_id, vm.section, origin="chat",
+                                        reason="precheck", tokens=tokens, window=window)
+                        raise _Overflow("precheck")
+                    report_chat(vm, messages)
+                    answer = send_round(vm, role, messages, tools, "chat")
+                    if isinstance(answer, ModelFailure) and is_overflow(answer):
+                        raise _Overflow("provider")
+                except _Overflow as o:
+                    if retried:
+                        # the retry overflowed again: back to before the compaction
+                        vm.messages.records[:] = before_compaction
+                        raise exhausted(o.reason) from None
+                    before_compaction = list(vm.messages.records)
+                    overflowed = estimate(messages)
+
+                    def rules():
+                        # structural rules always; after an overflow the list must shrink
+                        structural_check(vm)
+                        if vm.messages.records and estimate(composed(vm)) >= overflowed:
+                            raise exhausted(o.reason)
+
+                    run_compactor(vm, compactor, o.reason, rules)
+                    retried = True
+                    continue
+                break
             rounds += 1
             if isinstance(answer, ModelFailure):
-                if is_overflow(answer):
-                    raise engine_error(
-                        "context_exhausted", "context exhausted: the provider refused the request as too large",
-                        reason="provider",
-                    )
                 raise failure_error(answer)
+            vm.messages.anchor.measured(model, messages, answer.usage)
             if answer.tool_calls:
                 calls = [dict(c) for c in answer.tool_calls]
                 check_calls(calls)

@@ -28,12 +28,15 @@ ASSIGN_INDEX = (
 class MessageList(Userdata):
     """A section's conversation."""
 
-    __slots__ = ("records", "vm", "_methods", "last_sent")
+    __slots__ = ("records", "vm", "_methods", "last_sent", "anchor")
 
     def __init__(self, vm=None):
+        from .precheck import Anchor
+
         self.records: list = []
         self.vm = vm
         self.last_sent: list = []  # the composed messages of the last send
+        self.anchor = Anchor()  # the provider's count of the last measured round
         self._methods = _methods_of(self)
 
     # --------------------------------------------------------- Lua protocol
