@@ -373,3 +373,121 @@ return tostring(err) .. '|' .. #messages .. '|' .. #messages[1].content
 
 def test_uncaught_context_exhausted_ends_the_run():
     assert result("compactors.fail('manual')") == "error[ContextExhausted]: context exhausted: manual"
+
+
+# ------------------------------------------------------- precheck and anchor
+
+
+NOTES = "models.use('writer')\nmessages:user(string.rep('x', 100000))\n"
+
+
+def test_precheck_refusal_without_a_compactor():
+    lua = NOTES + "local ok, err = pcall(models.loop)\nif ok then return 'sent' end\nreturn err.kind .. ': ' .. tostring(err.reason)"
+    got, requests = run_block(lua, context=4096)
+    assert got == "context_exhausted: precheck" and requests == []
+
+
+def test_a_compactor_rewrites_and_the_round_is_retried():
+    lua = NOTES + """
+local seen
+models.loop(function(reason)
+  seen = reason
+  messages:replace(1, 1, { role = 'user', content = 'Summarize the notes in one line.' })
+end)
+return seen .. '|' .. #messages .. '|' .. messages[1].content
+"""
+    got, requests = run_block(lua, [ModelReply(text="notes")], context=4096)
+    assert got == "precheck|2|Summarize the notes in one line."
+    assert len(requests) == 1
+
+
+def test_trimming_compactor():
+    lua = """
+models.use('writer')
+local function trim(reason)
+  local first = 1
+  while messages[first] and messages[first].role == 'system' do
+    first = first + 1
+  end
+  local last = #messages
+  while last > first and messages[last].role ~= 'user' do
+    last = last - 1
+  end
+  if last == first then return compactors.fail(reason) end
+  messages:replace(first, last - 1)
+end
+messages:system('Answer briefly.')
+messages:user(string.rep('x', 100000))
+messages:assistant('noted')
+messages:user('What were the notes about?')
+models.loop(trim)
+return #messages .. '|' .. messages[2].content
+"""
+    assert result(lua, [ModelReply(text="x")], context=4096) == "3|What were the notes about?"
+
+
+def test_clear_passed_to_the_loop_leaves_an_empty_list():
+    lua = NOTES + "local ok, err = pcall(models.loop, compactors.clear)\nreturn tostring(ok) .. '|' .. err.kind .. ':' .. tostring(err) .. '|' .. #messages"
+    assert result(lua, context=4096) == "false|lua:messages must not be empty|0"
+
+
+def test_a_raising_compactor_restores_the_list():
+    lua = NOTES + """
+local ok, err = pcall(models.loop, function(reason)
+  messages:replace(1, 1, { role = 'user', content = 'short' })
+  error('gave up', 0)
+end)
+return tostring(err) .. '|' .. #messages .. '|' .. #messages[1].content
+"""
+    assert result(lua, context=4096) == "gave up|1|100000"
+
+
+def test_a_compaction_that_does_not_shrink_fails():
+    lua = NOTES + """
+local ok, err = pcall(models.loop, function(reason) end)
+return err.kind .. '|' .. err.reason .. '|' .. #messages
+"""
+    assert result(lua, context=4096) == "context_exhausted|precheck|1"
+
+
+def test_replacing_the_default_compactor():
+    lua = "models.use('writer')\ncompactors.fail = function(reason) error('replaced: ' .. reason, 0) end\n" + (
+        "messages:user(string.rep('x', 100000))\nlocal ok, err = pcall(models.loop)\nreturn err"
+    )
+    assert result(lua, context=4096) == "replaced: precheck"
+    lua = "models.use('writer')\ncompactors.fail = 5\nmessages:user(string.rep('x', 100000))\nlocal ok, err = pcall(models.loop)\nreturn err"
+    assert result(lua, context=4096) == "attempt to call a number value"
+
+
+def test_uncaught_precheck_exhaustion_ends_the_run():
+    assert result(NOTES + "models.loop()", context=4096) == (
+        "error[ContextExhausted]: context exhausted: the request precheck overflowed the model's context window"
+    )
+
+
+def test_the_provider_anchor():
+    lua = """
+models.use('writer')
+messages:user('xxxxx')
+models.loop()
+messages:user(string.rep('y', 400))
+local ok, err = pcall(models.loop)
+return tostring(ok) .. '|' .. tostring(err and err.reason)
+"""
+    usage = {"prompt_tokens": 3400, "completion_tokens": 100, "reasoning_tokens": 0}
+    assert result(lua, [ModelReply(text="ok", usage=usage)], context=4096) == "false|precheck"
+    # without usage, the estimate admits the same request
+    assert result(lua, [ModelReply(text="ok"), ModelReply(text="fine")], context=4096) == "true|nil"
+
+
+def test_provider_overflow_goes_to_the_compactor():
+    from runvil.engine.effects import ModelFailure
+
+    lua = "models.use('writer')\nmessages:user('hi')\nlocal ok, err = pcall(models.loop)\nreturn err.kind .. '|' .. err.reason .. '|' .. tostring(err)"
+    fail = ModelFailure(status=400, body="This model's maximum context length is 4096 tokens.")
+    assert result(lua, [fail]) == (
+        "context_exhausted|provider|context exhausted: the provider rejected the request as exceeding the model's context window"
+    )
+    fail = ModelFailure(status=400, body="bad request")
+    lua = "models.use('writer')\nmessages:user('hi')\nlocal ok, err = pcall(models.loop)\nreturn err.kind .. '|' .. tostring(err)"
+    assert result(lua, [fail]) == "internal|the model backend rejected the request (status 400)"
