@@ -80,89 +80,135 @@ def compose(records) -> list[dict]:
     """Checks the cross-record rules over `records` (a sequence of Record)
     and returns the composed messages exactly as sent. Raises ComposeError.
     An empty list passes and composes to no messages."""
-    total = len(records)
-    lead = 0
-    while lead < total and records[lead].role == "system":
-        lead += 1
+    c = Composer(records)
+    c.feed(records, 0)
+    return c.result()
 
-    # Rule 1: a leading block of two or more records holds only plain text.
-    if lead >= 2:
-        for i in range(lead):
-            if type(records[i].content) is not str:
-                raise ComposeError(SYSTEM_PARTS.format(n=i + 1))
 
-    out: list[dict] = []
-    seen: set = set()  # every tool call id met so far
-    pending: dict | None = None  # the open assistant record's unanswered ids
-    open_at = 0  # 1-based position of that assistant record
-    run: list = []  # the current user or assistant run, not yet composed
-    run_role = None
-    append = out.append
+class Composer:
+    """The composing fold, resumable: records never change, so a list that
+    only grew since the last send is composed from where that send stopped
+    (`feed` the new records), which keeps a long tool loop's rounds cheap."""
 
-    for i in range(total):
-        r = records[i]
-        role = r.role
-        calls = r.tool_calls
-        # Rule 2, placement first.
-        if calls is not None and role != "assistant":
-            raise ComposeError(NOT_ASSISTANT.format(n=i + 1))
-        if role == "tool":
-            tcid = r.tool_call_id
-            if not pending or tcid not in pending:
-                raise ComposeError(ORPHAN.format(n=i + 1, id=tcid))
-            del pending[tcid]
-            if run:
-                append(_compose_run(run_role, run))
-                run = []
-                run_role = None
-            append({"role": "tool", "content": r.content, "tool_call_id": tcid})
-            continue
-        # A record of another role closes the open assistant record.
-        if pending:
-            raise ComposeError(NO_RESULT.format(n=open_at, id=next(iter(pending))))
-        pending = None
-        if role == "user":
-            if run_role != "user":
+    __slots__ = ("lead", "out", "seen", "pending", "open_at", "run", "run_role", "fed", "_last")
+
+    def __init__(self, records):
+        total = len(records)
+        lead = 0
+        while lead < total and records[lead].role == "system":
+            lead += 1
+        # Rule 1: a leading block of two or more records holds only plain text.
+        if lead >= 2:
+            for i in range(lead):
+                if type(records[i].content) is not str:
+                    raise ComposeError(SYSTEM_PARTS.format(n=i + 1))
+        self.lead = lead
+        self.out: list[dict] = []
+        self.seen: set = set()  # every tool call id met so far
+        self.pending: dict | None = None  # the open assistant record's unanswered ids
+        self.open_at = 0  # 1-based position of that assistant record
+        self.run: list = []  # the current user or assistant run, not yet composed
+        self.run_role = None
+        self.fed = 0
+        self._last = None
+
+    def can_extend(self, records) -> bool:
+        """True when `records` only appends to what was fed, after the
+        leading system block (which appending cannot change)."""
+        n = self.fed
+        # records compare by identity: a replaced record is a new object
+        return n > self.lead and len(records) >= n and records[:n] == self._last
+
+    def feed(self, records, start: int) -> None:
+        lead = self.lead
+        out, seen = self.out, self.seen
+        pending, open_at, run, run_role = self.pending, self.open_at, self.run, self.run_role
+        append = out.append
+        for i in range(start, len(records)):
+            r = records[i]
+            role = r.role
+            calls = r.tool_calls
+            # Rule 2, placement first.
+            if calls is not None and role != "assistant":
+                raise ComposeError(NOT_ASSISTANT.format(n=i + 1))
+            if role == "tool":
+                tcid = r.tool_call_id
+                if not pending or tcid not in pending:
+                    raise ComposeError(ORPHAN.format(n=i + 1, id=tcid))
+                del pending[tcid]
                 if run:
                     append(_compose_run(run_role, run))
-                run = []
-                run_role = "user"
-            run.append(r)
-        elif role == "assistant":
-            if run_role != "assistant":
-                if run:
-                    append(_compose_run(run_role, run))
-                run = []
-                run_role = "assistant"
-            run.append(r)
-            if calls:
-                for call in calls:
-                    cid = call["id"]
-                    if cid in seen:
-                        raise ComposeError(DUPLICATE_ID.format(n=i + 1, id=cid))
-                    seen.add(cid)
-                pending = dict.fromkeys(call["id"] for call in calls)
-                open_at = i + 1
-                append(_compose_run("assistant", run))  # the calls end the run
-                run = []
-                run_role = None
-        else:  # system
-            if i >= lead:
-                # unreachable through the list's own edits, which refuse it
-                raise ComposeError(LATE_SYSTEM.format(n=i + 1))
-            if i == 0:
-                if lead == 1:
-                    append({"role": "system", "content": r.content})
-                else:
-                    text = SYSTEM_SEPARATOR.join([records[k].content for k in range(lead)])
-                    append({"role": "system", "content": text})
+                    run = []
+                    run_role = None
+                append({"role": "tool", "content": r.content, "tool_call_id": tcid})
+                continue
+            # A record of another role closes the open assistant record.
+            if pending:
+                raise ComposeError(NO_RESULT.format(n=open_at, id=next(iter(pending))))
+            pending = None
+            if role == "user":
+                if run_role != "user":
+                    if run:
+                        append(_compose_run(run_role, run))
+                    run = []
+                    run_role = "user"
+                run.append(r)
+            elif role == "assistant":
+                if run_role != "assistant":
+                    if run:
+                        append(_compose_run(run_role, run))
+                    run = []
+                    run_role = "assistant"
+                run.append(r)
+                if calls:
+                    for call in calls:
+                        cid = call["id"]
+                        if cid in seen:
+                            raise ComposeError(DUPLICATE_ID.format(n=i + 1, id=cid))
+                        seen.add(cid)
+                    pending = dict.fromkeys(call["id"] for call in calls)
+                    open_at = i + 1
+                    append(_compose_run("assistant", run))  # the calls end the run
+                    run = []
+                    run_role = None
+            else:  # system
+                if i >= lead:
+                    # unreachable through the list's own edits, which refuse it
+                    raise ComposeError(LATE_SYSTEM.format(n=i + 1))
+                if i == 0:
+                    if lead == 1:
+                        append({"role": "system", "content": r.content})
+                    else:
+                        text = SYSTEM_SEPARATOR.join([records[k].content for k in range(lead)])
+                        append({"role": "system", "content": text})
+        self.pending, self.open_at, self.run, self.run_role = pending, open_at, run, run_role
+        self.fed = len(records)
+        self._last = list(records)  # what was fed, to recognise a list that only grew
 
-    # Rule 3: calls still open when the list ends.
-    if pending:
-        raise ComposeError(NO_RESULT.format(n=open_at, id=next(iter(pending))))
-    if run:
-        append(_compose_run(run_role, run))
-    return out
+    def result(self) -> list[dict]:
+        # Rule 3: calls still open when the list ends.
+        if self.pending:
+            raise ComposeError(NO_RESULT.format(n=self.open_at, id=next(iter(self.pending))))
+        if self.run:
+            return self.out + [_compose_run(self.run_role, self.run)]
+        return list(self.out)
+
+
+def compose_incremental(records, state: list) -> list[dict]:
+    """compose(), resuming the Composer kept in `state[0]` when the list
+    only grew since; the state is dropped on any error."""
+    c = state[0] if state else None
+    try:
+        if c is not None and c.can_extend(records):
+            c.feed(records, c.fed)
+        else:
+            c = Composer(records)
+            c.feed(records, 0)
+        state[:] = [c]
+        return c.result()
+    except ComposeError:
+        state[:] = []
+        raise
 
 
 def _compose_run(role: str, run: list) -> dict:

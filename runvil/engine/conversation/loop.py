@@ -16,7 +16,7 @@ from types import FunctionType
 from ..effects import ModelFailure
 from ..errors import engine_error, raise_lua
 from .compaction import default_compactor, exhausted, run_compactor
-from .compose import ComposeError, compose
+from .compose import ComposeError, compose_incremental
 from .precheck import admit, estimate
 from .records import Record
 
@@ -54,7 +54,7 @@ def composed(vm) -> list:
     """The list as the model receives it; a broken cross-record rule is a
     lua-kind error."""
     try:
-        return compose(vm.messages.records)
+        return compose_incremental(vm.messages.records, vm.messages.compose_state)
     except ComposeError as e:
         raise_lua(str(e))
 
@@ -152,7 +152,8 @@ def report_chat(vm, messages: list) -> None:
     the same list (everything from the first difference on)."""
     last = vm.messages.last_sent
     i = 0
-    while i < len(last) and i < len(messages) and last[i] == messages[i]:
+    n = min(len(last), len(messages))
+    while i < n and (last[i] is messages[i] or last[i] == messages[i]):
         i += 1
     vm.messages.last_sent = list(messages)
     added = messages[i:]

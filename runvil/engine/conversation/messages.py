@@ -28,7 +28,7 @@ ASSIGN_INDEX = (
 class MessageList(Userdata):
     """A section's conversation."""
 
-    __slots__ = ("records", "vm", "_methods", "last_sent", "anchor")
+    __slots__ = ("records", "vm", "_methods", "last_sent", "anchor", "compose_state")
 
     def __init__(self, vm=None):
         from .precheck import Anchor
@@ -37,6 +37,7 @@ class MessageList(Userdata):
         self.vm = vm
         self.last_sent: list = []  # the composed messages of the last send
         self.anchor = Anchor()  # the provider's count of the last measured round
+        self.compose_state: list = []  # the resumable composing of the last send
         self._methods = _methods_of(self)
 
     # --------------------------------------------------------- Lua protocol

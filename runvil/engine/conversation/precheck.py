@@ -175,11 +175,12 @@ class ByteCache:
     id is never reused while its entry lives; records are never mutated,
     so a hit is exact. An ASCII string costs `len` and is not cached."""
 
-    __slots__ = ("_entries", "capacity", "hits", "misses")
+    __slots__ = ("_entries", "_messages", "capacity", "hits", "misses")
 
     def __init__(self, capacity: int = 1 << 16):
         self.capacity = capacity
         self._entries: OrderedDict = OrderedDict()
+        self._messages: dict = {}  # id(message) -> (message, bytes)
         self.hits = 0
         self.misses = 0
 
@@ -188,6 +189,7 @@ class ByteCache:
 
     def clear(self) -> None:
         self._entries.clear()
+        self._messages.clear()
 
     def _part(self, obj, measure) -> int:
         key = id(obj)
@@ -206,7 +208,19 @@ class ByteCache:
         return n
 
     def bytes(self, m: dict) -> int:
-        """`message_bytes(m)`, the costly parts looked up by identity."""
+        """`message_bytes(m)`: a composed message seen before (the composer
+        hands back the same dicts for an unchanged prefix) costs one lookup;
+        otherwise its costly parts are looked up by identity."""
+        seen = self._messages.get(id(m))
+        if seen is not None and seen[0] is m:
+            return seen[1]
+        n = self._measure(m)
+        if len(self._messages) >= self.capacity:
+            self._messages.clear()
+        self._messages[id(m)] = (m, n)
+        return n
+
+    def _measure(self, m: dict) -> int:
         content = m.get("content")
         if type(content) is str:
             n = len(content) if content.isascii() else self._part(content, text_bytes)
