@@ -38,6 +38,10 @@ def _main(argv: list[str] | None = None) -> int:
         from .runcmd import check_command
 
         return check_command(rest)
+    if cmd == "conformance":
+        from .conformance import conformance_command
+
+        return conformance_command(rest)
     print(f"runvil: unknown command '{cmd}'\n{USAGE}", file=sys.stderr)
     return 2
 
@@ -46,7 +50,8 @@ USAGE = """usage: runvil COMMAND ...
   runvil run PROMPT.md [--input TEXT] [--script WORLD.yaml] [--json] [--log FILE]
                                              run a prompt; print its result
   runvil check PROMPT.md...                  parse and compile prompts; list every error
-  runvil lua [-e CODE]... [FILE [ARGS...]]   run Lua in the sandbox, like `lua`"""
+  runvil lua [-e CODE]... [FILE [ARGS...]]   run Lua in the sandbox, like `lua`
+  runvil conformance [DIR...]                run conformance cases (default: conformance/)"""
 
 
 def _lua(args: list[str]) -> int:
