@@ -142,6 +142,12 @@ def caller_where() -> str:
     return where(1, f)
 
 
+def lua_error(msg: str):
+    """luaL_error: raises msg with the position of the running builtin's
+    caller (the library functions' own errors)."""
+    raise LuaError(caller_where() + msg)
+
+
 def current_where() -> str:
     """Position of the innermost *Lua* function (for runtime errors raised
     by operators, which Lua reports at the instruction's line)."""

@@ -156,18 +156,8 @@ class LuaTable:
             return
         self._set_hash(k, v)
 
-    def _set_hash(self, k, v):
-        h = self.hash
-        if v is None:
-            if h.get(k) is not None:
-                h[k] = None
-                self._tomb += 1
-            return
-        if k not in h:
-            if self._tomb:
-                self._sweep()
-            self._iter = None
-        h[k] = v
+    # a non-integer key of any other type is stored the same way
+    _set_hash = set_str
 
     def _sweep(self):
         """Drops tombstones, in place (compiled code may hold `hash`)."""

@@ -20,14 +20,10 @@ from ..args import (
     check_number,
     opt_int,
 )
-from ..errors import LuaError, caller_where
+from ..errors import lua_error as _error
 from ..values import DEFAULT_NAN, INF, MAXI, MINI, Multi
 from . import lib_table
 
-
-def _error(msg: str):
-    """luaL_error: the message with the position of the builtin's caller."""
-    raise LuaError(caller_where() + msg)
 
 
 _M64 = 0xFFFFFFFFFFFFFFFF

@@ -12,14 +12,10 @@ import time as _time
 
 from .. import values as V
 from ..args import arg_error, check_int, check_str, type_error
-from ..errors import LuaError, caller_where
+from ..errors import lua_error as _error
 from ..table import LuaTable
 from . import lib_table
 
-
-def _error(msg: str):
-    """luaL_error: the message with the position of the builtin's caller."""
-    raise LuaError(caller_where() + msg)
 
 
 _INT_MAX = 2**31 - 1

@@ -27,15 +27,11 @@ from ..args import (
     opt_int,
     type_error,
 )
-from ..errors import LuaError, caller_where
+from ..errors import lua_error as _error
 from ..table import LuaTable
 from ..values import EMPTY, Multi, getmetatable
 from . import lib_table
 
-
-def _error(msg: str):
-    """luaL_error: the message with the position of the builtin's caller."""
-    raise LuaError(caller_where() + msg)
 
 
 _M64 = 0xFFFFFFFFFFFFFFFF

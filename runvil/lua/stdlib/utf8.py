@@ -11,14 +11,10 @@ from __future__ import annotations
 
 from .. import values as V
 from ..args import arg_error, check_int, check_str, opt_int
-from ..errors import LuaError, caller_where
+from ..errors import lua_error as _error
 from ..values import EMPTY, Multi
 from . import lib_table
 
-
-def _error(msg: str):
-    """luaL_error: the message with the position of the builtin's caller."""
-    raise LuaError(caller_where() + msg)
 
 
 MAXUNICODE = 0x10FFFF
