@@ -103,20 +103,21 @@ def run_loop(vm, handle_role: str | None, compactor):
                     if isinstance(answer, ModelFailure) and is_overflow(answer):
                         raise _Overflow("provider")
                 except _Overflow as o:
+                    reason = o.reason
                     if retried:
                         # the retry overflowed again: back to before the compaction
                         vm.messages.records[:] = before_compaction
-                        raise exhausted(o.reason) from None
+                        raise exhausted(reason) from None
                     before_compaction = list(vm.messages.records)
                     overflowed = estimate(messages)
 
-                    def rules():
+                    def rules(reason=reason, overflowed=overflowed):
                         # structural rules always; after an overflow the list must shrink
                         structural_check(vm)
                         if vm.messages.records and estimate(composed(vm)) >= overflowed:
-                            raise exhausted(o.reason)
+                            raise exhausted(reason)
 
-                    run_compactor(vm, compactor, o.reason, rules)
+                    run_compactor(vm, compactor, reason, rules)
                     retried = True
                     continue
                 break
