@@ -16,6 +16,7 @@ import threading
 from collections import deque
 
 from ..lua.state import ensure_recursion_limit, start_lua_thread
+from ..lua.stdlib.coroutine import baton
 
 
 class Cancelled(BaseException):
@@ -31,7 +32,7 @@ class Context:
         self.name = name
         self.body = body
         self.thread: threading.Thread | None = None
-        self._go = threading.Semaphore(0)
+        self._go = baton()
         self.waiting: set[int] = set()
         self.answers: dict[int, object] = {}
         self.finished = False
@@ -53,7 +54,7 @@ class Context:
 
 class Scheduler:
     def __init__(self):
-        self._idle = threading.Semaphore(0)
+        self._idle = baton()
         self.runnable: deque[Context] = deque()
         self.contexts: list[Context] = []
         self.pending: dict[int, tuple[Context, object]] = {}

@@ -23,6 +23,15 @@ from ..state import ensure_recursion_limit, start_lua_thread, stack_overflow_mes
 from ..values import Multi
 from . import lib_table
 
+def baton():
+    """A binary semaphore that starts taken: `release` hands the baton over,
+    `acquire` waits for it. A raw lock (any thread may release it) is a C
+    call each way, several times cheaper than threading.Semaphore."""
+    lock = threading.Lock()
+    lock.acquire()
+    return lock
+
+
 _current = threading.local()  # .co: the Coroutine running on this thread
 
 
@@ -36,8 +45,8 @@ class Coroutine:
         self.state = state
         self.status = "suspended"
         self._thread = None
-        self._go = threading.Semaphore(0)  # the coroutine waits here
-        self._back = threading.Semaphore(0)  # the resumer waits here
+        self._go = baton()  # the coroutine waits here
+        self._back = baton()  # the resumer waits here
         self._transfer = None
         self._kill = False
         self.error = None  # the error value a dead coroutine died with
