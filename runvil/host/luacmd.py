@@ -46,6 +46,8 @@ def run_lua_command(chunks: list[str], file: str | None, script_args: list[str])
                 try:
                     with open(file, "rb") as f:
                         source = f.read().decode("latin-1")
+                    if source.startswith("\xef\xbb\xbf"):
+                        source = source[3:]  # a UTF-8 byte order mark, skipped as Lua does
                 except OSError:
                     sys.stdout.flush()
                     print(f"runvil: cannot open {file}", file=sys.stderr)

@@ -127,8 +127,16 @@ class ExprCompiler:
             if b.func is not self.scope:
                 return f"upvalue '{n.name}'"
             return f"local '{n.name}'"
-        if t is A.Index and type(n.key) is A.String:
-            return f"field '{n.key.value}'"
+        if t is A.Index:
+            key = fold(n.key)
+            if type(key) is A.String:
+                o = n.obj
+                if type(o) is A.Name and isinstance(o.binding, LocalVar) and o.binding.pyname == "_ENV_0":
+                    return f"global '{key.value}'"
+                return f"field '{key.value}'"
+            if type(key) is A.Number and type(key.value) is int and 0 <= key.value <= 255:
+                return "field 'integer index'"
+            return "field '?'"
         if t is A.String:
             return f"constant '{n.value}'"
         return None
@@ -274,7 +282,7 @@ class ExprCompiler:
         )
         return (
             f"({f} if type({o} := {self.expr(n.obj)}) is _Table and type({f} := {lookup}) is _FT"
-            f" else _method({o}, {name}))({o}{comma}{args})"
+            f" else _method({o}, {name}, {self.drepr(n.obj)}))({o}{comma}{args})"
         )
 
     def e_Call(self, n):
@@ -308,7 +316,7 @@ class ExprCompiler:
             name = repr(n.method)
             callee = (
                 f"({f} if type({o} := {self.expr(n.obj)}) is _Table and type({f} := _index({o}, {name})) is _FT"
-                f" else _method({o}, {name}))"
+                f" else _method({o}, {name}, {self.drepr(n.obj)}))"
             )
             return f"_tail({callee}, ({o}, *{tail}))"
         callee = f"({f} if type({f} := {self.expr(n.func)}) is _FT else _callable({f}, {self.drepr(n.func)}))"

@@ -9,7 +9,7 @@ import math
 from .errors import rt_error
 from .numbers import DEFAULT_NAN, INF, MAXI, float_to_int, fmt_number, tonumber, wrap
 from .table import LuaTable
-from .values import Userdata, _desc, call, first, getmetamethod, is_number, type_name
+from .values import Userdata, _desc, call, first, getmetamethod, is_number, obj_typename, type_name
 
 # ------------------------------------------------------------- arithmetic
 
@@ -29,7 +29,7 @@ def _arith_meta(a, b, event: str, da, db):
     else:
         what = "perform arithmetic on"
     bad, d = (b, db) if is_number(a) else (a, da)
-    rt_error(f"attempt to {what} a {type_name(bad)} value{_desc(d)}")
+    rt_error(f"attempt to {what} a {obj_typename(bad)} value{_desc(d)}")
 
 
 _BITWISE = {"__band", "__bor", "__bxor", "__shl", "__shr", "__bnot"}
@@ -166,7 +166,7 @@ def unm(a, da=None):
     h = getmetamethod(a, "__unm")
     if h is not None:
         return first(call(h, a, a))
-    rt_error(f"attempt to perform arithmetic on a {type_name(a)} value{_desc(da)}")
+    rt_error(f"attempt to perform arithmetic on a {obj_typename(a)} value{_desc(da)}")
 
 
 _ARITH = {}  # event -> binary function on numbers; filled below
@@ -236,7 +236,7 @@ def bnot(a, da=None):
         return first(call(h, a, a))
     if type(a) is float:
         rt_error(f"number{_desc(da)} has no integer representation")
-    rt_error(f"attempt to perform bitwise operation on a {type_name(a)} value{_desc(da)}")
+    rt_error(f"attempt to perform bitwise operation on a {obj_typename(a)} value{_desc(da)}")
 
 
 # ----------------------------------------------------------- comparisons
@@ -297,7 +297,7 @@ def le(a, b) -> bool:
 
 
 def _compare_error(a, b):
-    t1, t2 = type_name(a), type_name(b)
+    t1, t2 = obj_typename(a), obj_typename(b)
     if t1 == t2:
         rt_error(f"attempt to compare two {t1} values")
     rt_error(f"attempt to compare {t1} with {t2}")
@@ -318,8 +318,8 @@ def concat(a, b, da=None, db=None):
     if h is not None:
         return first(call(h, a, b))
     if ta is str or ta is int or ta is float:
-        rt_error(f"attempt to concatenate a {type_name(b)} value{_desc(db)}")
-    rt_error(f"attempt to concatenate a {type_name(a)} value{_desc(da)}")
+        rt_error(f"attempt to concatenate a {obj_typename(b)} value{_desc(db)}")
+    rt_error(f"attempt to concatenate a {obj_typename(a)} value{_desc(da)}")
 
 
 def length(v, desc=None):
@@ -338,7 +338,7 @@ def length(v, desc=None):
         return first(call(h, v))
     if isinstance(v, Userdata):
         return v.lua_len()
-    rt_error(f"attempt to get length of a {type_name(v)} value{_desc(desc)}")
+    rt_error(f"attempt to get length of a {obj_typename(v)} value{_desc(desc)}")
 
 
 # ---------------------------------------------------------------- limits

@@ -47,7 +47,7 @@ class GlobalRef:
 class FuncScope:
     """What the compiler needs to know about one function."""
 
-    __slots__ = ("parent", "node", "upvals", "blocks", "vararg", "pyname", "has_close")
+    __slots__ = ("parent", "node", "upvals", "blocks", "vararg", "pyname", "has_close", "bad_break")
 
     def __init__(self, parent, node, pyname: str):
         self.parent = parent
@@ -57,6 +57,7 @@ class FuncScope:
         self.vararg = False
         self.pyname = pyname
         self.has_close = False
+        self.bad_break = 0  # line of a break outside any loop: Lua reports it at the function's end
 
 
 class _Block:
@@ -135,6 +136,8 @@ class Resolver:
         fs.blocks.append(_Block(fn.body, False))
         fn.param_vars = [self.declare(p, None, fn.line) for p in fn.params]
         self.block_body(fn.body)
+        if fs.bad_break:
+            self.error(fn.body.end_line or fs.bad_break, f"break outside loop at line {fs.bad_break}")
         self.close_block(fn.body)
         self.func = fs.parent
         fn.scope = fs
@@ -188,8 +191,9 @@ class Resolver:
                 for g, _gn in b.gotos:
                     outer.gotos.append((g, len(outer.vars)))
             else:
+                # Lua notices at the end of the function (the chunk: its last line)
                 g = b.gotos[0][0]
-                self.error(g.line, f"no visible label '{g.label}' for <goto> at line {g.line}")
+                self.error(block.end_line or g.line, f"no visible label '{g.label}' for <goto> at line {g.line}")
 
     # -------------------------------------------------------- statements
 
@@ -295,7 +299,8 @@ class Resolver:
         for b in reversed(self.func.blocks):
             if b.is_loop:
                 return
-        self.error(s.line, f"break outside a loop at line {s.line}")
+        if not self.func.bad_break:
+            self.func.bad_break = s.line
 
     def s_Goto(self, s: A.Goto):
         fs = self.func

@@ -93,25 +93,31 @@ def make_forprep(steps: list, tick):
             if step == 0:
                 rt_error("'for' step is zero")
             r = range(start, stop + 1, step) if step > 0 else range(start, stop - 1, step)
-            n = len(r)
+            n = max(0, (stop - start) // step + 1)  # len(r) fails past sys.maxsize
             if n <= steps[0]:
                 steps[0] -= n
                 return r
-            return _sliced(r, steps, tick)
+            return _sliced(r, n, steps, tick)
+        vals = []
         for what, v in (("initial value", start), ("limit", stop), ("step", step)):
-            if type(v) is not int and type(v) is not float:
+            if type(v) is str:
+                v = V.str2number(v)  # a numeric string counts, as a float loop
+                if v is None:
+                    rt_error(f"bad 'for' {what} (number expected, got string)")
+            elif type(v) is not int and type(v) is not float:
                 rt_error(f"bad 'for' {what} (number expected, got {V.type_name(v)})")
+            vals.append(v)
+        start, stop, step = vals
         if step == 0:
             rt_error("'for' step is zero")
         return _float_loop(float(start), float(stop), float(step), steps, tick)
 
     def refund(r, i):
         """A loop left early gives back the iterations it was charged for."""
+        if type(r) is _Sliced:
+            r = r.current
         if type(r) is range:
-            steps[0] += len(r) - r.index(i) - 1
-        elif type(r) is _Sliced:
-            sub = r.current
-            steps[0] += len(sub) - sub.index(i) - 1
+            steps[0] += (r.stop - i) // r.step - 1 + (1 if (r.stop - i) % r.step else 0)
 
     return forprep, refund
 
@@ -124,7 +130,7 @@ class _Sliced(chain):
     (so `tick` still runs), iterated at C speed."""
 
 
-def _sliced(r: range, steps: list, tick) -> _Sliced:
+def _sliced(r: range, n: int, steps: list, tick) -> _Sliced:
     def charge(sub: range) -> range:
         it.current = sub
         steps[0] -= len(sub)
@@ -132,7 +138,7 @@ def _sliced(r: range, steps: list, tick) -> _Sliced:
             tick()
         return sub
 
-    it = _Sliced.from_iterable(map(charge, (r[i : i + _SLICE] for i in range(0, len(r), _SLICE))))
+    it = _Sliced.from_iterable(map(charge, (r[i : i + _SLICE] for i in range(0, n, _SLICE))))
     return it
 
 
@@ -175,6 +181,11 @@ def make_giter(steps: list, tick, next_fn, ipairs_aux):
     def giter(f, s, c, close, n):
         if close is not None:
             _tbc_check(close, "(for state)")
+        if f is next_fn and type(s) is not LuaTable:
+            from .errors import ArgError, current_where
+
+            got = V.type_name(s)
+            raise ArgError(1, "for iterator", f"table expected, got {got}", current_where())
         if f is next_fn and type(s) is LuaTable and c is None:
             it = _walk_next(s, n)
         elif f is ipairs_aux and type(s) is LuaTable and s.meta is None and c == 0:

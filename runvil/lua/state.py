@@ -260,10 +260,9 @@ def chunkid(chunkname: str, source: str = "") -> str:
         name = chunkname[1:]
         return name if len(name) <= 59 else "..." + name[-56:]
     first, nl, _rest = chunkname.partition("\n")
-    limit = 60 - len('[string "...\"]') + 1
-    if not nl and len(first) <= limit:
+    if not nl and len(first) <= 44:
         return f'[string "{first}"]'
-    return f'[string "{first[:limit]}..."]'
+    return f'[string "{first[:45]}..."]'
 
 
 _ids = itertools.count()

@@ -88,6 +88,21 @@ def type_name(v) -> str:
     return _TYPE_NAMES.get(type(v), "userdata")
 
 
+def obj_typename(v) -> str:
+    """luaT_objtypename: a table's or userdata's `__name` (a string in its
+    metatable), else its type — how runtime errors name a value."""
+    t = type(v)
+    if t is LuaTable or isinstance(v, Userdata):
+        mt = v.meta
+        if mt is not None:
+            name = mt.hash.get("__name")
+            if type(name) is str:
+                return name
+        if t is not LuaTable:
+            return v.lua_type_name
+    return type_name(v)
+
+
 def is_number(v) -> bool:
     t = type(v)
     return t is int or t is float
@@ -232,7 +247,7 @@ def callable_of(f, desc):
         return _call_tm(h, f)
     if isinstance(f, Userdata):
         return _call_ud(f)
-    return _fail_call(f"attempt to call a {type_name(f)} value{_desc(desc)}")
+    return _fail_call(f"attempt to call a {obj_typename(f)} value{_desc(desc)}")
 
 
 def _call_tm(h, f):
@@ -260,18 +275,25 @@ def tail(f, args: tuple):
     return Multi((TAILCALL, f, args))
 
 
-def method_of(o, name: str):
-    """The callable for `o:name(...)`. A builtin is wrapped so that its
-    argument errors count from the method's first explicit argument."""
-    f = index(o, name)
+def method_of(o, name: str, desc=None):
+    """The callable for `o:name(...)`. A builtin is wrapped (once per
+    builtin and name) so that its argument errors count from the method's
+    first explicit argument."""
+    f = index(o, name, desc)
     if type(f) is FunctionType:
         from .errors import BUILTIN_CODES
 
         if f.__code__ not in BUILTIN_CODES:
             return f
-
-        return _renumbered(f, name)
+        key = (f, name)
+        w = _RENUMBERED.get(key)
+        if w is None:
+            w = _RENUMBERED[key] = _renumbered(f, name)
+        return w
     return callable_of(f, f"method '{name}'")
+
+
+_RENUMBERED: dict = {}
 
 
 def _renumbered(f, name):
@@ -333,7 +355,7 @@ def index(o, k, desc=None):
         else:
             if desc is None and type(k) is str:
                 desc = None
-            rt_error(f"attempt to index a {type_name(o)} value{_desc(desc)}")
+            rt_error(f"attempt to index a {obj_typename(o)} value{_desc(desc)}")
         if type(h) is FunctionType:
             return first(h(o, k))
         o = h
@@ -359,7 +381,7 @@ def setindex(o, k, v, desc=None):
         else:
             h = getmetamethod(o, "__newindex")
             if h is None:
-                rt_error(f"attempt to index a {type_name(o)} value{_desc(desc)}")
+                rt_error(f"attempt to index a {obj_typename(o)} value{_desc(desc)}")
         if type(h) is FunctionType:
             h(o, k, v)
             return

@@ -166,7 +166,7 @@ def pairs(*args):
         if r is not None:
             return Multi(tuple(r))
     if type(t) is not LuaTable:
-        type_error(args, 1, "pairs", "table")
+        return Multi((next_, t, None))  # next raises, as Lua's pairs lets it
     return Multi((sandbox_walker(t), t, None))
 
 
@@ -220,16 +220,17 @@ def pcall(*args):
 @builtin
 def xpcall(*args):
     if len(args) < 2:
-        arg_error(2, "xpcall", "value expected")
+        type_error(args, 2, "xpcall", "function")
     f, handler = args[0], args[1]
     try:
         r = V.expand(V.call(f, *args[2:]))
     except (LuaError, RecursionError, MemoryError) as e:
+        # the handler's first result replaces the error value
         try:
             h = V.expand(V.call(handler, caught_value(e)))
-        except (LuaError, RecursionError, MemoryError) as e2:
-            return Multi((False, caught_value(e2)))
-        return Multi((False,) + h)
+        except (LuaError, RecursionError, MemoryError):
+            return Multi((False, "error in error handling"))
+        return Multi((False, h[0] if h else None))
     return Multi((True,) + r)
 
 
@@ -281,7 +282,7 @@ def rawlen(*args):
         return v.length()
     if type(v) is str:
         return len(v)
-    arg_error(1, "rawlen", "table or string expected")
+    type_error(args, 1, "rawlen", "table or string")
 
 
 @builtin
@@ -313,15 +314,12 @@ def tonumber(*args):
     base = check_int(args, 2, "tonumber")
     v = args[0]
     if type(v) is not str:
-        if type(v) in (int, float):
-            v = V.fmt_number(v)
-        else:
-            type_error(args, 1, "tonumber", "string")
+        type_error(args, 1, "tonumber", "string")
     if not 2 <= base <= 36:
         arg_error(2, "tonumber", "base out of range")
     s = v.strip(" \f\n\r\t\v").lower()
     neg = s.startswith("-")
-    if neg:
+    if neg or s.startswith("+"):
         s = s[1:]
     if not s:
         return None

@@ -17,7 +17,7 @@ import threading
 import weakref
 
 from .. import values as V
-from ..args import arg_error, type_error
+from ..args import type_error
 from ..errors import CoroutineKill, LuaError, builtin, caller_where
 from ..state import ensure_recursion_limit, start_lua_thread, stack_overflow_message
 from ..values import Multi
@@ -38,7 +38,8 @@ _current = threading.local()  # .co: the Coroutine running on this thread
 class Coroutine:
     """A Lua thread value."""
 
-    __slots__ = ("fn", "status", "state", "_thread", "_go", "_back", "_transfer", "_kill", "error", "__weakref__")
+    __slots__ = ("fn", "status", "state", "_thread", "_go", "_back", "_transfer", "_kill", "error", "errored",
+                 "__weakref__")
 
     def __init__(self, fn, state):
         self.fn = fn
@@ -50,6 +51,7 @@ class Coroutine:
         self._transfer = None
         self._kill = False
         self.error = None  # the error value a dead coroutine died with
+        self.errored = False
 
     # -------------------------------------------------------- resumer side
 
@@ -80,6 +82,7 @@ class Coroutine:
             self.status = "dead"
             if kind == "error":
                 self.error = values
+                self.errored = True
         return kind, values
 
     def kill(self):
@@ -181,12 +184,12 @@ def open_lib(state) -> None:
         return Multi((co, False))
 
     def isyieldable(*args):
-        if args and args[0] is not None:
-            co = check_co(args, 1, "isyieldable")
-            return co is not main and co.status == "running"
-        return current() is not None
+        co = check_co(args, 1, "isyieldable") if args else (current() or main)
+        return co is not main
 
     def wrap(*args):
+        if not args or type(args[0]) is not V.FunctionType:
+            type_error(args, 1, "wrap", "function")
         co = create(*args)
 
         def wrapped(*a):
@@ -208,17 +211,17 @@ def open_lib(state) -> None:
         co = check_co(args, 1, "close")
         st = "running" if co is main else co.status
         if st in ("running", "normal"):
-            arg_error(1, "close", f"cannot close a {st} coroutine")
+            raise LuaError(caller_where() + f"cannot close a {st} coroutine")
         if st == "suspended":
             try:
                 co.kill()
             except LuaError as e:  # a __close handler failed
                 return Multi((False, e.value))
-            if co.error is not None:
+            if co.errored:
                 return Multi((False, co.error))
             return True
-        if co.error is not None:
-            err, co.error = co.error, None
+        if co.errored:
+            err, co.error, co.errored = co.error, None, False
             return Multi((False, err))
         return True
 

@@ -195,6 +195,14 @@ def _libm(x: float, func, invalid_nan=DEFAULT_NAN) -> float:
         return INF
 
 
+def m_deg(*args):
+    return _flt(args, 1, "deg") * (180.0 / _m.pi)
+
+
+def m_rad(*args):
+    return _flt(args, 1, "rad") * (_m.pi / 180.0)
+
+
 def m_sqrt(*args):
     return _libm(_flt(args, 1, "sqrt"), _m.sqrt)
 
@@ -375,6 +383,8 @@ def open_lib(state) -> None:
             "max": m_max,
             "min": m_min,
             "sqrt": m_sqrt,
+            "deg": m_deg,
+            "rad": m_rad,
             "exp": m_exp,
             "log": m_log,
             "sin": m_sin,

@@ -1,0 +1,17 @@
+print(0xF0 & 0x3C, 0xF0 | 0x3C, 0xF0 ~ 0x3C, ~0xF0, ~0)
+print(1 << 0, 1 << 1, 1 << 62, 1 << 63, 1 << 64, 1 << 100, 1 << -1, 2 >> 1, 2 >> -1)
+print(-1 >> 60, -1 >> 63, -1 >> 64, -1 << 63, math.mininteger >> 63)
+print(5 & 3.0, 5.0 | 2, "12" & 10, 2^53 & 1)
+print(pcall(function() return 1 & 2.5 end))
+print(pcall(function() return 1 & "2.5" end))
+print(pcall(function() return 1 & 2^64 end))
+print(pcall(function() return {} | 1 end))
+print(0xFF ~ 0xFF, 0xAAAA ~ 0x5555, 7 & -8, -8 | 7)
+local function popcount(n) local c = 0; while n ~= 0 do c = c + (n & 1); n = n >> 1 end return c end
+print(popcount(0), popcount(255), popcount(-1), popcount(math.maxinteger))
+local function tobin(n) local s = "" for i = 7, 0, -1 do s = s .. ((n >> i) & 1) end return s end
+print(tobin(5), tobin(200), tobin(-1))
+print(1 << 31, 1 << 32, 0xFFFFFFFF + 1, 0xFFFFFFFF & -1)
+print(3 ~ 5 & 1, 3 | 4 ~ 1, 1 << 2 + 1, 1 + 1 << 2, 5 & 3 == 1)
+print(~5, ~-1, ~math.maxinteger, - ~5)
+print(string.format("%x %X %#x", 3735928559, 3735928559, 255))

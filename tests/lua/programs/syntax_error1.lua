@@ -1,0 +1,2 @@
+print("this should not run")
+local x = = 1

@@ -1,0 +1,2 @@
+local t = {1, 2
+print(t)

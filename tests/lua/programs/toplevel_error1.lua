@@ -1,0 +1,3 @@
+print("before")
+local t = {}
+print(t.a.b)

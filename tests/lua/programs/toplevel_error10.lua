@@ -1,0 +1,2 @@
+local co = coroutine.wrap(function() error("inside coroutine") end)
+co()

@@ -1,0 +1,3 @@
+local function f() error("deep", 2) end
+local function g() f() end
+g()

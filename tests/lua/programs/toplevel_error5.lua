@@ -1,0 +1,2 @@
+io.write("no newline")
+local x = 1 + nil

@@ -1,0 +1,1 @@
+error(setmetatable({}, {__tostring = function() return "tostring'd error" end}))

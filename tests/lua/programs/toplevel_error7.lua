@@ -1,0 +1,2 @@
+print("hi")
+error("no position", 0)
