@@ -185,7 +185,16 @@ def send_round(vm, role: str, messages: list, tools: list, origin: str):
         tools=tuple(tools),
         options=options,
     )
+    if run.debug:
+        run.events.emit("debug_request", vm.execution_id, vm.section, round=effect.id, role=role, model=effect.model,
+                        origin=origin, messages=list(messages), tools=list(tools), options=options)
     (answer,) = run.sched.await_effects([effect])
+    if run.debug and not (isinstance(answer, ModelReply) and not answer.text and not answer.tool_calls):
+        body = ({"status": answer.status, "body": answer.body, "stream_error": answer.stream_error,
+                 "unreachable": answer.unreachable} if isinstance(answer, ModelFailure) else
+                {"text": answer.text, "tool_calls": [dict(c) for c in answer.tool_calls],
+                 "finish_reason": answer.finish_reason, "usage": answer.usage, "reasoning": answer.reasoning})
+        run.events.emit("debug_response", vm.execution_id, vm.section, round=effect.id, **body)
     report_round(vm, effect, answer)
     return answer
 

@@ -56,6 +56,7 @@ class Run:
         bindings: dict | None = None,
         limits: Limits | None = None,
         packs: dict | None = None,
+        debug: bool = False,
     ):
         self.prompt = prompt
         self.input = input
@@ -65,6 +66,7 @@ class Run:
             raise PrepareError(f"model role '{missing[0]}' is not bound to a model")
         self.limits = limits or Limits()
         self.packs = packs or {}
+        self.debug = debug  # debug capture: request/response bodies in the run log
         self.events = EventLog()
         self.var = VarStore()
         self.sched = Scheduler()

@@ -68,7 +68,7 @@ def run_command(argv: list[str]) -> int:
 
     packs = discover_packs()
     try:
-        run = Run(prompt, input=input_text, bindings=bindings, packs=pack_schemas(packs))
+        run = Run(prompt, input=input_text, bindings=bindings, packs=pack_schemas(packs), debug=args.debug)
     except PrepareError as e:
         print(f"runvil: {e}", file=sys.stderr)
         return EXIT_USAGE

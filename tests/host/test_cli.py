@@ -155,3 +155,20 @@ def test_lua_command(tmp_path):
     code, out, err = runvil("lua", stdin="1 + 1\nfunction f()\nreturn 3\nend\nprint(f())\n")
     assert code == 0 and out == "2\n3\n"
     assert runvil("lua", "-e", "error({})")[2] == "runvil: (error object is a table value)\n"
+
+
+def test_log_and_debug_capture(tmp_path):
+    prompt = write(tmp_path, "p.md", HEAD + "## A\n\n```lua\nmodels.use('writer')\nmessages:user('hi')\nmodels.loop()\n```\n")
+    world = write(tmp_path, "w.yaml", "replies:\n  - text: hello\n")
+    log = tmp_path / "run.jsonl"
+    code, _, err = runvil("run", prompt, "--script", world, "--log", str(log), "--debug")
+    assert code == 0, err
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    types = [e["type"] for e in events]
+    assert types[0] == "run_started" and types[-1] == "run_ended"
+    assert types.index("debug_request") < types.index("debug_response") < types.index("model_turn_completed")
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    req = next(e for e in events if e["type"] == "debug_request")
+    assert req["messages"] == [{"role": "user", "content": "hi"}] and req["section"] == "A"
+    code, _, _ = runvil("run", prompt, "--script", world, "--log", str(log))
+    assert "debug_request" not in log.read_text()
