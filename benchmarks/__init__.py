@@ -1,0 +1,1 @@
+"""runvil benchmarks: `python -m benchmarks --help` (see benchmarks/README.md)."""
