@@ -1,0 +1,573 @@
+"""Lua 5.4 patterns: the matcher behind string.find/match/gmatch/gsub.
+
+Two engines give identical results:
+- the common subset (single-char classes with `* + - ?`, captures, position
+  captures, a final `$`) is translated to a Python `re` regex, which
+  backtracks in the same order as Lua's matcher (greedy `*` tries the longest
+  run first, `-` is `*?`, `?` tries one before none), so the first match
+  found is the same;
+- everything else (`%b`, `%f`, back references, malformed or unbalanced
+  patterns, too many captures, patterns deep enough to hit Lua's
+  MAXCCALLS) runs on a backtracking matcher written after the semantics of
+  lstrlib.c's `match`, raising Lua's errors lazily, exactly when Lua's
+  matcher reaches the offending pattern item.
+
+A match is reported as (start, end, caps): 0-based start, exclusive end, and
+the list of capture values (a str, an int for a position capture, or
+UNFINISHED for a capture still open when the pattern ended).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import LuaError, caller_where
+
+MAXCAPTURES = 32
+MAXCCALLS = 200
+CAP_UNFINISHED = -1
+CAP_POSITION = -2
+SPECIALS = frozenset("^$*+?.([%-")
+
+
+class _Unfinished:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "UNFINISHED"
+
+
+UNFINISHED = _Unfinished()
+
+
+def error(msg: str):
+    """Raises a builtin's error as luaL_error: positioned at the caller."""
+    raise LuaError(caller_where() + msg)
+
+
+# ------------------------------------------------------------ char classes
+
+ALL = frozenset(map(chr, range(256)))
+
+
+def _chars(pred) -> frozenset:
+    return frozenset(chr(c) for c in range(256) if pred(c))
+
+
+def _isalpha(c):
+    return 65 <= c <= 90 or 97 <= c <= 122
+
+
+def _isdigit(c):
+    return 48 <= c <= 57
+
+
+_BASE = {
+    "a": _chars(_isalpha),
+    "c": _chars(lambda c: c < 32 or c == 127),
+    "d": _chars(_isdigit),
+    "g": _chars(lambda c: 33 <= c <= 126),
+    "l": _chars(lambda c: 97 <= c <= 122),
+    "p": _chars(lambda c: 33 <= c <= 126 and not _isalpha(c) and not _isdigit(c)),
+    "s": _chars(lambda c: 9 <= c <= 13 or c == 32),
+    "u": _chars(lambda c: 65 <= c <= 90),
+    "w": _chars(lambda c: _isalpha(c) or _isdigit(c)),
+    "x": _chars(lambda c: _isdigit(c) or 97 <= c <= 102 or 65 <= c <= 70),
+    "z": frozenset("\0"),  # deprecated, still in Lua 5.4
+}
+#: class letter after '%' -> the chars it matches (C locale); other chars
+#: after '%' match themselves
+CLASS = dict(_BASE)
+CLASS.update({k.upper(): ALL - v for k, v in _BASE.items()})
+
+
+def class_chars(cl: str) -> frozenset:
+    r = CLASS.get(cl)
+    return r if r is not None else frozenset(cl)
+
+
+def class_end(p: str, pi: int) -> int:
+    """Index just after the single-char class starting at p[pi] (classEnd)."""
+    pend = len(p)
+    c = p[pi]
+    pi += 1
+    if c == "%":
+        if pi >= pend:
+            error("malformed pattern (ends with '%')")
+        return pi + 1
+    if c == "[":
+        if pi < pend and p[pi] == "^":
+            pi += 1
+        while True:  # look for a ']' (the first char is always a member)
+            if pi >= pend:
+                error("malformed pattern (missing ']')")
+            cc = p[pi]
+            pi += 1
+            if cc == "%" and pi < pend:
+                pi += 1  # skip escapes (e.g. '%]')
+            if pi < pend and p[pi] == "]":
+                return pi + 1
+    return pi
+
+
+def bracket_set(p: str, pi: int, ec: int) -> frozenset:
+    """The chars matched by the set p[pi] == '[' ... p[ec] == ']'."""
+    sig = True
+    if p[pi + 1] == "^":
+        sig = False
+        pi += 1
+    members = set()
+    pi += 1
+    while pi < ec:
+        c = p[pi]
+        if c == "%":
+            pi += 1
+            members |= class_chars(p[pi])
+        elif p[pi + 1] == "-" and pi + 2 < ec:
+            members.update(map(chr, range(ord(c), ord(p[pi + 2]) + 1)))
+            pi += 2
+        else:
+            members.add(c)
+        pi += 1
+    return frozenset(members) if sig else ALL - members
+
+
+def item_set(p: str, pi: int, ep: int) -> frozenset:
+    c = p[pi]
+    if c == ".":
+        return ALL
+    if c == "%":
+        return class_chars(p[pi + 1])
+    if c == "[":
+        return bracket_set(p, pi, ep - 1)
+    return frozenset(c)
+
+
+# ------------------------------------------------- translation to regexes
+
+
+def _set_regex(cs: frozenset) -> str:
+    if len(cs) == 256:
+        return "."
+    if len(cs) == 1:
+        return re.escape(next(iter(cs)))
+    codes = sorted(ord(c) for c in cs)
+    if not codes:
+        return "[^\\x00-\\xff]"
+    parts = []
+    i = 0
+    while i < len(codes):
+        j = i
+        while j + 1 < len(codes) and codes[j + 1] == codes[j] + 1:
+            j += 1
+        a, b = codes[i], codes[j]
+        parts.append(f"\\x{a:02x}" if a == b else f"\\x{a:02x}-\\x{b:02x}")
+        i = j + 1
+    return "[" + "".join(parts) + "]"
+
+
+def _frontier(cs: frozenset) -> str:
+    """%f[set]: the previous char (NUL at the start) is not in the set and
+    the current one (NUL at the end) is."""
+    setrx = _set_regex(cs)
+    if "\0" in cs:
+        return f"(?<={_set_regex(ALL - cs)})(?:(?={setrx})|\\Z)"
+    return f"(?<!{setrx})(?={setrx})"
+
+
+_QUANT = {"*": "*", "+": "+", "?": "?", "-": "*?"}
+
+
+def translate(p: str):
+    """(regex source, position-capture flags), or None when `p` is outside
+    the subset that a regex reproduces exactly."""
+    out = []
+    poscaps = []
+    stack = []  # indices of the captures still open
+    minlen = 0  # chars every match consumes at least
+    depth = 1  # upper bound of nested match() calls, as Lua counts them
+    pend = len(p)
+    i = 0
+    try:
+        while i < pend:
+            c = p[i]
+            if c == "(":
+                depth += 1
+                if i + 1 < pend and p[i + 1] == ")":
+                    poscaps.append(True)
+                    out.append("()")
+                    i += 2
+                else:
+                    stack.append(len(poscaps))
+                    poscaps.append(False)
+                    out.append("(")
+                    i += 1
+                continue
+            if c == ")":
+                if not stack:
+                    return None
+                stack.pop()
+                depth += 1
+                out.append(")")
+                i += 1
+                continue
+            if c == "$" and i + 1 == pend:
+                out.append("\\Z")
+                break
+            if c == "%" and i + 1 < pend and p[i + 1] in "bf0123456789":
+                d = p[i + 1]
+                if d == "b":
+                    return None
+                if d == "f":  # a frontier is a pair of one-char lookarounds
+                    if i + 2 >= pend or p[i + 2] != "[":
+                        return None
+                    ep = class_end(p, i + 2)
+                    out.append(_frontier(item_set(p, i + 2, ep)))
+                    i = ep
+                    continue
+                lvl = ord(d) - 49  # a back reference to a closed text capture
+                if lvl < 0 or lvl >= len(poscaps) or poscaps[lvl] or lvl in stack:
+                    return None
+                out.append(f"(?:\\{lvl + 1})")
+                i += 2
+                continue
+            ep = class_end(p, i)
+            out.append(_set_regex(item_set(p, i, ep)))
+            if ep < pend and p[ep] in _QUANT:
+                out.append(_QUANT[p[ep]])
+                depth += 1
+                if p[ep] == "+":
+                    minlen += 1
+                ep += 1
+            else:
+                minlen += 1
+            i = ep
+    except LuaError:
+        return None
+    if stack or len(poscaps) > MAXCAPTURES or depth > MAXCCALLS:
+        return None
+    return "".join(out), tuple(poscaps), minlen
+
+
+# ------------------------------------------------------ backtracking matcher
+
+
+class _Matcher:
+    """One subject and one pattern: lstrlib's MatchState."""
+
+    __slots__ = ("s", "send", "p", "pend", "level", "cinit", "clen", "depth", "classes")
+
+    def __init__(self, pat: "LPattern", s: str):
+        self.s = s
+        self.send = len(s)
+        self.p = pat.body
+        self.pend = len(pat.body)
+        self.classes = pat.classes
+        self.cinit = [0] * MAXCAPTURES
+        self.clen = [0] * MAXCAPTURES
+        self.level = 0
+        self.depth = MAXCCALLS
+
+    def item(self, pi: int):
+        r = self.classes.get(pi)
+        if r is None:
+            ep = class_end(self.p, pi)
+            r = self.classes[pi] = (ep, item_set(self.p, pi, ep))
+        return r
+
+    def match(self, si, pi):
+        if self.depth == 0:
+            error("pattern too complex")
+        self.depth -= 1
+        p, pend, s, send = self.p, self.pend, self.s, self.send
+        while pi != pend:
+            c = p[pi]
+            if c == "(":  # start capture (a position capture if "()")
+                lvl = self.level
+                if lvl >= MAXCAPTURES:
+                    error("too many captures")
+                self.cinit[lvl] = si
+                if pi + 1 < pend and p[pi + 1] == ")":
+                    self.clen[lvl] = CAP_POSITION
+                    pi += 2
+                else:
+                    self.clen[lvl] = CAP_UNFINISHED
+                    pi += 1
+                self.level = lvl + 1
+                si = self.match(si, pi)
+                if si is None:
+                    self.level -= 1
+                break
+            if c == ")":  # end capture
+                lvl = self.level - 1
+                while lvl >= 0 and self.clen[lvl] != CAP_UNFINISHED:
+                    lvl -= 1
+                if lvl < 0:
+                    error("invalid pattern capture")
+                self.clen[lvl] = si - self.cinit[lvl]
+                si = self.match(si, pi + 1)
+                if si is None:
+                    self.clen[lvl] = CAP_UNFINISHED
+                break
+            if c == "$" and pi + 1 == pend:
+                if si != send:
+                    si = None
+                break
+            if c == "%" and pi + 1 < pend:
+                d = p[pi + 1]
+                if d == "b":
+                    si = self.balance(si, pi + 2)
+                    if si is None:
+                        break
+                    pi += 4
+                    continue
+                if d == "f":
+                    pi += 2
+                    if pi >= pend or p[pi] != "[":
+                        error("missing '[' after '%f' in pattern")
+                    ep, cs = self.item(pi)
+                    prev = s[si - 1] if si > 0 else "\0"
+                    cur = s[si] if si < send else "\0"
+                    if prev not in cs and cur in cs:
+                        pi = ep
+                        continue
+                    si = None
+                    break
+                if "0" <= d <= "9":
+                    si = self.match_capture(si, ord(d) - 49)
+                    if si is None:
+                        break
+                    pi += 2
+                    continue
+            # a single-char class with an optional quantifier
+            ep, cs = self.item(pi)
+            q = p[ep] if ep < pend else ""
+            if si >= send or s[si] not in cs:
+                if q == "*" or q == "?" or q == "-":
+                    pi = ep + 1
+                    continue
+                si = None
+                break
+            if q == "":
+                si += 1
+                pi = ep
+                continue
+            if q == "?":
+                r = self.match(si + 1, ep + 1)
+                if r is not None:
+                    si = r
+                    break
+                pi = ep + 1
+                continue
+            if q == "*" or q == "+":  # max_expand
+                lo = si + 1 if q == "+" else si
+                i = si + 1
+                while i < send and s[i] in cs:
+                    i += 1
+                ep += 1
+                while i >= lo:
+                    r = self.match(i, ep)
+                    if r is not None:
+                        break
+                    i -= 1
+                si = r if i >= lo else None
+                break
+            if q == "-":  # min_expand
+                ep += 1
+                while True:
+                    r = self.match(si, ep)
+                    if r is not None:
+                        si = r
+                        break
+                    if si < send and s[si] in cs:
+                        si += 1
+                    else:
+                        si = None
+                        break
+                break
+            si += 1  # any other char after the class is not a quantifier
+            pi = ep
+        self.depth += 1
+        return si
+
+    def balance(self, si, pi):
+        if pi >= self.pend - 1:
+            error("malformed pattern (missing arguments to '%b')")
+        s, send = self.s, self.send
+        b, e = self.p[pi], self.p[pi + 1]
+        if si >= send or s[si] != b:
+            return None
+        cont = 1
+        i = si + 1
+        while i < send:
+            c = s[i]
+            if c == e:
+                cont -= 1
+                if cont == 0:
+                    return i + 1
+            elif c == b:
+                cont += 1
+            i += 1
+        return None
+
+    def match_capture(self, si, lvl):
+        if lvl < 0 or lvl >= self.level or self.clen[lvl] == CAP_UNFINISHED:
+            error(f"invalid capture index %{lvl + 1}")
+        n = self.clen[lvl]
+        if n == CAP_POSITION:
+            return None  # Lua compares a huge (size_t)-2 length: never matches
+        init = self.cinit[lvl]
+        if self.send - si >= n and self.s.startswith(self.s[init:init + n], si):
+            return si + n
+        return None
+
+    def captures(self) -> list:
+        out = []
+        s = self.s
+        for i in range(self.level):
+            n = self.clen[i]
+            init = self.cinit[i]
+            if n == CAP_UNFINISHED:
+                out.append(UNFINISHED)
+            elif n == CAP_POSITION:
+                out.append(init + 1)
+            else:
+                out.append(s[init:init + n])
+        return out
+
+    def try_at(self, si):
+        self.level = 0
+        self.depth = MAXCCALLS
+        return self.match(si, 0)
+
+
+# ------------------------------------------------------------ the patterns
+
+
+class LPattern:
+    """A compiled Lua pattern (anchor stripped unless compiled for gmatch)."""
+
+    __slots__ = ("body", "anchor", "regex", "poscaps", "classes", "first", "nonempty")
+
+    def __init__(self, p: str, gmatch: bool = False):
+        self.anchor = not gmatch and p[:1] == "^"
+        self.body = body = p[1:] if self.anchor else p
+        self.classes = {}
+        tr = translate(body)
+        if tr is None:
+            self.regex = None
+            self.poscaps = ()
+            self.nonempty = False
+        else:
+            self.regex = re.compile(tr[0], re.DOTALL)
+            self.poscaps = tr[1]
+            self.nonempty = tr[2] > 0  # so re.subn's scan is Lua's
+        # a char every match must start with (lets search skip ahead)
+        self.first = None
+        if body and body[0] not in "()%[." and not (body == "$"):
+            if len(body) < 2 or body[1] not in "*?-":
+                self.first = body[0]
+        elif body[:2] == "%b" and len(body) >= 4:
+            self.first = body[2]
+
+    def caps_of(self, m) -> list:
+        if not self.poscaps:
+            return []
+        if True not in self.poscaps:
+            return list(m.groups())
+        return [m.start(g) + 1 if pos else m.group(g) for g, pos in enumerate(self.poscaps, 1)]
+
+    def match_at(self, s: str, i: int):
+        """The match starting exactly at i, as (i, end, caps), or None."""
+        rx = self.regex
+        if rx is not None:
+            m = rx.match(s, i)
+            if m is None:
+                return None
+            return i, m.end(), self.caps_of(m)
+        mt = _Matcher(self, s)
+        e = mt.try_at(i)
+        if e is None:
+            return None
+        return i, e, mt.captures()
+
+    def search(self, s: str, i: int, lastmatch: int = -1):
+        """The first match starting at or after i whose end is not
+        `lastmatch` (Lua 5.4's rule against an empty match right after the
+        previous one), as (start, end, caps), or None."""
+        rx = self.regex
+        if rx is not None:
+            while True:
+                m = rx.search(s, i)
+                if m is None:
+                    return None
+                e = m.end()
+                if e != lastmatch:
+                    return m.start(), e, self.caps_of(m)
+                i = m.start() + 1
+                if i > len(s):
+                    return None
+        mt = _Matcher(self, s)
+        n = len(s)
+        first = self.first
+        while i <= n:
+            if first is not None:
+                i = s.find(first, i)
+                if i < 0:
+                    return None
+            e = mt.try_at(i)
+            if e is not None and e != lastmatch:
+                return i, e, mt.captures()
+            i += 1
+        return None
+
+
+_CACHE: dict = {}
+
+
+def compile_pattern(p: str, gmatch: bool = False) -> LPattern:
+    key = (p, gmatch)
+    pat = _CACHE.get(key)
+    if pat is None:
+        if len(_CACHE) >= 512:
+            _CACHE.clear()
+        pat = _CACHE[key] = LPattern(p, gmatch)
+    return pat
+
+
+def find_match(s: str, p: str, init: int):
+    """The first match of p in s from 0-based init, honouring '^'."""
+    pat = compile_pattern(p)
+    if pat.anchor:
+        return pat.match_at(s, init)
+    return pat.search(s, init)
+
+
+def has_specials(p: str) -> bool:
+    return not SPECIALS.isdisjoint(p)
+
+
+# ------------------------------------------------------------- captures
+
+
+def capture(caps: list, i: int, s: str, st: int, e: int):
+    """Capture i (0-based) as get_onecapture: the whole match when there are
+    no captures and i == 0."""
+    if i >= len(caps):
+        if i != 0:
+            error(f"invalid capture index %{i + 1}")
+        return s[st:e]
+    v = caps[i]
+    if v is UNFINISHED:
+        error("unfinished capture")
+    return v
+
+
+def all_captures(caps: list, s: str, st: int, e: int, whole: bool = True) -> tuple:
+    """All captures as push_captures (the whole match if none and `whole`)."""
+    if not caps:
+        return (s[st:e],) if whole else ()
+    for v in caps:
+        if v is UNFINISHED:
+            error("unfinished capture")
+    return tuple(caps)

@@ -1,0 +1,583 @@
+"""string.format, as Lua 5.4's str_format over C's printf (glibc output);
+and string.pack/unpack/packsize (binary formats, x86-64 sizes)."""
+
+from __future__ import annotations
+
+import math
+import struct
+
+from .. import values
+from ..args import arg_error, check_int, check_number, check_str, opt_int
+from ..lpattern import error
+from ..values import MINI, Multi, check_string_size
+
+MAX_FORMAT = 32  # lstrlib's buffer for one conversion specification
+_SPAN = frozenset("-+ #0123456789.")  # L_FMTFLAGSF "123456789." (strspn)
+FLAGS_F = "-+ #0"  # a A e E f g G
+FLAGS_X = "-#0"  # o x X
+FLAGS_I = "-+ 0"  # d i
+FLAGS_U = "-0"  # u
+FLAGS_C = "-"  # c p s
+_MASK64 = 0xFFFFFFFFFFFFFFFF
+
+
+def _isdigit(c: str) -> bool:
+    return "0" <= c <= "9"
+
+
+_CHECKED: set = set()
+
+
+def checkformat(form: str, flags: str, precision: bool) -> None:
+    """Lua's checkformat: only `flags`, a width and (if allowed) a precision
+    of at most 2 digits each may come between '%' and the conversion."""
+    if form in _CHECKED:  # the conversion letter implies flags and precision
+        return
+    i = 1
+    while form[i] in flags:
+        i += 1
+    if form[i] != "0":
+        if _isdigit(form[i]):
+            i += 1
+            if _isdigit(form[i]):
+                i += 1
+        if form[i] == "." and precision:
+            i += 1
+            if _isdigit(form[i]):
+                i += 1
+                if _isdigit(form[i]):
+                    i += 1
+    c = form[i]
+    if not ("a" <= c <= "z" or "A" <= c <= "Z"):
+        error(f"invalid conversion specification: '{form}'")
+    if len(_CHECKED) >= 1024:
+        _CHECKED.clear()
+    _CHECKED.add(form)
+
+
+def _parse(form: str):
+    """(flags, width, precision or None) of a checked specification."""
+    r = _PARSED_FORMS.get(form)
+    if r is None:
+        if len(_PARSED_FORMS) >= 1024:
+            _PARSED_FORMS.clear()
+        r = _PARSED_FORMS[form] = _parse1(form)
+    return r
+
+
+_PARSED_FORMS: dict = {}
+
+
+def _parse1(form: str):
+    i = 1
+    while form[i] in FLAGS_F:
+        i += 1
+    flags = form[1:i]
+    j = i
+    while _isdigit(form[j]):
+        j += 1
+    width = int(form[i:j]) if j > i else 0
+    prec = None
+    if form[j] == ".":
+        k = j + 1
+        while _isdigit(form[k]):
+            k += 1
+        prec = int(form[j + 1:k]) if k > j + 1 else 0
+    return flags, width, prec
+
+
+def _pad(flags: str, width: int, prefix: str, body: str, zero: bool) -> str:
+    """Pads sign/prefix + body to width as printf does ('-' left-justifies,
+    '0' inserts zeros after the prefix when `zero` allows it)."""
+    n = len(prefix) + len(body)
+    if n >= width:
+        return prefix + body
+    if "-" in flags:
+        return prefix + body + " " * (width - n)
+    if zero and "0" in flags:
+        return prefix + "0" * (width - n) + body
+    return " " * (width - n) + prefix + body
+
+
+def _sign(neg: bool, flags: str) -> str:
+    if neg:
+        return "-"
+    if "+" in flags:
+        return "+"
+    if " " in flags:
+        return " "
+    return ""
+
+
+def fmt_int(form: str, conv: str, n: int) -> str:
+    flags, width, prec = _parse(form)
+    prefix = ""
+    if conv == "d" or conv == "i":
+        prefix = _sign(n < 0, flags)
+        digits = str(abs(n))
+    else:
+        u = n & _MASK64
+        if conv == "u":
+            digits = str(u)
+        elif conv == "o":
+            digits = f"{u:o}"
+        elif conv == "x":
+            digits = f"{u:x}"
+        else:
+            digits = f"{u:X}"
+    if prec is not None:
+        if prec == 0 and n == 0:
+            digits = ""
+        digits = digits.rjust(prec, "0")
+    if "#" in flags:
+        if conv == "o":
+            if not digits.startswith("0"):
+                digits = "0" + digits
+        elif n != 0:
+            prefix = "0x" if conv == "x" else "0X"
+    return _pad(flags, width, prefix, digits, prec is None)
+
+
+def _nonfinite(flags: str, width: int, x: float, upper: bool) -> str:
+    body = "nan" if x != x else "inf"
+    if upper:
+        body = body.upper()
+    return _pad(flags, width, _sign(math.copysign(1.0, x) < 0, flags), body, False)
+
+
+def fmt_float(form: str, conv: str, x: float) -> str:
+    if x != x or x in (math.inf, -math.inf):
+        flags, width, _prec = _parse(form)
+        return _nonfinite(flags, width, x, conv in "EG")
+    # Python's printf-style float formatting is C's, correctly rounded
+    return form % x
+
+
+def fmt_hexfloat(form: str, upper: bool, x: float) -> str:
+    """C99 `%a` as glibc prints it (subnormals as 0x0.xxxp-1022; rounding
+    to a precision is round-half-even and may give a leading 2)."""
+    flags, width, prec = _parse(form)
+    if x != x or x in (math.inf, -math.inf):
+        return _nonfinite(flags, width, x, upper)
+    sign = _sign(math.copysign(1.0, x) < 0, flags)
+    x = abs(x)
+    if x == 0.0:
+        full, exp = 0, 0
+    elif x < 2.2250738585072014e-308:  # subnormal
+        full, exp = int(math.ldexp(x, 1074)), -1022
+    else:
+        m, e = math.frexp(x)  # x = m * 2^e, 0.5 <= m < 1
+        full, exp = int(math.ldexp(m, 53)), e - 1  # 53 bits: 1.xxx
+    # full = lead digit (0 or 1) followed by 52 fraction bits
+    if prec is None:
+        lead = full >> 52
+        digits = f"{full & ((1 << 52) - 1):013x}".rstrip("0")
+    elif prec >= 13:
+        lead = full >> 52
+        digits = f"{full & ((1 << 52) - 1):013x}" + "0" * (prec - 13)
+    else:
+        shift = 4 * (13 - prec)
+        q, r = divmod(full, 1 << shift)
+        half = 1 << (shift - 1)
+        if r > half or (r == half and q & 1):
+            q += 1
+        lead = q >> (4 * prec)
+        digits = f"{q & ((1 << (4 * prec)) - 1):0{prec}x}" if prec else ""
+    body = str(lead)
+    if digits or "#" in flags:
+        body += "." + digits
+    body += f"p{exp:+d}"
+    prefix = sign + "0x"
+    if upper:
+        body = body.upper()
+        prefix = prefix.upper()
+    return _pad(flags, width, prefix, body, True)
+
+
+# ------------------------------------------------------------------- %q
+
+
+def _quote_char(c: str, nxt: str) -> str:
+    if c == '"' or c == "\\" or c == "\n":
+        return "\\" + c
+    o = ord(c)
+    if o < 32 or o == 127:
+        if _isdigit(nxt):
+            return f"\\{o:03d}"
+        return f"\\{o}"
+    return c
+
+
+def quote_string(s: str) -> str:
+    out = ['"']
+    start = 0
+    n = len(s)
+    for i in range(n):
+        c = s[i]
+        o = ord(c)
+        if o < 32 or o == 127 or c == '"' or c == "\\":
+            out.append(s[start:i])
+            out.append(_quote_char(c, s[i + 1] if i + 1 < n else ""))
+            start = i + 1
+    out.append(s[start:])
+    out.append('"')
+    return "".join(out)
+
+
+def quote_literal(args, n: int) -> str:
+    v = args[n - 1]
+    t = type(v)
+    if t is str:
+        return quote_string(v)
+    if t is int:
+        return "0x8000000000000000" if v == MINI else str(v)
+    if t is float:
+        if v == math.inf:
+            return "1e9999"
+        if v == -math.inf:
+            return "-1e9999"
+        if v != v:
+            return "(0/0)"
+        return fmt_hexfloat("%a", False, v)
+    if v is None or t is bool:
+        return values.tostring_basic(v)
+    arg_error(n, "format", "value has no literal form")
+
+
+# ------------------------------------------------------------ the builtin
+
+
+def _pointer(v) -> str:
+    t = type(v)
+    if v is None or t is bool or t is int or t is float:
+        return "(null)"
+    return f"0x{id(v):014x}"
+
+
+def parse_format(fmt: str) -> tuple:
+    """A format string as literal strs and (form, conv) items (form None
+    for a specification too long); cached, as formats are usually constant."""
+    items = _PARSED.get(fmt)
+    if items is not None:
+        return items
+    items = []
+    n = len(fmt)
+    i = 0
+    while i < n:
+        j = fmt.find("%", i)
+        if j < 0:
+            items.append(fmt[i:])
+            break
+        if j > i:
+            items.append(fmt[i:j])
+        i = j + 1
+        if i < n and fmt[i] == "%":
+            items.append("%")
+            i += 1
+            continue
+        k = i
+        while k < n and fmt[k] in _SPAN:
+            k += 1
+        conv = fmt[k] if k < n else "\0"
+        form = None if k - i + 1 >= MAX_FORMAT - 10 else "%" + fmt[i:k] + conv
+        items.append((form, conv))
+        i = k + 1
+    items = tuple(items)
+    if len(_PARSED) >= 256:
+        _PARSED.clear()
+    _PARSED[fmt] = items
+    return items
+
+
+_PARSED: dict = {}
+
+
+def str_format(*args):
+    items = parse_format(check_str(args, 1, "format"))
+    top = len(args)
+    arg = 1
+    out = []
+    for item in items:
+        if type(item) is str:
+            out.append(item)
+            continue
+        arg += 1
+        if arg > top:
+            arg_error(arg, "format", "no value")
+        form, conv = item
+        if form is None:
+            error("invalid format (too long)")
+        if form == "%d":
+            v = args[arg - 1]
+            out.append(str(v) if type(v) is int else str(check_int(args, arg, "format")))
+        elif form == "%s":
+            v = args[arg - 1]
+            out.append(v if type(v) is str else values.tostring(v))
+        else:
+            out.append(_format_item(args, arg, form, conv))
+    if len(out) == 1:
+        return out[0]
+    check_string_size(sum(map(len, out)))
+    return "".join(out)
+
+
+def _format_item(args, arg: int, form: str, conv: str) -> str:
+    if conv in "diuoxX":
+        v = check_int(args, arg, "format")
+        checkformat(form, FLAGS_I if conv in "di" else FLAGS_U if conv == "u" else FLAGS_X, True)
+        return fmt_int(form, conv, v)
+    if conv in "efgEG":
+        x = float(check_number(args, arg, "format"))
+        checkformat(form, FLAGS_F, True)
+        return fmt_float(form, conv, x)
+    if conv == "a" or conv == "A":
+        checkformat(form, FLAGS_F, True)
+        x = float(check_number(args, arg, "format"))
+        return fmt_hexfloat(form, conv == "A", x)
+    if conv == "c":
+        checkformat(form, FLAGS_C, False)
+        c = chr(check_int(args, arg, "format") & 0xFF)
+        flags, width, _ = _parse(form)
+        return _pad(flags, width, "", c, False)
+    if conv == "s":
+        s = values.tostring(args[arg - 1])
+        if len(form) == 2:
+            return s
+        if "\0" in s:
+            arg_error(arg, "format", "string contains zeros")
+        checkformat(form, FLAGS_C, True)
+        flags, width, prec = _parse(form)
+        if prec is not None:
+            s = s[:prec]
+        return _pad(flags, width, "", s, False)
+    if conv == "q":
+        if len(form) > 2:
+            error("specifier '%q' cannot have modifiers")
+        return quote_literal(args, arg)
+    if conv == "p":
+        checkformat(form, FLAGS_C, False)
+        flags, width, _ = _parse(form)
+        return _pad(flags, width, "", _pointer(args[arg - 1]), False)
+    form = form.split("\0", 1)[0]  # C prints the form up to a zero byte
+    error(f"invalid conversion '{form}' to 'format'")
+
+
+
+
+# ------------------------------------------- string.pack / unpack / packsize
+
+MAXINTSIZE = 16
+NATIVE_ALIGN = 8
+_FIXED = {  # option -> (kind, size)
+    "b": ("int", 1), "B": ("uint", 1), "h": ("int", 2), "H": ("uint", 2),
+    "l": ("int", 8), "L": ("uint", 8), "j": ("int", 8), "J": ("uint", 8),
+    "T": ("uint", 8), "f": ("float", 4), "n": ("double", 8), "d": ("double", 8),
+}
+_INT_MAX = 2**31 - 1
+
+
+class _Header:
+    """A format being read: position, endianness and maximum alignment."""
+
+    __slots__ = ("fmt", "i", "little", "maxalign", "fname")
+
+    def __init__(self, fmt: str, fname: str):
+        self.fmt, self.i, self.little, self.maxalign, self.fname = fmt, 0, True, 1, fname
+
+    def getnum(self, df: int) -> int:
+        fmt, i = self.fmt, self.i
+        if i >= len(fmt) or not _isdigit(fmt[i]):
+            return df
+        a = 0
+        while True:
+            a = a * 10 + ord(fmt[i]) - 48
+            i += 1
+            if not (i < len(fmt) and _isdigit(fmt[i]) and a <= (_INT_MAX - 9) // 10):
+                break
+        self.i = i
+        return a
+
+    def getnumlimit(self, df: int) -> int:
+        sz = self.getnum(df)
+        if sz > MAXINTSIZE or sz <= 0:
+            error(f"integral size ({sz}) out of limits [1,{MAXINTSIZE}]")
+        return sz
+
+    def option(self):
+        """(kind, size) of the next option (getoption)."""
+        opt = self.fmt[self.i]
+        self.i += 1
+        r = _FIXED.get(opt)
+        if r is not None:
+            return r
+        if opt == "i" or opt == "I":
+            return ("int" if opt == "i" else "uint"), self.getnumlimit(4)
+        if opt == "s":
+            return "string", self.getnumlimit(8)
+        if opt == "c":
+            size = self.getnum(-1)
+            if size == -1:
+                error("missing size for format option 'c'")
+            return "char", size
+        if opt == "z":
+            return "zstr", 0
+        if opt == "x":
+            return "padding", 1
+        if opt == "X":
+            return "paddalign", 0
+        if opt == "<" or opt == "=":
+            self.little = True
+        elif opt == ">":
+            self.little = False
+        elif opt == "!":
+            self.maxalign = self.getnumlimit(NATIVE_ALIGN)
+        elif opt != " ":
+            error(f"invalid format option '{opt}'")
+        return "nop", 0
+
+    def details(self, total: int):
+        """(kind, size, padding needed to align) of the next option."""
+        kind, size = self.option()
+        align = size
+        if kind == "paddalign":
+            if self.i >= len(self.fmt):
+                arg_error(1, self.fname, "invalid next option for option 'X'")
+            k2, align = self.option()
+            if k2 == "char" or align == 0:
+                arg_error(1, self.fname, "invalid next option for option 'X'")
+        if align <= 1 or kind == "char":
+            return kind, size, 0
+        align = min(align, self.maxalign)
+        if align & (align - 1):
+            arg_error(1, self.fname, "format asks for alignment not power of 2")
+        return kind, size, (align - (total & (align - 1))) & (align - 1)
+
+
+def _packint(n: int, little: bool, size: int) -> str:
+    b = (n & ((1 << (8 * size)) - 1)).to_bytes(size, "little" if little else "big")
+    return b.decode("latin-1")
+
+
+def str_pack(*args):
+    h = _Header(check_str(args, 1, "pack"), "pack")
+    args = args + (None,) * 2  # lstrlib pushes a nil: missing args read as nil
+    out = []
+    total = 0
+    arg = 1
+    while h.i < len(h.fmt):
+        kind, size, pad = h.details(total)
+        total += pad + size
+        out.append("\0" * pad)
+        arg += 1
+        if len(args) < arg:
+            args = args + (None,)
+        if kind == "int" or kind == "uint":
+            n = check_int(args, arg, "pack")
+            if size < 8:
+                lim = 1 << (size * 8 - 1)
+                if kind == "int" and not -lim <= n < lim:
+                    arg_error(arg, "pack", "integer overflow")
+                if kind == "uint" and not 0 <= (n & _MASK64) < 2 * lim:
+                    arg_error(arg, "pack", "unsigned overflow")
+            out.append(_packint(n if kind == "int" else n & _MASK64, h.little, size))
+        elif kind == "float" or kind == "double":
+            x = float(check_number(args, arg, "pack"))
+            code = ("<" if h.little else ">") + ("f" if kind == "float" else "d")
+            try:
+                out.append(struct.pack(code, x).decode("latin-1"))
+            except OverflowError:  # C's (float) cast gives an infinity
+                out.append(struct.pack(code, math.copysign(math.inf, x)).decode("latin-1"))
+        elif kind == "char":
+            s = check_str(args, arg, "pack")
+            if len(s) > size:
+                arg_error(arg, "pack", "string longer than given size")
+            check_string_size(total)
+            out.append(s + "\0" * (size - len(s)))
+        elif kind == "string":
+            s = check_str(args, arg, "pack")
+            if size < 8 and len(s) >= 1 << (size * 8):
+                arg_error(arg, "pack", "string length does not fit in given size")
+            out.append(_packint(len(s), h.little, size))
+            out.append(s)
+            total += len(s)
+        elif kind == "zstr":
+            s = check_str(args, arg, "pack")
+            if "\0" in s:
+                arg_error(arg, "pack", "string contains zeros")
+            out.append(s + "\0")
+            total += len(s) + 1
+        else:
+            if kind == "padding":
+                out.append("\0")
+            arg -= 1
+        check_string_size(total)
+    return "".join(out)
+
+
+def str_packsize(*args):
+    h = _Header(check_str(args, 1, "packsize"), "packsize")
+    total = 0
+    while h.i < len(h.fmt):
+        kind, size, pad = h.details(total)
+        if kind == "string" or kind == "zstr":
+            arg_error(1, "packsize", "variable-length format")
+        size += pad
+        if total > _INT_MAX - size:
+            arg_error(1, "packsize", "format result too large")
+        total += size
+    return total
+
+
+def _unpackint(data: str, pos: int, little: bool, size: int, signed: bool) -> int:
+    raw = data[pos:pos + size].encode("latin-1")
+    if not little:
+        raw = raw[::-1]
+    res = int.from_bytes(raw[:8], "little")
+    if size < 8:
+        if signed and res >= 1 << (size * 8 - 1):
+            res -= 1 << (size * 8)
+        return res
+    if size > 8:
+        mask = 0xFF if signed and res >= 1 << 63 else 0
+        if any(b != mask for b in raw[8:]):
+            error(f"{size}-byte integer does not fit into Lua Integer")
+    return res - (1 << 64) if res >= 1 << 63 else res
+
+
+def str_unpack(*args):
+    h = _Header(check_str(args, 1, "unpack"), "unpack")
+    data = check_str(args, 2, "unpack")
+    ld = len(data)
+    pos = opt_int(args, 3, "unpack", 1)
+    pos = (pos if pos > 0 else 1 if pos == 0 or pos < -ld else ld + pos + 1) - 1
+    if pos > ld:
+        arg_error(3, "unpack", "initial position out of string")
+    out = []
+    while h.i < len(h.fmt):
+        kind, size, pad = h.details(pos)
+        if pad + size > ld - pos:
+            arg_error(2, "unpack", "data string too short")
+        pos += pad
+        if kind == "int" or kind == "uint":
+            out.append(_unpackint(data, pos, h.little, size, kind == "int"))
+        elif kind == "float" or kind == "double":
+            code = ("<" if h.little else ">") + ("f" if kind == "float" else "d")
+            out.append(struct.unpack(code, data[pos:pos + size].encode("latin-1"))[0])
+        elif kind == "char":
+            out.append(data[pos:pos + size])
+        elif kind == "string":
+            n = _unpackint(data, pos, h.little, size, False) & _MASK64
+            if n > ld - pos - size:
+                arg_error(2, "unpack", "data string too short")
+            out.append(data[pos + size:pos + size + n])
+            pos += n
+        elif kind == "zstr":
+            end = data.find("\0", pos)
+            if end < 0:
+                arg_error(2, "unpack", "unfinished string for format 'z'")
+            out.append(data[pos:end])
+            pos = end + 1
+        pos += size
+    out.append(pos + 1)
+    return Multi(out)
+

@@ -1,0 +1,384 @@
+"""The `string` library (Lua 5.4's lstrlib), minus `string.dump`.
+
+Strings hold one char per byte; every function works on those chars as C
+works on bytes (ASCII/C-locale semantics for case and classes).
+"""
+
+from __future__ import annotations
+
+from types import FunctionType
+
+from .. import values
+from ..args import arg_error, check_int, check_str, opt_int, opt_str, type_error
+from ..errors import builtin
+from ..lpattern import (
+    all_captures,
+    capture,
+    compile_pattern,
+    error,
+    find_match,
+    has_specials,
+)
+from ..table import LuaTable
+from ..values import EMPTY, Multi, check_string_size
+from . import lib_table
+from .strformat import str_format, str_pack, str_packsize, str_unpack
+
+MAXSIZE = 2**31 - 1  # lstrlib's MAXSIZE (INT_MAX)
+MAXSTACK = 1000000  # LUAI_MAXSTACK: limit of values a builtin may return
+
+
+def _ret(vals):
+    if len(vals) == 1:
+        return vals[0]
+    return Multi(vals)
+
+
+def posrelat_start(pos: int, n: int) -> int:
+    """posrelatI: a 1-based start position clipped to [1, inf)."""
+    if pos > 0:
+        return pos
+    if pos == 0 or pos < -n:
+        return 1
+    return n + pos + 1
+
+
+def posrelat_end(pos: int, n: int) -> int:
+    """getendpos: a 1-based end position clipped to [0, n]."""
+    if pos > n:
+        return n
+    if pos >= 0:
+        return pos
+    if pos < -n:
+        return 0
+    return n + pos + 1
+
+
+# ---------------------------------------------------------------- basics
+
+
+def str_len(*args):
+    return len(check_str(args, 1, "len"))
+
+
+def str_sub(*args):
+    s = check_str(args, 1, "sub")
+    n = len(s)
+    i = posrelat_start(check_int(args, 2, "sub"), n)
+    j = posrelat_end(opt_int(args, 3, "sub", -1), n)
+    if i > j:
+        return ""
+    return s[i - 1:j]
+
+
+def str_reverse(*args):
+    return check_str(args, 1, "reverse")[::-1]
+
+
+_LOWER = {c: c + 32 for c in range(65, 91)}
+_UPPER = {c: c - 32 for c in range(97, 123)}
+
+
+def str_lower(*args):
+    s = check_str(args, 1, "lower")
+    return s.lower() if s.isascii() else s.translate(_LOWER)
+
+
+def str_upper(*args):
+    s = check_str(args, 1, "upper")
+    return s.upper() if s.isascii() else s.translate(_UPPER)
+
+
+def str_rep(*args):
+    s = check_str(args, 1, "rep")
+    n = check_int(args, 2, "rep")
+    sep = opt_str(args, 3, "rep", "")
+    if n <= 0:
+        return ""
+    ls = len(s) + len(sep)
+    if ls > MAXSIZE // n:
+        error("resulting string too large")
+    if ls == 0:
+        return ""
+    check_string_size(ls * n - len(sep))
+    if sep:
+        return sep.join([s] * n)
+    return s * n
+
+
+def str_byte(*args):
+    s = check_str(args, 1, "byte")
+    n = len(s)
+    pi = opt_int(args, 2, "byte", 1)
+    pose = posrelat_end(opt_int(args, 3, "byte", pi), n)
+    posi = posrelat_start(pi, n)
+    if posi > pose:
+        return EMPTY
+    cnt = pose - posi + 1
+    if cnt >= MAXSTACK - 40:
+        error("stack overflow (string slice too long)")
+    if cnt == 1:
+        return ord(s[posi - 1])
+    return Multi(map(ord, s[posi - 1:pose]))
+
+
+def str_char(*args):
+    out = []
+    for i in range(1, len(args) + 1):
+        c = check_int(args, i, "char")
+        if not 0 <= c <= 255:
+            arg_error(i, "char", "value out of range")
+        out.append(c)
+    return "".join(map(chr, out))
+
+
+# -------------------------------------------------------------- patterns
+
+
+def _find_aux(args, find: bool):
+    fname = "find" if find else "match"
+    s = check_str(args, 1, fname)
+    p = check_str(args, 2, fname)
+    ls = len(s)
+    init = posrelat_start(opt_int(args, 3, fname, 1), ls) - 1
+    if init > ls:
+        return None
+    if find and ((len(args) >= 4 and args[3] is not None and args[3] is not False)
+                 or not has_specials(p)):
+        k = s.find(p, init)
+        if k < 0:
+            return None
+        return Multi((k + 1, k + len(p)))
+    r = find_match(s, p, init)
+    if r is None:
+        return None
+    st, e, caps = r
+    if find:
+        return Multi((st + 1, e) + all_captures(caps, s, st, e, False))
+    return _ret(all_captures(caps, s, st, e))
+
+
+def str_find(*args):
+    return _find_aux(args, True)
+
+
+def str_match(*args):
+    return _find_aux(args, False)
+
+
+def str_gmatch(*args):
+    s = check_str(args, 1, "gmatch")
+    p = check_str(args, 2, "gmatch")
+    ls = len(s)
+    init = posrelat_start(opt_int(args, 3, "gmatch", 1), ls) - 1
+    if init > ls:
+        init = ls + 1
+    pat = compile_pattern(p, gmatch=True)
+    state = [init, -1]  # next position, end of the last match
+
+    def gmatch_iter(*_):
+        src, last = state
+        if src > ls:
+            return EMPTY
+        r = pat.search(s, src, last)
+        if r is None:
+            state[0] = ls + 1
+            return EMPTY
+        st, e, caps = r
+        state[0] = state[1] = e
+        return _ret(all_captures(caps, s, st, e))
+
+    builtin(gmatch_iter)
+    return gmatch_iter
+
+
+def _parse_repl(repl: str) -> list:
+    """A replacement string as pieces: str literals, ints (capture digit
+    0-9) and None for an invalid '%' (an error when reached, as in add_s)."""
+    pieces = []
+    i = 0
+    n = len(repl)
+    while True:
+        j = repl.find("%", i)
+        if j < 0:
+            if i < n:
+                pieces.append(repl[i:])
+            return pieces
+        if j > i:
+            pieces.append(repl[i:j])
+        c = repl[j + 1] if j + 1 < n else "\0"
+        if c == "%":
+            pieces.append("%")
+        elif "0" <= c <= "9":
+            pieces.append(ord(c) - 48)
+        else:
+            pieces.append(None)
+            return pieces
+        i = j + 2
+
+
+def _add_s(pieces: list, s: str, st: int, e: int, caps: list) -> str:
+    out = []
+    for piece in pieces:
+        if type(piece) is str:
+            out.append(piece)
+        elif piece is None:
+            error("invalid use of '%' in replacement string")
+        elif piece == 0:
+            out.append(s[st:e])
+        else:
+            v = capture(caps, piece - 1, s, st, e)
+            out.append(str(v) if type(v) is int else v)
+    return "".join(out)
+
+
+def _replacer(repl, tr, src: str):
+    """add_value as fn(start, end, caps) -> (text, changed)."""
+    if tr is str:
+        pieces = []
+
+        def by_string(st, e, caps):
+            if not pieces:
+                pieces.append(_parse_repl(repl))
+            ps = pieces[0]
+            if len(ps) == 1 and type(ps[0]) is str:
+                return ps[0], True
+            return _add_s(ps, src, st, e, caps), True
+
+        return by_string
+
+    def by_call(st, e, caps):
+        if tr is FunctionType:
+            v = values.call1(repl, *all_captures(caps, src, st, e))
+        else:
+            v = values.index(repl, capture(caps, 0, src, st, e))
+        if v is None or v is False:
+            return src[st:e], False
+        tv = type(v)
+        if tv is int or tv is float:
+            return values.fmt_number(v), True
+        if tv is not str:
+            error(f"invalid replacement value (a {values.type_name(v)})")
+        return v, True
+
+    return by_call
+
+
+def str_gsub(*args):
+    src = check_str(args, 1, "gsub")
+    p = check_str(args, 2, "gsub")
+    srcl = len(src)
+    repl = args[2] if len(args) >= 3 else None
+    max_s = opt_int(args, 4, "gsub", srcl + 1)
+    tr = type(repl)
+    if tr is int or tr is float:
+        repl = values.fmt_number(repl)
+        tr = str
+    elif tr is not str and tr is not FunctionType and tr is not LuaTable:
+        type_error(args, 3, "gsub", "string/function/table")
+    pat = compile_pattern(p)
+    value = _replacer(repl, tr, src)
+    limit = values.MAX_STRING[0]
+    state = [0, False]  # size of the replacements, changed
+    if pat.nonempty and not pat.anchor and max_s > 0:
+        count = min(max_s, srcl)
+        if tr is str and "%" not in repl and srcl + count * len(repl) <= limit:
+            res, n = pat.regex.subn(repl.replace("\\", "\\\\"), src, count)
+            return Multi((res if n else args[0], n))
+        # no empty match can occur, so re.subn scans exactly as Lua's loop
+        def sub(m):
+            text, ch = value(m.start(), m.end(), pat.caps_of(m))
+            if ch:
+                state[1] = True
+            state[0] += len(text)
+            if state[0] > limit:
+                check_string_size(state[0])
+            return text
+
+        res, n = pat.regex.subn(sub, src, count)
+        if not state[1]:
+            return Multi((args[0], n))
+        check_string_size(len(res))
+        return Multi((res, n))
+    out = []
+    size = 0
+    pos = 0
+    last = -1
+    n = 0
+    changed = False
+    while n < max_s:
+        if pat.anchor:
+            r = pat.match_at(src, pos) if pos == 0 else None
+        else:
+            r = pat.search(src, pos, last)
+        if r is None:
+            break
+        st, e, caps = r
+        if st > pos:
+            out.append(src[pos:st])
+            size += st - pos
+        n += 1
+        text, ch = value(st, e, caps)
+        changed = changed or ch
+        out.append(text)
+        size += len(text)
+        if size > limit:
+            check_string_size(size)
+        pos = last = e
+        if pat.anchor:
+            break
+    if not changed:
+        return Multi((args[0], n))
+    out.append(src[pos:])
+    check_string_size(size + srcl - pos)
+    return Multi(("".join(out), n))
+
+
+# ---------------------------------------------------------------- opening
+
+
+def open_lib(state) -> None:
+    lib = lib_table({
+        "byte": str_byte,
+        "char": str_char,
+        "find": str_find,
+        "format": str_format,
+        "gmatch": str_gmatch,
+        "gsub": str_gsub,
+        "len": str_len,
+        "lower": str_lower,
+        "match": str_match,
+        "pack": str_pack,
+        "packsize": str_packsize,
+        "rep": str_rep,
+        "reverse": str_reverse,
+        "sub": str_sub,
+        "unpack": str_unpack,
+        "upper": str_upper,
+    }, "string.")
+    state.G.set_str("string", lib)
+    meta = LuaTable()
+    meta.set_str("__index", lib)
+    for event in ("__add", "__sub", "__mul", "__div", "__mod", "__pow", "__unm", "__idiv"):
+        meta.set_str(event, builtin(_arith_metamethod(event)))
+    try:
+        state.string_meta = meta
+    except AttributeError:
+        pass
+    values.set_string_meta(meta, default=True)
+
+
+def _arith_metamethod(event: str):
+    """lstrlib's `arith`: numeric strings are converted; otherwise the
+    second operand's metamethod, else luaL_error (positioned at the Lua
+    code doing the arithmetic, which values.string_arith cannot see from
+    inside a builtin)."""
+
+    def arith(a=None, b=None, *_):
+        if values.tonumber(a) is not None and values.tonumber(b) is not None:
+            return values.string_arith(event, a, b)
+        if type(b) is str or (h := values.getmetamethod(b, event)) is None:
+            error(f"attempt to {event[2:]} a '{values.type_name(a)}' with a '{values.type_name(b)}'")
+        return values.call1(h, a, b)
+
+    return arith
