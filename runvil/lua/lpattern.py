@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 
-from .errors import LuaError, caller_where
+from .errors import LuaError
+from .errors import lua_error as error  # luaL_error: positioned at the caller
 
 MAXCAPTURES = 32
 MAXCCALLS = 200
@@ -38,11 +39,6 @@ class _Unfinished:
 
 
 UNFINISHED = _Unfinished()
-
-
-def error(msg: str):
-    """Raises a builtin's error as luaL_error: positioned at the caller."""
-    raise LuaError(caller_where() + msg)
 
 
 # ------------------------------------------------------------ char classes

@@ -23,7 +23,6 @@ KNOWN = {
     "gc_finalizers": "no __gc finalizers",
     "misc_builtins": "no collectgarbage in the sandbox",
     "os_misc": "os has only time, clock and date in the sandbox",
-    "string_pack": "string.pack/unpack are not implemented yet",
     "load_env": "binary chunks: a different message",
     "pairs_order": "pairs walks 1..n then insertion order; C Lua's hash order differs",
     "deep_arith": "very deep expressions exceed CPython's compiler limits",
