@@ -244,3 +244,12 @@ def test_round_events():
     chat = run.events.of_type("chat")[0]
     assert chat.data["messages"] == [{"role": "user", "content": "hello"}]
     assert run.events.of_type("reply")[0].data["text"] == "hi"
+
+
+def test_a_userdata_reference_in_prose_fails_with_the_spec_text():
+    body = "## A\n\n```lua\nthing = messages\n```\n\nSee {{thing}}.\n\n```lua\nreturn prose\n```\n"
+    outcome, _ = finish(start(body), [])
+    assert outcome.error.kind == "Lua"
+    assert outcome.error.message == "global `thing` is a userdata; bare globals in prose must be JSON data"
+    body = "```lua\nvar.n = {1, 2}\n```\n\n## A\n\nn={{var.n}} \\{{x}}\n\n```lua\nreturn prose\n```\n"
+    assert finish(start(body), [])[0].result == "n=[1,2] {{x}}"
