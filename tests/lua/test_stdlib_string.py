@@ -4,11 +4,10 @@ tests, and differential tests against real Lua 5.4 (lupa)."""
 from __future__ import annotations
 
 import math
-import os
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from runvil.lua import values
@@ -18,34 +17,12 @@ from runvil.lua.table import LuaTable
 
 lupa = pytest.importorskip("lupa")
 
-# bounded; RUNVIL_FUZZ_EXAMPLES raises it for a long local run
-BOUNDED = settings(max_examples=int(os.environ.get("RUNVIL_FUZZ_EXAMPLES", 200)), deadline=None)
+from .string_support import BOUNDED, LIB, _STATE, FakeState, _norm, call, err  # noqa: E402,F401
+
 MAXI, MINI = 2**63 - 1, -(2**63)
 
 
-class FakeState:
-    def __init__(self):
-        self.G = LuaTable()
 
-
-_STATE = FakeState()
-string_lib.open_lib(_STATE)
-LIB = _STATE.G.get("string")
-
-
-def _norm(v):
-    if type(v) is float:
-        return ("float", repr(v))
-    if type(v) is bytes:
-        return v.decode("latin-1")
-    return v
-
-
-def call(name, *args):
-    try:
-        return "ok", tuple(_norm(v) for v in values.expand(LIB.get(name)(*args)))
-    except LuaError as e:
-        return "err", str(e.value)
 
 
 def lua(name, *args):
@@ -53,11 +30,6 @@ def lua(name, *args):
     assert r[0] == "ok", r
     return r[1]
 
-
-def err(name, *args):
-    r = call(name, *args)
-    assert r[0] == "err", r
-    return r[1]
 
 
 def fmt(spec, *args):
