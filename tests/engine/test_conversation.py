@@ -491,3 +491,34 @@ def test_provider_overflow_goes_to_the_compactor():
     fail = ModelFailure(status=400, body="bad request")
     lua = "models.use('writer')\nmessages:user('hi')\nlocal ok, err = pcall(models.loop)\nreturn err.kind .. '|' .. tostring(err)"
     assert result(lua, [fail]) == "internal|the model backend rejected the request (status 400)"
+
+
+# ----------------------------------------------------------- argument errors
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        ("models.loop(1, 5)", "models.loop takes (compactor?)"),
+        ("models.loop(nil, nil)", "models.loop takes (compactor?)"),
+        ("models.loop(1)", "compactor must be a function, got integer"),
+        ("models.loop(1.5)", "compactor must be a function, got number"),
+        ("models.loop('f')", "compactor must be a function, got string"),
+        ("models.loop(messages)", "compactor must be a function, got userdata"),
+        ("models.loop(models.get('writer'))",
+         "models.loop takes (compactor?); call handle:loop(compactor?) to run on a model handle"),
+        ("models.get('writer').loop()", "call loop on a model handle with a colon: handle:loop(compactor?)"),
+        ("local run = models.get('writer').loop; run()", "call loop on a model handle with a colon: handle:loop(compactor?)"),
+        ("models.get('writer'):loop(nil, nil)", "handle:loop takes (compactor?)"),
+        ("local h = models.get('writer') h:loop(h)", "compactor must be a function, got userdata"),
+    ],
+)
+def test_loop_argument_errors(call, message):
+    lua = f"models.use('writer')\nmessages:user('u')\nlocal ok, e = pcall(function() {call} end)\nreturn e.kind .. '|' .. tostring(e) .. '|' .. #messages"
+    got, requests = run_block(lua)
+    assert got == f"lua|{message}|1" and requests == []
+
+
+def test_a_handle_loop_with_nil_runs():
+    lua = "messages:user('u')\nmodels.get('writer'):loop(nil)\nreturn messages[2].content"
+    assert result(lua, [ModelReply(text="fine")]) == "fine"

@@ -1,0 +1,53 @@
+"""Every message text of the conversation modules is the chapter's own
+text (spec/conversations.md) and is asserted by some test."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from runvil.engine import models
+from runvil.engine.conversation import compaction, compose, loop, messages, records, replace, views
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC = ROOT.parent / "shared" / "spec" / "conversations.md"
+MODULES = (records, messages, views, replace, compaction, loop, compose, models)
+# texts the chapter leaves to us (spec/runvil.md §12 or our own wording)
+NOT_IN_CHAPTER = {"REJECTED", "UNREACHABLE", "RAW_MODEL_CONTEXT", "H_RECEIVER", "USER_SEPARATOR", "SYSTEM_SEPARATOR",
+                  "META_LIMIT", "ROLES", "FIELDS", "OVERFLOW_PHRASES", "EXHAUSTED", "DETAIL", "EMPTY_REPLY_REASONING",
+                  "MISSING_MODEL", "SYSTEM_PARTS"}
+
+
+def texts():
+    for mod in MODULES:
+        for name, value in vars(mod).items():
+            if name.isupper() and isinstance(value, str) and " " in value:
+                yield pytest.param(name, value, id=f"{mod.__name__.rsplit('.', 1)[1]}.{name}")
+
+
+def pattern(text: str) -> str:
+    """A regex for a format string: each {placeholder} matches the chapter's
+    own placeholder (N, {size}, ...) or a worked example."""
+    parts = re.split(r"\{[a-z_0-9]*\}", text)
+    return ".+?".join(re.escape(p) for p in parts)
+
+
+@pytest.mark.skipif(not SPEC.exists(), reason="the spec is not beside the repo")
+@pytest.mark.parametrize("name, text", list(texts()))
+def test_text_is_the_chapters(name, text):
+    if name in NOT_IN_CHAPTER:
+        pytest.skip("not a text of conversations.md")
+    spec = SPEC.read_text(encoding="utf-8")
+    assert re.search(pattern(text), spec), text
+
+
+@pytest.mark.parametrize("name, text", list(texts()))
+def test_text_is_asserted_by_a_test(name, text):
+    if name in ("USER_SEPARATOR", "SYSTEM_SEPARATOR"):
+        pytest.skip("a joiner, not a message")
+    head = re.split(r"\{[a-z_0-9]*\}", text)[0][:40] or re.split(r"\{[a-z_0-9]*\}", text)[1][:40]
+    sources = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("test_*.py") if p.name != Path(__file__).name)
+    sources += "".join(p.read_text(encoding="utf-8") for p in (ROOT / "conformance").rglob("*.yaml"))
+    assert head in sources, text
