@@ -4,6 +4,9 @@ bare state, called from Python with results normalised for comparison."""
 from __future__ import annotations
 
 import os
+import re
+
+import lupa.lua54
 
 from hypothesis import settings
 
@@ -46,3 +49,33 @@ def err(name, *args):
     r = call(name, *args)
     assert r[0] == "err", r
     return r[1]
+
+
+# ------------------------------------------------------------ real Lua
+
+_L = lupa.lua54.LuaRuntime(encoding=None)
+_REAL = _L.eval(rb"""
+function(name, ...)
+  -- called from C (pcall), as our tests call the builtins from Python: so
+  -- errors carry no position and arg errors name 'string.xxx'
+  local r = table.pack(pcall(string[name], ...))
+  if not r[1] then return false, r[2] end
+  return true, r.n - 1, table.unpack(r, 2, r.n)
+end
+""")
+
+
+def _lua_args(args):
+    return [a.encode("latin-1") if type(a) is str else a for a in args]
+
+
+def _unpack_real(res):
+    ok, *rest = res
+    if not ok:
+        return "err", re.sub(r'^(?:t|\[string "<python>"\]):\d+: ', "", rest[0].decode("latin-1"))
+    n = rest[0]
+    return "ok", tuple(_norm(v) for v in rest[1:1 + n])
+
+
+def real(name, *args):
+    return _unpack_real(_REAL(name.encode(), *_lua_args(args)))

@@ -4,7 +4,6 @@ and differential tests against real Lua 5.4 (lupa)."""
 
 from __future__ import annotations
 
-import re
 
 import pytest
 from hypothesis import given
@@ -17,7 +16,7 @@ from runvil.lua.table import LuaTable
 
 lupa = pytest.importorskip("lupa")
 
-from .string_support import BOUNDED, LIB, _STATE, FakeState, _norm, call, err  # noqa: E402,F401
+from .string_support import BOUNDED, LIB, _STATE, FakeState, _lua_args, _norm, _unpack_real, call, err, real  # noqa: E402,F401
 
 
 
@@ -32,15 +31,6 @@ def lua(name, *args):
 # ---------------------------------------------------------------- real Lua
 
 _L = lupa.lua54.LuaRuntime(encoding=None)
-_REAL = _L.eval(rb"""
-function(name, ...)
-  -- called from C (pcall), as our tests call the builtins from Python: so
-  -- errors carry no position and arg errors name 'string.xxx'
-  local r = table.pack(pcall(string[name], ...))
-  if not r[1] then return false, r[2] end
-  return true, r.n - 1, table.unpack(r, 2, r.n)
-end
-""")
 _REAL_GMATCH = _L.eval(rb"""
 function(s, p, ...)
   local ok, it = pcall(string.gmatch, s, p, ...)
@@ -69,22 +59,6 @@ function(s, p, mode, ...)
   return true, 2, r, n
 end
 """)
-
-
-def _lua_args(args):
-    return [a.encode("latin-1") if type(a) is str else a for a in args]
-
-
-def _unpack_real(res):
-    ok, *rest = res
-    if not ok:
-        return "err", re.sub(r'^(?:t|\[string "<python>"\]):\d+: ', "", rest[0].decode("latin-1"))
-    n = rest[0]
-    return "ok", tuple(_norm(v) for v in rest[1:1 + n])
-
-
-def real(name, *args):
-    return _unpack_real(_REAL(name.encode(), *_lua_args(args)))
 
 
 def real_gmatch(*args):

@@ -4,7 +4,6 @@ tests, and differential tests against real Lua 5.4 (lupa)."""
 from __future__ import annotations
 
 import math
-import re
 
 import pytest
 from hypothesis import given
@@ -17,7 +16,7 @@ from runvil.lua.table import LuaTable
 
 lupa = pytest.importorskip("lupa")
 
-from .string_support import BOUNDED, LIB, _STATE, FakeState, _norm, call, err  # noqa: E402,F401
+from .string_support import BOUNDED, LIB, _STATE, FakeState, _lua_args, _norm, call, err, real  # noqa: E402,F401
 
 MAXI, MINI = 2**63 - 1, -(2**63)
 
@@ -35,25 +34,6 @@ def lua(name, *args):
 def fmt(spec, *args):
     r = lua("format", spec, *args)
     return r[0]
-
-
-_L = lupa.lua54.LuaRuntime(encoding=None)
-_REAL = _L.eval(rb"""
-function(name, ...)
-  -- called from C (pcall), as our tests call the builtins from Python: so
-  -- errors carry no position and arg errors name 'string.xxx'
-  local r = table.pack(pcall(string[name], ...))
-  if not r[1] then return false, r[2] end
-  return true, r.n - 1, table.unpack(r, 2, r.n)
-end
-""")
-
-
-def real(name, *args):
-    ok, *rest = _REAL(name.encode(), *[a.encode("latin-1") if type(a) is str else a for a in args])
-    if not ok:
-        return "err", re.sub(r"^t:\d+: ", "", rest[0].decode("latin-1"))
-    return "ok", tuple(_norm(v) for v in rest[1:1 + rest[0]])
 
 
 # ------------------------------------------------------------- unit tests
