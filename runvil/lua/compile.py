@@ -353,7 +353,6 @@ class FunctionCompiler(ExprCompiler):
                 return
             break
         self.em.emit(ind, f"raise _GotoSignal({s.label!r})", s.line)
-        self.chunk.needs_goto_signal = True
 
     def s_Label(self, s: A.Label, ind: int):
         pass
@@ -404,7 +403,6 @@ class FunctionCompiler(ExprCompiler):
         self.em.emit(ind + 2, f"_gl = {labels!r}.get(_g.label)", line)
         self.em.emit(ind + 2, "if _gl is None: raise", line)
         self.em.emit(ind + 2, f"{var} = _gl", line)
-        self.chunk.needs_goto_signal = True
         if outer_loop is not None and outer_loop["kind"] != "dispatch":
             self.em.emit(ind, f"if {flag}: break", line)
         elif outer_loop is not None:
@@ -419,7 +417,6 @@ class FunctionCompiler(ExprCompiler):
         """Emits the factory `def _mk_<name>(upvalues): def <name>(...)`."""
         fn = self.node
         sc = self.scope
-        chunk = self.chunk
         em = self.em
         ups = [v.pyname for v in sc.upvals if v is not self_var]
         if sc.parent is not None and sc.parent.parent is None:
@@ -439,7 +436,6 @@ class FunctionCompiler(ExprCompiler):
         self.block(fn.body, 2)
         em.emit(2, "return _EMPTY", fn.end_line or line)
         em.emit(1, f"return {fname}", line)
-        chunk.code_names[name] = fn.name
 
 
 def _gotos_in(node):
@@ -487,8 +483,6 @@ class ChunkCompiler:
         self.em = Emitter()
         self.counter = 0
         self.fast_env_ok = fast_env
-        self.code_names: dict[str, str] = {}
-        self.needs_goto_signal = False
         self.defs: list[Emitter] = []
 
     def new_name(self) -> str:

@@ -159,21 +159,3 @@ def current_where() -> str:
 def rt_error(msg: str):
     """Raises a Lua runtime error with the innermost position, as luaG_runerror."""
     raise LuaError(current_where() + msg)
-
-
-def traceback_of(exc: BaseException) -> list[str]:
-    """Lua-style traceback lines for an exception, innermost first."""
-    tb = exc.__traceback__
-    frames = []
-    while tb is not None:
-        frames.append(tb)
-        tb = tb.tb_next
-    out = []
-    for t in reversed(frames):
-        info = LUA_CODE.get(t.tb_frame.f_code.co_filename)
-        if info is not None:
-            chunk, lines = info
-            n = t.tb_lineno
-            line = lines[n] if 0 <= n < len(lines) else 0
-            out.append(f"{chunk}:{line}: in {t.tb_frame.f_code.co_name}")
-    return out

@@ -108,10 +108,6 @@ def is_number(v) -> bool:
     return t is int or t is float
 
 
-def is_callable(v) -> bool:
-    return type(v) is FunctionType or getmetamethod(v, "__call") is not None
-
-
 # ------------------------------------------------------------ metatables
 
 _tls = threading.local()
@@ -318,11 +314,6 @@ def call1(f, *args):
 def calln(f, *args) -> tuple:
     """Calls f and returns all its results as a tuple."""
     return expand(call(f, *args))
-
-
-def callm(o, name, *args):
-    """A method call `o:name(args)` from Python."""
-    return method_of(o, name)(o, *args)
 
 
 def _desc(d) -> str:
