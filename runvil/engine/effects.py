@@ -49,6 +49,14 @@ class ModelReply:
     usage: dict | None = None  # prompt_tokens, completion_tokens, reasoning_tokens
     reasoning: str | None = None
     model: str | None = None
+    # the backend's own phrase for an empty reply; a reply a Host builds
+    # itself has none, and its empty_model_reply message falls back
+    empty_phrase: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        """No tool calls and no text but whitespace: an empty reply."""
+        return not self.tool_calls and not self.text.strip()
 
 
 @frozen
@@ -71,3 +79,11 @@ class ToolResult:
 @frozen
 class ToolFailure:
     message: str
+
+
+@frozen
+class ToolDropped:
+    """A tool call dropped instead of answered (the user or the Harness
+    gave it up): the loop raises `cancelled`."""
+
+    reason: str = ""

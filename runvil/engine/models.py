@@ -12,7 +12,8 @@ from .errors import engine_error, raise_lua
 
 MISSING_MODEL = "no model selected; call models.use(role) or models.default(role) first"
 EMPTY_REPLY = "the model replied with no text and no tool calls"
-EMPTY_REPLY_REASONING = "the model replied with no text and no tool calls: reasoning content was present but ignored"
+REASONING_IGNORED = ": reasoning content was present but ignored"
+EMPTY_FALLBACK = "empty model reply"
 REJECTED = "the model backend rejected the request (status {status})"
 UNREACHABLE = "the model backend could not be reached: {detail}"
 RAW_MODEL_CONTEXT = 8192
@@ -189,7 +190,7 @@ def send_round(vm, role: str, messages: list, tools: list, origin: str):
         run.events.emit("debug_request", vm.execution_id, vm.section, round=effect.id, role=role, model=effect.model,
                         origin=origin, messages=list(messages), tools=list(tools), options=options)
     (answer,) = run.sched.await_effects([effect])
-    if run.debug and not (isinstance(answer, ModelReply) and not answer.text and not answer.tool_calls):
+    if run.debug and not (isinstance(answer, ModelReply) and answer.empty):  # an empty reply has no bodies
         body = ({"status": answer.status, "body": answer.body, "stream_error": answer.stream_error,
                  "unreachable": answer.unreachable} if isinstance(answer, ModelFailure) else
                 {"text": answer.text, "tool_calls": [dict(c) for c in answer.tool_calls],
@@ -211,10 +212,11 @@ def report_round(vm, effect: ModelRound, answer) -> None:
         emit("thinking", *where, round=effect.id, text=answer.reasoning)
     emit("model_turn_completed", *where, round=effect.id, origin=effect.origin, model=effect.model,
          finish_reason=answer.finish_reason, usage=answer.usage,
-         message=None if (answer.text or answer.tool_calls) else EMPTY_REPLY)
-    if answer.finish_reason == "length":
+         message=empty_reply_message(answer) if answer.empty else None)
+    if answer.finish_reason == "length" and answer.text.strip() and not answer.tool_calls:
+        # a text reply cut short: an empty one has nothing truncated
         emit("model_turn_truncated", *where, round=effect.id, origin=effect.origin)
-    if answer.text or answer.tool_calls:
+    if not answer.empty:
         emit("assistant_reply", *where, round=effect.id, origin=effect.origin, model=answer.model or effect.model,
              finish_reason=answer.finish_reason, usage=answer.usage, text=answer.text,
              tool_calls=[dict(c) for c in answer.tool_calls])
@@ -241,9 +243,16 @@ def is_overflow(f: ModelFailure) -> bool:
     return any(p in low for p in OVERFLOW_PHRASES)
 
 
+def empty_reply_message(reply: ModelReply) -> str:
+    """The backend's empty-reply phrase (extended when reasoning was
+    ignored), or the fallback for a reply the Host built itself."""
+    if reply.empty_phrase is None:
+        return EMPTY_FALLBACK
+    return reply.empty_phrase + REASONING_IGNORED if reply.reasoning else reply.empty_phrase
+
+
 def empty_reply_error(reply: ModelReply):
-    msg = EMPTY_REPLY_REASONING if reply.reasoning else EMPTY_REPLY
-    return engine_error("empty_model_reply", msg, finish_reason=reply.finish_reason)
+    return engine_error("empty_model_reply", empty_reply_message(reply), finish_reason=reply.finish_reason)
 
 
 def infer(vm, handle_role: str | None, prompt):
@@ -267,7 +276,7 @@ def infer(vm, handle_role: str | None, prompt):
         if is_overflow(answer):
             raise exhausted("provider")
         raise failure_error(answer)
-    if not answer.text and not answer.tool_calls:
+    if answer.empty:
         raise empty_reply_error(answer)
     return to_lua_str(answer.text)
 

@@ -14,6 +14,7 @@ from ..lua import Limits, LuaError
 from .errors import RunError, run_error_from
 from .events import EventLog
 from .scheduler import Scheduler
+from .tasks import TaskRegistry
 from .var import VarStore
 
 
@@ -72,6 +73,7 @@ class Run:
         self.sched = Scheduler()
         self.default_role: str | None = None
         self.h1_offers: list = []  # tools offered in the H1 pass: in scope everywhere
+        self.tasks = TaskRegistry(self)
         self.outcome: RunOutcome | None = None
         self._walk = self.sched.spawn("walk", self._walk_body)
 
@@ -83,9 +85,14 @@ class Run:
         if self.outcome is not None:
             return []
         effects = self.sched.run_until_blocked()
+        for ctx in self.sched.contexts:
+            if ctx.error is not None and ctx is not self._walk:
+                raise ctx.error  # a task's Engine bug (its run errors are its own)
         if self._walk.finished:
             self._finish()
             return []
+        if not effects:
+            raise RuntimeError("every context of the run waits, and none on the outside world")
         return effects
 
     def resume(self, answers: dict) -> None:
@@ -133,25 +140,38 @@ class Run:
             h1.close()
         if value is not None:
             return h1.result_text(value)
+        if not self.prompt.sections:
+            return None
+        return self.run_chain("0", self.prompt.sections[0].name, self.input, walk_on=True,
+                              finish=lambda vm, value: vm.result_text(value))
+
+    def run_chain(self, execution_id: str, start: str, input: str | None, *, walk_on: bool, finish):
+        """Runs sections from `start`, each entry in a fresh VM, following
+        `jump`. The walk goes on in file order (`walk_on`); a task or a
+        fan-out arm ends with the section it is in. Returns `finish(vm,
+        value)` for the last section's value (called before its VM closes),
+        or None when it produced none."""
+        from .vm import SectionVM
+
         sections = self.prompt.sections
         index = {s.name: i for i, s in enumerate(sections)}
-        i = 0
+        i = index[start]
         result = None
-        while i < len(sections):
+        while i is not None:
             section = sections[i]
-            vm = SectionVM(self, section.name, "0")
-            self.events.emit("section_started", "0", section.name)
+            vm = SectionVM(self, section.name, execution_id, input=input)
+            self.events.emit("section_started", execution_id, section.name)
             try:
                 value = vm.run_pieces(section.pieces, send_trailing=True)
+                result = finish(vm, value) if value is not None else None
             except JumpSignal as j:
-                self.events.emit("section_ended", "0", section.name, jumped_to=j.target)
+                self.events.emit("section_ended", execution_id, section.name, jumped_to=j.target)
                 i = index[j.target]
                 continue
             finally:
                 vm.close()
-            result = vm.result_text(value) if value is not None else None
-            self.events.emit("section_ended", "0", section.name)
-            i += 1
+            self.events.emit("section_ended", execution_id, section.name)
+            i = i + 1 if walk_on and i + 1 < len(sections) else None
         return result
 
 

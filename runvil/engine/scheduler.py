@@ -5,8 +5,9 @@ exactly one holds the baton at a time.
 A context that needs outside work posts its effects and waits; the
 scheduler's `run_until_blocked` returns when no context can run, with the
 effects they wait on. `resume` hands answers back and makes their contexts
-runnable again. Scheduling is therefore deterministic: contexts run in the
-order they became runnable.
+runnable again. A context may also wait on other contexts (`block`, woken
+by `wake`): `tasks.await` and `tasks.fanout` do. Scheduling is therefore
+deterministic: contexts run in the order they became runnable.
 """
 
 from __future__ import annotations
@@ -39,9 +40,12 @@ class Context:
         self.cancelled = False
         self.result = None
         self.error: BaseException | None = None
+        self.on_finish: list = []  # callbacks run on this thread as it ends
 
     def _main(self):
         try:
+            if self.cancelled:  # cancelled before it ever ran
+                raise Cancelled()
             self.result = self.body()
         except Cancelled:
             pass
@@ -49,6 +53,8 @@ class Context:
             self.error = e
         finally:
             self.finished = True
+            for callback in self.on_finish:
+                callback(self)
             self.sched._idle.release()
 
 
@@ -60,6 +66,7 @@ class Scheduler:
         self.pending: dict[int, tuple[Context, object]] = {}
         self._ids = itertools.count(1)
         self.current: Context | None = None
+        self.dropped: set[int] = set()  # effects of cancelled contexts
 
     def new_id(self) -> int:
         return next(self._ids)
@@ -94,14 +101,41 @@ class Scheduler:
         for e in effects:
             self.pending[e.id] = (ctx, e)
             ctx.waiting.add(e.id)
+        self.block()
+        return [ctx.answers.pop(e.id) for e in effects]
+
+    def block(self) -> None:
+        """Called on a context's thread: hands the baton back until the
+        context is made runnable again (by `resume` or `wake`)."""
+        ctx = self.current
+        assert ctx is not None, "block outside a running context"
         self._idle.release()
         ctx._go.acquire()
         if ctx.cancelled:
             raise Cancelled()
-        return [ctx.answers.pop(e.id) for e in effects]
+
+    def wake(self, ctx: Context) -> None:
+        """Makes a context that blocked on other contexts runnable."""
+        if not ctx.finished and not ctx.waiting and ctx not in self.runnable and ctx is not self.current:
+            self.runnable.append(ctx)
+
+    def cancel(self, ctx: Context) -> None:
+        """Cancels one context: its pending effects are dropped (answers to
+        them are ignored) and it unwinds the next time it is scheduled."""
+        if ctx.finished or ctx.cancelled:
+            return
+        ctx.cancelled = True
+        for eid in ctx.waiting:
+            self.pending.pop(eid, None)
+            self.dropped.add(eid)
+        ctx.waiting.clear()
+        if ctx not in self.runnable and ctx is not self.current:
+            self.runnable.append(ctx)
 
     def resume(self, answers: dict) -> None:
-        """Delivers answers by effect id. An unknown id is a caller's bug."""
+        """Delivers answers by effect id. An answer to an effect of a
+        cancelled context is dropped; any other unknown id is a caller's bug."""
+        answers = {eid: a for eid, a in answers.items() if eid not in self.dropped}
         for eid in answers:
             if eid not in self.pending:
                 raise KeyError(f"no pending effect with id {eid}")

@@ -12,7 +12,7 @@ from attrs import define
 
 from ..lua.stdlib import lib_table
 from .conversation.records import Record
-from .effects import ToolCall, ToolFailure, ToolResult
+from .effects import ToolCall, ToolDropped, ToolFailure, ToolResult
 from .errors import engine_error, raise_lua
 from .jsonlib import NotJSON, encode_compact, from_json, to_json
 
@@ -23,6 +23,7 @@ UNKNOWN_TOOL = "{fn}: pack '{pack}' has no tool '{tool}'"
 BAD_TOOL_NAME = "{fn}: a bound tool is named 'pack/tool', got {got}"
 OUT_OF_SCOPE = "the model called the tool '{name}', which is not in scope for this section"
 MALFORMED = "the model sent a malformed tool call: {why}"
+DROPPED = "the tool call {id} ({name}) was dropped before it was answered"
 
 
 @define
@@ -32,7 +33,7 @@ class ToolDef:
     name: str  # the name the model calls: 'web_search'
     description: str
     parameters: dict
-    kind: str  # 'bound' or 'local'
+    kind: str  # 'bound', 'local', or 'task' (the task built-ins)
     target: str = ""  # 'web/search' for a bound tool
     handler: object = None  # the Lua function of a local tool
 
@@ -47,8 +48,7 @@ def open_tools(vm):
     run = vm.run
 
     def check_open(fn):
-        if vm.rendered_tools is not None:
-            raise_lua(OFFER_AFTER_RENDER.format(fn=fn))
+        check_offer_open(vm, fn)
 
     def pack_tool(fn, spec):
         if type(spec) is not str or spec.count("/") != 1:
@@ -66,9 +66,8 @@ def open_tools(vm):
         if pack not in run.packs:
             raise_lua(UNKNOWN_PACK.format(fn=fn, pack=pack))
 
-    def add(vm_offer: ToolDef):
-        offers = vm.offers
-        offers[:] = [o for o in offers if o.name != vm_offer.name] + [vm_offer]
+    def add(tool: ToolDef):
+        add_offer(vm, tool)
 
     def bound_def(pack, tool) -> ToolDef:
         spec = run.packs[pack][tool]
@@ -125,6 +124,8 @@ def open_tools(vm):
         (answer,) = run.sched.await_effects([ToolCall(run.sched.new_id(), f"{pack}/{tool}", data)])
         if isinstance(answer, ToolFailure):
             raise engine_error("internal", f"tool {pack}/{tool} failed: {answer.message}")
+        if isinstance(answer, ToolDropped):
+            raise engine_error("cancelled", f"the tool call {pack}/{tool} was dropped before it was answered")
         from .vm import to_lua_str
 
         return to_lua_str(answer.text)
@@ -132,6 +133,17 @@ def open_tools(vm):
     tools = lib_table({"offer": offer, "offer_local": offer_local, "call": call}, "tools.")
     packs = lib_table({"offer": packs_offer}, "packs.")
     return tools, packs
+
+
+def check_offer_open(vm, fn: str) -> None:
+    """Offers are refused once the section's tool list is rendered."""
+    if vm.rendered_tools is not None:
+        raise_lua(OFFER_AFTER_RENDER.format(fn=fn))
+
+
+def add_offer(vm, tool: ToolDef) -> None:
+    """An offer replaces an earlier one of the same name."""
+    vm.offers[:] = [o for o in vm.offers if o.name != tool.name] + [tool]
 
 
 def _tname(v) -> str:
@@ -177,8 +189,11 @@ def check_calls(calls: list) -> None:
 def run_tool_calls(vm, calls: list) -> list:
     """Answers every call of a tool round; returns the tool records in the
     model's order. Bound calls in a row are issued together; a local call
-    runs alone between its neighbours. Nothing is appended here: the loop
-    appends the whole round once every call has its answer."""
+    runs alone between its neighbours, and so does a task tool call.
+    Nothing is appended here: the loop appends the whole round once every
+    call has its answer. A dropped call raises `cancelled`."""
+    from .tasks import run_task_tool
+
     scope = {t.name: t for t in (vm.rendered_tools or [])}
     for c in calls:
         if c["name"] not in scope:
@@ -187,8 +202,9 @@ def run_tool_calls(vm, calls: list) -> list:
     i = 0
     while i < len(calls):
         tool = scope[calls[i]["name"]]
-        if tool.kind == "local":
-            results[calls[i]["id"]] = run_local(vm, tool, calls[i])
+        if tool.kind != "bound":
+            run_alone = run_local if tool.kind == "local" else run_task_tool
+            results[calls[i]["id"]] = run_alone(vm, tool, calls[i])
             i += 1
             continue
         j = i
@@ -199,6 +215,10 @@ def run_tool_calls(vm, calls: list) -> list:
             j += 1
         answers = vm.run.sched.await_effects(batch)
         for eff, ans in zip(batch, answers):
+            if isinstance(ans, ToolDropped):
+                vm.run.events.emit("tool_call_failed", vm.execution_id, vm.section, name=eff.name, id=eff.call_id,
+                                   message=DROPPED.format(id=eff.call_id, name=scope_name(eff)))
+                raise engine_error("cancelled", DROPPED.format(id=eff.call_id, name=scope_name(eff)))
             if isinstance(ans, ToolResult):
                 results[eff.call_id] = ans.text
                 vm.run.events.emit("tool_call_succeeded", vm.execution_id, vm.section, name=eff.name, id=eff.call_id)
@@ -209,6 +229,11 @@ def run_tool_calls(vm, calls: list) -> list:
                                    message=msg)
         i = j
     return [Record("tool", results[c["id"]], tool_call_id=c["id"]) for c in calls]
+
+
+def scope_name(eff: ToolCall) -> str:
+    """The name the model called a bound tool by."""
+    return eff.name.replace("/", "_")
 
 
 def run_local(vm, tool: ToolDef, call: dict) -> str:

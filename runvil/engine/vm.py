@@ -30,10 +30,13 @@ class SectionVM:
     """One Lua execution context's VM: the H1 pass, a section entry, a task
     or a fan-out arm."""
 
-    def __init__(self, run, section: str | None, execution_id: str):
+    def __init__(self, run, section: str | None, execution_id: str, input: str | None = None):
         self.run = run
         self.section = section
         self.execution_id = execution_id
+        self.input = run.input if section is None else input
+        self.spawned: list = []  # tasks this VM started (tasks.spawn, the task tool)
+        self.notices: list[str] = []  # task notices waiting for the next loop round
         self.role: str | None = None  # models.use
         # tools offered in this VM; the H1's offers are in scope everywhere
         self.offers: list = run.h1_offers if section is None else []
@@ -41,6 +44,7 @@ class SectionVM:
         self.in_loop = False
         self.compacting = False
         self.compactors_table = None  # the Engine's `compactors` table
+        self.closed = False
         self.state = LuaState(stdout=self._print, limits=run.limits or Limits())
         self.messages = MessageList(self)
         self._install_globals()
@@ -50,19 +54,21 @@ class SectionVM:
     def _install_globals(self):
         from .conversation.compaction import open_compactors
         from .models import open_models
+        from .tasks import open_tasks
         from .tools import open_tools
 
         st = self.state
         G = st.G
         open_json(st)
         G.set_str("var", VarView(self.run.var))
-        G.set_str("input", to_lua_str(self.run.input) if self.run.input is not None else None)
+        G.set_str("input", to_lua_str(self.input) if self.input is not None else None)
         G.set_str("prose", "")
         G.set_str("models", open_models(self))
         tools, packs = open_tools(self)
         G.set_str("tools", tools)
         G.set_str("packs", packs)
         G.set_str("compactors", open_compactors(self))
+        G.set_str("tasks", open_tasks(self))
         G.set_str("jump", builtin(lambda *a: self._jump(*a)))
         G.set_str("require", builtin(lambda *a: self._require(*a)))
         st.ns["_package_loaded"] = {}
@@ -219,6 +225,7 @@ class SectionVM:
             raise LuaError(_engine_lua_error(f"the result must be JSON data: {e.reason}")) from None
 
     def close(self):
+        self.closed = True
         self.state.close()
 
 

@@ -36,6 +36,7 @@ from typing import Callable
 import httpx
 
 from ..engine.effects import ModelFailure, ModelReply, ModelRound
+from ..engine.models import EMPTY_REPLY
 
 DEFAULT_TIMEOUT = 600.0  # seconds to wait for the next bytes of a reply
 CONNECT_TIMEOUT = 15.0
@@ -186,17 +187,20 @@ class ReplyBuilder:
 
     def reply(self) -> ModelReply:
         calls = []
-        for n, c in enumerate(self.calls):
+        for c in self.calls:
             text = "".join(c["args"]).strip()
+            if not c["args"]:  # no arguments at all: the Engine refuses the call as malformed
+                calls.append({"id": c["id"] or "", "name": c["name"], "arguments": None})
+                continue
             try:
-                args = json.loads(text) if text else {}
+                args = json.loads(text)
             except ValueError as e:
                 detail = f"{c['name'] or 'a tool call'}: {e}"
                 raise _Failed(ModelFailure(message=MALFORMED_ARGUMENTS.format(detail=detail))) from None
             if not isinstance(args, dict):
                 detail = f"{c['name'] or 'a tool call'}: the arguments are not a JSON object"
                 raise _Failed(ModelFailure(message=MALFORMED_ARGUMENTS.format(detail=detail)))
-            calls.append({"id": c["id"] or f"call_{n}", "name": c["name"], "arguments": args})
+            calls.append({"id": c["id"] or "", "name": c["name"], "arguments": args})
         return ModelReply(
             text="".join(self.text),
             tool_calls=tuple(calls),
@@ -204,6 +208,7 @@ class ReplyBuilder:
             usage=self.usage,
             reasoning="".join(self.reasoning) or None,
             model=self.model,
+            empty_phrase=EMPTY_REPLY,
         )
 
 

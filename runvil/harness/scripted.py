@@ -7,7 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from ..engine.effects import ModelFailure, ModelReply, ModelRound, ToolCall, ToolFailure, ToolResult
+from ..engine.effects import ModelFailure, ModelReply, ModelRound, ToolCall, ToolDropped, ToolFailure, ToolResult
+from ..engine.models import EMPTY_REPLY
 
 DEFAULT_CONTEXT = 8192
 
@@ -66,10 +67,7 @@ class ScriptedWorld:
             return ModelFailure(status=err.get("status"), body=str(err.get("body", "")))
         if "stream_error" in entry:
             return ModelFailure(stream_error=str(entry["stream_error"]))
-        calls = tuple(
-            {"id": str(c.get("id")), "name": str(c.get("name")), "arguments": c.get("arguments") or {}}
-            for c in entry.get("tool_calls") or ()
-        )
+        calls = tuple(_call(c) for c in entry.get("tool_calls") or ())
         text = entry.get("text")
         if text is None and entry.get("fragments"):
             text = "".join(entry["fragments"])
@@ -81,6 +79,7 @@ class ScriptedWorld:
             usage=entry.get("usage"),
             reasoning=entry.get("reasoning"),
             model=effect.model,
+            empty_phrase=EMPTY_REPLY,
         )
 
     # -------------------------------------------------------------- tools
@@ -92,6 +91,8 @@ class ScriptedWorld:
         entry = queue.pop(0) or {}
         if "error" in entry:
             return ToolFailure(str(entry["error"]))
+        if entry.get("dropped"):  # the call is given up instead of answered
+            return ToolDropped(str(entry.get("reason") or ""))
         result = entry.get("result", "")
         return ToolResult(result if isinstance(result, str) else _compact(result))
 
@@ -101,6 +102,23 @@ class ScriptedWorld:
         if isinstance(effect, ToolCall):
             return self.answer_tool(effect)
         raise TypeError(f"the scripted world cannot answer {effect!r}")
+
+
+def _call(c: dict) -> dict:
+    """A scripted tool call as a provider would send it: a missing id or
+    name stays blank and missing arguments stay missing, so the Engine's
+    malformed-reply rule sees them; JSON text arguments are decoded."""
+    import json
+
+    c = c or {}
+    args = c.get("arguments")
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            pass
+    return {"id": "" if c.get("id") is None else str(c["id"]),
+            "name": "" if c.get("name") is None else str(c["name"]), "arguments": args}
 
 
 def _compact(v) -> str:

@@ -16,8 +16,8 @@ SPEC = ROOT.parent / "shared" / "spec" / "conversations.md"
 MODULES = (records, messages, views, replace, compaction, loop, compose, models)
 # texts the chapter leaves to us (spec/runvil.md §12 or our own wording)
 NOT_IN_CHAPTER = {"REJECTED", "UNREACHABLE", "RAW_MODEL_CONTEXT", "H_RECEIVER", "USER_SEPARATOR", "SYSTEM_SEPARATOR",
-                  "META_LIMIT", "ROLES", "FIELDS", "OVERFLOW_PHRASES", "EXHAUSTED", "DETAIL", "EMPTY_REPLY_REASONING",
-                  "MISSING_MODEL", "SYSTEM_PARTS"}
+                  "META_LIMIT", "ROLES", "FIELDS", "OVERFLOW_PHRASES", "EXHAUSTED", "DETAIL", "REASONING_IGNORED", "EMPTY_FALLBACK",
+                  "MISSING_MODEL", "SYSTEM_PARTS", "TRUNCATED_TOOL_ROUND"}
 
 
 def texts():

@@ -153,12 +153,9 @@ def test_missing_model():
 
 def test_empty_reply_is_a_completion_error_with_its_finish_reason():
     body = "## A\n\n```lua\nmodels.use('writer')\nreturn models.infer('hi')\n```\n"
-    outcome, _ = finish(start(body), [ModelReply(text="", finish_reason="length")])
-    assert outcome.error.as_json() == {
-        "kind": "Completion",
-        "message": "the model replied with no text and no tool calls",
-        "finish_reason": "length",
-    }
+    phrase = "the model replied with no text and no tool calls"
+    outcome, _ = finish(start(body), [ModelReply(text="", finish_reason="length", empty_phrase=phrase)])
+    assert outcome.error.as_json() == {"kind": "Completion", "message": phrase, "finish_reason": "length"}
     outcome, _ = finish(start(body), [ModelReply(text="", finish_reason=None)])
     assert "finish_reason" not in outcome.error.as_json()
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from runvil.engine.effects import ModelFailure, ModelReply, ModelRound
-from runvil.engine.models import is_overflow
+from runvil.engine.models import EMPTY_REPLY, is_overflow
 from runvil.harness.openai import OpenAIProvider, REDACTED, request_body
 from runvil.harness.providers import ProviderSet, answer_concurrently
 from runvil.host.config import parse_config
@@ -54,7 +54,7 @@ def test_text_streamed_in_fragments(server, provider):
     seen = []
     r = provider.answer(rnd(), on_fragment=seen.append)
     assert seen == ["Bon", "jour", " à ", "tous"]
-    assert r == ModelReply(text="Bonjour à tous", finish_reason="stop", model="test-model")
+    assert r == ModelReply(text="Bonjour à tous", finish_reason="stop", model="test-model", empty_phrase=EMPTY_REPLY)
 
 
 def test_fragments_arrive_live(server, provider):
@@ -131,7 +131,7 @@ def test_usage_without_details(server, provider):
 def test_reasoning_only_reply(server, provider):
     server.reply(stream(chunk({"reasoning": "only thoughts"}), chunk({}, finish="stop")))
     r = provider.answer(rnd())
-    assert r == ModelReply(text="", finish_reason="stop", reasoning="only thoughts", model="test-model")
+    assert r == ModelReply(text="", finish_reason="stop", reasoning="only thoughts", model="test-model", empty_phrase=EMPTY_REPLY)
 
 
 def test_finish_reason_null(server, provider):
@@ -166,7 +166,8 @@ def test_plain_json_completion(server, provider):
     }))
     r = provider.answer(rnd())
     assert r == ModelReply(text="whole", finish_reason="stop", model="m",
-                           usage={"prompt_tokens": 2, "completion_tokens": 1, "reasoning_tokens": 0})
+                           usage={"prompt_tokens": 2, "completion_tokens": 1, "reasoning_tokens": 0},
+                           empty_phrase=EMPTY_REPLY)
 
 
 # ------------------------------------------------------------------ failures

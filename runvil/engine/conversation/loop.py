@@ -28,6 +28,8 @@ NOT_A_FUNCTION = "compactor must be a function, got {type}"
 ALREADY_RUNNING = "a loop or a compactor is already running in this section; ask a side question with models.infer(prompt)"
 EMPTY_LIST = "messages must not be empty"
 NOT_CONVERGED = "tool-call loop did not converge"
+TRUNCATED_TOOL_ROUND = "the model's tool-call reply was cut short (finish reason {finish_reason}); its calls were not run"
+TRUNCATING = ("length", "content_filter")
 
 
 def check_loop_args(vm, handle, args: tuple):
@@ -72,6 +74,7 @@ class _Overflow(Exception):
 
 def run_loop(vm, handle_role: str | None, compactor):
     from ..models import current_role, empty_reply_error, failure_error, is_overflow, reserve_of, send_round
+    from ..tasks import deliver_notices
     from ..tools import check_calls, render_tools, run_tool_calls
 
     run = vm.run
@@ -89,6 +92,7 @@ def run_loop(vm, handle_role: str | None, compactor):
                 role = handle_role or current_role(vm)
                 if not vm.messages.records:
                     raise_lua(EMPTY_LIST)
+                deliver_notices(vm)  # before the precheck: they count toward the request
                 tools = render_tools(vm)
                 messages = composed(vm)
                 window, max_tokens, model = reserve_of(vm, role)
@@ -126,6 +130,8 @@ def run_loop(vm, handle_role: str | None, compactor):
                 raise failure_error(answer)
             vm.messages.anchor.measured(model, messages, answer.usage)
             if answer.tool_calls:
+                if answer.finish_reason in TRUNCATING:  # partial arguments never run
+                    raise engine_error("internal", TRUNCATED_TOOL_ROUND.format(finish_reason=answer.finish_reason))
                 calls = [dict(c) for c in answer.tool_calls]
                 check_calls(calls)
                 tool_records = run_tool_calls(vm, calls)
@@ -136,13 +142,16 @@ def run_loop(vm, handle_role: str | None, compactor):
                 if rounds >= cap:
                     raise engine_error("tool_loop_exhausted", NOT_CONVERGED)
                 continue
-            if answer.text:
+            if not answer.empty:
                 vm.messages.records.append(Record("assistant", answer.text))
                 run.events.emit("reply", vm.execution_id, vm.section, turn=rounds, origin="chat",
                                 finish_reason=answer.finish_reason, text=answer.text)
                 return None
-            if answered_tool and answer.finish_reason == "stop":
-                return None  # the clean exit
+            if answered_tool and answer.finish_reason == "stop":  # the clean exit
+                vm.messages.records.append(Record("assistant", ""))
+                run.events.emit("reply", vm.execution_id, vm.section, turn=rounds, origin="chat",
+                                finish_reason=answer.finish_reason, text="")
+                return None
             raise empty_reply_error(answer)
     finally:
         vm.in_loop = False
