@@ -296,3 +296,39 @@ def test_bad_arguments_and_unknown_ids():
 def test_bad_task_tool_calls_are_answered_with_text(answer, text):
     main = "models.use('writer') tasks.offer() messages:user('go') models.loop() return messages[3].content"
     assert result([("Main", main)], [answer, {"text": "ok"}]) == text
+
+
+def test_a_notice_joins_the_list_before_the_precheck_and_stays_when_it_refuses():
+    # conversations.md "When the precheck runs": notices count toward the
+    # request and stay on the list even when the precheck refuses it
+    main = """
+    models.use('writer')
+    local id = tasks.spawn('Big')
+    tasks.await(id)
+    messages:user('hi')
+    local ok, err = pcall(models.loop)
+    var.r = tostring(err.reason) .. '|' .. #messages .. '|' .. messages[2].content:sub(1, 32)
+    jump('End')
+    """
+    got = run([("Main", main), ("Big", "return string.rep('x', 20000)"), ("End", "return var.r")],
+              models={"writer": {"context": 4096}})
+    assert got["ok"], got
+    assert got["result"] == "precheck|2|Task id=0.0 (## Big) completed: "
+    assert got["requests"] == []
+
+
+def test_after_a_text_reply_no_further_round_runs_when_a_task_ends_later():
+    main = """
+    models.use('writer')
+    tasks.offer()
+    messages:user('go')
+    models.loop()
+    var.r = #messages .. '|' .. messages[#messages].content
+    jump('End')
+    """
+    slow = "models.use('writer') messages:user('slow') models.loop() return 'late'"
+    got = run([("Main", main), ("Slow", slow), ("End", "return var.r")],
+              # main's second round is posted before the task's first
+              [{"tool_calls": [call("c1", "task", section="Slow")]}, {"text": "final"}, {"text": "task reply"}])
+    assert got["ok"], got
+    assert got["result"] == "4|final"
