@@ -196,39 +196,54 @@ def send_round(vm, role: str, messages: list, tools: list, origin: str):
                 {"text": answer.text, "tool_calls": [dict(c) for c in answer.tool_calls],
                  "finish_reason": answer.finish_reason, "usage": answer.usage, "reasoning": answer.reasoning})
         run.events.emit("debug_response", vm.execution_id, vm.section, round=effect.id, **body)
-    report_round(vm, effect, answer)
+    turn = report_round(vm, effect, answer)
+    vm.last_turn = turn
     return answer
 
 
-def report_round(vm, effect: ModelRound, answer) -> None:
-    """The events of one answered round (spec/runvil.md §11)."""
-    emit = vm.run.events.emit
+def report_round(vm, effect: ModelRound, answer) -> int | None:
+    """The events of one answered round, in the chapter's order ("The round
+    counter and what each round reports"): completed, thinking, truncated,
+    the reply. A round that returns a reply advances the run's round
+    counter (its turn, returned); a failed round leaves it and reports no
+    response body."""
+    run = vm.run
+    emit = run.events.emit
     where = (vm.execution_id, vm.section)
     if isinstance(answer, ModelFailure):
         emit("model_turn_failed", *where, round=effect.id, origin=effect.origin, model=effect.model,
-             status=answer.status, message=answer.message or answer.stream_error or answer.unreachable or answer.body)
-        return
-    if answer.reasoning:
-        emit("thinking", *where, round=effect.id, text=answer.reasoning)
-    emit("model_turn_completed", *where, round=effect.id, origin=effect.origin, model=effect.model,
+             status=answer.status, message=failure_message(answer))
+        return None
+    run.turns += 1
+    turn = run.turns
+    served_by = answer.model or effect.model
+    emit("model_turn_completed", *where, round=effect.id, turn=turn, origin=effect.origin, model=served_by,
          finish_reason=answer.finish_reason, usage=answer.usage,
          message=empty_reply_message(answer) if answer.empty else None)
+    if answer.reasoning:
+        emit("thinking", *where, round=effect.id, origin=effect.origin, model=served_by, text=answer.reasoning)
     if answer.finish_reason == "length" and answer.text.strip() and not answer.tool_calls:
         # a text reply cut short: an empty one has nothing truncated
         emit("model_turn_truncated", *where, round=effect.id, origin=effect.origin)
     if not answer.empty:
-        emit("assistant_reply", *where, round=effect.id, origin=effect.origin, model=answer.model or effect.model,
+        emit("assistant_reply", *where, round=effect.id, turn=turn, origin=effect.origin, model=served_by,
              finish_reason=answer.finish_reason, usage=answer.usage, text=answer.text,
              tool_calls=[dict(c) for c in answer.tool_calls])
+    return turn
+
+
+def failure_message(f: ModelFailure) -> str:
+    """What a failed round says: never the backend's response body."""
+    if f.unreachable is not None:
+        return UNREACHABLE.format(detail=f.unreachable)
+    if f.status is not None:
+        return REJECTED.format(status=f.status)
+    return f.message or f"the model stream failed: {f.stream_error}"
 
 
 def failure_error(f: ModelFailure):
     """The error a failed round raises when it is not a context overflow."""
-    if f.unreachable is not None:
-        return engine_error("internal", UNREACHABLE.format(detail=f.unreachable))
-    if f.status is not None:
-        return engine_error("internal", REJECTED.format(status=f.status), status=f.status)
-    return engine_error("internal", f.message or f"the model stream failed: {f.stream_error}")
+    return engine_error("internal", failure_message(f), status=f.status)
 
 
 def is_overflow(f: ModelFailure) -> bool:

@@ -74,6 +74,7 @@ class Run:
         self.default_role: str | None = None
         self.h1_offers: list = []  # tools offered in the H1 pass: in scope everywhere
         self.tasks = TaskRegistry(self)
+        self.turns = 0  # the run's round counter: rounds that returned a reply
         self.outcome: RunOutcome | None = None
         self._walk = self.sched.spawn("walk", self._walk_body)
 

@@ -45,6 +45,7 @@ class SectionVM:
         self.compacting = False
         self.compactors_table = None  # the Engine's `compactors` table
         self.closed = False
+        self.last_turn = None  # the run's round counter at this VM's last answered round
         self.state = LuaState(stdout=self._print, limits=run.limits or Limits())
         self.messages = MessageList(self)
         self._install_globals()

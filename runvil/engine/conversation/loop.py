@@ -144,12 +144,12 @@ def run_loop(vm, handle_role: str | None, compactor):
                 continue
             if not answer.empty:
                 vm.messages.records.append(Record("assistant", answer.text))
-                run.events.emit("reply", vm.execution_id, vm.section, turn=rounds, origin="chat",
+                run.events.emit("reply", vm.execution_id, vm.section, turn=vm.last_turn, origin="chat",
                                 finish_reason=answer.finish_reason, text=answer.text)
                 return None
             if answered_tool and answer.finish_reason == "stop":  # the clean exit
                 vm.messages.records.append(Record("assistant", ""))
-                run.events.emit("reply", vm.execution_id, vm.section, turn=rounds, origin="chat",
+                run.events.emit("reply", vm.execution_id, vm.section, turn=vm.last_turn, origin="chat",
                                 finish_reason=answer.finish_reason, text="")
                 return None
             raise empty_reply_error(answer)
