@@ -36,6 +36,14 @@ class ToolCall:
     call_id: str = ""  # the model's call id, when the loop made the call
 
 
+@frozen
+class UserTurn:
+    """`runvil chat` asks for the user's next message: answered with the
+    text, or None when the user has finished."""
+
+    id: int
+
+
 # ------------------------------------------------------------------ answers
 
 

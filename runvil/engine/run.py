@@ -58,6 +58,7 @@ class Run:
         limits: Limits | None = None,
         packs: dict | None = None,
         debug: bool = False,
+        chat: bool = False,
     ):
         self.prompt = prompt
         self.input = input
@@ -68,6 +69,7 @@ class Run:
         self.limits = limits or Limits()
         self.packs = packs or {}
         self.debug = debug  # debug capture: request/response bodies in the run log
+        self.chat = chat  # `runvil chat`: VMs get `chat.read()`, which asks for the user's next turn
         self.events = EventLog()
         self.var = VarStore()
         self.sched = Scheduler()

@@ -70,6 +70,8 @@ class SectionVM:
         G.set_str("packs", packs)
         G.set_str("compactors", open_compactors(self))
         G.set_str("tasks", open_tasks(self))
+        if self.run.chat:
+            G.set_str("chat", self._open_chat())
         G.set_str("jump", builtin(lambda *a: self._jump(*a)))
         G.set_str("require", builtin(lambda *a: self._require(*a)))
         st.ns["_package_loaded"] = {}
@@ -91,6 +93,18 @@ class SectionVM:
         meta.set_str("__index", g_index)
         meta.set_str("__newindex", g_newindex)
         G.meta = meta
+
+    def _open_chat(self):
+        """`chat.read()`: the user's next message, or nil when they are done."""
+        from ..lua.stdlib import lib_table
+        from .effects import UserTurn
+
+        def read(*args):
+            sched = self.run.sched
+            (text,) = sched.await_effects([UserTurn(sched.new_id())])
+            return None if text is None else to_lua_str(text)
+
+        return lib_table({"read": read}, "chat.")
 
     def _print(self, text: str) -> None:
         self.run.events.emit("print", self.execution_id, self.section, text=from_lua_str(text.rstrip("\n")))

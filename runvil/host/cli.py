@@ -38,6 +38,10 @@ def _main(argv: list[str] | None = None) -> int:
         from .runcmd import check_command
 
         return check_command(rest)
+    if cmd == "chat":
+        from .chatcmd import chat_command
+
+        return chat_command(rest)
     if cmd == "conformance":
         from .conformance import conformance_command
 
@@ -51,6 +55,8 @@ USAGE = """usage: runvil COMMAND ...
                                              run a prompt; print its result
   runvil check PROMPT.md...                  parse and compile prompts; list every error
   runvil lua [-e CODE]... [FILE [ARGS...]]   run Lua in the sandbox, like `lua`
+  runvil chat [--system TEXT] [--script WORLD.yaml]
+                                             chat with a model, one turn per line
   runvil conformance [DIR...]                run conformance cases (default: conformance/)"""
 
 

@@ -55,7 +55,7 @@ def run_command(argv: list[str]) -> int:
             print(f"runvil: cannot read {args.input_file}: {e.strerror}", file=sys.stderr)
             return EXIT_USAGE
     try:
-        bindings, answer, note = _world(args, prompt)
+        bindings, answer, note = world_for(args, prompt, on_fragment=_live_fragment())
     except ValueError as e:
         print(f"runvil: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -72,7 +72,7 @@ def run_command(argv: list[str]) -> int:
     except PrepareError as e:
         print(f"runvil: {e}", file=sys.stderr)
         return EXIT_USAGE
-    log = _open_log(args.log, run) if args.log else None
+    log = open_log(args.log, run) if args.log else None
     try:
         outcome = drive(run, answer, requests)
     finally:
@@ -117,7 +117,7 @@ class _Answerer:
         return ToolFailure(f"no tool backend is configured for {effect.name}")
 
 
-def _world(args, prompt):
+def world_for(args, prompt, on_fragment=None):
     """Bindings for every declared role, the answerer, and a note for stderr."""
     from ..engine.run import ModelBinding
 
@@ -134,7 +134,7 @@ def _world(args, prompt):
 
     config = load_config(args.config)
     if config is not None or args.bind:
-        bindings, providers = real_providers(prompt.frontmatter.models, config, args.bind, on_fragment=_live_fragment())
+        bindings, providers = real_providers(prompt.frontmatter.models, config, args.bind, on_fragment=on_fragment)
         return bindings, providers, None
     from ..harness.echo import ECHO_CONTEXT
 
@@ -154,7 +154,7 @@ def _live_fragment():
     return show
 
 
-def _open_log(path: str, run):
+def open_log(path: str, run):
     f = open(path, "w", encoding="utf-8")
     run.events.listeners.append(lambda ev: (f.write(json.dumps(ev.as_json(), ensure_ascii=False) + "\n"), f.flush()))
     return f

@@ -1,0 +1,58 @@
+"""`runvil chat` (host.md): one turn per input line, each a loop under the
+summarizing compactor; a failed turn is reported and taken back."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import yaml
+
+from runvil.host.cli import main
+
+
+def chat(tmp_path, monkeypatch, lines, world, *extra):
+    path = tmp_path / "world.yaml"
+    path.write_text(yaml.safe_dump(world), encoding="utf-8")
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(line + "\n" for line in lines)))
+    code = main(["chat", "--script", str(path), "--log", str(log), *extra])
+    events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    return code, events
+
+
+def test_each_line_is_a_turn_and_each_reply_is_printed(tmp_path, monkeypatch, capsys):
+    code, events = chat(tmp_path, monkeypatch, ["hello", "", "how are you"],
+                        {"replies": [{"text": "hi there"}, {"text": "fine"}]}, "--system", "Be brief.")
+    assert code == 0
+    assert capsys.readouterr().out == "hi there\nfine\n"
+    sent = [e for e in events if e["type"] == "chat"]
+    assert sent[0]["messages"] == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hello"}]
+    assert sent[1]["messages"] == [{"role": "assistant", "content": "hi there"},
+                                   {"role": "user", "content": "how are you"}]
+
+
+def test_a_failed_turn_is_reported_and_taken_back(tmp_path, monkeypatch, capsys):
+    world = {"replies": [{"text": "hi"}, {"error": {"status": 500, "body": "down"}}, {"text": "back"}]}
+    code, events = chat(tmp_path, monkeypatch, ["hello", "broken", "again"], world)
+    out = capsys.readouterr()
+    assert code == 0
+    assert out.out == "hi\nback\n"
+    assert "error: the model backend rejected the request (status 500)" in out.err
+    last = [e for e in events if e["type"] == "chat"][-1]
+    # the failed turn is gone: the third request adds only the new turn
+    assert (last["start"], last["messages"]) == (3, [{"role": "user", "content": "again"}])
+
+
+def test_a_long_chat_is_summarized_instead_of_failing(tmp_path, monkeypatch, capsys):
+    world = {"models": {"chat": {"context": 100, "max_tokens": 10}},
+             "replies": [{"text": "one"}, {"text": "two"}, {"text": "the summary"}, {"text": "three"}]}
+    code, events = chat(tmp_path, monkeypatch, ["a" * 100, "b" * 100, "c" * 100], world)
+    assert code == 0
+    assert capsys.readouterr().out == "one\ntwo\nthree\n"
+    infer = [e for e in events if e["type"] == "model_turn_completed" and e["origin"] == "infer"]
+    assert len(infer) == 1
+    last = [e for e in events if e["type"] == "chat"][-1]
+    # the summary record merges with the user turn after it, as same-role records do
+    assert last["messages"][0] == {"role": "user", "content": "Summary of the earlier conversation: the summary\n\n"
+                                   + "b" * 100}
