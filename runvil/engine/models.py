@@ -52,19 +52,21 @@ class ModelHandle(Userdata):
     def __init__(self, vm, name: str, context: int):
         self.vm, self.name, self.context = vm, name, context
 
+        # the receiver is whatever handle comes first, so a fresh handle of
+        # the same role works as well as the one the method was read from
         @builtin
         def h_infer(*args):
-            if not args or args[0] is not self:
+            if not args or not isinstance(args[0], ModelHandle):
                 raise_lua("h:infer(prompt) is a method: call it with a colon")
-            return infer(vm, self.name, args[1] if len(args) > 1 else None)
+            return infer(vm, args[0].name, args[1] if len(args) > 1 else None)
 
         @builtin
         def h_loop(*args):
             from .conversation.loop import H_RECEIVER, check_loop_args
 
-            if not args or args[0] is not self:
+            if not args or not isinstance(args[0], ModelHandle):
                 raise_lua(H_RECEIVER)
-            return loop(vm, self.name, check_loop_args(vm, self, args[1:]))
+            return loop(vm, args[0].name, check_loop_args(vm, args[0], args[1:]))
 
         self._methods = {"infer": h_infer, "loop": h_loop}
 

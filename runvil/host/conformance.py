@@ -51,13 +51,12 @@ def run_case(case: dict) -> dict:
     """Runs one case through the CLI; returns the parsed --json output."""
     from .cli import main
 
-    with tempfile.TemporaryDirectory() as tmp:
-        prompt = Path(tmp) / "prompt.md"
-        prompt.write_text(case["prompt"], encoding="utf-8")
-        args = ["run", str(prompt), "--json"]
-        world = Path(tmp) / "world.yaml"
-        world.write_text(yaml.safe_dump(case.get("world") or {}), encoding="utf-8")
-        args += ["--script", str(world)]
+    # run from the case's own folder, so file names in messages read
+    # `prompt.md:5: ...` whatever the temporary folder is
+    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
+        Path("prompt.md").write_text(case["prompt"], encoding="utf-8")
+        Path("world.yaml").write_text(yaml.safe_dump(case.get("world") or {}), encoding="utf-8")
+        args = ["run", "prompt.md", "--json", "--script", "world.yaml"]
         if case.get("input") is not None:
             args += ["--input", str(case["input"])]
         out, err = io.StringIO(), io.StringIO()
