@@ -12,6 +12,8 @@ import argparse
 import json
 import sys
 
+from .live import Live
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PARSE = 0, 1, 2, 3
 
 
@@ -55,14 +57,15 @@ def run_command(argv: list[str]) -> int:
             print(f"runvil: cannot read {args.input_file}: {e.strerror}", file=sys.stderr)
             return EXIT_USAGE
     try:
-        bindings, answer, note = world_for(args, prompt, on_fragment=_live_fragment())
+        live = Live(sys.stderr) if sys.stderr.isatty() else None
+        bindings, answer, note = world_for(args, prompt, on_fragment=live.fragment if live else None)
     except ValueError as e:
         print(f"runvil: {e}", file=sys.stderr)
         return EXIT_USAGE
     if note:
         print(note, file=sys.stderr)
     if input_text is None and args.script:
-        input_text = answer.world_input
+        input_text = answer.world_input  # before the live wrapper hides it
     requests: list = []
     from ..harness.packs import discover_packs, pack_schemas
 
@@ -73,6 +76,9 @@ def run_command(argv: list[str]) -> int:
         print(f"runvil: {e}", file=sys.stderr)
         return EXIT_USAGE
     log = open_log(args.log, run) if args.log else None
+    if live is not None:
+        run.events.listeners.append(live.listen)
+        answer = live.answerer(answer)
     try:
         outcome = drive(run, answer, requests)
     finally:
@@ -140,18 +146,6 @@ def world_for(args, prompt, on_fragment=None):
 
     bindings = {r: ModelBinding("echo", ECHO_CONTEXT, name="echo") for r in roles}
     return bindings, _Answerer(), "runvil: no config: every model role runs on the offline echo model"
-
-
-def _live_fragment():
-    """Streamed model text on stderr, when stderr is a terminal."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(effect, text):
-        sys.stderr.write(text)
-        sys.stderr.flush()
-
-    return show
 
 
 def open_log(path: str, run):
