@@ -269,7 +269,9 @@ def empty_reply_message(reply: ModelReply) -> str:
 
 
 def empty_reply_error(reply: ModelReply):
-    return engine_error("empty_model_reply", empty_reply_message(reply), finish_reason=reply.finish_reason)
+    finish = reply.finish_reason
+    return engine_error("empty_model_reply", empty_reply_message(reply),
+                        finish_reason=None if finish is None else str(finish))
 
 
 def infer(vm, handle_role: str | None, prompt):

@@ -72,6 +72,8 @@ class ScriptedWorld:
         if text is None and entry.get("fragments"):
             text = "".join(entry["fragments"])
         finish = entry.get("finish_reason", "tool_calls" if calls and "text" not in entry else "stop")
+        if finish is not None:
+            finish = str(finish)  # a finish reason is always text
         return ModelReply(
             text=str(text) if text is not None else "",
             tool_calls=calls,
