@@ -16,7 +16,8 @@ Lua to JSON (`to_json`):
   unmarked empty table is `{}`; a marked one `[]`); object keys keep the
   order in which `pairs` walks the table (first insertion); anything else
   is refused, as are cycles and nesting deeper than `MAX_DEPTH` levels;
-- other userdata are refused unless a `views` hook gives their JSON form.
+- other userdata are refused unless a `views` hook gives their JSON form;
+  by default a record view nested in a table gives its record's JSON form.
 
 Refusals raise `NotJSON` with the path of the offending value, written the
 way Lua would read it: `value.a[2]`, `value["my key"]` (a key that is not a
@@ -175,12 +176,32 @@ class _Refusal(Exception):
         self.steps: list = []  # innermost first
 
 
-def to_json(value, path: str = "value", views=None):
+def record_views(ud):
+    """The default `views` hook: a record view (`messages[i]`) inside a table
+    converts to the JSON form of its record, meta included
+    (conversations.md "Using a view as a record"); other userdata have none."""
+    from .conversation.views import RecordView
+
+    if isinstance(ud, RecordView):
+        return copy_json(ud.record.as_json())
+    return NO_JSON_FORM
+
+
+_NESTED_VIEWS = object()
+
+
+def to_json(value, path: str = "value", views=_NESTED_VIEWS):
     """The JSON form of a Lua value, as a fresh Python JSON value.
 
     `views`, when given, is called with each userdata other than json.null
     and returns its JSON form (used as is, so it must not be mutated later)
-    or `NO_JSON_FORM`. Raises NotJSON."""
+    or `NO_JSON_FORM`; `None` refuses every userdata but json.null (the
+    guards of `json.encode` and `var`). By default a record view inside a
+    table converts to its record's JSON form (`record_views`), while a bare
+    view, the value itself, is refused like any userdata (the prose guard:
+    ``global `v` is a userdata``). Raises NotJSON."""
+    if views is _NESTED_VIEWS:
+        views = None if isinstance(value, Userdata) else record_views
     try:
         return _conv(value, views, set(), 0)
     except _Refusal as r:
@@ -374,7 +395,7 @@ def json_encode(*args):
     if not args:
         raise_lua("json.encode: value must be JSON data, got no value")
     try:
-        j = to_json(args[0])
+        j = to_json(args[0], views=None)  # a record view is refused at any depth
     except NotJSON as e:
         raise_lua(e.must_be_json("json.encode: "))
     text = to_lua_string(encode_compact(j))
@@ -412,6 +433,6 @@ def open_json(state) -> None:
 
 __all__ = [
     "JSON_NULL", "MAX_DEPTH", "NO_JSON_FORM", "NotJSON", "copy_json", "decode_text", "encode_compact",
-    "format_path", "from_json", "is_marked_list", "json_size", "mark_list", "open_json", "path_key",
+    "format_path", "from_json", "is_marked_list", "json_size", "mark_list", "open_json", "path_key", "record_views",
     "to_json", "to_lua_string", "to_unicode",
 ]

@@ -70,7 +70,7 @@ end
 
 
 def chat_command(argv: list[str]) -> int:
-    from .runcmd import EXIT_FAILED, EXIT_OK, EXIT_USAGE, open_log, world_for
+    from .runcmd import EXIT_FAILED, EXIT_OK, EXIT_USAGE, drive_closing, open_log, world_for
 
     p = argparse.ArgumentParser(prog="runvil chat", description="Chat with a model.")
     p.add_argument("--system", help="a system message that leads the chat")
@@ -84,7 +84,6 @@ def chat_command(argv: list[str]) -> int:
         return EXIT_USAGE if e.code else EXIT_OK
     from ..engine.effects import UserTurn
     from ..engine.run import Run
-    from ..harness.drive import drive
     from ..prompt import parse_text
 
     prompt = parse_text(CHAT_PROMPT, path="<chat>")
@@ -125,14 +124,7 @@ def chat_command(argv: list[str]) -> int:
             return read_turn(interactive)
         return answer(effect)
 
-    try:
-        outcome = drive(run, answer_or_read)
-    finally:
-        if log is not None:
-            log.close()
-        close = getattr(answer, "close", None)
-        if close is not None:
-            close()
+    outcome = drive_closing(run, answer_or_read, answer, log)
     if not outcome.ok:
         print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=sys.stderr)
         return EXIT_FAILED

@@ -46,7 +46,6 @@ def run_command(argv: list[str]) -> int:
         return EXIT_USAGE
 
     from ..engine.run import PrepareError, Run
-    from ..harness.drive import drive
 
     input_text = args.input
     if args.input_file is not None:
@@ -76,17 +75,11 @@ def run_command(argv: list[str]) -> int:
         print(f"runvil: {e}", file=sys.stderr)
         return EXIT_USAGE
     log = open_log(args.log, run) if args.log else None
+    answering = answer
     if live is not None:
         run.events.listeners.append(live.listen)
-        answer = live.answerer(answer)
-    try:
-        outcome = drive(run, answer, requests)
-    finally:
-        if log is not None:
-            log.close()
-        close = getattr(answer, "close", None)
-        if close is not None:
-            close()
+        answering = live.answerer(answer)
+    outcome = drive_closing(run, answering, answer, log, requests)
     if args.json:
         _print_json(
             {
@@ -121,6 +114,21 @@ class _Answerer:
         if isinstance(effect, ModelRound):
             return echo_reply(effect)
         return ToolFailure(f"no tool backend is configured for {effect.name}")
+
+
+def drive_closing(run, answering, answerer, log, requests: list | None = None):
+    """Drives the run to its end, then closes the run log and the answerer
+    (its HTTP clients), whatever happened."""
+    from ..harness.drive import drive
+
+    try:
+        return drive(run, answering, requests)
+    finally:
+        if log is not None:
+            log.close()
+        close = getattr(answerer, "close", None)
+        if close is not None:
+            close()
 
 
 def world_for(args, prompt, on_fragment=None):

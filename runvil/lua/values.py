@@ -184,7 +184,10 @@ def tostring(v) -> str:
     if mt is not None and type(v) is not str:
         h = mt.hash.get("__tostring")
         if h is not None:
-            s = first(call(h, v))
+            from .stdlib.coroutine import CCall
+
+            with CCall():  # luaL_tolstring's call: not yieldable
+                s = first(call(h, v))
             if type(s) is not str:
                 if type(s) is int or type(s) is float:
                     return fmt_number(s)

@@ -9,28 +9,17 @@ from runvil.engine.effects import ModelReply
 from runvil.engine.run import ModelBinding, Run
 from runvil.prompt import parse_text
 
+from .prompts import source
+
 PHRASE = "the model replied with no text and no tool calls"
 
-SOURCE = """---
-name: first-chat
-description: Says hello to a model and returns its reply.
-runvil: 0
-models:
-  writer: {}
----
-
-# First chat
-
-## Chat
-
-```lua
+SOURCE = source(("Chat", """
 models.use('writer')
 messages:user('hello')
 local ok, err = pcall(models.loop)
 if ok then return 'ok|' .. #messages end
 return err.kind .. '|' .. tostring(err) .. '|' .. tostring(err.finish_reason) .. '|' .. #messages
-```
-"""
+"""))
 
 
 def run_with(reply: ModelReply, debug: bool = False):

@@ -7,26 +7,15 @@ from runvil.engine.effects import ModelFailure, ModelReply, ToolCall, ToolResult
 from runvil.engine.run import ModelBinding, Run
 from runvil.prompt import parse_text
 
-SOURCE = """---
-name: t
-description: A test prompt.
-runvil: 0
-models:
-  writer: {}
----
+from .prompts import source
 
-# T
-
-## Chat
-
-```lua
+SOURCE = source(("Chat", """
 models.use('writer')
 tools.offer_local('note', 'Note.', {}, function() return 'noted' end)
 messages:user('hello')
 local ok, err = pcall(models.loop)
 return tostring(ok)
-```
-"""
+"""))
 
 
 def drive(replies, debug=False):

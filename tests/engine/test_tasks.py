@@ -4,28 +4,14 @@ tool calls"), run through `runvil run --script --json`."""
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
 from runvil.host.conformance import run_case
 
-HEAD = """---
-name: tasks
-description: A test prompt.
-runvil: 0
-models:
-  writer: {}
-uses: [web]
----
+from .prompts import source
 
-# Tasks
-"""
-
-
-def prompt(*sections: tuple[str, str]) -> str:
-    body = "".join(f"\n## {name}\n\n```lua\n{textwrap.dedent(lua).strip()}\n```\n" for name, lua in sections)
-    return HEAD + body
+def prompt(*sections: tuple[str, str], extra: str = "") -> str:
+    return source(*sections, uses=("web",), extra=extra, name="tasks")
 
 
 def run(sections, replies=(), tools=None, **world):
@@ -254,22 +240,9 @@ def test_offering_task_tools_after_the_list_is_rendered_is_refused():
 
 
 def test_the_round_cap_error_is_kept_when_a_started_task_is_abandoned():
-    src = HEAD.replace("uses: [web]", "uses: [web]\nmax_tool_iterations: 1") + textwrap.dedent("""
-    ## Main
-
-    ```lua
-    models.use('writer')
-    tasks.offer()
-    messages:user('go')
-    models.loop()
-    ```
-
-    ## Slow
-
-    ```lua
-    models.use('writer') messages:user('slow') models.loop() return 'x'
-    ```
-    """)
+    src = prompt(("Main", "models.use('writer') tasks.offer() messages:user('go') models.loop()"),
+                 ("Slow", "models.use('writer') messages:user('slow') models.loop() return 'x'"),
+                 extra="max_tool_iterations: 1\n")
     got = run_case({"prompt": src, "world": {"replies": {"writer": [
         {"tool_calls": [call("c1", "task", section="Slow")]}]}}})
     assert got["error"] == {"kind": "Tool", "message": "tool-call loop did not converge"}

@@ -30,7 +30,6 @@ KNOWN = {
     "deep_nested_calls": "very deep expressions exceed CPython's compiler limits",
     "deep_nested_close": "deeply nested blocks exceed CPython's compiler limits",
     "deep_nested_loops": "deeply nested loops exceed CPython's compiler limits",
-    "coroutine_gen": "yield across C-call boundaries is allowed",
     "multiline_errors": "statements over several lines report their first line",
     "argnames": "bad argument messages name the builtin, not the call site's alias",
     "errors_names": "a <const> nil local keeps its name in messages",

@@ -86,6 +86,10 @@ def record_from_table(value, n: int) -> Record:
 
     if isinstance(value, RecordView):
         return value.record
+    if value is None:
+        # nil is no record at all (a builder skips nil arguments the same way),
+        # not a value without a JSON form
+        raise RecordError(NOT_A_TABLE.format(n=n))
     try:
         data = to_json(value)  # rule 1 comes first, whatever else is wrong
     except NotJSON as e:

@@ -39,7 +39,7 @@ class Coroutine:
     """A Lua thread value."""
 
     __slots__ = ("fn", "status", "state", "_thread", "_go", "_back", "_transfer", "_kill", "error", "errored",
-                 "__weakref__")
+                 "nny", "__weakref__")
 
     def __init__(self, fn, state):
         self.fn = fn
@@ -52,6 +52,7 @@ class Coroutine:
         self._kill = False
         self.error = None  # the error value a dead coroutine died with
         self.errored = False
+        self.nny = 0  # builtin callbacks running in it (C calls in C Lua): no yield while > 0
 
     # -------------------------------------------------------- resumer side
 
@@ -129,6 +130,23 @@ class Coroutine:
 V.register_type(Coroutine, "thread")
 
 
+class CCall:
+    """`with CCall():` marks a builtin's callbacks (a sort comparator, a
+    gsub function, `__tostring`) as C Lua's C calls: a yield inside them
+    raises `attempt to yield across a C-call boundary`, as in Lua 5.4."""
+
+    __slots__ = ("co",)
+
+    def __enter__(self):
+        co = self.co = getattr(_current, "co", None)
+        if co is not None:
+            co.nny += 1
+
+    def __exit__(self, *exc):
+        if self.co is not None:
+            self.co.nny -= 1
+
+
 def open_lib(state) -> None:
     main = Coroutine(None, state)
     main.status = "running"
@@ -169,6 +187,8 @@ def open_lib(state) -> None:
         co = current()
         if co is None:
             raise LuaError("attempt to yield from outside a coroutine")
+        if co.nny:
+            raise LuaError("attempt to yield across a C-call boundary")
         return Multi(co.yield_(args))
 
     def status(*args):
@@ -185,7 +205,7 @@ def open_lib(state) -> None:
 
     def isyieldable(*args):
         co = check_co(args, 1, "isyieldable") if args else (current() or main)
-        return co is not main
+        return co is not main and not co.nny
 
     def wrap(*args):
         if not args or type(args[0]) is not V.FunctionType:

@@ -22,6 +22,7 @@ from ..lpattern import (
 from ..table import LuaTable
 from ..values import EMPTY, Multi, check_string_size
 from . import lib_table
+from .coroutine import CCall
 from .strformat import str_format, str_pack, str_packsize, str_unpack
 
 MAXSIZE = 2**31 - 1  # lstrlib's MAXSIZE (INT_MAX)
@@ -265,6 +266,14 @@ def _replacer(repl, tr, src: str):
 
 
 def str_gsub(*args):
+    repl = args[2] if len(args) >= 3 else None
+    if type(repl) is FunctionType or type(repl) is LuaTable:
+        with CCall():  # the replacement runs as C Lua's C call: not yieldable
+            return _gsub(args)
+    return _gsub(args)
+
+
+def _gsub(args):
     src = check_str(args, 1, "gsub")
     p = check_str(args, 2, "gsub")
     srcl = len(src)

@@ -31,6 +31,7 @@ from ..errors import lua_error as _error
 from ..table import LuaTable
 from ..values import EMPTY, Multi, getmetatable
 from . import lib_table
+from .coroutine import CCall
 
 
 
@@ -450,11 +451,17 @@ def t_sort(*args):
                 r = first(r)
             return r is not None and r is not False
 
+    if _plain(t) and len(t.arr) == n and comp is None and _python_sortable(t.arr):
+        t.arr.sort()
+        return EMPTY
+    with CCall():  # comparisons run as C Lua's C calls: not yieldable
+        _sort(t, n, lt)
+    return EMPTY
+
+
+def _sort(t, n: int, lt) -> None:
     if _plain(t) and len(t.arr) == n:
         arr = t.arr
-        if comp is None and _python_sortable(arr):
-            arr.sort()
-            return EMPTY
         a = [None]
         a.extend(arr)
         try:
@@ -464,10 +471,9 @@ def t_sort(*args):
             arr[:n] = a
             while arr and arr[-1] is None:
                 arr.pop()
-        return EMPTY
+        return
     view = _RawView(t) if _plain(t) else _TableView(t)
     _auxsort(view, 1, n, lt)
-    return EMPTY
 
 
 # ------------------------------------------------------------- opening

@@ -1,0 +1,12 @@
+local function try(name, f)
+  local co = coroutine.wrap(function() local ok, e = pcall(f) return tostring(ok) .. ' ' .. tostring(e) end)
+  print(name, co())
+end
+try('sort', function() table.sort({3,2,1}, function(a,b) coroutine.yield() return a<b end) end)
+try('gsub', function() return (string.gsub('abc', '%w', function(c) coroutine.yield() end)) end)
+try('tostring', function() return tostring(setmetatable({}, {__tostring=function() coroutine.yield() return 'x' end})) end)
+try('isy', function() local r table.sort({2,1}, function(a,b) r = coroutine.isyieldable() return a<b end) return r end)
+try('pcall ok', function() return select(2, pcall(coroutine.yield, 1)) end)
+local co = coroutine.create(function() table.sort({3,2,1}, function(a,b) coroutine.yield() return a<b end) end)
+print(coroutine.resume(co))
+print(coroutine.isyieldable())
