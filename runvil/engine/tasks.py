@@ -22,7 +22,7 @@ from attrs import define, field
 from ..lua import LuaError, LuaTable
 from ..lua.stdlib import lib_table
 from .errors import ErrorValue, RunError, engine_error, raise_lua, run_error_from
-from .jsonlib import NotJSON, encode_compact, from_json, mark_list, to_json
+from .jsonlib import NotJSON, encode_compact, from_json, mark_list, record_views, to_json
 
 NOTICE_COMPLETED = "Task id={id} (## {section}) completed: {text}"
 NOTICE_FAILED = "Task id={id} (## {section}) failed: {text}"
@@ -169,7 +169,7 @@ def result_of(vm, value):
     if type(value) is str:
         return from_lua_str(value)
     try:
-        return to_json(value)
+        return to_json(value, views=record_views)  # a returned view gives its record
     except NotJSON as e:
         raise LuaError(ErrorValue("lua", f"the result must be JSON data: {e.reason}")) from None
 

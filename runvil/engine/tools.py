@@ -14,7 +14,7 @@ from ..lua.stdlib import lib_table
 from .conversation.records import Record
 from .effects import ToolCall, ToolDropped, ToolFailure, ToolResult
 from .errors import engine_error, raise_lua
-from .jsonlib import NotJSON, encode_compact, from_json, to_json
+from .jsonlib import NotJSON, encode_compact, from_json, record_views, to_json
 
 OFFER_AFTER_RENDER = "{fn}: the section's tool list was rendered at its first loop round; offer tools before it"
 NOT_IN_USES = "{fn}: pack '{pack}' is not listed in the frontmatter's uses"
@@ -250,7 +250,7 @@ def run_local(vm, tool: ToolDef, call: dict) -> str:
         text = ""
     else:
         try:
-            text = encode_compact(to_json(value))
+            text = encode_compact(to_json(value, views=record_views))
         except NotJSON as e:
             raise_lua(f"tool {tool.name}: the handler's result {e.must_be_json('').strip()}")
     vm.run.events.emit("tool_call_succeeded", vm.execution_id, vm.section, name=tool.name, id=call["id"])

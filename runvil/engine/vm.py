@@ -12,7 +12,7 @@ from ..lua.errors import builtin
 from ..lua.values import fmt_number
 from .conversation.messages import ASSIGN_GLOBAL, MessageList
 from .errors import raise_lua
-from .jsonlib import NotJSON, encode_compact, open_json, to_json
+from .jsonlib import NotJSON, encode_compact, open_json, record_views, to_json
 from .var import VarView
 
 
@@ -235,7 +235,7 @@ class SectionVM:
         if isinstance(value, (list, dict)):
             return encode_compact(value)
         try:
-            return encode_compact(to_json(value))
+            return encode_compact(to_json(value, views=record_views))  # a view gives its record
         except NotJSON as e:
             raise LuaError(_engine_lua_error(f"the result must be JSON data: {e.reason}")) from None
 
