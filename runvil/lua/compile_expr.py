@@ -9,6 +9,8 @@ as constants, so they cost nothing on the fast path.
 
 from __future__ import annotations
 
+import copy
+
 from . import ast as A
 from . import values as V
 from .infer import is_int_expr
@@ -28,10 +30,23 @@ _TRUTHY = (A.Number, A.String, A.TrueLit)
 _FALSY = (A.Nil, A.FalseLit)
 
 
+_CONSTANTS = (A.Number, A.String, A.Nil, A.TrueLit, A.FalseLit)
+
+
 def fold(n):
     """`and`/`or` whose left side is a constant fold to one side, as Lua's
-    compiler folds them (so `(0 and "x")` is the constant "x" in messages)."""
+    compiler folds them (so `(0 and "x")` is the constant "x" in messages);
+    a `<const>` local holding a constant is that constant."""
     t = type(n)
+    if t is A.Name:
+        init = getattr(n.binding, "const_init", None)
+        if init is not None:
+            c = fold(init)
+            if type(c) in _CONSTANTS:
+                c = copy.copy(c)
+                c.line, c.col = n.line, n.col
+                return c
+        return n
     if t is A.Paren:
         # parentheses only truncate calls and `...` to one value
         inner = fold(n.expr)

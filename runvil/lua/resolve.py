@@ -15,7 +15,7 @@ from .errors import LuaSyntaxError
 class LocalVar:
     """One declared Lua local (a fresh one per declaration)."""
 
-    __slots__ = ("name", "pyname", "attrib", "func", "captured", "assigned", "decl_line")
+    __slots__ = ("name", "pyname", "attrib", "func", "captured", "assigned", "decl_line", "const_init")
 
     def __init__(self, name: str, pyname: str, attrib, func: "FuncScope", line: int):
         self.name = name
@@ -25,6 +25,10 @@ class LocalVar:
         self.captured = False  # read or written by an inner function
         self.assigned = False  # assigned after its declaration
         self.decl_line = line
+        # the initializer of a <const> local that may be a compile-time
+        # constant (Lua's localstat: the last name, no adjustment); the
+        # compiler folds it, and a constant then stands for every use
+        self.const_init = None
 
     @property
     def is_cell(self) -> bool:
@@ -215,6 +219,8 @@ class Resolver:
             vars_.append(LocalVar(name, self.fresh(name), attrib, self.func, s.line))
         if nclose > 1:
             self.error(s.line, "multiple to-be-closed variables in local list")
+        if vars_ and vars_[-1].attrib == "const" and len(s.exprs) == len(vars_):
+            vars_[-1].const_init = s.exprs[-1]
         self.func.blocks[-1].vars.extend(vars_)
         s.vars = vars_
 

@@ -191,7 +191,9 @@ def tostring(v) -> str:
             if type(s) is not str:
                 if type(s) is int or type(s) is float:
                     return fmt_number(s)
-                raise LuaError("'__tostring' must return a string")
+                from .errors import lua_error
+
+                lua_error("'__tostring' must return a string")  # luaL_tolstring's luaL_error
             return s
         name = mt.hash.get("__name")
         if type(name) is str and type(v) is LuaTable:

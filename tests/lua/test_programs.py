@@ -32,8 +32,6 @@ KNOWN = {
     "deep_nested_loops": "deeply nested loops exceed CPython's compiler limits",
     "multiline_errors": "statements over several lines report their first line",
     "argnames": "bad argument messages name the builtin, not the call site's alias",
-    "errors_names": "a <const> nil local keeps its name in messages",
-    "errors_names2": "a few variable-name forms in messages differ",
     "toplevel_error5": "uses io.write",
     "os_time": "local time zone dependent",
 }

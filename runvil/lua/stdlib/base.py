@@ -24,7 +24,7 @@ def open_lib(state) -> None:
         return EMPTY
 
     def load(*args):
-        chunk = check_any(args, 1, "load")
+        chunk = args[0] if args else None
         if type(chunk) is str:
             text = chunk
             default_name = chunk
@@ -39,8 +39,8 @@ def open_lib(state) -> None:
                 pieces.append(piece)
             text = "".join(pieces)
             default_name = "=(load)"
-        else:
-            type_error(args, 1, "load", "string")
+        else:  # lua_load takes text or a reader function
+            type_error(args, 1, "load", "function")
         name = args[1] if len(args) > 1 and args[1] is not None else default_name
         if type(name) is not str:
             type_error(args, 2, "load", "string")
