@@ -13,8 +13,8 @@ from .values import Userdata, float_to_int, fmt_number, str2number, type_name
 
 
 def arg_error(n: int, fname: str, msg: str):
-    where, name = builtin_context(fname)
-    raise ArgError(n, name, msg, where)
+    where, name, method = builtin_context(fname)
+    raise ArgError(n - 1 if method else n, name, msg, where)  # a method's receiver is not counted
 
 
 def typename_of(args, n: int) -> str:

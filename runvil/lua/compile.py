@@ -17,7 +17,7 @@ import itertools
 
 from . import ast as A
 from .compile_expr import ExprCompiler
-from .errors import LUA_CODE
+from .errors import CALL_SITES, LUA_CODE
 from .infer import int_locals
 from .resolve import FuncScope, LocalVar, resolve
 
@@ -42,13 +42,31 @@ class Emitter:
             num, _, rest = p.partition("\x02")
             self.lines.append((indent + 2, rest, int(num)))
 
-    def source(self) -> tuple[str, list[int]]:
+    def source(self, call_names: list | None = None) -> tuple[str, list[int], dict]:
+        """The source, its line map, and the call sites: (python line,
+        UTF-8 column) of each call marked "\x03K\x04" -> call_names[K]."""
         out = []
         linemap = [0]
+        sites = {}
         for indent, text, line in self.lines:
-            out.append("    " * indent + text if indent >= 0 else text)
+            text = "    " * indent + text if indent >= 0 else text
+            if "\x03" in text:
+                text = _take_call_marks(text, len(out) + 1, call_names, sites)
+            out.append(text)
             linemap.append(line)
-        return "\n".join(out) + "\n", linemap
+        return "\n".join(out) + "\n", linemap, sites
+
+
+def _take_call_marks(text: str, pyline: int, names: list, sites: dict) -> str:
+    pieces = text.split("\x03")
+    kept = [pieces[0]]
+    col = len(pieces[0].encode("utf-8"))
+    for piece in pieces[1:]:
+        k, _, rest = piece.partition("\x04")
+        sites[(pyline, col)] = names[int(k)]
+        kept.append(rest)
+        col += len(rest.encode("utf-8"))
+    return "".join(kept)
 
 
 class FunctionCompiler(ExprCompiler):
@@ -484,6 +502,9 @@ class ChunkCompiler:
         self.counter = 0
         self.fast_env_ok = fast_env
         self.defs: list[Emitter] = []
+        # call-site names (Lua's funcnamefromcode): (name, is_method) per marker
+        self.call_names: list[tuple[str, bool]] = []
+        self.call_sites: dict = {}
 
     def new_name(self) -> str:
         self.counter += 1
@@ -495,7 +516,7 @@ class ChunkCompiler:
         em = Emitter()
         for d in self.defs:
             em.lines.extend(d.lines)
-        src, linemap = em.source()
+        src, linemap, self.call_sites = em.source(self.call_names)
         return src, linemap, main
 
     def function(self, scope: FuncScope, node: A.Function, self_var) -> str:
@@ -537,6 +558,8 @@ def compile_tree(chunk: A.Chunk, fast_env: bool = True) -> Compiled:
     src, linemap, main = cc.compile()
     filename = f"<lua:{cc.id}>"
     LUA_CODE[filename] = (chunk.name, linemap)
+    if cc.call_sites:
+        CALL_SITES[filename] = cc.call_sites
     code = compile(src, filename, "exec")
     env_var = chunk.scope.parent.blocks[0].vars[0]
     return Compiled(chunk.name, code, main, env_var.is_cell, src)

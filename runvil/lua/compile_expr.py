@@ -282,7 +282,8 @@ class ExprCompiler:
         f = self.temp()
         fn = self.expr(n.func)
         args = self.args(n.args)
-        return f"({f} if type({f} := {fn}) is _FT else _callable({f}, {self.drepr(n.func)}))({args})"
+        mark = self.call_mark(n)
+        return f"{mark}({f} if type({f} := {fn}) is _FT else _callable({f}, {self.drepr(n.func)}))({args})"
 
     def raw_method_call(self, n) -> str:
         # the method is looked up in the object, then in its metatable's
@@ -296,9 +297,23 @@ class ExprCompiler:
             f" and {i}.hash.get({name})) or _index({o}, {name}))"
         )
         return (
-            f"({f} if type({o} := {self.expr(n.obj)}) is _Table and type({f} := {lookup}) is _FT"
+            f"{self.call_mark(n)}({f} if type({o} := {self.expr(n.obj)}) is _Table and type({f} := {lookup}) is _FT"
             f" else _method({o}, {name}, {self.drepr(n.obj)}))({o}{comma}{args})"
         )
+
+    def call_mark(self, n) -> str:
+        """A marker before a call's text: where Lua names the called
+        function in `bad argument` messages (the name at the call site)."""
+        if type(n) is A.MethodCall:
+            site = (n.method, True)
+        else:
+            d = self.desc(n.func)
+            if d is None or d.startswith("constant"):
+                return ""
+            site = (d[d.index("'") + 1 : -1], False)
+        names = self.chunk.call_names
+        names.append(site)
+        return f"\x03{len(names) - 1}\x04"
 
     def e_Call(self, n):
         r = self.temp()
@@ -333,9 +348,9 @@ class ExprCompiler:
                 f"({f} if type({o} := {self.expr(n.obj)}) is _Table and type({f} := _index({o}, {name})) is _FT"
                 f" else _method({o}, {name}, {self.drepr(n.obj)}))"
             )
-            return f"_tail({callee}, ({o}, *{tail}))"
+            return f"{self.call_mark(n)}_tail({callee}, ({o}, *{tail}))"
         callee = f"({f} if type({f} := {self.expr(n.func)}) is _FT else _callable({f}, {self.drepr(n.func)}))"
-        return f"_tail({callee}, {tail})"
+        return f"{self.call_mark(n)}_tail({callee}, {tail})"
 
     def explist(self, exprs: list, n: int):
         """n single-value texts for an expression list, or None when the

@@ -9,6 +9,7 @@ nothing for line tracking.
 
 from __future__ import annotations
 
+import itertools
 import sys
 
 
@@ -38,8 +39,8 @@ class LimitExceeded(LuaError):
 
 
 class ArgError(LuaError):
-    """`bad argument #n to 'fname' (msg)`; kept structured so a method call
-    can renumber it (`s:rep()` reports argument #1, as Lua does)."""
+    """`bad argument #n to 'fname' (msg)`, or `calling 'fname' on bad self`
+    for the receiver of a method call (argument #0)."""
 
     def __init__(self, argno: int, fname: str, msg: str, where: str):
         self.argno, self.fname, self.msg, self.where = argno, fname, msg, where
@@ -50,10 +51,6 @@ class ArgError(LuaError):
             return f"{self.where}calling '{self.fname}' on bad self ({self.msg})"
         return f"{self.where}bad argument #{self.argno} to '{self.fname}' ({self.msg})"
 
-    def renumber_for_method(self) -> None:
-        self.argno -= 1
-        self.value = self._text()
-        self.args = (self.value,)
 
 
 class CoroutineKill(BaseException):
@@ -65,6 +62,9 @@ class CoroutineKill(BaseException):
 
 #: co_filename of generated code -> (chunk name, list: python line -> lua line)
 LUA_CODE: dict[str, tuple[str, list[int]]] = {}
+#: co_filename of generated code -> {(python line, column): (name, is_method)}
+#: for each call: how Lua names the called function at that call site
+CALL_SITES: dict[str, dict] = {}
 #: code objects of builtins: frames that count as a (C) function level
 BUILTIN_CODES: set = set()
 #: code object of a library builtin -> its global name ("table.insert"),
@@ -111,22 +111,40 @@ def where(level: int = 1, frame=None) -> str:
     return ""
 
 
-def builtin_context(fname: str) -> tuple[str, str]:
+def builtin_context(fname: str) -> tuple[str, str, bool]:
     """For an error raised by the innermost running builtin: the position of
-    its caller, and the name to report. Called from Lua, the name is the one
-    at the call site (we use the builtin's own); called from a builtin such
-    as pcall, Lua reports the global name (`coroutine.resume`)."""
+    its caller, the name to report, and whether the call was a method call
+    (`o:f()`: Lua does not count the receiver). Called from Lua, the name is
+    the one at the call site (`fmt` for `local fmt = string.format`); called
+    from a builtin such as pcall, it is the global name (`coroutine.resume`)."""
     f = sys._getframe(1)
     while f is not None and f.f_code not in BUILTIN_CODES:
         if f.f_code.co_filename in LUA_CODE:
-            return where(0, f), fname
+            return where(0, f), fname, False
         f = f.f_back
     if f is None:
-        return "", fname
-    w = where(1, f)
-    if w:
-        return w, fname
-    return "", QUALNAMES.get(f.f_code, fname)
+        return "", fname, False
+    caller = f.f_back
+    while caller is not None and caller.f_code not in BUILTIN_CODES and caller.f_code.co_filename not in LUA_CODE:
+        caller = caller.f_back
+    if caller is None or caller.f_code in BUILTIN_CODES:
+        return "", QUALNAMES.get(f.f_code, fname), False
+    site = call_site(caller)
+    if site is None:
+        return where(0, caller), fname, False
+    return where(0, caller), site[0], site[1]
+
+
+def call_site(frame) -> tuple[str, bool] | None:
+    """The name a Lua frame's current call gives the called function, from
+    the compiler's call markers (CALL_SITES), or None."""
+    sites = CALL_SITES.get(frame.f_code.co_filename)
+    if not sites:
+        return None
+    pos = next(itertools.islice(frame.f_code.co_positions(), frame.f_lasti // 2, None), None)
+    if pos is None:
+        return None
+    return sites.get((pos[0], pos[2]))
 
 
 def caller_where() -> str:

@@ -277,38 +277,12 @@ def tail(f, args: tuple):
 
 
 def method_of(o, name: str, desc=None):
-    """The callable for `o:name(...)`. A builtin is wrapped (once per
-    builtin and name) so that its argument errors count from the method's
-    first explicit argument."""
+    """The callable for `o:name(...)` (a builtin's argument errors count
+    from the method's first explicit argument: see errors.builtin_context)."""
     f = index(o, name, desc)
     if type(f) is FunctionType:
-        from .errors import BUILTIN_CODES
-
-        if f.__code__ not in BUILTIN_CODES:
-            return f
-        key = (f, name)
-        w = _RENUMBERED.get(key)
-        if w is None:
-            w = _RENUMBERED[key] = _renumbered(f, name)
-        return w
+        return f
     return callable_of(f, f"method '{name}'")
-
-
-_RENUMBERED: dict = {}
-
-
-def _renumbered(f, name):
-    from .errors import ArgError
-
-    def renumbered(*a):
-        try:
-            return f(*a)
-        except ArgError as e:
-            if e.fname == name:
-                e.renumber_for_method()
-            raise
-
-    return renumbered
 
 
 def call1(f, *args):
@@ -400,8 +374,7 @@ def _not_tail_codes():
         """Code objects a tail call runs at once: builtins and the wrappers
         above (the set of builtins grows as libraries open)."""
 
-        extra = {_call_tm(None, None).__code__, _call_ud(None).__code__, _fail_call("").__code__,
-                 _renumbered(None, "").__code__}
+        extra = {_call_tm(None, None).__code__, _call_ud(None).__code__, _fail_call("").__code__}
 
         def __contains__(self, code):
             return code in BUILTIN_CODES or code in self.extra
