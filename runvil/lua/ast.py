@@ -151,6 +151,7 @@ class Local(Node):
 class Assign(Node):
     targets: list  # Name | Index
     exprs: list
+    end_line: int = field(default=0, kw_only=True)  # the line of its last token
 
 
 @define(slots=True, eq=False)

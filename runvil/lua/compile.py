@@ -174,11 +174,13 @@ class FunctionCompiler(ExprCompiler):
         self.assign_targets([target], [s.func], ind, s.line)
 
     def s_Assign(self, s: A.Assign, ind: int):
-        self.assign_targets(s.targets, s.exprs, ind, s.line)
+        self.assign_targets(s.targets, s.exprs, ind, s.line, s.end_line)
 
-    def assign_targets(self, targets: list, exprs: list, ind: int, line: int):
+    def assign_targets(self, targets: list, exprs: list, ind: int, line: int, end_line: int = 0):
+        """`end_line`, the line of the statement's last token, is where Lua
+        reports a failing store (the store runs after the values)."""
         if len(targets) == 1 and len(exprs) == 1:
-            self.store(targets[0], None, None, self.expr(exprs[0]), ind, line)
+            self.store(targets[0], None, None, self.expr(exprs[0]), ind, line, end_line)
             return
         # Lua order: the targets' table and key expressions, then the values,
         # then the stores from the last target to the first.
@@ -205,9 +207,9 @@ class FunctionCompiler(ExprCompiler):
             for extra in exprs[n:]:
                 self.em.emit(ind, self.expr_stmt(extra), line)
         for t, (o, k), tmp in reversed(list(zip(targets, pre, tmps))):
-            self.store(t, o, k, tmp, ind, line)
+            self.store(t, o, k, tmp, ind, line, end_line)
 
-    def store(self, target, o, k, value: str, ind: int, line: int):
+    def store(self, target, o, k, value: str, ind: int, line: int, end_line: int = 0):
         """Emits target = value; o/k are temps already holding the table
         and key of an Index target (or None to evaluate them here)."""
         if type(target) is A.Name:
@@ -237,7 +239,7 @@ class FunctionCompiler(ExprCompiler):
             vt = self.temp()
             self.em.emit(ind, f"{vt} = {value}", line)
             value = vt
-        sline = target.line
+        sline = end_line or target.line
         if k.startswith("'") or k.startswith('"'):
             # a field that exists is overwritten in place, metatable or not
             self.em.emit(

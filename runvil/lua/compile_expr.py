@@ -169,7 +169,9 @@ class ExprCompiler:
             saved = self.cur_line
             self.cur_line = line
             try:
-                return f"(\x01{line}\x02{self._expr(n)})"
+                # the text after this operand goes back to the parent's line
+                back = f"\x01{saved}\x02" if saved else ""
+                return f"(\x01{line}\x02{self._expr(n)}{back})"
             finally:
                 self.cur_line = saved
         return self._expr(n)

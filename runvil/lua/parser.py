@@ -136,7 +136,7 @@ class _Builder:
         if len(targets) > 150:
             self.deep = True
         s = _start(targets[0])
-        return ast.Assign(targets, c[2], line=s.line, col=s.col)
+        return ast.Assign(targets, c[2], line=s.line, col=s.col, end_line=_last[0][2])
 
     def callstat(self, c):
         e = c[0]
@@ -435,6 +435,9 @@ def _get_table():
     return _table
 
 
+_last = [None]  # the token _drive shifted last (read by reductions)
+
+
 def _drive(tokens, states, state, end):
     """lark's LALR loop (lalr_parser_state.py), trimmed: no Token objects,
     no per-reduction Rule hashing.  Returns (result, deepest stack)."""
@@ -451,6 +454,7 @@ def _drive(tokens, states, state, end):
             if act.__class__ is int:
                 stack.append(act)
                 values.append(tok)
+                _last[0] = tok  # the last token shifted: where a statement ends
                 break
             size, origin, callback = act
             if callback is None:  # X -> Y: same value, new state

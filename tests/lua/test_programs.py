@@ -30,7 +30,6 @@ KNOWN = {
     "deep_nested_calls": "very deep expressions exceed CPython's compiler limits",
     "deep_nested_close": "deeply nested blocks exceed CPython's compiler limits",
     "deep_nested_loops": "deeply nested loops exceed CPython's compiler limits",
-    "multiline_errors": "statements over several lines report their first line",
     "toplevel_error5": "uses io.write",
     "os_time": "local time zone dependent",
 }
