@@ -274,6 +274,21 @@ def _table(tb: LuaTable, views, active: set, depth: int):
             elif tk is not int:
                 kt = type_name(k)
                 raise _Refusal("table", f"unsupported table key type `{kt}`", f"{kt} key")
+        if nstr and nstr == len(keys):
+            # only string keys are live: the other keys of the hash part were
+            # set to nil (a key set to nil is gone, as in Lua), so an object
+            if tb in _MARKED:
+                raise _Refusal("table", "a table marked as a list has string keys", "list with string keys")
+            out = {}
+            for k in keys:
+                x = tb.hash[k]
+                try:
+                    out[k if k.isascii() else to_unicode(k)] = _conv(x, views, active, depth)
+                except _Refusal as r:
+                    r.steps.append(k)
+                    raise
+            active.discard(tid)
+            return out
         if nstr:
             raise _Refusal("table", "table has both string keys and integer keys", "mixed keys")
         n = len(keys)

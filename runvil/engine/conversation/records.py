@@ -172,8 +172,11 @@ def _check_content(c, n: int):
 
 
 def _check_tool_calls(calls, n: int):
-    if calls is None or calls == {}:
-        return None  # an empty table carries no calls
+    if calls is None or calls == {} or calls == []:
+        # an empty table, or an empty json.array(), carries no calls: a record
+        # without tool calls has no tool_calls field at all, rather than an
+        # empty one, and reads nil there ("Fields a record keeps")
+        return None
     if not isinstance(calls, list):
         raise RecordError(CALLS_NOT_ARRAY.format(n=n))
     out = []

@@ -4,6 +4,8 @@ all-or-nothing edits."""
 
 from __future__ import annotations
 
+import math
+
 from ...lua.values import float_to_int, fmt_number, tostring_basic, type_name
 from ..errors import raise_lua
 from .records import RecordError, record_from_table
@@ -22,7 +24,10 @@ def _bound(value, which: str) -> int:
         i = float_to_int(value)
         if i is not None:
             return i
-        raise_lua(NOT_INTEGER.format(which=which, got=fmt_number(value)))
+        if math.isfinite(value) and not value.is_integer():
+            # a float with a fraction shows itself; inf, nan and integral
+            # floats no integer holds are named by type (spec/runvil.md §12)
+            raise_lua(NOT_INTEGER.format(which=which, got=fmt_number(value)))
     raise_lua(NOT_INTEGER.format(which=which, got=type_name(value)))
 
 
