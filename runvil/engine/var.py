@@ -100,11 +100,15 @@ class VarView(Userdata):
             self.store.delete(name)
             return
         try:
-            j = to_json(value, "var" + path_key(key), self.views)
+            if self.views is None:
+                # a bare view is refused; one inside a table stores its record
+                # (conversations.md "Using a view as a record")
+                j = to_json(value, "var" + path_key(key))
+            else:
+                j = copy_json(to_json(value, "var" + path_key(key), self.views))
         except NotJSON as e:
             raise_lua(e.must_be_json())
-        # to_json builds fresh containers, except what a views hook returns
-        self.store._store(name, j if self.views is None else copy_json(j))
+        self.store._store(name, j)
 
     def lua_len(self):
         raise_lua("var has no length; walk its names with pairs(var)")
