@@ -438,14 +438,16 @@ def test_returning_to_an_earlier_model_estimates():
     assert a.count("m1", req) == estimate(req)
 
 
-def test_another_model_without_usage_drops_the_measurement():
+def test_a_round_without_usage_on_another_model_keeps_the_measurement():
+    # spec/runvil.md §12: a round without usage leaves the remembered pair
+    # unchanged; "only the latest round's measurement is kept"
     a, request = example_anchor()
-    a.measured("m2", request, None)  # m2 served the latest round, unmeasured
+    a.measured("m2", request, None)  # m2 served a round and reported nothing
     req = request + [assistant("b"), user("c")]
+    assert a.count("m1", req) == a.total + estimate(req[2:])  # after [xxxxx, ok]
+    assert a.count("m2", req) == estimate(req)  # the measurement is m1's own
+    a.measured("m2", request, USAGE)  # a measured round on m2 replaces it
     assert a.count("m1", req) == estimate(req)
-    assert a.count("m2", req) == estimate(req)
-    a.measured("m1", req, None)
-    assert a.count("m1", req + [assistant("d"), user("e")]) == estimate(req + [assistant("d"), user("e")])
 
 
 def test_anchor_keeps_its_own_copy_of_sent():

@@ -273,20 +273,39 @@ def _fields(m: dict) -> tuple:
     return (m.get("role"), m.get("content"), m.get("tool_calls"), m.get("tool_call_id"))
 
 
+def same_json(a, b) -> bool:
+    """Equality of JSON values as JSON: Python's `==` takes `True == 1 ==
+    1.0`, but `true`, `1` and `1.0` are different JSON (and different Lua
+    values), so a call whose arguments were rewritten from one to another
+    is a rewritten record. Object key order does not matter."""
+    if a is b:
+        return True
+    ta = type(a)
+    if ta is not type(b):
+        return False
+    if ta is dict:
+        return len(a) == len(b) and all(k in b and same_json(v, b[k]) for k, v in a.items())
+    if ta is list or ta is tuple:
+        return len(a) == len(b) and all(map(same_json, a, b))
+    if ta is float:
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+    return a == b
+
+
 def same_message(a: dict, b: dict) -> bool:
     """Composed messages compare by role, content, tool_calls and
-    tool_call_id (a missing field and None are the same)."""
-    return a is b or a == b or _fields(a) == _fields(b)
+    tool_call_id (a missing field and None are the same), as JSON."""
+    return a is b or same_json(_fields(a), _fields(b))
 
 
 def starts_with(messages, sent: tuple) -> bool:
     n = len(sent)
     if len(messages) < n:
         return False
-    head = tuple(messages[:n])
-    if head == sent:  # identity shortcut per element, in C
-        return True
-    return all(same_message(a, b) for a, b in zip(head, sent))
+    for a, b in zip(messages, sent):  # mostly the very same dicts
+        if a is not b and not same_message(a, b):
+            return False
+    return True
 
 
 class Anchor:
@@ -323,8 +342,8 @@ class Anchor:
     def measured(self, model: str, sent, usage) -> None:
         total = usage_total(usage)
         if total is None:
-            if model != self.model:
-                self.reset()
+            # a round without usage, on any model, leaves the remembered
+            # pair unchanged (spec/runvil.md §12): it is no measurement
             return
         self.model = model
         self.sent = tuple(sent)
