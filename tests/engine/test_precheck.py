@@ -11,8 +11,6 @@ from hypothesis import strategies as st
 
 from runvil.engine.conversation.precheck import (
     CONTEXT_EXHAUSTED,
-    PRECHECK_EXHAUSTED,
-    PROVIDER_EXHAUSTED,
     RAW_MODEL_CONTEXT,
     Anchor,
     ByteCache,
@@ -22,8 +20,6 @@ from runvil.engine.conversation.precheck import (
     exhausted_message,
     message_bytes,
     output_reserve,
-    precheck_message,
-    provider_message,
     tokens_for,
     usage_total,
 )
@@ -55,12 +51,11 @@ USAGE = {"prompt_tokens": 3400, "completion_tokens": 100}
 
 
 def test_exhausted_messages_from_the_chapter():
-    assert precheck_message() == "context exhausted: the request precheck overflowed the model's context window"
-    assert provider_message() == (
+    assert exhausted_message("precheck") == (
+        "context exhausted: the request precheck overflowed the model's context window")
+    assert exhausted_message("provider") == (
         "context exhausted: the provider rejected the request as exceeding the model's context window"
     )
-    assert PRECHECK_EXHAUSTED == exhausted_message("precheck")
-    assert PROVIDER_EXHAUSTED == exhausted_message("provider")
     assert exhausted_message("manual") == "context exhausted: manual"
     assert exhausted_message("the notes are too long") == "context exhausted: the notes are too long"
     assert exhausted_detail("precheck") == "the request precheck overflowed the model's context window"

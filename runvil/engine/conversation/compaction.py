@@ -9,14 +9,10 @@ from types import FunctionType
 from ...lua import LuaError, LuaTable
 from ...lua.stdlib import lib_table
 from ..errors import engine_error, raise_lua
+from .precheck import exhausted_message
 
-EXHAUSTED = "context exhausted: {detail}"
-DETAIL = {
-    "precheck": "the request precheck overflowed the model's context window",
-    "provider": "the provider rejected the request as exceeding the model's context window",
-}
 COMPACT_TAKES = "models.compact takes (compactor, reason)"
-NOT_A_FUNCTION = "compactor must be a function, got {type}"
+NOT_A_FUNCTION = "compactor must be a function, got {type}"  # models.compact and the loop
 REASON_NOT_STRING = "reason must be a string, got {type}"
 COMPACT_RUNNING = "models.compact cannot start while a loop or a compactor is running in this section"
 CLEAR_OUTSIDE = (
@@ -26,7 +22,7 @@ CLEAR_OUTSIDE = (
 
 def exhausted(reason: str) -> LuaError:
     """A context_exhausted error value for a reason (a Python string)."""
-    return engine_error("context_exhausted", EXHAUSTED.format(detail=DETAIL.get(reason, reason)), reason=reason)
+    return engine_error("context_exhausted", exhausted_message(reason), reason=reason)
 
 
 def open_compactors(vm) -> LuaTable:

@@ -15,7 +15,7 @@ from types import FunctionType
 
 from ..effects import ModelFailure
 from ..errors import engine_error, raise_lua
-from .compaction import default_compactor, exhausted, run_compactor
+from .compaction import NOT_A_FUNCTION, default_compactor, exhausted, run_compactor
 from .compose import ComposeError, compose_incremental
 from .precheck import admit, estimate
 from .records import Record
@@ -24,7 +24,6 @@ TAKES = "models.loop takes (compactor?)"
 TAKES_HANDLE = "models.loop takes (compactor?); call handle:loop(compactor?) to run on a model handle"
 H_TAKES = "handle:loop takes (compactor?)"
 H_RECEIVER = "call loop on a model handle with a colon: handle:loop(compactor?)"
-NOT_A_FUNCTION = "compactor must be a function, got {type}"
 ALREADY_RUNNING = "a loop or a compactor is already running in this section; ask a side question with models.infer(prompt)"
 EMPTY_LIST = "messages must not be empty"
 NOT_CONVERGED = "tool-call loop did not converge"

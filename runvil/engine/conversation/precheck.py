@@ -41,8 +41,6 @@ from ..jsonlib import encode_compact  # also registers the "runvil-lua" error ha
 CONTEXT_EXHAUSTED = "context exhausted: {detail}"
 PRECHECK_DETAIL = "the request precheck overflowed the model's context window"
 PROVIDER_DETAIL = "the provider rejected the request as exceeding the model's context window"
-PRECHECK_EXHAUSTED = CONTEXT_EXHAUSTED.format(detail=PRECHECK_DETAIL)
-PROVIDER_EXHAUSTED = CONTEXT_EXHAUSTED.format(detail=PROVIDER_DETAIL)
 
 # The two overflow reasons ("Overflow reasons").
 PRECHECK = "precheck"
@@ -70,18 +68,6 @@ def exhausted_detail(reason: str) -> str:
 def exhausted_message(reason: str) -> str:
     """`context exhausted: {detail}` for a context_exhausted error."""
     return CONTEXT_EXHAUSTED.format(detail=exhausted_detail(reason))
-
-
-def precheck_message() -> str:
-    """The message of the error a precheck refusal raises under the
-    default compactor (reason "precheck")."""
-    return PRECHECK_EXHAUSTED
-
-
-def provider_message() -> str:
-    """The message of the error a provider overflow raises (reason
-    "provider")."""
-    return PROVIDER_EXHAUSTED
 
 
 # ------------------------------------------------------------------ the verdict
