@@ -33,31 +33,53 @@ class RunFailed(Exception):
 def run(prompt, *, input: str | None = None, script=None, harness=None, bindings: dict | None = None):
     """Runs a prompt to its end and returns the result text (or None).
 
-    `script` is a scripted world (a path or a parsed mapping); `harness` is
-    any function answering one effect; with neither, every role runs on the
-    offline echo model. A run error raises RunFailed.
+    `prompt` is a parsed prompt (or the path of a prompt file). `script` is
+    a scripted world (a path or a parsed mapping); `harness` is any function
+    answering one effect; with neither, every role runs on the offline echo
+    model. `bindings` maps roles to `ModelBinding`s (or to model ids); the
+    roles it leaves out keep the world's (or the echo model's) binding. The
+    built-in Packs' tools can be offered as in `runvil run`; with no script
+    and no harness the Packs perform them, as there. A run error
+    raises RunFailed.
     """
+    import os
+
     from .engine.run import ModelBinding, Run
     from .harness.drive import drive
+    from .harness.packs import discover_packs, pack_schemas
 
+    if isinstance(prompt, (str, os.PathLike)):
+        from .prompt import parse_file
+
+        prompt = parse_file(prompt)
     roles = list(prompt.frontmatter.models)
     if script is not None:
         from .harness.scripted import ScriptedWorld
 
         world = ScriptedWorld(script) if isinstance(script, dict) else ScriptedWorld.load(script)
         answer = harness or world.answer
-        bindings = bindings or {r: world.binding(r) for r in roles}
+        defaults = {r: world.binding(r) for r in roles}
         if input is None:
             input = world.input
     elif harness is not None:
         answer = harness
-        bindings = bindings or {r: ModelBinding(r) for r in roles}
+        defaults = {r: ModelBinding(r) for r in roles}
     else:
-        from .harness.echo import ECHO_CONTEXT, echo_reply
+        from .harness.echo import ECHO_CONTEXT
+        from .harness.packs import PackTools, WithPackTools
+        from .host.runcmd import _Answerer
 
-        answer = echo_reply
-        bindings = bindings or {r: ModelBinding("echo", ECHO_CONTEXT, name="echo") for r in roles}
-    outcome = drive(Run(prompt, input=input, bindings=bindings), answer)
+        answer = WithPackTools(_Answerer(), PackTools())
+        defaults = {r: ModelBinding("echo", ECHO_CONTEXT, name="echo") for r in roles}
+    for role, b in (bindings or {}).items():
+        defaults[role] = ModelBinding(b, name=b) if isinstance(b, str) else b
+    try:
+        run_ = Run(prompt, input=input, bindings=defaults, packs=pack_schemas(discover_packs()))
+        outcome = drive(run_, answer)
+    finally:
+        close = getattr(answer, "close", None) if script is None and harness is None else None
+        if close is not None:
+            close()
     if not outcome.ok:
         raise RunFailed(outcome.error)
     return outcome.result

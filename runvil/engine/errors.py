@@ -63,6 +63,18 @@ class ErrorValue(Userdata):
         return f"<ErrorValue {self.kind}: {self.message}>"
 
 
+def message_type(v) -> str:
+    """A value's type name in Engine messages (spec/runvil.md §12): `integer`
+    for an integer, `number` for a float, otherwise Lua's `type()` name."""
+    from ..lua.values import type_name
+
+    if type(v) is int:
+        return "integer"
+    if type(v) is float:
+        return "number"
+    return type_name(v)
+
+
 def engine_error(kind: str, message: str, **fields) -> LuaError:
     """A LuaError carrying an Engine error value, ready to raise."""
     return LuaError(ErrorValue(kind, message, **fields))

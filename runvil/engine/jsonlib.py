@@ -41,7 +41,7 @@ import weakref
 from ..lua import LuaTable, Userdata
 from ..lua.errors import builtin
 from ..lua.values import MAXI, MINI, check_string_size, type_name
-from .errors import raise_lua
+from .errors import message_type, raise_lua
 
 #: deepest nesting of lists and objects converted either way; Python's own
 #: `json` fails near 1000 levels on a thread with the default recursion limit
@@ -120,8 +120,9 @@ class NotJSON(Exception):
     `lua_type`: its Lua type() name; `reason`: the converter's explanation
     (`unsupported value type \\`function\\``), for record messages;
     `got`: the text after "got" in `must be JSON data, got ...` messages:
-    the type, with a short note when the type alone does not explain it
-    (`number (nan)`, `table (cycle)`)."""
+    the offending value's Lua type alone, as spec/runvil.md §4 and §10 write
+    them (`got number` for NaN, `got table` for mixed keys or a cycle);
+    `note` keeps the short explanation (`nan`, `cycle`) for Python callers."""
 
     def __init__(self, path: str, lua_type: str, reason: str, note: str | None = None):
         super().__init__(f"{path}: {reason}")
@@ -132,7 +133,7 @@ class NotJSON(Exception):
 
     @property
     def got(self) -> str:
-        return f"{self.lua_type} ({self.note})" if self.note else self.lua_type
+        return self.lua_type
 
     def must_be_json(self, prefix: str = "") -> str:
         """`{prefix}{path} must be JSON data, got {got}` (json.encode, var)."""
@@ -423,7 +424,7 @@ def json_decode(*args):
     """json.decode(s): the Lua value of JSON text s."""
     s = args[0] if args else None
     if type(s) is not str:
-        raise_lua(f"json.decode: the argument must be a string, got {type_name(s) if args else 'no value'}")
+        raise_lua(f"json.decode: the argument must be a string, got {message_type(s) if args else 'no value'}")
     try:
         return from_json(decode_text(to_unicode(s)))
     except ValueError as e:

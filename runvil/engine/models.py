@@ -6,9 +6,8 @@ from __future__ import annotations
 from ..lua import Multi, Userdata
 from ..lua.errors import builtin
 from ..lua.stdlib import lib_table
-from ..lua.values import type_name
 from .effects import ModelFailure, ModelReply, ModelRound
-from .errors import engine_error, raise_lua
+from .errors import engine_error, message_type, raise_lua
 
 MISSING_MODEL = "no model selected; call models.use(role) or models.default(role) first"
 EMPTY_REPLY = "the model replied with no text and no tool calls"
@@ -34,13 +33,7 @@ OVERFLOW_PHRASES = (
 )
 
 
-def type_for_message(v) -> str:
-    """Type names in Engine messages (spec/runvil.md §12)."""
-    if type(v) is int:
-        return "integer"
-    if type(v) is float:
-        return "number"
-    return type_name(v)
+type_for_message = message_type  # type names in Engine messages (spec/runvil.md §12)
 
 
 class ModelHandle(Userdata):

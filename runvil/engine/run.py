@@ -62,7 +62,10 @@ class Run:
     ):
         self.prompt = prompt
         self.input = input
-        self.bindings: dict[str, ModelBinding] = dict(bindings or {})
+        # a binding is a ModelBinding, or a catalog model id for one
+        self.bindings: dict[str, ModelBinding] = {
+            role: ModelBinding(b) if isinstance(b, str) else b for role, b in (bindings or {}).items()
+        }
         missing = [r for r in prompt.frontmatter.models if r not in self.bindings]
         if missing:
             raise PrepareError(f"model role '{missing[0]}' is not bound to a model")

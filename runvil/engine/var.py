@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from ..lua import Multi, Userdata
 from ..lua.errors import builtin
-from ..lua.values import type_name
-from .errors import raise_lua
+from .errors import message_type, raise_lua
 from .jsonlib import NotJSON, copy_json, from_json, path_key, to_json, to_lua_string, to_unicode
 
 
@@ -139,4 +138,4 @@ _MISSING = object()
 
 
 def _refuse_key(key):
-    raise_lua(f"var names must be strings, got {type_name(key)}")
+    raise_lua(f"var names must be strings, got {message_type(key)}")

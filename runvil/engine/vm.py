@@ -74,7 +74,14 @@ class SectionVM:
             G.set_str("chat", self._open_chat())
         G.set_str("jump", builtin(lambda *a: self._jump(*a)))
         G.set_str("require", builtin(lambda *a: self._require(*a)))
-        st.ns["_package_loaded"] = {}
+        # `require` caches modules in `package.loaded` (spec/runvil.md §4), a
+        # table the block can read and fill; like Lua's registry copy, the
+        # cache stays the same table when the `package` global is rebound
+        loaded = LuaTable()
+        package = LuaTable()
+        package.set_str("loaded", loaded)
+        G.set_str("package", package)
+        st.ns["_package_loaded"] = loaded
         # `messages` is not a raw global: reads come through __index, and
         # assigning the global is refused, leaving the same list in place.
         lst = self.messages
@@ -127,8 +134,9 @@ class SectionVM:
         if type(name) is not str:
             raise_lua("require needs a module name")
         loaded = self.state.ns["_package_loaded"]
-        if name in loaded:
-            return loaded[name]
+        cached = loaded.get(name)
+        if cached is not None and cached is not False:
+            return cached
         folder = Path(self.run.prompt.folder).resolve()
         rel = from_lua_str(name).replace(".", "/") + ".lua"
         path = (folder / rel).resolve()
@@ -137,8 +145,12 @@ class SectionVM:
         source = path.read_bytes().decode("latin-1")
         fn = self.state.load(source, "@" + os.path.relpath(path, folder))
         results = self.state.call(fn, name)
-        value = results[0] if results and results[0] is not None else True
-        loaded[name] = value
+        if results and results[0] is not None:
+            loaded.set(name, results[0])
+        value = loaded.get(name)
+        if value is None:  # a module returning nothing (and not setting its entry) gives true
+            value = True
+            loaded.set(name, value)
         return value
 
     # --------------------------------------------------------------- pieces
@@ -165,10 +177,14 @@ class SectionVM:
             results = self.state.call(fn)
             if results and results[0] is not None:
                 return results[0]
-        text = self.fill_prose(pending, fill)
-        if send_trailing and text:
-            return self.send_prose(text)
         del saw_lua
+        if not send_trailing:
+            # the H1 body's trailing prose is neither a block's `prose` nor
+            # sent: nothing reads it, so its references are not filled
+            return None
+        text = self.fill_prose(pending, fill)
+        if text:
+            return self.send_prose(text)
         return None
 
     def fill_prose(self, pieces: list[str], fill) -> str:
@@ -185,26 +201,34 @@ class SectionVM:
     def lookup_global(self, path: list[str]):
         """`{{name.field}}` in prose: a global's value as Python JSON data
         (str as text), None for nil, or NotJSON for anything else."""
+        from ..lua import Userdata
         from ..lua.values import type_name
+        from ..prompt.interpolate import NULL
         from ..prompt.interpolate import NotJSON as Unfit
+        from .jsonlib import JSON_NULL
 
         v = self.messages if path[0] == "messages" else self.state.G.get(to_lua_str(path[0]))
         for key in path[1:]:
             k = int(key) if key.isdigit() else to_lua_str(key)
             if isinstance(v, VarView):
-                v = self.run.var.get(key) if not key.isdigit() else None
-                if v is not None:
-                    from .jsonlib import from_json
-
-                    v = from_json(v)
+                v = v.lua_index(to_lua_str(key))  # a stored null reads as json.null
             elif type(v) is LuaTable:
                 v = v.get(k)
             elif v is None:
                 return None
+            elif isinstance(v, Userdata) and v is not JSON_NULL and v.meta is None:
+                # an Engine object's fields read as Lua reads them:
+                # {{messages.1.content}}, {{err.message}}, {{h.name}}
+                try:
+                    v = v.lua_index(k)
+                except LuaError:
+                    return Unfit(type_name(v))
             else:
                 return Unfit(type_name(v))
         if v is None:
             return None
+        if v is JSON_NULL:
+            return NULL  # JSON data: `null`, not nil
         if type(v) is str:
             return from_lua_str(v)
         try:

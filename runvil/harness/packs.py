@@ -102,3 +102,66 @@ def discover_packs(workspace=None, web_endpoint=None) -> dict:
 def pack_schemas(packs: dict) -> dict:
     """What the Engine needs: pack -> tool -> {description, parameters}."""
     return {name: dict(p.tools) for name, p in packs.items()}
+
+
+class PackTools:
+    """Answers bound tool calls (`ToolCall` effects) with the Packs' own
+    tools, for runs on real providers or the echo model (a scripted world
+    answers its tools itself). The `files` Pack works in a per-run
+    workspace folder: a fresh temporary folder, made on the first write and
+    removed by `close()`. A tool's failure (PackError, or any exception a
+    plugin raises) becomes a ToolFailure, whose text the model sees."""
+
+    def __init__(self, web_endpoint=None):
+        import tempfile
+        import uuid
+
+        self.workspace = Path(tempfile.gettempdir()) / f"runvil-workspace-{uuid.uuid4().hex[:12]}"
+        self.packs = discover_packs(workspace=self.workspace, web_endpoint=web_endpoint)
+
+    def __call__(self, effect):
+        from ..engine.effects import ToolFailure, ToolResult
+
+        pack_name, _, tool = effect.name.partition("/")
+        pack = self.packs.get(pack_name)
+        if pack is None or tool not in pack.tools:
+            return ToolFailure(f"no tool backend is configured for {effect.name}")
+        try:
+            result = pack.perform(tool, dict(effect.arguments or {}))
+        except PackError as e:
+            return ToolFailure(str(e))
+        except Exception as e:  # a broken plugin fails its call, not the run
+            return ToolFailure(f"{effect.name} failed: {type(e).__name__}: {e}")
+        if not isinstance(result, str):
+            import json
+
+            result = json.dumps(result, separators=(",", ":"), ensure_ascii=False)
+        return ToolResult(result)
+
+    def close(self) -> None:
+        import shutil
+
+        shutil.rmtree(self.workspace, ignore_errors=True)
+
+
+class WithPackTools:
+    """An answerer whose model rounds go to `models` and whose bound tool
+    calls go to the Packs (`PackTools`)."""
+
+    def __init__(self, models, tools: PackTools):
+        self.models, self.tools = models, tools
+        self.concurrent = getattr(models, "concurrent", False)
+        self.world_input = getattr(models, "world_input", None)
+
+    def __call__(self, effect):
+        from ..engine.effects import ToolCall
+
+        return self.tools(effect) if isinstance(effect, ToolCall) else self.models(effect)
+
+    def close(self) -> None:
+        try:
+            close = getattr(self.models, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self.tools.close()

@@ -102,7 +102,10 @@ def chat_command(argv: list[str]) -> int:
         return EXIT_USAGE
     if note:
         print(note, file=sys.stderr)
-    run = Run(prompt, input=args.system, bindings=bindings, chat=True)
+    system = args.system
+    if system is None and args.script:
+        system = answer.world_input  # the world's `input` leads the chat, as `runvil run` reads it
+    run = Run(prompt, input=system, bindings=bindings, chat=True)
 
     def show(ev):
         if ev.type == "reply" and ev.execution_id == "0":
@@ -114,7 +117,14 @@ def chat_command(argv: list[str]) -> int:
             print(ev.data["text"], file=sys.stderr)
 
     run.events.listeners.append(show)
-    log = open_log(args.log, run) if args.log else None
+    try:
+        log = open_log(args.log, run) if args.log else None
+    except OSError as e:
+        print(f"runvil: cannot write the run log {args.log}: {e.strerror or e}", file=sys.stderr)
+        close = getattr(answer, "close", None)
+        if close is not None:
+            close()
+        return EXIT_USAGE
     interactive = sys.stdin.isatty()
     if interactive:
         print("runvil chat: type a message; Ctrl-D ends the chat", file=sys.stderr)

@@ -32,16 +32,33 @@ from pathlib import Path
 import yaml
 
 
+class CaseError(Exception):
+    """A case file or folder that cannot be used (a usage error)."""
+
+
 def load_cases(paths: list[str]) -> list[tuple[str, dict]]:
-    """(case id, case) for every case under the given files or folders."""
+    """(case id, case) for every case under the given files or folders.
+    Case files are read with the YAML 1.2 rules of prompts and worlds."""
+    from ..prompt.frontmatter import _Loader
+
     files: list[Path] = []
     for p in map(Path, paths):
-        files.extend(sorted(p.rglob("*.yaml")) if p.is_dir() else [p])
+        if p.is_dir():
+            files.extend(sorted(p.rglob("*.yaml")))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise CaseError(f"no conformance cases at {p}: no such file or folder")
     cases = []
     for f in files:
-        data = yaml.safe_load(f.read_text(encoding="utf-8"))
+        try:
+            data = yaml.load(f.read_text(encoding="utf-8"), Loader=_Loader)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+            raise CaseError(f"cannot read the case file {f}: {e}") from None
         items = data if isinstance(data, list) else [data]
         for i, case in enumerate(items):
+            if not isinstance(case, dict) or not isinstance(case.get("prompt"), str):
+                raise CaseError(f"{f}: case {i + 1} must be a mapping with a `prompt` text")
             name = case.get("name") or (f"{f.stem}[{i}]" if len(items) > 1 else f.stem)
             cases.append((f"{f.parent.name}/{name}", case))
     return cases
@@ -85,8 +102,15 @@ def mismatches(case: dict, got: dict) -> list[str]:
 
 
 def conformance_command(argv: list[str]) -> int:
+    if argv and argv[0] in ("-h", "--help"):
+        print("usage: runvil conformance [DIR...]")
+        return 0
     dirs = argv or ["conformance"]
-    cases = load_cases(dirs)
+    try:
+        cases = load_cases(dirs)
+    except CaseError as e:
+        print(f"runvil: {e}", file=sys.stderr)
+        return 2
     passed = failed = 0
     width = 30
     for i, (cid, case) in enumerate(cases, 1):

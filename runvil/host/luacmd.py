@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from ..lua import LuaError, LuaState, LuaSyntaxError, LuaTable
+from ..lua import Limits, LuaError, LuaState, LuaSyntaxError, LuaTable
 from ..lua.values import tostring, tostring_basic, getmetamethod
 
 
@@ -34,7 +34,8 @@ def error_message(value) -> str:
 
 
 def run_lua_command(chunks: list[str], file: str | None, script_args: list[str]) -> int:
-    state = LuaState(stdout=_write_stdout, allow_load=True)
+    # a standalone program may compute for longer than a prompt block
+    state = LuaState(stdout=_write_stdout, allow_load=True, limits=Limits(steps=200_000_000))
     try:
         for code in chunks:
             state.execute(code, "=(command line)")

@@ -50,10 +50,12 @@ def run_command(argv: list[str]) -> int:
     input_text = args.input
     if args.input_file is not None:
         try:
-            with open(args.input_file, encoding="utf-8") as f:
-                input_text = f.read()
+            with open(args.input_file, "rb") as f:
+                # the file's bytes exactly: no newline translation; bytes that
+                # are not UTF-8 reach Lua as they are, as with --input
+                input_text = f.read().decode("utf-8", "surrogateescape")
         except OSError as e:
-            print(f"runvil: cannot read {args.input_file}: {e.strerror}", file=sys.stderr)
+            print(f"runvil: cannot read {args.input_file}: {e.strerror or e}", file=sys.stderr)
             return EXIT_USAGE
     try:
         live = Live(sys.stderr) if sys.stderr.isatty() else None
@@ -65,6 +67,10 @@ def run_command(argv: list[str]) -> int:
         print(note, file=sys.stderr)
     if input_text is None and args.script:
         input_text = answer.world_input  # before the live wrapper hides it
+    if not args.script:  # bound tools come from the Packs
+        from ..harness.packs import PackTools, WithPackTools
+
+        answer = WithPackTools(answer, PackTools())
     requests: list = []
     from ..harness.packs import discover_packs, pack_schemas
 
@@ -73,8 +79,18 @@ def run_command(argv: list[str]) -> int:
         run = Run(prompt, input=input_text, bindings=bindings, packs=pack_schemas(packs), debug=args.debug)
     except PrepareError as e:
         print(f"runvil: {e}", file=sys.stderr)
+        close = getattr(answer, "close", None)
+        if close is not None:
+            close()
         return EXIT_USAGE
-    log = open_log(args.log, run) if args.log else None
+    try:
+        log = open_log(args.log, run) if args.log else None
+    except OSError as e:
+        print(f"runvil: cannot write the run log {args.log}: {e.strerror or e}", file=sys.stderr)
+        close = getattr(answer, "close", None)
+        if close is not None:
+            close()
+        return EXIT_USAGE
     answering = answer
     if live is not None:
         run.events.listeners.append(live.listen)
@@ -140,7 +156,7 @@ def world_for(args, prompt, on_fragment=None):
         from ..harness.scripted import ScriptedWorld, WorldError
 
         try:
-            world = ScriptedWorld.load(args.script)
+            world = ScriptedWorld.load(args.script, on_fragment=on_fragment)
         except WorldError as e:
             raise ValueError(str(e)) from None
         return {r: world.binding(r) for r in roles}, _Answerer(world), None
@@ -167,19 +183,29 @@ def _print_json(obj) -> None:
 
 
 def check_command(argv: list[str]) -> int:
+    """Checks every file named, in order, even after one that fails: exit 3
+    when any has a parse error, else 2 when one could not be read, else 0."""
+    if argv and argv[0] in ("-h", "--help"):
+        print("usage: runvil check PROMPT.md...")
+        return EXIT_OK
+    if argv and argv[0] == "--":
+        argv = argv[1:]
     if not argv:
         print("usage: runvil check PROMPT.md...", file=sys.stderr)
         return EXIT_USAGE
     from ..prompt import check_file
 
-    bad = 0
+    bad = unreadable = 0
     for path in argv:
         try:
             errors = check_file(path)
         except OSError as e:
-            print(f"runvil: cannot read {path}: {e.strerror}", file=sys.stderr)
-            return EXIT_USAGE
+            print(f"runvil: cannot read {path}: {e.strerror or e}", file=sys.stderr)
+            unreadable += 1
+            continue
         for err in errors:
             print(f"error[Parse]: {err}", file=sys.stderr)
         bad += len(errors)
-    return EXIT_PARSE if bad else EXIT_OK
+    if bad:
+        return EXIT_PARSE
+    return EXIT_USAGE if unreadable else EXIT_OK

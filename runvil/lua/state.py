@@ -34,7 +34,9 @@ THREAD_STACK = 512 * 1024 * 1024
 class Limits:
     """Sandbox limits; None switches one off."""
 
-    steps: int | None = 200_000_000  # loop iterations and calls
+    # loop iterations and calls: a runaway prompt block stops in about a
+    # second or two, far above what orchestration code needs
+    steps: int | None = 20_000_000
     memory: int | None = 1024 * 1024 * 1024  # bytes: strings and growth
     depth: int = 200_000  # Python frames (a Lua call takes one to three)
     seconds: float | None = None  # wall time of one execution

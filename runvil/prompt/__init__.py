@@ -25,11 +25,13 @@ from runvil.lua import LuaSyntaxError, compile_lua
 
 from .frontmatter import MESSAGE as _FM_MESSAGE
 from .frontmatter import NO_FRONTMATTER, read_frontmatter, split_frontmatter
-from .interpolate import USERDATA, InterpolationError, NotJSON, fill
+from .interpolate import NULL, USERDATA, InterpolationError, NotJSON, fill
 from .model import Frontmatter, LuaBlock, ParseError, Prompt, Prose, RoleOptions, Section, trim_blank_lines
 from .structure import read_body
 
 __all__ = [
+    "NULL",
+    "USERDATA",
     "Frontmatter",
     "InterpolationError",
     "LuaBlock",
@@ -39,7 +41,6 @@ __all__ = [
     "Prose",
     "RoleOptions",
     "Section",
-    "USERDATA",
     "check_file",
     "check_text",
     "compile_block",

@@ -11,7 +11,8 @@ read them as list positions), which returns a Python value:
 - other JSON data (dict, list, tuple, int, float, bool) goes in as compact
   JSON: `json.dumps(separators=(",", ":"), ensure_ascii=False)`, so floats
   keep a fraction (`2.0`) and non-ASCII text stays as written;
-- None fails with ``global `{name}` is nil``;
+- None fails with ``global `{name}` is nil``; `NULL` (the JSON null,
+  `json.null` in Lua) is JSON data and goes in as `null`;
 - `USERDATA` (or `NotJSON("function")`, ...) fails with
   ``global `{name}` is a userdata; bare globals in prose must be JSON data``.
 
@@ -69,6 +70,19 @@ class NotJSON:
 #: What `lookup` returns for a userdata.
 USERDATA = NotJSON("userdata")
 
+
+class _Null:
+    """What `lookup` returns for the JSON null (`json.null`, a var field
+    holding null): JSON data, inserted as `null`, unlike a nil value."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "NULL"
+
+
+NULL = _Null()
+
 Lookup = Callable[[list[str]], Any]
 
 
@@ -82,6 +96,8 @@ def render_value(name: str, value: Any) -> str:
     """The text a looked-up value inserts, or InterpolationError."""
     if isinstance(value, str):
         return value
+    if value is NULL:
+        return "null"
     if value is None:
         raise InterpolationError(NIL.format(name=name))
     if isinstance(value, NotJSON):

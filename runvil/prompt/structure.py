@@ -159,6 +159,7 @@ def read_body(lines: list[str], start: int, path: str) -> Body:
         errors.append(ParseError("Structure", message, line, path))
 
     h1: _Container | None = None
+    late_h1 = False  # an H1 that came after a section (its own error)
     title = ""
     sections: list[_Container] = []
     first_of: dict[str, int] = {}
@@ -203,6 +204,7 @@ def read_body(lines: list[str], start: int, path: str) -> Body:
                     fail(SECOND_H1.format(first=h1.line), n)
                 elif sections:
                     fail(H1_AFTER_H2, n)
+                    late_h1 = True
                 else:
                     h1 = current = _Container(None, n, H1_CHUNK)
                     title = text
@@ -225,8 +227,9 @@ def read_body(lines: list[str], start: int, path: str) -> Body:
             text_before_h1 = True
         current.add_prose(n, line)
         n += 1
-    if h1 is None:
+    if h1 is None and not late_h1:
         # Without any H1, "text before the H1" would only repeat the point.
+        # An H1 after the sections has its own error: "no H1" would be false.
         errors[:] = [e for e in errors if e.message != TEXT_BEFORE_H1]
         first_text = next((k for k in range(start, last + 1) if lines[k - 1].strip()), None)
         candidates = [k for k in (first_text, sections[0].line if sections else None) if k is not None]

@@ -38,3 +38,11 @@ def test_parse_errors_and_run_failures_raise():
     prompt = runvil.parse_file(EXAMPLES / "hello.md")
     with pytest.raises(runvil.RunFailed, match="error\\[Completion\\]"):
         runvil.run(prompt, script={"replies": []})
+
+
+def test_a_binding_may_be_a_catalog_model_id():
+    prompt = runvil.parse_file(EXAMPLES / "hello.md")
+    run = prompt.start(bindings={"writer": "gpt-test"})
+    (effect,) = run.step()
+    assert (effect.role, effect.model) == ("writer", "gpt-test")
+    run.cancel()

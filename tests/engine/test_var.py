@@ -72,11 +72,11 @@ def test_write_nil_deletes(vm):
         ("var['my key'] = {print}", 'var["my key"][1] must be JSON data, got function'),
         ("var['end'] = print", 'var["end"] must be JSON data, got function'),
         ("var.co = {x = coroutine.create(print)}", "var.co.x must be JSON data, got thread"),
-        ("var.n = 0/0", "var.n must be JSON data, got number (nan)"),
-        ("var.n = {math.huge}", "var.n[1] must be JSON data, got number (inf)"),
-        ("local t = {} t.t = t var.c = t", "var.c.t must be JSON data, got table (cycle)"),
-        ("var.m = {1, x = 2}", "var.m must be JSON data, got table (mixed keys)"),
-        ("var.h = {[2] = 1}", "var.h must be JSON data, got table (keys are not 1..n)"),
+        ("var.n = 0/0", "var.n must be JSON data, got number"),
+        ("var.n = {math.huge}", "var.n[1] must be JSON data, got number"),
+        ("local t = {} t.t = t var.c = t", "var.c.t must be JSON data, got table"),
+        ("var.m = {1, x = 2}", "var.m must be JSON data, got table"),
+        ("var.h = {[2] = 1}", "var.h must be JSON data, got table"),
     ],
 )
 def test_refused_values(vm, code, message):
@@ -91,7 +91,8 @@ def test_refused_write_leaves_the_old_value(vm):
 
 @pytest.mark.parametrize(
     "code, got",
-    [("var[1] = 2", "number"), ("return var[1]", "number"), ("var[true] = 1", "boolean"),
+    # spec/runvil.md §12: Engine messages name an integer `integer`, a float `number`
+    [("var[1] = 2", "integer"), ("return var[1]", "integer"), ("var[true] = 1", "boolean"),
      ("return var[2.5]", "number"), ("var[{}] = 1", "table")],
 )
 def test_names_must_be_strings(vm, code, got):

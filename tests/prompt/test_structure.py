@@ -229,7 +229,10 @@ STRUCTURE_ERRORS = [
     ("no H1, prose only", "\nsome text\n", [(NO_H1, 7)]),
     ("no H1, prose then sections", "\ntext\n## A\n", [(NO_H1, 7)]),
     ("no H1, empty body", "", [(NO_H1, 5)]),
-    ("H1 after H2", "## A\n# T\n## B\n", [(NO_H1, 6), (H1_AFTER_H2, 7)]),
+    # the H1 exists, only too late: "no H1 heading" would be false, and
+    # would come first (line 6) in `runvil run`'s single error
+    ("H1 after H2", "## A\n# T\n## B\n", [(H1_AFTER_H2, 7)]),
+    ("H1 after H2, text first", "\nintro\n## A\n# T\n", [(TEXT_BEFORE_H1, 7), (H1_AFTER_H2, 9)]),
     ("H1 after H2 and an H1", "# T\n## A\n# U\n", [("a second H1 heading (the first is on line 6)", 8)]),
     ("second H1", "# T\n# U\n## A\n", [("a second H1 heading (the first is on line 6)", 7)]),
     ("duplicate sections", "# T\n## A\n## B\n##  A \n", [("duplicate section name `A` (first on line 7)", 9)]),

@@ -1,0 +1,155 @@
+"""Audit of spec/runvil.md §2-§5, §10: cases where the run broke a rule
+(each failed before its fix)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from runvil.engine.run import ModelBinding, Run
+from runvil.prompt import parse_file, parse_text
+
+HEAD = """---
+name: t
+description: A test prompt.
+runvil: 0
+models:
+  writer: {}
+---
+
+# T
+"""
+
+
+def outcome(body: str, path: str = "t.md"):
+    run = Run(parse_text(HEAD + body, path=path), bindings={"writer": ModelBinding("w")})
+    effects = run.step()
+    assert run.done, effects  # no model rounds in these cases
+    return run.outcome
+
+
+def result(body: str) -> str | None:
+    out = outcome(body)
+    assert out.ok, out.error
+    return out.result
+
+
+# --- §3: the H1 body's trailing prose is neither `prose` nor sent -----------
+
+
+def test_h1_prose_without_blocks_is_not_filled():
+    """Nothing reads H1 prose that no block follows: a reference in it (here
+    an example for the reader) does not fail the run."""
+    body = "\nThis prompt shows {{name}} filling.\n\n## A\n\n```lua\nreturn 'ok'\n```\n"
+    assert result(body) == "ok"
+
+
+def test_h1_trailing_prose_after_its_blocks_is_not_filled():
+    body = "\n```lua\nvar.x = 1\n```\n\nNotes: {{missing}}\n\n## A\n\n```lua\nreturn 'ok'\n```\n"
+    assert result(body) == "ok"
+
+
+def test_h1_pending_prose_is_still_filled():
+    body = "\nAbout {{missing}}\n\n```lua\nvar.x = 1\n```\n\n## A\n\n```lua\nreturn 'ok'\n```\n"
+    out = outcome(body)
+    assert not out.ok and out.error.kind == "Lua"
+    assert out.error.message == "global `missing` is nil"
+
+
+# --- §3: json.null is JSON data, inserted as null ---------------------------
+
+
+def test_json_null_in_prose_is_null_not_nil():
+    body = (
+        "\n## A\n\n```lua\nn = json.null\nt = {a = json.null}\nvar.x = json.null\nvar.l = {json.null}\n```\n\n"
+        "N={{n}} T={{t}} TA={{t.a}} VX={{var.x}} VL={{var.l}} VL1={{var.l.1}}\n\n"
+        "```lua\nreturn prose\n```\n"
+    )
+    assert result(body) == 'N=null T={"a":null} TA=null VX=null VL=[null] VL1=null'
+
+
+def test_nil_in_prose_still_fails():
+    body = "\n## A\n\n```lua\nvar.x = 1\n```\n\nX={{var.y}}\n\n```lua\nreturn prose\n```\n"
+    out = outcome(body)
+    assert out.error.message == "global `var.y` is nil"
+
+
+# --- §4: require caches in package.loaded -----------------------------------
+
+
+def _module_prompt(tmp_path: Path, lua: str) -> str | None:
+    (tmp_path / "util").mkdir()
+    (tmp_path / "util" / "text.lua").write_text("loads = (loads or 0) + 1\nreturn {n = loads}\n")
+    (tmp_path / "util" / "none.lua").write_text("return nil\n")
+    (tmp_path / "util" / "self.lua").write_text("package.loaded['util.self'] = 'set by the module'\n")
+    path = tmp_path / "p.md"
+    path.write_text(HEAD + f"\n## A\n\n```lua\n{lua}\n```\n")
+    run = Run(parse_file(path), bindings={"writer": ModelBinding("w")})
+    run.step()
+    assert run.done and run.outcome.ok, run.outcome.error
+    return run.outcome.result
+
+
+def test_require_result_is_in_package_loaded(tmp_path):
+    lua = (
+        "local t = require('util.text')\n"
+        "return tostring(package.loaded['util.text'] == t) .. ' ' .. tostring(package.loaded['util.none'])"
+        " .. ' ' .. tostring(require('util.none')) .. ' ' .. tostring(package.loaded['util.none'])"
+    )
+    assert _module_prompt(tmp_path, lua) == "true nil true true"
+
+
+def test_require_reads_package_loaded(tmp_path):
+    lua = "package.loaded['util.text'] = 'preset'\nreturn require('util.text') .. ' ' .. tostring(loads)"
+    assert _module_prompt(tmp_path, lua) == "preset nil"
+
+
+def test_a_module_may_fill_its_own_entry(tmp_path):
+    assert _module_prompt(tmp_path, "return require('util.self')") == "set by the module"
+
+
+# --- §3: {{name.field}} reads an Engine object's fields as Lua does ---------
+
+
+def test_prose_reads_fields_through_engine_objects():
+    body = (
+        "\n## A\n\n```lua\nmessages:user('hello'):assistant('hi')\nv = messages[2]\n"
+        "local ok\nok, e = pcall(models.loop)\nh = models.get('some/model')\n```\n\n"
+        "M={{messages.1.content}} V={{v.content}} E={{e.kind}} H={{h.name}}/{{h.context}}\n\n"
+        "```lua\nreturn prose\n```\n"
+    )
+    assert result(body) == "M=hello V=hi E=missing_model H=some/model/8192"
+
+
+def test_a_view_itself_is_still_refused_in_prose():
+    body = "\n## A\n\n```lua\nmessages:user('hello')\n```\n\nX={{messages.1}}\n\n```lua\nreturn prose\n```\n"
+    out = outcome(body)
+    assert out.error.message == "global `messages.1` is a userdata; bare globals in prose must be JSON data"
+
+
+def test_missing_record_in_prose_is_nil():
+    body = "\n## A\n\n```lua\nmessages:user('hello')\n```\n\nX={{messages.2.content}}\n\n```lua\nreturn prose\n```\n"
+    assert outcome(body).error.message == "global `messages.2.content` is nil"
+
+
+# --- §12: type names in Engine messages --------------------------------------
+
+
+def test_var_and_json_decode_name_integers_integer():
+    body = "\n## A\n\n```lua\nlocal _, a = pcall(function() var[1] = 2 end)\nlocal _, b = pcall(json.decode, 5)\nreturn tostring(a) .. '|' .. tostring(b)\n```\n"
+    assert result(body) == "var names must be strings, got integer|json.decode: the argument must be a string, got integer"
+
+
+# --- §4 / §10: "got {type}" is the Lua type alone ----------------------------
+
+
+def test_refusals_name_the_lua_type_only():
+    body = (
+        "\n## A\n\n```lua\nlocal out = {}\n"
+        "for _, f in ipairs({function() var.n = 0/0 end, function() var.m = {1, x = 2} end,\n"
+        "  function() return json.encode({a = {[1] = 1, [3] = 3}}) end, function() return json.encode(math.huge) end}) do\n"
+        "  local _, e = pcall(f)\n  out[#out + 1] = tostring(e)\nend\nreturn table.concat(out, '|')\n```\n"
+    )
+    assert result(body) == (
+        "var.n must be JSON data, got number|var.m must be JSON data, got table|"
+        "json.encode: value.a must be JSON data, got table|json.encode: value must be JSON data, got number"
+    )
