@@ -109,6 +109,20 @@ def _is_scalar(v) -> bool:
     return isinstance(v, (str, int, float, bool))
 
 
+def _lists_by_name(mapping: dict, where: str, what: str, entry) -> dict:
+    """A mapping from a name to a list of entries (replies per role, results
+    per tool), each entry checked by `entry(value, place)`."""
+    out = {}
+    for k, v in mapping.items():
+        place = f"{where}.{k}"
+        if v is None:
+            v = []
+        if not isinstance(v, list):
+            raise WorldError(f"{place} must be a list of {what}")
+        out[_text(k)] = [entry(e, f"{place}[{i + 1}]") for i, e in enumerate(v)]
+    return out
+
+
 def _compact(v) -> str:
     return json.dumps(v, separators=(",", ":"), ensure_ascii=False, default=str)
 
@@ -129,14 +143,7 @@ class ScriptedWorld:
             self.by_role: dict = {}
         elif isinstance(replies, dict):
             self.shared = None
-            self.by_role = {}
-            for k, v in replies.items():
-                where = f"replies.{k}"
-                if v is None:
-                    v = []
-                if not isinstance(v, list):
-                    raise WorldError(f"{where} must be a list of replies")
-                self.by_role[_text(k)] = [_reply(e, f"{where}[{i + 1}]") for i, e in enumerate(v)]
+            self.by_role = _lists_by_name(replies, "replies", "replies", _reply)
         else:
             raise WorldError("replies must be a list or a mapping from role (or model id) to a list")
         tools = data.get("tools")
@@ -144,14 +151,7 @@ class ScriptedWorld:
             tools = {}
         if not isinstance(tools, dict):
             raise WorldError("tools must be a mapping from tool name ('pack/tool') to a list of results")
-        self.tools: dict = {}
-        for k, v in tools.items():
-            where = f"tools.{k}"
-            if v is None:
-                v = []
-            if not isinstance(v, list):
-                raise WorldError(f"{where} must be a list of results")
-            self.tools[_text(k)] = [_tool_entry(e, f"{where}[{i + 1}]") for i, e in enumerate(v)]
+        self.tools: dict = _lists_by_name(tools, "tools", "results", _tool_entry)
 
     @classmethod
     def load(cls, path: str | Path, on_fragment=None) -> "ScriptedWorld":

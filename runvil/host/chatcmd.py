@@ -70,7 +70,7 @@ end
 
 
 def chat_command(argv: list[str]) -> int:
-    from .runcmd import EXIT_FAILED, EXIT_OK, EXIT_USAGE, drive_closing, open_log, world_for
+    from .runcmd import EXIT_FAILED, EXIT_OK, EXIT_USAGE, drive_closing, open_log, usage_error, world_for
 
     p = argparse.ArgumentParser(prog="runvil chat", description="Chat with a model.")
     p.add_argument("--system", help="a system message that leads the chat")
@@ -120,11 +120,7 @@ def chat_command(argv: list[str]) -> int:
     try:
         log = open_log(args.log, run) if args.log else None
     except OSError as e:
-        print(f"runvil: cannot write the run log {args.log}: {e.strerror or e}", file=sys.stderr)
-        close = getattr(answer, "close", None)
-        if close is not None:
-            close()
-        return EXIT_USAGE
+        return usage_error(f"cannot write the run log {args.log}: {e.strerror or e}", answer)
     interactive = sys.stdin.isatty()
     if interactive:
         print("runvil chat: type a message; Ctrl-D ends the chat", file=sys.stderr)

@@ -78,19 +78,11 @@ def run_command(argv: list[str]) -> int:
     try:
         run = Run(prompt, input=input_text, bindings=bindings, packs=pack_schemas(packs), debug=args.debug)
     except PrepareError as e:
-        print(f"runvil: {e}", file=sys.stderr)
-        close = getattr(answer, "close", None)
-        if close is not None:
-            close()
-        return EXIT_USAGE
+        return usage_error(str(e), answer)
     try:
         log = open_log(args.log, run) if args.log else None
     except OSError as e:
-        print(f"runvil: cannot write the run log {args.log}: {e.strerror or e}", file=sys.stderr)
-        close = getattr(answer, "close", None)
-        if close is not None:
-            close()
-        return EXIT_USAGE
+        return usage_error(f"cannot write the run log {args.log}: {e.strerror or e}", answer)
     answering = answer
     if live is not None:
         run.events.listeners.append(live.listen)
@@ -132,6 +124,19 @@ class _Answerer:
         return ToolFailure(f"no tool backend is configured for {effect.name}")
 
 
+def usage_error(message: str, answerer) -> int:
+    """Reports a usage error after the answerer's connections are closed."""
+    close_answerer(answerer)
+    print(f"runvil: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def close_answerer(answerer) -> None:
+    close = getattr(answerer, "close", None)
+    if close is not None:
+        close()
+
+
 def drive_closing(run, answering, answerer, log, requests: list | None = None):
     """Drives the run to its end, then closes the run log and the answerer
     (its HTTP clients), whatever happened."""
@@ -142,9 +147,7 @@ def drive_closing(run, answering, answerer, log, requests: list | None = None):
     finally:
         if log is not None:
             log.close()
-        close = getattr(answerer, "close", None)
-        if close is not None:
-            close()
+        close_answerer(answerer)
 
 
 def world_for(args, prompt, on_fragment=None):

@@ -6,11 +6,15 @@ from __future__ import annotations
 import textwrap
 
 
+def head(models=("writer",), uses=(), extra: str = "", name: str = "t") -> str:
+    """Frontmatter and the H1 `# T`."""
+    text = f"---\nname: {name}\ndescription: A test prompt.\nrunvil: 0\n"
+    text += "models:\n" + "".join(f"  {m}: {{}}\n" for m in models)
+    if uses:
+        text += f"uses: [{', '.join(uses)}]\n"
+    return text + extra + "---\n\n# T\n"
+
+
 def source(*sections: tuple[str, str], models=("writer",), uses=(), extra: str = "", name: str = "t") -> str:
     """A prompt file with one `## Name` section per (name, lua) pair."""
-    head = f"---\nname: {name}\ndescription: A test prompt.\nrunvil: 0\n"
-    head += "models:\n" + "".join(f"  {m}: {{}}\n" for m in models)
-    if uses:
-        head += f"uses: [{', '.join(uses)}]\n"
-    head += extra + "---\n\n# T\n"
-    return head + "".join(f"\n## {sec}\n\n```lua\n{textwrap.dedent(lua).strip()}\n```\n" for sec, lua in sections)
+    return head(models, uses, extra, name) + "".join(f"\n## {sec}\n\n```lua\n{textwrap.dedent(lua).strip()}\n```\n" for sec, lua in sections)

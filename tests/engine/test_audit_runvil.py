@@ -8,16 +8,9 @@ from pathlib import Path
 from runvil.engine.run import ModelBinding, Run
 from runvil.prompt import parse_file, parse_text
 
-HEAD = """---
-name: t
-description: A test prompt.
-runvil: 0
-models:
-  writer: {}
----
+from .prompts import head
 
-# T
-"""
+HEAD = head()
 
 
 def outcome(body: str, path: str = "t.md"):

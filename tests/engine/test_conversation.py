@@ -9,20 +9,9 @@ from runvil.engine.effects import ModelReply
 from runvil.engine.run import ModelBinding, Run
 from runvil.prompt import parse_text
 
-HEAD = """---
-name: t
-description: A test prompt.
-runvil: 0
-models:
-  writer: {}
----
+from .prompts import head
 
-# T
-
-## Build
-
-```lua
-"""
+HEAD = head() + "\n## Build\n\n```lua\n"
 
 
 def run_block(lua: str, replies=(), context: int = 8192):

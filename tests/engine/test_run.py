@@ -13,17 +13,9 @@ from runvil.engine.run import ModelBinding, PrepareError, Run
 from runvil.lua import Limits
 from runvil.prompt import parse_text
 
-HEAD = """---
-name: t
-description: A test prompt.
-runvil: 0
-models:
-  writer: {}
-  reviewer: {}
----
+from .prompts import head
 
-# T
-"""
+HEAD = head(models=("writer", "reviewer"))
 
 
 def prompt(body: str, head: str = HEAD):

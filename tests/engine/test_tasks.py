@@ -10,6 +10,7 @@ from runvil.host.conformance import run_case
 
 from .prompts import source
 
+
 def prompt(*sections: tuple[str, str], extra: str = "") -> str:
     return source(*sections, uses=("web",), extra=extra, name="tasks")
 

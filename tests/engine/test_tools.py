@@ -9,21 +9,9 @@ from runvil.engine.effects import ModelReply, ToolCall, ToolFailure, ToolResult
 from runvil.engine.run import ModelBinding, Run
 from runvil.prompt import parse_text
 
-HEAD = """---
-name: t
-description: A test prompt.
-runvil: 0
-models:
-  writer: {}
-uses: [web]
----
+from .prompts import head
 
-# T
-
-## A
-
-```lua
-"""
+HEAD = head(uses=("web",)) + "\n## A\n\n```lua\n"
 
 PACKS = {"web": {"search": {"description": "Search.", "parameters": {"type": "object"}},
                  "fetch": {"description": "Fetch.", "parameters": {"type": "object"}}}}
