@@ -109,6 +109,15 @@ def _is_scalar(v) -> bool:
     return isinstance(v, (str, int, float, bool))
 
 
+def _optional_text(v, refusal: str) -> str | None:
+    """A scalar as its text, null as None; anything else is refused."""
+    if v is None:
+        return None
+    if not _is_scalar(v):
+        raise WorldError(refusal)
+    return _text(v)
+
+
 def _lists_by_name(mapping: dict, where: str, what: str, entry) -> dict:
     """A mapping from a name to a list of entries (replies per role, results
     per tool), each entry checked by `entry(value, place)`."""
@@ -305,10 +314,7 @@ def _reply(e, where: str) -> dict:
         se = e["stream_error"]
         out["stream_error"] = _text(se) if _is_scalar(se) else _compact(_plain(se))
     if "text" in e:
-        t = e["text"]
-        if t is not None and not _is_scalar(t):
-            raise WorldError(f"{where}.text must be text")
-        out["text"] = None if t is None else _text(t)
+        out["text"] = _optional_text(e["text"], f"{where}.text must be text")
     if e.get("fragments") is not None:
         fr = e["fragments"]
         if _is_scalar(fr):
@@ -317,10 +323,7 @@ def _reply(e, where: str) -> dict:
             raise WorldError(f"{where}.fragments must be a list of text fragments")
         out["fragments"] = [_text(p) for p in fr if p is not None]
     if "finish_reason" in e:
-        f = e["finish_reason"]
-        if f is not None and not _is_scalar(f):
-            raise WorldError(f"{where}.finish_reason must be text or null")
-        out["finish_reason"] = None if f is None else _text(f)
+        out["finish_reason"] = _optional_text(e["finish_reason"], f"{where}.finish_reason must be text or null")
     if e.get("tool_calls") is not None:
         calls = e["tool_calls"]
         if not isinstance(calls, list):
