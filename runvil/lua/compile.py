@@ -94,7 +94,7 @@ class FunctionCompiler(ExprCompiler):
         start = len(self.em.lines)
         for i, s in enumerate(stmts):
             if type(s) is A.Local and "close" in s.attribs:
-                self.s_Local(s, ind)
+                self.with_hoists(self.s_Local, s, ind)
                 self._close_scope(s, stmts[i + 1 :], ind)
                 break
             self.stmt(s, ind)
@@ -102,7 +102,22 @@ class FunctionCompiler(ExprCompiler):
             self.em.emit(ind, "pass", stmts[0].line if stmts else self.node.line)
 
     def stmt(self, s, ind: int):
-        getattr(self, "s_" + type(s).__name__)(s, ind)
+        self.with_hoists(getattr(self, "s_" + type(s).__name__), s, ind)
+
+    def with_hoists(self, compile_stmt, s, ind: int):
+        """Compiles one statement; the functions its deep expressions were
+        hoisted into (ExprCompiler.hoist) are defined just before it."""
+        saved, self.hoisted = self.hoisted, []
+        mark = len(self.em.lines)
+        try:
+            compile_stmt(s, ind)
+            if self.hoisted:
+                defs = Emitter()
+                for text, line in self.hoisted:
+                    defs.emit(ind, text, line)
+                self.em.lines[mark:mark] = defs.lines
+        finally:
+            self.hoisted = saved
 
     def _close_scope(self, s: A.Local, rest: list, ind: int):
         """`local x <close>`: the rest of the block runs in try/finally."""
@@ -507,6 +522,7 @@ class ChunkCompiler:
         # call-site names (Lua's funcnamefromcode): (name, is_method) per marker
         self.call_names: list[tuple[str, bool]] = []
         self.call_sites: dict = {}
+        self.n_hoisted = 0  # functions deep expressions were hoisted into
 
     def new_name(self) -> str:
         self.counter += 1

@@ -33,6 +33,11 @@ _FALSY = (A.Nil, A.FalseLit)
 _CONSTANTS = (A.Number, A.String, A.Nil, A.TrueLit, A.FalseLit)
 
 
+#: expression nesting past which a subexpression is hoisted (see `hoist`):
+#: each level takes a few parentheses of CPython's 200
+HOIST_DEPTH = 24
+
+
 def fold(n):
     """`and`/`or` whose left side is a constant fold to one side, as Lua's
     compiler folds them (so `(0 and "x")` is the constant "x" in messages);
@@ -105,6 +110,8 @@ class ExprCompiler:
         self.em = chunk.em
         self.ntemp = 0
         self.cur_line = 0
+        self.depth = 0  # nesting of expr() calls in the statement being compiled
+        self.hoisted: list = []  # (def text, line) to emit before the statement
         self.cur_block_end = 0
         self.ints: set = set()  # locals that only ever hold integers (infer.py)
 
@@ -163,6 +170,32 @@ class ExprCompiler:
     # --------------------------------------------------------- entry point
 
     def expr(self, n) -> str:
+        if self.depth >= HOIST_DEPTH and type(n) not in _PURE:
+            return self.hoist(n)
+        self.depth += 1
+        try:
+            return self._expr_at_line(n)
+        finally:
+            self.depth -= 1
+
+    def hoist(self, n, compile_text=None) -> str:
+        """A subexpression nested past HOIST_DEPTH becomes a local function
+        defined before the statement and called in its place: CPython's
+        parser allows only so many nested parentheses, Lua's none. The
+        function reads the enclosing locals when it is called, so the
+        expression still runs at its place in the evaluation order."""
+        saved = self.depth
+        self.depth = 0
+        try:
+            text = (compile_text or self._expr_at_line)(n)
+        finally:
+            self.depth = saved
+        self.chunk.n_hoisted += 1
+        name = f"_deep{self.chunk.n_hoisted}"
+        self.hoisted.append((f"def {name}(): return ({text})", n.line or self.cur_line))
+        return f"{name}()"
+
+    def _expr_at_line(self, n) -> str:
         n = fold(n)
         line = n.line
         if line and line != self.cur_line and type(n) not in _PURE:
@@ -334,6 +367,15 @@ class ExprCompiler:
         """A tuple of all the values of a call or `...`."""
         if type(n) is A.Vararg:
             return "VA"
+        if self.depth >= HOIST_DEPTH:
+            return self.hoist(n, self._multi)
+        self.depth += 1
+        try:
+            return self._multi(n)
+        finally:
+            self.depth -= 1
+
+    def _multi(self, n) -> str:
         r = self.temp()
         return f"(({r},) if type({r} := {self.raw_call(n)}) is not _Multi else _expand({r}))"
 

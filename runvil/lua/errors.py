@@ -85,14 +85,18 @@ def lua_frames(frame=None):
     internal helper frames are skipped.
     """
     f = frame if frame is not None else sys._getframe(1)
+    merge = False  # the frame below was a hoisted expression of this one
     while f is not None:
         code = f.f_code
         info = LUA_CODE.get(code.co_filename)
         if info is not None:
-            chunk, lines = info
-            n = f.f_lineno or 0
-            line = lines[n] if 0 <= n < len(lines) else 0
-            yield f, f"{chunk}:{line}:"
+            deep = code.co_name.startswith("_deep")
+            if not merge:
+                chunk, lines = info
+                n = f.f_lineno or 0
+                line = lines[n] if 0 <= n < len(lines) else 0
+                yield f, f"{chunk}:{line}:"
+            merge = deep  # a hoisted expression and its function are one Lua level
         elif code in BUILTIN_CODES:
             yield f, ""
         f = f.f_back
