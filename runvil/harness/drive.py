@@ -6,7 +6,7 @@ effects of one step may be answered concurrently by a real provider.
 
 from __future__ import annotations
 
-from ..engine.effects import ModelRound
+from ..engine.effects import ModelFailure, ModelRound
 
 
 def request_record(effect: ModelRound) -> dict:
@@ -22,17 +22,26 @@ def request_record(effect: ModelRound) -> dict:
 
 def drive(run, answer, requests: list | None = None):
     """Runs to the end; returns the run's outcome. Every model round that
-    reached the answerer is recorded in `requests`, whatever came back."""
+    reached a provider is recorded in `requests`, whatever came back (host.md
+    "--json"); a backend that could not be reached never received it."""
     from .providers import answer_concurrently
 
     while True:
         effects = run.step()
         if run.done:
             return run.outcome
-        if requests is not None:
-            requests.extend(request_record(e) for e in effects if isinstance(e, ModelRound))
         if len(effects) == 1 or not getattr(answer, "concurrent", False):
             answers = {e.id: answer(e) for e in effects}
         else:
             answers = answer_concurrently(effects, answer)
+        if requests is not None:
+            requests.extend(
+                request_record(e)
+                for e in effects
+                if isinstance(e, ModelRound) and not _unreached(answers.get(e.id))
+            )
         run.resume(answers)
+
+
+def _unreached(answer) -> bool:
+    return isinstance(answer, ModelFailure) and answer.unreachable is not None
