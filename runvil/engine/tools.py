@@ -121,11 +121,18 @@ def open_tools(vm):
             data = {}
         if not isinstance(data, dict):
             raise_lua("tools.call: arguments must be a table")
-        (answer,) = run.sched.await_effects([ToolCall(run.sched.new_id(), f"{pack}/{tool}", data)])
+        name = f"{pack}/{tool}"
+        (answer,) = run.sched.await_effects([ToolCall(run.sched.new_id(), name, data)])
+        # reported like the loop's calls; no model call id (spec/runvil.md §11)
+        if isinstance(answer, ToolResult):
+            run.events.emit("tool_call_succeeded", vm.execution_id, vm.section, name=name, id=None)
+        else:
+            message = getattr(answer, "message", None) or "the call was dropped"
+            run.events.emit("tool_call_failed", vm.execution_id, vm.section, name=name, id=None, message=message)
         if isinstance(answer, ToolFailure):
-            raise engine_error("internal", f"tool {pack}/{tool} failed: {answer.message}")
+            raise engine_error("internal", f"tool {name} failed: {answer.message}")
         if isinstance(answer, ToolDropped):
-            raise engine_error("cancelled", f"the tool call {pack}/{tool} was dropped before it was answered")
+            raise engine_error("cancelled", f"the tool call {name} was dropped before it was answered")
         from .vm import to_lua_str
 
         return to_lua_str(answer.text)

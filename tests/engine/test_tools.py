@@ -169,3 +169,20 @@ def test_tools_call_from_lua():
     lua = "return tools.call('web/search', { query = 'x' })"
     got, _, calls = run_block(lua, tools={"web/search": [ToolResult("found")]})
     assert got == "found" and calls[0].arguments == {"query": "x"}
+
+
+def test_tools_call_reports_its_calls_as_events():
+    lua = """
+local found = tools.call('web/search', { query = 'x' })
+local ok = pcall(tools.call, 'web/search', { query = 'y' })
+return found .. '|' .. tostring(ok)
+"""
+    run = Run(parse_text(HEAD + lua.strip("\n") + "\n```\n", path="t.md"), bindings={"writer": ModelBinding("w")},
+              packs=PACKS)
+    answers = iter([ToolResult("found"), ToolFailure("backend down")])
+    while not run.done:
+        effects = run.step()
+        run.resume({e.id: next(answers) for e in effects})
+    assert run.outcome.result == "found|false"
+    events = [(e.type, e.data["name"], e.data.get("message")) for e in run.events.events if e.type.startswith("tool_call")]
+    assert events == [("tool_call_succeeded", "web/search", None), ("tool_call_failed", "web/search", "backend down")]
