@@ -174,6 +174,9 @@ class Run:
                 self.events.emit("section_ended", execution_id, section.name, jumped_to=j.target)
                 i = index[j.target]
                 continue
+            except (LuaError, RunError):
+                self.events.emit("section_ended", execution_id, section.name, failed=True)
+                raise
             finally:
                 vm.close()
             self.events.emit("section_ended", execution_id, section.name)

@@ -191,6 +191,14 @@ def test_events_are_in_order_with_sequence_numbers():
     assert [e.seq for e in run.events.events] == [1, 2, 3, 4]
 
 
+def test_a_failed_section_still_reports_its_end():
+    run = start("## A\n\n```lua\nerror('boom')\n```\n")
+    finish(run, [])
+    ended = run.events.of_type("section_ended")
+    assert [(e.section, e.data) for e in ended] == [("A", {"failed": True})]
+    assert run.events.events[-1].type == "run_ended"
+
+
 def test_no_threads_are_left_after_a_run_ends_fails_or_is_cancelled():
     before = lua_threads()
     finish(start("## A\n\n```lua\nreturn 1\n```\n"), [])
