@@ -5,6 +5,7 @@ pieces top to bottom."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from ..lua import Limits, LuaError, LuaState, LuaTable
@@ -190,7 +191,7 @@ class SectionVM:
     def fill_prose(self, pieces: list[str], fill) -> str:
         from ..prompt.interpolate import InterpolationError
 
-        text = trim_blank_lines("\n".join(pieces))
+        text = trim_blank_lines(_COMMENT.sub("", "\n".join(pieces)))
         if not text:
             return ""
         try:
@@ -272,6 +273,10 @@ def _engine_lua_error(message: str):
     from .errors import ErrorValue
 
     return ErrorValue("lua", message)
+
+
+#: an HTML comment in prose: invisible in Markdown, so never sent or filled in
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 
 
 def trim_blank_lines(text: str) -> str:

@@ -84,7 +84,8 @@ def trim_blank_lines(text: str) -> str:
 class Prose:
     """Markdown text between blocks, verbatim (lines joined by `\\n`, no
     final newline). `line` is the file line of its first line. Other fences,
-    H3+ headings and HTML comments are prose too. Never entirely blank."""
+    H3+ headings and HTML comments are prose too (the Engine drops the
+    comments when it fills prose in). Never entirely blank."""
 
     text: str
     line: int

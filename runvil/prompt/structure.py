@@ -15,8 +15,9 @@ CommonMark's rules for the parts it uses (spec §2, §3):
   the opening fence is removed from the code lines, as CommonMark does.
   Nothing inside a fence is a heading.
 - An **HTML comment** that starts a line (`<!--`, up to 3 spaces) runs to
-  the line holding `-->`; it is prose, and nothing inside it is a heading or
-  a fence, so a commented-out section stays out, as Markdown viewers show.
+  the line holding `-->`; it is kept in the prose piece, nothing inside it
+  is a heading or a fence, and the Engine drops comments when it fills in
+  prose, so a commented-out section stays out, as Markdown viewers show.
 - Quotes and list items are not looked into: `> ## x` is prose.
 
 The body must be: blank lines or HTML comments, exactly one H1, its body,

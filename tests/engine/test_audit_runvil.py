@@ -146,3 +146,17 @@ def test_refusals_name_the_lua_type_only():
         "var.n must be JSON data, got number|var.m must be JSON data, got table|"
         "json.encode: value.a must be JSON data, got table|json.encode: value must be JSON data, got number"
     )
+
+
+# --- HTML comments in prose are invisible, as in Markdown -------------------
+
+
+def test_comments_are_dropped_from_prose():
+    body = ("\n## A\n\n<!-- a note for authors: {{missing}} -->\nSay <!-- inline -->hi.\n<!--\n## Old\nold text\n-->\n\n"
+            "```lua\nreturn prose\n```\n")
+    assert result(body) == "Say hi."
+
+
+def test_a_section_of_only_comments_sends_nothing():
+    body = "\n## A\n\n```lua\nvar.x = 1\n```\n\n<!-- nothing to send -->\n"
+    assert result(body) is None
