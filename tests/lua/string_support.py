@@ -13,15 +13,11 @@ from hypothesis import settings
 from runvil.lua import values
 from runvil.lua.errors import LuaError
 from runvil.lua.stdlib import string as string_lib
-from runvil.lua.table import LuaTable
+
+from .libdiff import FakeState
 
 # bounded; RUNVIL_FUZZ_EXAMPLES raises it for a long local run
 BOUNDED = settings(max_examples=int(os.environ.get("RUNVIL_FUZZ_EXAMPLES", 200)), deadline=None)
-
-
-class FakeState:
-    def __init__(self):
-        self.G = LuaTable()
 
 
 _STATE = FakeState()

@@ -4,16 +4,16 @@ real Lua 5.4 (lupa) on hypothesis-generated arguments."""
 from __future__ import annotations
 
 import math
-import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from lupa import lua54
 
 from runvil.lua.errors import LuaError
 from runvil.lua.stdlib import math as mathlib
 from runvil.lua.table import LuaTable
+
+from .libdiff import L, FakeState, error_text, open_lib, pcall_of
 
 MAXI, MINI = 2**63 - 1, -(2**63)
 NAN = float("nan")
@@ -21,18 +21,7 @@ INF = float("inf")
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-class FakeState:
-    def __init__(self):
-        self.G = LuaTable()
-
-
-def new_lib():
-    s = FakeState()
-    mathlib.open_lib(s)
-    return s.G.get("math")
-
-
-M = new_lib()
+M = open_lib(mathlib, "math")
 
 
 def call(name, *args):
@@ -61,15 +50,6 @@ def same_all(xs, ys) -> bool:
 
 # ------------------------------------------------------------ real Lua
 
-L = lua54.LuaRuntime(encoding=None)
-_PREFIX = re.compile(r'^(\[string "[^"]*"\]|[\w.=\-]*):\d+: ')
-_wrappers: dict = {}
-
-
-def strip(msg: str) -> str:
-    return _PREFIX.sub("", msg, count=1)
-
-
 def _to_lua(v):
     if isinstance(v, str):
         return v.encode("latin-1")
@@ -82,14 +62,9 @@ def lua(name, *args):
     """Real Lua's results of pcall(math.<name>, args), as `call` gives ours
     (called straight from pcall, Lua names the function 'math.<name>' in
     messages, as runvil does for a builtin called from Python)."""
-    f = _wrappers.get(name)
-    if f is None:
-        f = L.eval(f"function(...) return table.pack(pcall(math.{name}, ...)) end".encode())
-        _wrappers[name] = f
-    r = f(*[_to_lua(a) for a in args])
+    r = pcall_of(f"math.{name}")(*[_to_lua(a) for a in args])
     if not r[1]:
-        msg = r[2]
-        return ("error", strip(msg.decode("latin-1") if isinstance(msg, bytes) else str(msg)))
+        return ("error", error_text(r[2]))
     out = []
     for i in range(2, r[b"n"] + 1):
         v = r[i]
@@ -323,7 +298,7 @@ def test_randomseed_without_args_returns_two_integers():
 
 
 def test_states_are_independent():
-    m1, m2 = new_lib(), new_lib()
+    m1, m2 = open_lib(mathlib, "math"), open_lib(mathlib, "math")
     m1.get("randomseed")(5)
     m2.get("randomseed")(5)
     xs = [m1.get("random")(1000) for _ in range(5)]

@@ -3,35 +3,27 @@ real Lua 5.4 (lupa) on hypothesis-generated tables and arguments."""
 
 from __future__ import annotations
 
-import math
-import re
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from lupa import lua54
 
 from runvil.lua import values as V
 from runvil.lua.errors import LuaError
 from runvil.lua.stdlib import table as tablib
 from runvil.lua.table import LuaTable
 
+from .libdiff import L, norm, open_lib, real
+from .libdiff import call as libcall
+
 MAXI, MINI = 2**63 - 1, -(2**63)
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-class FakeState:
-    def __init__(self):
-        self.G = LuaTable()
+T = open_lib(tablib, "table")
 
 
-def _lib():
-    s = FakeState()
-    tablib.open_lib(s)
-    return s.G.get("table")
-
-
-T = _lib()
+def call(name, *args):
+    return libcall(T, name, *args)
 
 
 def mk(*items, **fields) -> LuaTable:
@@ -52,39 +44,7 @@ def contents(t) -> dict:
     return {norm(k): norm(v) for k, v in t.items()}
 
 
-def norm(v):
-    if isinstance(v, bytes):
-        return ("s", v.decode("latin-1"))
-    if isinstance(v, str):
-        return ("s", v)
-    if v is None or isinstance(v, bool):
-        return v
-    if isinstance(v, int):
-        return ("i", v)
-    if isinstance(v, float):
-        if v != v:
-            return ("f", "nan")
-        return ("f", v, math.copysign(1.0, v))
-    if isinstance(v, LuaTable) or lua54.lua_type(v) == "table":
-        return ("t", tuple(sorted(contents(v).items(), key=repr)))
-    return ("other", type(v).__name__)
-
-
-def call(name, *args):
-    """Our result, normalised: ('ok', values) or ('error', message)."""
-    try:
-        r = T.get(name)(*args)
-    except LuaError as e:
-        return ("error", str(e))
-    r = tuple(r) if isinstance(r, tuple) else (r,)
-    return ("ok", tuple(norm(v) for v in r))
-
-
 # ------------------------------------------------------------ real Lua
-
-L = lua54.LuaRuntime(encoding=None)
-_PREFIX = re.compile(r'^(\[string "[^"]*"\]|[\w.=\-]*):\d+: ')
-_wrappers: dict = {}
 
 
 class Cmp:
@@ -131,15 +91,7 @@ def to_ours(v):
 
 
 def lua(name, *args):
-    f = _wrappers.get(name)
-    if f is None:
-        f = L.eval(f"function(...) return table.pack(pcall(table.{name}, ...)) end".encode())
-        _wrappers[name] = f
-    r = f(*args)
-    if not r[1]:
-        msg = r[2]
-        return ("error", _PREFIX.sub("", msg.decode("latin-1") if isinstance(msg, bytes) else str(msg), count=1))
-    return ("ok", tuple(norm(r[i]) for i in range(2, r[b"n"] + 1)))
+    return real(f"table.{name}", *args)
 
 
 def differential(name, *spec):
