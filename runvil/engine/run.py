@@ -91,8 +91,8 @@ class Run:
         if self.outcome is not None:
             return []
         effects = self.sched.run_until_blocked()
-        for ctx in self.sched.contexts:
-            if ctx.error is not None and ctx is not self._walk:
+        for ctx in self.sched.failed:
+            if ctx is not self._walk:
                 raise ctx.error  # a task's Engine bug (its run errors are its own)
         if self._walk.finished:
             self._finish()

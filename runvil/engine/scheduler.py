@@ -51,6 +51,7 @@ class Context:
             pass
         except BaseException as e:  # handed to whoever reads the outcome
             self.error = e
+            self.sched.failed.append(self)
         finally:
             self.finished = True
             for callback in self.on_finish:
@@ -63,6 +64,7 @@ class Scheduler:
         self._idle = baton()
         self.runnable: deque[Context] = deque()
         self.contexts: list[Context] = []
+        self.failed: list[Context] = []  # contexts that ended with an exception
         self.pending: dict[int, tuple[Context, object]] = {}
         self._ids = itertools.count(1)
         self.current: Context | None = None

@@ -167,24 +167,23 @@ def _table(data: dict, key: str, fail) -> dict:
 
 
 def _string(t: dict, key: str, where: str, fail, required: bool = False) -> str | None:
-    v = t.get(key)
-    if v is None:
-        if required:
-            fail(f"{where} needs {key}")
-        return None
-    if not isinstance(v, str) or not v:
-        fail(f"{where}.{key} must be a non-empty string")
-    return v
+    return _field(t, key, where, fail, required, lambda v: isinstance(v, str) and v != "", "a non-empty string")
 
 
 def _count(t: dict, key: str, where: str, fail, required: bool = False) -> int | None:
+    return _field(t, key, where, fail, required, lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
+                  "a positive integer")
+
+
+def _field(t: dict, key: str, where: str, fail, required: bool, valid, kind: str):
+    """`t[key]` when it is `valid`; missing is None unless `required`."""
     v = t.get(key)
     if v is None:
         if required:
             fail(f"{where} needs {key}")
         return None
-    if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-        fail(f"{where}.{key} must be a positive integer")
+    if not valid(v):
+        fail(f"{where}.{key} must be {kind}")
     return v
 
 

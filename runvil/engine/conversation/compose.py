@@ -146,32 +146,7 @@ class Composer:
             if pending:
                 raise ComposeError(NO_RESULT.format(n=open_at, id=next(iter(pending))))
             pending = None
-            if role == "user":
-                if run_role != "user":
-                    if run:
-                        append(_compose_run(run_role, run))
-                    run = []
-                    run_role = "user"
-                run.append(r)
-            elif role == "assistant":
-                if run_role != "assistant":
-                    if run:
-                        append(_compose_run(run_role, run))
-                    run = []
-                    run_role = "assistant"
-                run.append(r)
-                if calls:
-                    for call in calls:
-                        cid = call["id"]
-                        if cid in seen:
-                            raise ComposeError(DUPLICATE_ID.format(n=i + 1, id=cid))
-                        seen.add(cid)
-                    pending = dict.fromkeys(call["id"] for call in calls)
-                    open_at = i + 1
-                    append(_compose_run("assistant", run))  # the calls end the run
-                    run = []
-                    run_role = None
-            else:  # system
+            if role == "system":
                 if i >= lead:
                     # unreachable through the list's own edits, which refuse it
                     raise ComposeError(LATE_SYSTEM.format(n=i + 1))
@@ -181,6 +156,25 @@ class Composer:
                     else:
                         text = SYSTEM_SEPARATOR.join([records[k].content for k in range(lead)])
                         append({"role": "system", "content": text})
+                continue
+            # a user or assistant record joins the run of its role
+            if run_role != role:
+                if run:
+                    append(_compose_run(run_role, run))
+                run = []
+                run_role = role
+            run.append(r)
+            if calls:  # only an assistant record gets here with calls
+                for call in calls:
+                    cid = call["id"]
+                    if cid in seen:
+                        raise ComposeError(DUPLICATE_ID.format(n=i + 1, id=cid))
+                    seen.add(cid)
+                pending = dict.fromkeys(call["id"] for call in calls)
+                open_at = i + 1
+                append(_compose_run("assistant", run))  # the calls end the run
+                run = []
+                run_role = None
         self.pending, self.open_at, self.run, self.run_role = pending, open_at, run, run_role
         self.fed = len(records)
         self._last = list(records)  # what was fed, to recognise a list that only grew
