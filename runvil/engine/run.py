@@ -182,13 +182,3 @@ class Run:
             self.events.emit("section_ended", execution_id, section.name)
             i = i + 1 if walk_on and i + 1 < len(sections) else None
         return result
-
-
-def run_to_end(run: Run, answer) -> RunOutcome:
-    """Drives a run with a function that answers one effect (for tests and
-    simple hosts); effects of one step are answered in order."""
-    while True:
-        effects = run.step()
-        if run.done:
-            return run.outcome
-        run.resume({e.id: answer(e) for e in effects})

@@ -88,12 +88,6 @@ def check_number(args, n: int, fname: str):
     type_error(args, n, fname, "number")
 
 
-def opt_number(args, n: int, fname: str, default):
-    if len(args) < n or args[n - 1] is None:
-        return default
-    return check_number(args, n, fname)
-
-
 def check_str(args, n: int, fname: str) -> str:
     """A string argument; numbers are converted, as lua_tolstring does."""
     v = args[n - 1] if len(args) >= n else None
@@ -118,12 +112,3 @@ def check_function(args, n: int, fname: str):
     if type(v) is not FunctionType:
         type_error(args, n, fname, "function")
     return v
-
-
-def check_option(args, n: int, fname: str, options: tuple, default=None) -> str:
-    if default is not None and (len(args) < n or args[n - 1] is None):
-        return default
-    s = check_str(args, n, fname)
-    if s not in options:
-        arg_error(n, fname, f"invalid option '{s}'")
-    return s

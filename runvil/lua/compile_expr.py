@@ -91,18 +91,6 @@ def _number(op, args, n):
     return A.Number(v, line=n.line, col=n.col)
 
 
-def start_line(n) -> int:
-    """The line Lua gives a call: where its prefix expression starts."""
-    while True:
-        t = type(n)
-        if t is A.Call:
-            n = n.func
-        elif t is A.MethodCall or t is A.Index:
-            n = n.obj
-        else:
-            return n.line
-
-
 class ExprCompiler:
     def __init__(self, chunk, scope: FuncScope):
         self.chunk = chunk

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from types import FunctionType
 
-from .errors import LuaError, rt_error
+from .errors import rt_error
 from .table import LuaTable
 
 
