@@ -119,25 +119,18 @@ class NotJSON(Exception):
     `path`: where the offending value sits (`value.a[2]`), a Lua string;
     `lua_type`: its Lua type() name; `reason`: the converter's explanation
     (`unsupported value type \\`function\\``), for record messages;
-    `got`: the text after "got" in `must be JSON data, got ...` messages:
-    the offending value's Lua type alone, as spec/runvil.md §4 and §10 write
-    them (`got number` for NaN, `got table` for mixed keys or a cycle);
-    `note` keeps the short explanation (`nan`, `cycle`) for Python callers."""
+    `must_be_json` names the Lua type alone, as spec/runvil.md §4 and §10
+    write it (`got number` for NaN, `got table` for mixed keys or a cycle)."""
 
-    def __init__(self, path: str, lua_type: str, reason: str, note: str | None = None):
+    def __init__(self, path: str, lua_type: str, reason: str):
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.lua_type = lua_type
         self.reason = reason
-        self.note = note
-
-    @property
-    def got(self) -> str:
-        return self.lua_type
 
     def must_be_json(self, prefix: str = "") -> str:
-        """`{prefix}{path} must be JSON data, got {got}` (json.encode, var)."""
-        return f"{prefix}{self.path} must be JSON data, got {self.got}"
+        """`{prefix}{path} must be JSON data, got {type}` (json.encode, var)."""
+        return f"{prefix}{self.path} must be JSON data, got {self.lua_type}"
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -172,8 +165,8 @@ class _Refusal(Exception):
     """Raised inside the converter; each table on the way out adds its step,
     so paths cost nothing until a value is refused."""
 
-    def __init__(self, lua_type: str, reason: str, note: str | None = None):
-        self.lua_type, self.reason, self.note = lua_type, reason, note
+    def __init__(self, lua_type: str, reason: str):
+        self.lua_type, self.reason = lua_type, reason
         self.steps: list = []  # innermost first
 
 
@@ -206,7 +199,7 @@ def to_json(value, path: str = "value", views=_NESTED_VIEWS):
     try:
         return _conv(value, views, set(), 0)
     except _Refusal as r:
-        raise NotJSON(format_path(path, reversed(r.steps)), r.lua_type, r.reason, r.note) from None
+        raise NotJSON(format_path(path, reversed(r.steps)), r.lua_type, r.reason) from None
 
 
 def _conv(v, views, active: set, depth: int):
@@ -218,7 +211,7 @@ def _conv(v, views, active: set, depth: int):
     if t is float:
         if v - v != 0.0:  # NaN or an infinity
             word = "nan" if v != v else ("inf" if v > 0 else "-inf")
-            raise _Refusal("number", f"unsupported number `{word}`", word)
+            raise _Refusal("number", f"unsupported number `{word}`")
         return v
     if t is LuaTable:
         return _table(v, views, active, depth)
@@ -235,10 +228,10 @@ def _conv(v, views, active: set, depth: int):
 def _table(tb: LuaTable, views, active: set, depth: int):
     if depth >= MAX_DEPTH:
         text = f"nesting deeper than {MAX_DEPTH} levels"
-        raise _Refusal("table", text, text)
+        raise _Refusal("table", text)
     tid = id(tb)
     if tid in active:
-        raise _Refusal("table", "table cycle: a table contains itself", "cycle")
+        raise _Refusal("table", "table cycle: a table contains itself")
     active.add(tid)
     depth += 1
     arr, h = tb.arr, tb.hash
@@ -249,11 +242,11 @@ def _table(tb: LuaTable, views, active: set, depth: int):
             break
     if not live:
         if None in arr:
-            raise _Refusal("table", "table integer keys are not 1..n", "keys are not 1..n")
+            raise _Refusal("table", "table integer keys are not 1..n")
         out = _items(arr, views, active, depth) if arr or tb in _MARKED else {}
     elif not arr and all(type(k) is str for k in h):
         if tb in _MARKED:
-            raise _Refusal("table", "a table marked as a list has string keys", "list with string keys")
+            raise _Refusal("table", "a table marked as a list has string keys")
         out = {}
         for k, x in h.items():
             if x is None:
@@ -274,12 +267,12 @@ def _table(tb: LuaTable, views, active: set, depth: int):
                 nstr += 1
             elif tk is not int:
                 kt = type_name(k)
-                raise _Refusal("table", f"unsupported table key type `{kt}`", f"{kt} key")
+                raise _Refusal("table", f"unsupported table key type `{kt}`")
         if nstr and nstr == len(keys):
             # only string keys are live: the other keys of the hash part were
             # set to nil (a key set to nil is gone, as in Lua), so an object
             if tb in _MARKED:
-                raise _Refusal("table", "a table marked as a list has string keys", "list with string keys")
+                raise _Refusal("table", "a table marked as a list has string keys")
             out = {}
             for k in keys:
                 x = tb.hash[k]
@@ -291,10 +284,10 @@ def _table(tb: LuaTable, views, active: set, depth: int):
             active.discard(tid)
             return out
         if nstr:
-            raise _Refusal("table", "table has both string keys and integer keys", "mixed keys")
+            raise _Refusal("table", "table has both string keys and integer keys")
         n = len(keys)
         if not all(1 <= k <= n for k in keys):
-            raise _Refusal("table", "table integer keys are not 1..n", "keys are not 1..n")
+            raise _Refusal("table", "table integer keys are not 1..n")
         out = _items([tb.get_int(i) for i in range(1, n + 1)], views, active, depth)
     active.discard(tid)
     return out
