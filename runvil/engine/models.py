@@ -228,11 +228,13 @@ def report_round(vm, effect: ModelRound, answer) -> int | None:
 
 
 def failure_message(f: ModelFailure) -> str:
-    """What a failed round says: never the backend's response body."""
+    """What a failed round says: never the backend's response body, but a
+    message a real provider chose from it (host.md "Talking to real
+    providers")."""
     if f.unreachable is not None:
         return UNREACHABLE.format(detail=f.unreachable)
     if f.status is not None:
-        return REJECTED.format(status=f.status)
+        return f.message or REJECTED.format(status=f.status)
     return f.message or f"the model stream failed: {f.stream_error}"
 
 
