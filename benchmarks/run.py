@@ -51,7 +51,16 @@ BENCHMARKS: dict[str, tuple[int, int, str]] = {
     "format": (100_000, 1_000, 'string.format("%d %s %5.2f", ...)'),
     "sort": (100_000, 1_000, "table.sort of n LCG numbers, without and with a comparator"),
     "coroutine": (100_000, 1_000, "coroutine.wrap generator yielding n values + resume/yield ping-pong"),
+    # whole programs of the kinds prompts run (PROGRAMS below)
+    "json": (1_700, 50, "a JSON encoder + decoder written in Lua round-tripping a ~200 KB document"),
+    "report": (20_000, 500, "a sales report: grouping, sorting, money with thousands separators, padded columns"),
+    "textproc": (3_000, 100, "text processing with patterns: word counts, addresses, trimming, gsub captures"),
+    "oop": (40_000, 500, "classes: a 3-level __index chain, __add/__eq/__lt/__le/__tostring, sorting objects"),
+    "dijkstra": (120, 10, "dijkstra on an n x n grid with a hand-written binary heap"),
+    "pipeline": (40_000, 500, "a coroutine generator pipeline: numbers -> filter -> map -> batches"),
 }
+#: the whole programs (the rest are micro-benchmarks); summarised apart
+PROGRAMS = ("json", "report", "textproc", "oop", "dijkstra", "pipeline")
 PARSE_LINES = (5000, 500)  # full, quick
 
 BENCH_ENGINES = ["runvil", "python", "lupa", "lua5.4", "abstra-lua"]
@@ -396,6 +405,14 @@ def render(all_results: dict, args, argv: list[str], started: float,
                     rv_py.append(x)
         w(f"- **runvil / python** geometric mean: {fmt_ratio(geomean(rv_py))} "
           f"(over {len(rv_py)} benchmarks)")
+        for label, group in (("whole programs", [b for b in benches if b in PROGRAMS]),
+                             ("micro-benchmarks", [b for b in benches if b not in PROGRAMS])):
+            xs = [x for b in group
+                  if (x := ratio(find(all_results[b]["results"], "runvil") or Result("runvil", "n/a"),
+                                 find(all_results[b]["results"], "python"))) is not None]
+            if xs:
+                w(f"- **runvil / python, {label}**: geometric mean {fmt_ratio(geomean(xs))}, "
+                  f"highest {fmt_ratio(max(xs))} (over {len(xs)})")
         w(f"- **runvil / abstra-lua** geometric mean: {fmt_ratio(geomean(rv_ab))} "
           f"(over {len(rv_ab)} benchmarks; < 1× means runvil is faster)")
         w("")
