@@ -20,6 +20,14 @@ Decisions where host.md is silent:
 - A reply's `fragments` are its streamed pieces: live output shows them (or
   the whole text, when there are none) as a real provider's stream; the
   reply text is `text` when given, else the fragments joined.
+- Beyond host.md, so that a recorded run (`runvil run --record`) replays
+  exactly: a reply's `model` is the model the provider said served it
+  (default: the round's model); `unreachable: DETAIL` is a backend that
+  could not be reached; `failure: MESSAGE` is a failure the backend
+  described itself (malformed tool call arguments, a stream cut short).
+- `dump_world` writes a world back as YAML a person can edit: block style,
+  Unicode kept, texts of several lines as literal blocks, and any text a
+  YAML 1.2 reader would take for another type quoted.
 """
 
 from __future__ import annotations
@@ -195,9 +203,13 @@ class ScriptedWorld:
         entry = queue.pop(0)
         if entry.get("error") is not None:
             err = entry["error"]
-            return ModelFailure(status=err["status"], body=err["body"])
+            return ModelFailure(status=err["status"], body=err["body"], message=err.get("message"))
         if entry.get("stream_error") is not None:
             return ModelFailure(stream_error=entry["stream_error"])
+        if entry.get("unreachable") is not None:
+            return ModelFailure(unreachable=entry["unreachable"])
+        if entry.get("failure") is not None:
+            return ModelFailure(message=entry["failure"])
         calls = tuple(entry.get("tool_calls") or ())
         fragments = entry.get("fragments")
         text = entry.get("text")
@@ -217,7 +229,7 @@ class ScriptedWorld:
             finish_reason=finish,
             usage=entry.get("usage"),
             reasoning=entry.get("reasoning"),
-            model=effect.model,
+            model=entry.get("model") or effect.model,
             empty_phrase=EMPTY_REPLY,
         )
 
@@ -310,11 +322,18 @@ def _reply(e, where: str) -> dict:
         body = err.get("body")
         out["error"] = {"status": status,
                         "body": "" if body is None else _text(body) if _is_scalar(body) else _compact(_plain(body))}
+        if err.get("message") is not None:  # a recorded failure the backend also described
+            out["error"]["message"] = _optional_text(err["message"], f"{where}.error.message must be text")
     if "stream_error" in e and e["stream_error"] is not None:
         se = e["stream_error"]
         out["stream_error"] = _text(se) if _is_scalar(se) else _compact(_plain(se))
+    for key in ("unreachable", "failure"):
+        if e.get(key) is not None:
+            out[key] = _optional_text(e[key], f"{where}.{key} must be text")
     if "text" in e:
         out["text"] = _optional_text(e["text"], f"{where}.text must be text")
+    if e.get("model") is not None:
+        out["model"] = _optional_text(e["model"], f"{where}.model must be a model name")
     if e.get("fragments") is not None:
         fr = e["fragments"]
         if _is_scalar(fr):
@@ -376,3 +395,48 @@ def _tool_entry(e, where: str) -> dict:
         r = e["result"]
         out["result"] = r if isinstance(r, str) else _compact(_plain(r))
     return out
+
+
+# ------------------------------------------------------------------ writing
+
+
+def dump_world(data) -> str:
+    """A world (or any YAML data) as readable YAML that `ScriptedWorld.load`
+    reads back to the same values: block style, keys in their order,
+    Unicode as it is, texts of several lines as literal blocks, long lines
+    unfolded, and numbers read from a file written as they were."""
+    return yaml.dump(data, Dumper=_dumper(), allow_unicode=True, sort_keys=False, default_flow_style=False,
+                     width=1 << 30)
+
+
+_DUMPER = None
+_OTHER_BREAKS = "\r\x85\u2028\u2029"
+
+
+def _dumper():
+    global _DUMPER
+    if _DUMPER is None:
+        probe = _loader()("")  # resolves plain scalars as the world reader will
+
+        class WorldDumper(yaml.SafeDumper):
+            def ignore_aliases(self, data):
+                return True  # a repeated value is written out again, never as &id001
+
+        def text(dumper, value: str):
+            style = None
+            if any(c in value for c in _OTHER_BREAKS):
+                style = '"'  # YAML reads these as line breaks: only escapes keep them
+            elif "\n" in value:
+                style = "|"
+            elif probe.resolve(yaml.ScalarNode, value, (True, False)) != "tag:yaml.org,2002:str":
+                style = '"'  # e.g. "0o17" or "1_000", which YAML 1.2 reads as numbers
+            return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+        def as_written(tag):
+            return lambda dumper, value: dumper.represent_scalar(tag, value.source)
+
+        WorldDumper.add_representer(str, text)
+        WorldDumper.add_representer(_Int, as_written("tag:yaml.org,2002:int"))
+        WorldDumper.add_representer(_Float, as_written("tag:yaml.org,2002:float"))
+        _DUMPER = WorldDumper
+    return _DUMPER

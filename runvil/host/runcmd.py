@@ -9,15 +9,56 @@ stderr); 2 a usage error; 3 a parse error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
+import threading
 
 from .live import Live
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PARSE = 0, 1, 2, 3
+EXIT_TERMINATED = 143  # 128 + SIGTERM, as a shell reports it
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised in the main thread so that every `finally`
+    runs (the workspace folder is removed) before runvil exits with 143."""
+
+
+@contextlib.contextmanager
+def terminated_as_interrupt():
+    """While a run goes, SIGTERM and SIGHUP raise Terminated (once; a second
+    signal is ignored while runvil cleans up). Only the main thread can."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    raised = []
+
+    def handler(signum, frame):
+        if not raised:
+            raised.append(signum)
+            raise Terminated()
+
+    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGHUP)
+           if signal.getsignal(sig) is not signal.SIG_IGN}  # nohup stays nohup
+    try:
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
 
 
 def run_command(argv: list[str]) -> int:
+    with terminated_as_interrupt():
+        try:
+            return _run_command(argv)
+        except Terminated:
+            print("runvil: terminated", file=sys.stderr)
+            return EXIT_TERMINATED
+
+
+def _run_command(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="runvil run", description="Run a prompt.")
     p.add_argument("prompt")
     p.add_argument("--input")
@@ -28,6 +69,8 @@ def run_command(argv: list[str]) -> int:
     p.add_argument("--log")
     p.add_argument("--json", action="store_true")
     p.add_argument("--debug", action="store_true")
+    p.add_argument("--record", metavar="WORLD.yaml")
+    p.add_argument("--workspace", metavar="DIR", help="the files Pack's folder (default: a temporary one, removed)")
     try:
         args = p.parse_args(argv)
     except SystemExit as e:
@@ -59,7 +102,13 @@ def run_command(argv: list[str]) -> int:
             return EXIT_USAGE
     try:
         live = Live(sys.stderr) if sys.stderr.isatty() else None
-        bindings, answer, note = world_for(args, prompt, on_fragment=live.fragment if live else None)
+        from ..harness.record import Recorder
+
+        recorder = Recorder() if args.record else None
+        on_fragment = live.fragment if live else None
+        if recorder is not None:  # the recorder keeps the streamed fragments too
+            on_fragment = recorder.fragment_hook(on_fragment)
+        bindings, answer, note = world_for(args, prompt, on_fragment=on_fragment)
     except ValueError as e:
         print(f"runvil: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -67,10 +116,16 @@ def run_command(argv: list[str]) -> int:
         print(note, file=sys.stderr)
     if input_text is None and args.script:
         input_text = answer.world_input  # before the live wrapper hides it
+    workspace = None
     if not args.script:  # bound tools come from the Packs
-        from ..harness.packs import PackTools, WithPackTools
+        from ..harness.packs import WithPackTools
 
-        answer = WithPackTools(answer, PackTools())
+        try:
+            tools = pack_tools(args)
+        except OSError as e:
+            return usage_error(f"cannot use the workspace folder {args.workspace}: {e.strerror or e}", answer)
+        answer = WithPackTools(answer, tools)
+        workspace = tools.workspace.path
     requests: list = []
     from ..harness.packs import discover_packs, pack_schemas
 
@@ -80,14 +135,25 @@ def run_command(argv: list[str]) -> int:
     except PrepareError as e:
         return usage_error(str(e), answer)
     try:
-        log = open_log(args.log, run) if args.log else None
+        log = open_log(args.log, run, workspace) if args.log else None
     except OSError as e:
         return usage_error(f"cannot write the run log {args.log}: {e.strerror or e}", answer)
-    answering = answer
+    try:
+        record = open(args.record, "w", encoding="utf-8") if args.record else None
+    except OSError as e:
+        if log is not None:
+            log.close()
+        return usage_error(f"cannot write the recorded world {args.record}: {e.strerror or e}", answer)
+    answering = answer if recorder is None else recorder.wrap(answer, input_text, bindings)
     if live is not None:
         run.events.listeners.append(live.listen)
-        answering = live.answerer(answer)
-    outcome = drive_closing(run, answering, answer, log, requests)
+        answering = live.answerer(answering)
+    try:
+        outcome = drive_closing(run, answering, answer, log, requests)
+    finally:  # a failed run is recorded too: its failure is part of the world
+        if record is not None:
+            with record:
+                recorder.write(record)
     if args.json:
         _print_json(
             {
@@ -175,9 +241,35 @@ def world_for(args, prompt, on_fragment=None):
     return bindings, _Answerer(), "runvil: no config: every model role runs on the offline echo model"
 
 
-def open_log(path: str, run):
+def pack_tools(args):
+    """The Packs' tools for a run off the script: `files` in `--workspace
+    DIR` (made when missing, kept) or in a fresh temporary folder (removed
+    when the run ends); `[packs]` settings from the config."""
+    from ..harness.packs import PackTools
+    from ..harness.workspace import Workspace
+    from .config import PackSettings, load_config
+
+    config = load_config(args.config)
+    settings = config.packs if config is not None else PackSettings()
+    if args.workspace:
+        workspace = Workspace.at(args.workspace, settings.write_quota)
+    else:
+        workspace = Workspace.temporary(settings.write_quota)
+    return PackTools(workspace, settings)
+
+
+def open_log(path: str, run, workspace: str | None = None):
+    """The run log; its `run_started` event names the workspace folder."""
     f = open(path, "w", encoding="utf-8")
-    run.events.listeners.append(lambda ev: (f.write(json.dumps(ev.as_json(), ensure_ascii=False) + "\n"), f.flush()))
+
+    def write(ev):
+        data = ev.as_json()
+        if workspace is not None and ev.type == "run_started":
+            data["workspace"] = workspace
+        f.write(json.dumps(data, ensure_ascii=False) + "\n")
+        f.flush()
+
+    run.events.listeners.append(write)
     return f
 
 

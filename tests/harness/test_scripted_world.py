@@ -7,6 +7,8 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from runvil.engine.effects import ModelFailure, ModelReply, ModelRound, ToolCall, ToolFailure, ToolResult
 from runvil.harness.scripted import ScriptedWorld, WorldError
@@ -119,3 +121,46 @@ def test_numbers_are_text_as_written_and_data_as_numbers(tmp_path):
     assert type(r.tool_calls[0]["arguments"]["limit"]) is int and type(r.tool_calls[0]["arguments"]["ratio"]) is float
     assert r.usage == {"prompt_tokens": 10, "completion_tokens": 2} and type(r.usage["prompt_tokens"]) is int
     assert w.answer(ToolCall(1, "web/search", {})) == ToolResult('{"n":3.1}')
+
+
+def test_recorded_failures_and_the_serving_model(tmp_path):
+    """What `--record` writes beyond host.md's example replays as it came."""
+    w = load(tmp_path, """
+        replies:
+          - {text: hi, model: gpt-4o-2024-08-06}
+          - {unreachable: connection refused}
+          - {failure: "the model sent malformed tool call arguments: f: bad"}
+          - {error: {status: 400, body: nope, message: "the model backend rejected the request (status 400): nope"}}
+          - {text: plain}
+        """)
+    assert w.answer(round_()).model == "gpt-4o-2024-08-06"
+    assert w.answer(round_()) == ModelFailure(unreachable="connection refused")
+    assert w.answer(round_()) == ModelFailure(message="the model sent malformed tool call arguments: f: bad")
+    assert w.answer(round_()) == ModelFailure(status=400, body="nope",
+                                              message="the model backend rejected the request (status 400): nope")
+    assert w.answer(round_(model="m1")).model == "m1"
+
+
+TEXTS = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30) | st.sampled_from(
+    ["no", "0o17", "1_000", "3.10", ".inf", "~", "null", "a: b", "- x", "#c", " lead", "trail \n", "x\n\n", "\udc80"])
+DATA = st.recursive(TEXTS | st.integers() | st.booleans() | st.none()
+                    | st.floats(allow_nan=False), lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(TEXTS, inner, max_size=3), max_leaves=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(DATA)
+def test_a_dumped_world_reads_back_to_the_same_values(data):
+    """dump_world's YAML, read with the world's YAML 1.2 rules, is the data."""
+    import yaml
+
+    from runvil.harness.scripted import _loader, _plain, dump_world
+
+    assert _plain(yaml.load(dump_world({"input": data}), Loader=_loader())) == {"input": data}
+
+
+def test_a_dumped_world_is_block_style_with_literal_texts():
+    from runvil.harness.scripted import dump_world
+
+    text = dump_world({"replies": [{"text": "Ligne un\nligne deux — fin", "usage": {"prompt_tokens": 3}}]})
+    assert text == "replies:\n- text: |-\n    Ligne un\n    ligne deux — fin\n  usage:\n    prompt_tokens: 3\n"

@@ -1,0 +1,180 @@
+"""Recording a run (`runvil run --record WORLD.yaml`, host.md): an answerer
+wrapper that passes every effect to the real world (providers, Packs) and
+keeps what came back, written at the end as a scripted world that
+`--script` replays offline with the same result, requests and events.
+
+What is kept, and how it maps onto the world (host.md "The scripted world"):
+- the run's input, and each declared role's model (its name in requests,
+  context window and max_tokens);
+- every model round, in the order the run posted them (effect ids), as one
+  `replies` list: text, tool calls (arguments as JSON objects), the finish
+  reason (written even when it is the default, `null` when none came),
+  usage, reasoning, the streamed fragments, the model that served it; a
+  failure as `error: {status, body}`, `stream_error`, `unreachable` or
+  `failure`;
+- every bound tool call's result, failure or drop, per tool, in order.
+
+A retried request is transport detail: only the final answer of a round is
+kept (the provider retries below this wrapper). Every text is scrubbed of
+the providers' keys before it is written.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from ..engine.effects import ModelFailure, ModelReply, ModelRound, ToolCall, ToolDropped, ToolFailure, ToolResult
+
+REDACTED = "[REDACTED]"
+
+
+class Recorder:
+    """Wraps an answerer; `fragment(effect, text)` takes the streamed pieces
+    (chain it into the provider's `on_fragment`), `world()` is the record."""
+
+    def __init__(self):
+        self.answer = None
+        self.input: str | None = None
+        self.bindings: dict = {}
+        self.secrets: list[str] = []
+        self.rounds: dict[int, tuple] = {}  # effect id -> (effect, answer)
+        self.tool_calls: dict[int, tuple] = {}
+        self.fragments: dict[int, list[str]] = {}
+        self._lock = threading.Lock()
+
+    def wrap(self, answer, input: str | None, bindings: dict):
+        """Starts recording the answers `answer` gives; returns the answerer
+        to drive the run with."""
+        self.answer = answer
+        self.input = input
+        self.bindings = dict(bindings)
+        self.secrets = provider_keys(answer)
+        self.concurrent = getattr(answer, "concurrent", False)
+        return self
+
+    def fragment(self, effect, text: str) -> None:
+        with self._lock:
+            self.fragments.setdefault(effect.id, []).append(text)
+
+    def fragment_hook(self, then=None):
+        """An `on_fragment(effect, text)` that keeps the piece, then passes it
+        on to `then` (live output)."""
+        if then is None:
+            return self.fragment
+
+        def both(effect, text):
+            self.fragment(effect, text)
+            then(effect, text)
+
+        return both
+
+    def __call__(self, effect):
+        answer = self.answer(effect)
+        with self._lock:
+            if isinstance(effect, ModelRound):
+                self.rounds[effect.id] = (effect, answer)
+            elif isinstance(effect, ToolCall):
+                self.tool_calls[effect.id] = (effect, answer)
+        return answer
+
+    # ------------------------------------------------------------ the world
+
+    def world(self) -> dict:
+        """The recorded world, as data for `dump_world`."""
+        world: dict = {}
+        if self.input is not None:
+            world["input"] = self.input
+        if self.bindings:
+            world["models"] = {role: _model(b) for role, b in self.bindings.items()}
+        with self._lock:
+            rounds = [self.rounds[i] for i in sorted(self.rounds)]
+            calls = [self.tool_calls[i] for i in sorted(self.tool_calls)]
+            fragments = {i: list(f) for i, f in self.fragments.items()}
+        world["replies"] = [_reply(e, a, fragments.get(e.id) or []) for e, a in rounds]
+        tools: dict = {}
+        for effect, answer in calls:
+            tools.setdefault(effect.name, []).append(_tool_entry(answer))
+        if tools:
+            world["tools"] = tools
+        return self.scrub(world)
+
+    def write(self, f) -> None:
+        """Writes the world to an open text file."""
+        from .scripted import dump_world
+
+        f.write(dump_world(self.world()))
+
+    def scrub(self, value):
+        """The value with every provider key replaced (a server may echo one)."""
+        if isinstance(value, str):
+            for key in self.secrets:
+                value = value.replace(key, REDACTED)
+            return value
+        if isinstance(value, dict):
+            return {k: self.scrub(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.scrub(v) for v in value]
+        return value
+
+
+def provider_keys(answer) -> list[str]:
+    """The API keys a provider answerer holds (a `ProviderSet` reads them up
+    front into `keys`), longest first so no key is half-replaced."""
+    models = getattr(answer, "models", answer)  # WithPackTools wraps the providers
+    keys = getattr(models, "keys", None)
+    if not isinstance(keys, dict):
+        return []
+    return sorted({k for k in keys.values() if isinstance(k, str) and k}, key=len, reverse=True)
+
+
+def _model(binding) -> dict:
+    out = {"model": binding.name or binding.id, "context": binding.context}
+    if binding.max_tokens is not None:
+        out["max_tokens"] = binding.max_tokens
+    return out
+
+
+def _reply(effect: ModelRound, answer, fragments: list[str]) -> dict:
+    if isinstance(answer, ModelFailure):
+        return _failure(answer)
+    if not isinstance(answer, ModelReply):
+        return {"failure": f"the answerer gave {type(answer).__name__} for a model round"}
+    out: dict = {}
+    if answer.text or not answer.tool_calls:
+        out["text"] = answer.text
+    if answer.tool_calls:
+        out["tool_calls"] = [{"id": c.get("id"), "name": c.get("name"), "arguments": c.get("arguments")}
+                             for c in answer.tool_calls]
+    out["finish_reason"] = answer.finish_reason
+    if answer.usage is not None:
+        out["usage"] = dict(answer.usage)
+    if answer.reasoning is not None:
+        out["reasoning"] = answer.reasoning
+    if len(fragments) > 1:  # one fragment is the text itself
+        out["fragments"] = fragments
+    if answer.model and answer.model != effect.model:
+        out["model"] = answer.model
+    return out
+
+
+def _failure(f: ModelFailure) -> dict:
+    if f.status is not None:
+        err = {"status": f.status, "body": f.body}
+        if f.message is not None:
+            err["message"] = f.message
+        return {"error": err}
+    if f.stream_error is not None:
+        return {"stream_error": f.stream_error}
+    if f.unreachable is not None:
+        return {"unreachable": f.unreachable}
+    return {"failure": f.message or ""}
+
+
+def _tool_entry(answer) -> dict:
+    if isinstance(answer, ToolResult):
+        return {"result": answer.text}
+    if isinstance(answer, ToolFailure):
+        return {"error": answer.message}
+    if isinstance(answer, ToolDropped):
+        return {"dropped": True, "reason": answer.reason}
+    return {"error": f"the answerer gave {type(answer).__name__} for a tool call"}
