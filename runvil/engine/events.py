@@ -1,8 +1,16 @@
 """Run events (spec/runvil.md §11): reported in order, each with the
-execution id, the section and a sequence number. The Host writes them as
-JSON Lines (the run log) and may show them live."""
+execution id, the section, a sequence number and the time (host.md: UTC,
+ISO 8601 with milliseconds). The Host writes them as JSON Lines (the run
+log) and may show them live.
+
+The Harness may report events too (a `model_retry` while a provider is
+retried), from the threads that answer effects: `emit` is thread-safe, so
+sequence numbers stay in order and unique."""
 
 from __future__ import annotations
+
+import threading
+from datetime import datetime, timezone
 
 from attrs import frozen
 
@@ -12,6 +20,7 @@ EVENT_TYPES = (
     "model_turn_completed",
     "model_turn_failed",
     "model_turn_truncated",
+    "model_retry",  # the Harness retries a round (host.md "Talking to real providers")
     "thinking",
     "assistant_reply",
     "tool_call_succeeded",
@@ -27,6 +36,12 @@ EVENT_TYPES = (
 )
 
 
+def utc_now() -> str:
+    """The time now as host.md writes it: `2026-12-01T14:20:15.123Z`."""
+    now = datetime.now(timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
 @frozen
 class Event:
     seq: int
@@ -34,9 +49,11 @@ class Event:
     execution_id: str
     section: str | None
     data: dict
+    time: str = ""
 
     def as_json(self) -> dict:
-        return {"seq": self.seq, "type": self.type, "execution_id": self.execution_id, "section": self.section, **self.data}
+        return {"seq": self.seq, "time": self.time, "type": self.type, "execution_id": self.execution_id,
+                "section": self.section, **self.data}
 
 
 class EventLog:
@@ -45,13 +62,15 @@ class EventLog:
     def __init__(self):
         self.events: list[Event] = []
         self.listeners: list = []
+        self._lock = threading.RLock()
 
     def emit(self, type: str, execution_id: str, section: str | None, **data) -> Event:
         assert type in EVENT_TYPES, type
-        ev = Event(len(self.events) + 1, type, execution_id, section, data)
-        self.events.append(ev)
-        for listener in self.listeners:
-            listener(ev)
+        with self._lock:
+            ev = Event(len(self.events) + 1, type, execution_id, section, data, utc_now())
+            self.events.append(ev)
+            for listener in self.listeners:
+                listener(ev)
         return ev
 
     def of_type(self, type: str) -> list[Event]:

@@ -2,28 +2,36 @@
 sent as a streaming Chat Completions request over httpx, answered with a
 `ModelReply` or a `ModelFailure`.
 
-Decisions (spec/runvil.md §12 "Provider failures", host.md "keys never
-appear"):
+Decisions (spec/runvil.md §12 "Provider failures", host.md "Talking to
+real providers" and "keys never appear"):
 
 - The request always streams (`stream: true`, `stream_options.include_usage`).
   A provider that answers a streaming request with one plain JSON
   completion instead is read as such.
-- An HTTP status >= 400 is `ModelFailure(status, body)`; the body is the
-  response text, cut to `MAX_BODY` characters. A connection error or a
-  timeout is `ModelFailure(unreachable=<short detail>)`. An error object
-  inside a started stream is `ModelFailure(stream_error=<its message>)`; the
-  text received before it is dropped. The Engine classifies overflows.
+- Retries follow `retries.py`; each one is reported through `on_retry`
+  before its wait. Once a reply's status line has arrived nothing is
+  retried, so no streamed text is ever shown twice.
+- An HTTP status >= 400 is `ModelFailure(status, body, message)`: the body
+  is the response text (cut to `MAX_BODY` characters, for the Engine's
+  overflow check) and the message is `the model backend rejected the
+  request (status N): <the provider's own message>` (`errortext.py`).
+- A connection error or a timeout before the reply is
+  `ModelFailure(unreachable=<short detail>)`. A stream that ends without a
+  finish reason or without `[DONE]`, or whose connection breaks, is
+  `ModelFailure(message="the model backend's reply stream ended early")`:
+  the text received is not a reply. An error object inside a started
+  stream is `ModelFailure(stream_error=<its message>)`. The Engine
+  classifies overflows.
 - Malformed tool call arguments from the model are
   `ModelFailure(message="the model sent malformed tool call arguments: ...")`.
 - The API key only ever travels in the Authorization header. Every text a
-  failure carries (bodies, stream errors, details) has each occurrence of
-  the key replaced by `[REDACTED]`, so a server that echoes the key back
-  cannot leak it into errors, the run log or `--json`.
+  failure carries has the key (and anything that looks like a key) masked,
+  so a server that echoes the key back cannot leak it into errors, the run
+  log or `--json`.
+- JSON a provider sends is decoded by `safe_loads`: too deep a document is
+  refused, never a crash.
 - Request text is sent as UTF-8; a lone surrogate (a Lua byte that was not
   UTF-8, kept by the Engine as surrogateescape) goes out as U+FFFD.
-- A stream that ends without a finish reason gives `finish_reason=None`
-  (the Engine fails closed on it); a stream cut without `[DONE]` keeps what
-  arrived.
 """
 
 from __future__ import annotations
@@ -31,17 +39,19 @@ from __future__ import annotations
 import errno
 import json
 import re
+import time
 from typing import Callable
 
 import httpx
 
 from ..engine.effects import ModelFailure, ModelReply, ModelRound
-from ..engine.models import EMPTY_REPLY
+from ..engine.models import EMPTY_REPLY, REJECTED
+from .errortext import REDACTED, detail, mask_keys, safe_loads
+from .retries import RetryPolicy, retryable_status
 
-DEFAULT_TIMEOUT = 600.0  # seconds to wait for the next bytes of a reply
-CONNECT_TIMEOUT = 15.0
+DEFAULT_TIMEOUT = 600.0  # seconds to connect, and to wait for the next bytes of a reply
 MAX_BODY = 64 * 1024  # characters of an error body kept in a failure
-REDACTED = "[REDACTED]"
+STREAM_ENDED = "the model backend's reply stream ended early"
 MALFORMED_ARGUMENTS = "the model sent malformed tool call arguments: {detail}"
 THINKING_EFFORT = {"low": "low", "medium": "medium", "high": "high"}  # off: nothing
 
@@ -193,8 +203,8 @@ class ReplyBuilder:
                 calls.append({"id": c["id"] or "", "name": c["name"], "arguments": None})
                 continue
             try:
-                args = json.loads(text)
-            except ValueError as e:
+                args = safe_loads(text)
+            except (ValueError, RecursionError) as e:
                 detail = f"{c['name'] or 'a tool call'}: {e}"
                 raise _Failed(ModelFailure(message=MALFORMED_ARGUMENTS.format(detail=detail))) from None
             if not isinstance(args, dict):
@@ -282,6 +292,36 @@ def unreachable_detail(e: httpx.TransportError, timeout: float) -> str:
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
+def rejected_message(status: int, body: str, key: str | None) -> str:
+    """`the model backend rejected the request (status 400): <message>`."""
+    said = detail(body, key)
+    return REJECTED.format(status=status) + (f": {said}" if said else "")
+
+
+class _Retry:
+    """A try that failed in a way worth another: the failure to report if
+    no retry is left, and the wait the reply's headers asked for."""
+
+    def __init__(self, failure: ModelFailure, headers=None):
+        self.failure = failure
+        self.headers = headers
+
+
+def _read_capped(resp: httpx.Response, limit: int) -> str:
+    """At most `limit` characters of a response body (a huge error page is
+    not read whole)."""
+    buf = bytearray()
+    for part in resp.iter_bytes():
+        buf += part
+        if len(buf) >= 4 * limit:
+            break
+    try:
+        text = bytes(buf).decode(resp.encoding or "utf-8", "replace")
+    except LookupError:  # a charset Python does not know
+        text = bytes(buf).decode("utf-8", "replace")
+    return text[:limit]
+
+
 # ------------------------------------------------------------------ the provider
 
 
@@ -297,20 +337,20 @@ class OpenAIProvider:
         timeout: float = DEFAULT_TIMEOUT,
         on_fragment: Callable[[str], None] | None = None,
         transport: httpx.BaseTransport | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
     ):
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model_name = model_name
         self.timeout = timeout
         self.on_fragment = on_fragment
+        self.retry = retry or RetryPolicy()
+        self.sleep = sleep
         self._key = api_key or None
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
-        self._client = httpx.Client(
-            headers=headers,
-            timeout=httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT)),
-            transport=transport,
-        )
+        self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout), transport=transport)
 
     def __repr__(self) -> str:  # never the key
         return f"OpenAIProvider({self.url!r}, model={self.model_name!r})"
@@ -325,13 +365,9 @@ class OpenAIProvider:
         self.close()
 
     def redact(self, text: str) -> str:
-        """The text with the key, and its escaped spellings, replaced."""
-        if self._key and text:
-            k = self._key
-            forms = {k, repr(k)[1:-1], repr(k.encode("utf-8", "replace"))[2:-1], json.dumps(k)[1:-1]}
-            for form in sorted(forms, key=len, reverse=True):
-                text = text.replace(form, REDACTED)
-        return text
+        """The text with the key, its escaped spellings and anything that
+        looks like a key masked."""
+        return mask_keys(text, self._key)
 
     def _redacted(self, f: ModelFailure) -> ModelFailure:
         return ModelFailure(
@@ -342,40 +378,79 @@ class OpenAIProvider:
             message=None if f.message is None else self.redact(f.message),
         )
 
-    def answer(self, effect: ModelRound, on_fragment: Callable[[str], None] | None = None):
-        """Sends one round; returns a ModelReply or a ModelFailure (never raises
-        for network or protocol trouble)."""
+    def answer(
+        self,
+        effect: ModelRound,
+        on_fragment: Callable[[str], None] | None = None,
+        on_retry: Callable[[int, int | None, float], None] | None = None,
+    ):
+        """Sends one round, retrying as host.md says; returns a ModelReply or
+        a ModelFailure (never raises for network or protocol trouble).
+        `on_retry(attempt, status, wait)` is called before each retry's wait
+        (status None for a connection that failed)."""
         body = encode_body(request_body(effect, self.model_name))
-        builder = ReplyBuilder(on_fragment or self.on_fragment)
+        retries = 0
+        while True:
+            outcome = self._try(body, on_fragment or self.on_fragment)
+            if not isinstance(outcome, _Retry):
+                return self._redacted(outcome) if isinstance(outcome, ModelFailure) else outcome
+            if retries >= self.retry.max_retries:
+                return self._redacted(outcome.failure)
+            retries += 1
+            wait = self.retry.wait(retries, outcome.headers)
+            if on_retry is not None:
+                on_retry(retries, outcome.failure.status, wait)
+            self.sleep(wait)
+
+    def _try(self, body: bytes, on_fragment):
+        """One request: a ModelReply, a ModelFailure, or a _Retry."""
+        builder = ReplyBuilder(on_fragment)
+        replied = False  # the status line arrived: nothing is retried after it
         try:
             with self._client.stream("POST", self.url, content=body) as resp:
+                replied = True
                 if resp.status_code >= 400:
-                    resp.read()
-                    text = resp.text
-                    return self._redacted(ModelFailure(status=resp.status_code, body=text[:MAX_BODY]))
-                ctype = resp.headers.get("content-type", "")
-                if "text/event-stream" in ctype:
-                    for payload in _sse_events(resp.iter_lines()):
-                        if payload.strip() == "[DONE]":
-                            break
-                        try:
-                            data = json.loads(payload)
-                        except ValueError:
-                            continue  # a keep-alive or a line we do not know
-                        builder.chunk(data)
-                else:  # a plain JSON completion
-                    resp.read()
-                    try:
-                        data = json.loads(resp.text)
-                    except ValueError:
-                        return self._redacted(
-                            ModelFailure(message="the model backend sent a reply that is not JSON or an event stream")
-                        )
-                    builder.chunk(data)
-                return builder.reply()
+                    return self._status_failure(resp)
+                return self._read_reply(resp, builder)
         except _Failed as f:
-            return self._redacted(f.failure)
+            return f.failure
+        except httpx.TimeoutException as e:
+            if replied:
+                return ModelFailure(message=f"{STREAM_ENDED}: no reply bytes within {self.timeout:g} seconds")
+            return _Retry(ModelFailure(unreachable=unreachable_detail(e, self.timeout)))
         except httpx.TransportError as e:
-            return self._redacted(ModelFailure(unreachable=unreachable_detail(e, self.timeout)))
+            if replied:
+                return ModelFailure(message=STREAM_ENDED)
+            failure = ModelFailure(unreachable=unreachable_detail(e, self.timeout))
+            return failure if isinstance(e, httpx.LocalProtocolError) else _Retry(failure)
         except (httpx.HTTPError, httpx.InvalidURL) as e:  # e.g. a malformed URL
-            return self._redacted(ModelFailure(unreachable=f"{type(e).__name__}: {e}"))
+            return ModelFailure(unreachable=f"{type(e).__name__}: {e}")
+
+    def _status_failure(self, resp: httpx.Response):
+        text = _read_capped(resp, MAX_BODY)
+        failure = ModelFailure(status=resp.status_code, body=text,
+                               message=rejected_message(resp.status_code, text, self._key))
+        return _Retry(failure, resp.headers) if retryable_status(resp.status_code, text) else failure
+
+    def _read_reply(self, resp: httpx.Response, builder: ReplyBuilder):
+        if "text/event-stream" not in resp.headers.get("content-type", ""):  # a plain JSON completion
+            resp.read()
+            try:
+                data = safe_loads(resp.text)
+            except (ValueError, RecursionError):
+                return ModelFailure(message="the model backend sent a reply that is not JSON or an event stream")
+            builder.chunk(data)
+            return builder.reply()
+        for payload in _sse_events(resp.iter_lines()):
+            if payload.strip() == "[DONE]":
+                break
+            try:
+                data = safe_loads(payload)
+            except (ValueError, RecursionError):
+                continue  # a keep-alive or a line we do not know
+            builder.chunk(data)
+        else:  # the stream ended without [DONE]
+            return ModelFailure(message=STREAM_ENDED)
+        if builder.finish_reason is None:
+            return ModelFailure(message=STREAM_ENDED)
+        return builder.reply()

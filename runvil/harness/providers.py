@@ -2,8 +2,11 @@
 effects of one step concurrently (runvil.md §1 "Harness").
 
 `ProviderSet` reads a host config by duck typing (`providers`: name ->
-object with `base_url`, `api_key_env`; `models`: id -> object with
-`provider`, `name`) so the harness never imports the host. A round's
+object with `base_url`, `api_key_env`, `timeout`, `max_retries`; `models`:
+id -> object with `provider`, `name`) so the harness never imports the
+host. Retries are reported through `on_retry(effect, attempt, status,
+wait)`, which the Host sets to add a `model_retry` run event: the Engine
+never sees HTTP. A round's
 `effect.model` is the bound catalog model id (the host binds with
 `name=id`); when it is not a catalog id, the role's binding is tried.
 """
@@ -12,11 +15,11 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 from ..engine.effects import ModelFailure, ModelRound, ToolCall, ToolFailure
 from .openai import DEFAULT_TIMEOUT, OpenAIProvider
+from .retries import DEFAULT_MAX_RETRIES, RetryPolicy
 
 MAX_WORKERS = 8
 
@@ -33,16 +36,18 @@ class ProviderSet:
         bindings: dict | None = None,
         keys: dict | None = None,
         environ=None,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float | None = None,
         on_fragment: Callable | None = None,
         factory=OpenAIProvider,
+        on_retry: Callable | None = None,
     ):
         self.config = config
         self.bindings = dict(bindings or {})
         self.keys = dict(keys or {})  # provider name -> key, read up front by the host
         self.environ = os.environ if environ is None else environ
-        self.timeout = timeout
+        self.timeout = timeout  # overrides every provider's own when given
         self.on_fragment = on_fragment  # on_fragment(effect, text): live output
+        self.on_retry = on_retry  # on_retry(effect, attempt, status, wait): the run log and live output
         self.factory = factory
         self._providers: dict[str, object] = {}
         self._lock = threading.Lock()
@@ -72,7 +77,10 @@ class ProviderSet:
             p = self._providers.get(model.id)
             if p is None:
                 prov = self.config.providers[model.provider]
-                p = self.factory(prov.base_url, self._key(model.provider), model.name, timeout=self.timeout)
+                timeout = self.timeout or getattr(prov, "timeout", None) or DEFAULT_TIMEOUT
+                retries = getattr(prov, "max_retries", None)
+                policy = RetryPolicy(DEFAULT_MAX_RETRIES if retries is None else retries)
+                p = self.factory(prov.base_url, self._key(model.provider), model.name, timeout=timeout, retry=policy)
                 self._providers[model.id] = p
             return p
 
@@ -90,14 +98,20 @@ class ProviderSet:
             provider = self.provider_for(model)
         except LookupError as e:
             return ModelFailure(message=f"provider '{model.provider}' needs an API key: {e.args[0]}")
-        cb = None
+        fragment = retry = None
         if self.on_fragment is not None:
-            on = self.on_fragment
+            on_fragment = self.on_fragment
 
-            def cb(text, _effect=effect):
-                on(_effect, text)
+            def fragment(text):
+                on_fragment(effect, text)
 
-        return provider.answer(effect, on_fragment=cb)
+        if self.on_retry is not None:
+            on_retry = self.on_retry
+
+            def retry(attempt, status, wait):
+                on_retry(effect, attempt, status, wait)
+
+        return provider.answer(effect, on_fragment=fragment, on_retry=retry)
 
     __call__ = answer
 
@@ -115,16 +129,37 @@ class ProviderSet:
 
 
 def answer_concurrently(effects, answer: Callable, max_workers: int = MAX_WORKERS) -> dict:
-    """Answers the independent effects of one step, in parallel threads;
-    returns {effect.id: answer} in the effects' order. The first exception an
-    answerer raises (in effect order) is re-raised once all have finished."""
+    """Answers the independent effects of one step at the same time, on at
+    most `max_workers` threads; returns {effect.id: answer} in the effects'
+    order. The first exception an answerer raised (in effect order) is
+    re-raised once all have finished. The threads are daemons and the wait
+    can be interrupted, so Ctrl-C or SIGTERM never waits for a slow call."""
     effects = list(effects)
     if len(effects) <= 1:
         return {e.id: answer(e) for e in effects}
-    with ThreadPoolExecutor(max_workers=min(max_workers, len(effects)), thread_name_prefix="runvil-effect") as pool:
-        futures = [(e.id, pool.submit(answer, e)) for e in effects]
-        done = [(i, f.exception(), f) for i, f in futures]
-    for _, exc, _ in done:
-        if exc is not None:
-            raise exc
-    return {i: f.result() for i, _, f in done}
+    answers: list = [None] * len(effects)
+    errors: list = [None] * len(effects)
+    pending = iter(range(len(effects)))
+    lock = threading.Lock()
+
+    def work():
+        while True:
+            with lock:
+                i = next(pending, None)
+            if i is None:
+                return
+            try:
+                answers[i] = answer(effects[i])
+            except BaseException as e:  # handed to the driving thread
+                errors[i] = e
+
+    workers = [threading.Thread(target=work, name="runvil-effect", daemon=True)
+               for _ in range(min(max_workers, len(effects)))]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    for e in errors:
+        if e is not None:
+            raise e
+    return {e.id: a for e, a in zip(effects, answers)}

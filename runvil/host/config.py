@@ -10,6 +10,9 @@ Decisions:
 - The file is checked strictly: an unknown key is an error (it is most often
   a typo). A literal `api_key` is refused: keys come from the environment
   variable named by `api_key_env`, and no error ever shows a key.
+- A provider's `timeout` (seconds to connect and between reply bytes, any
+  positive finite number; default 600) and `max_retries` (0 or more;
+  default 2) are host.md's "Talking to real providers".
 - `api_key_env` is optional (local servers need no key). A provider that
   names one needs it set and non-empty when a bound model uses it; the
   error names the variable.
@@ -23,6 +26,7 @@ Decisions:
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from pathlib import Path
@@ -31,6 +35,8 @@ import attrs
 
 CONFIG_ENV = "RUNVIL_CONFIG"
 DEFAULT_FILE = "runvil.toml"
+DEFAULT_TIMEOUT = 600.0  # seconds (host.md)
+DEFAULT_MAX_RETRIES = 2
 
 
 class ConfigError(ValueError):
@@ -43,6 +49,8 @@ class Provider:
     name: str
     base_url: str
     api_key_env: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    max_retries: int = DEFAULT_MAX_RETRIES
 
 
 @attrs.frozen
@@ -55,12 +63,23 @@ class CatalogModel:
 
 
 @attrs.frozen
+class PackSettings:
+    """`[packs.web]` and `[packs.files]` (host.md "Built-in Packs")."""
+
+    search_url: str | None = None
+    fetch_max_bytes: int = 2_000_000
+    fetch_timeout: float = 20.0
+    write_quota: int = 100_000_000  # bytes files/write may add to the workspace per run
+
+
+@attrs.frozen
 class Config:
     default_model: str | None = None
     providers: dict[str, Provider] = attrs.field(factory=dict)
     models: dict[str, CatalogModel] = attrs.field(factory=dict)
     bind: dict[str, str] = attrs.field(factory=dict)
     path: str | None = None
+    packs: PackSettings = attrs.field(factory=PackSettings)
 
 
 # ------------------------------------------------------------------ loading
@@ -101,7 +120,7 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
     def fail(msg: str):
         raise ConfigError(f"{source}: {msg}")
 
-    _known(data, {"default_model", "providers", "models", "bind"}, "", fail)
+    _known(data, {"default_model", "providers", "models", "bind", "packs"}, "", fail)
 
     providers: dict[str, Provider] = {}
     for name, p in _table(data, "providers", fail).items():
@@ -111,11 +130,15 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
         if "api_key" in p:
             fail(f"{where}: api_key is not read from the config file; "
                  "put the key in an environment variable and name it with api_key_env")
-        _known(p, {"base_url", "api_key_env"}, where, fail)
+        _known(p, {"base_url", "api_key_env", "timeout", "max_retries"}, where, fail)
         base_url = _string(p, "base_url", where, fail, required=True)
         if not base_url.startswith(("http://", "https://")):
             fail(f"{where}.base_url must start with http:// or https://")
-        providers[name] = Provider(name, base_url, _string(p, "api_key_env", where, fail))
+        timeout = _field(p, "timeout", where, fail, False, _seconds, "a positive number of seconds")
+        retries = _field(p, "max_retries", where, fail, False, lambda v: _integer(v) and v >= 0, "an integer, 0 or more")
+        providers[name] = Provider(name, base_url, _string(p, "api_key_env", where, fail),
+                                   DEFAULT_TIMEOUT if timeout is None else float(timeout),
+                                   DEFAULT_MAX_RETRIES if retries is None else retries)
 
     models: dict[str, CatalogModel] = {}
     for mid, m in _table(data, "models", fail).items():
@@ -146,7 +169,28 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
             fail("default_model must be a model id string")
         if default not in models:
             fail(f"default_model: unknown model '{default}' (no [models.\"{default}\"] table)")
-    return Config(default, providers, models, bind, source)
+    return Config(default, providers, models, bind, source, parse_pack_settings(data, fail))
+
+
+def parse_pack_settings(data: dict, fail) -> PackSettings:
+    """The built-in Packs' settings: `[packs.web] search_url` (an http(s)
+    URL), `fetch_max_bytes`, `fetch_timeout` (seconds); `[packs.files]
+    write_quota` (bytes). Other Packs' tables are theirs to read."""
+    packs = _table(data, "packs", fail)
+    web = _table(packs, "web", lambda m: fail(f"packs.{m}"))
+    files = _table(packs, "files", lambda m: fail(f"packs.{m}"))
+    _known(web, {"search_url", "fetch_max_bytes", "fetch_timeout"}, "packs.web", fail)
+    _known(files, {"write_quota"}, "packs.files", fail)
+    url = _string(web, "search_url", "packs.web", fail)
+    if url is not None and not url.startswith(("http://", "https://")):
+        fail("packs.web.search_url must start with http:// or https://")
+    whole = lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0  # noqa: E731
+    seconds = lambda v: (whole(v) or isinstance(v, float)) and 0 < v < float("inf")  # noqa: E731
+    d = PackSettings()
+    max_bytes = _field(web, "fetch_max_bytes", "packs.web", fail, False, whole, "a positive integer")
+    timeout = _field(web, "fetch_timeout", "packs.web", fail, False, seconds, "a positive number of seconds")
+    quota = _field(files, "write_quota", "packs.files", fail, False, whole, "a positive integer")
+    return PackSettings(url, max_bytes or d.fetch_max_bytes, float(timeout or d.fetch_timeout), quota or d.write_quota)
 
 
 def _key(k: str) -> str:
@@ -171,8 +215,15 @@ def _string(t: dict, key: str, where: str, fail, required: bool = False) -> str 
 
 
 def _count(t: dict, key: str, where: str, fail, required: bool = False) -> int | None:
-    return _field(t, key, where, fail, required, lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
-                  "a positive integer")
+    return _field(t, key, where, fail, required, lambda v: _integer(v) and v > 0, "a positive integer")
+
+
+def _integer(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _seconds(v) -> bool:
+    return (_integer(v) or isinstance(v, float)) and math.isfinite(v) and v > 0
 
 
 def _field(t: dict, key: str, where: str, fail, required: bool, valid, kind: str):
@@ -292,5 +343,4 @@ def real_providers(prompt_roles: dict, config: Config | None, cli_binds: list[st
     config = config or Config()
     bindings = bind_roles(prompt_roles, config, cli_binds)
     keys = needed_keys(config, bindings, environ)
-    extra = {} if timeout is None else {"timeout": timeout}
-    return bindings, ProviderSet(config, bindings, keys, environ=environ, on_fragment=on_fragment, **extra)
+    return bindings, ProviderSet(config, bindings, keys, environ=environ, on_fragment=on_fragment, timeout=timeout)

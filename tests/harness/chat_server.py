@@ -1,11 +1,13 @@
 """A real Chat Completions server on 127.0.0.1 for the harness tests.
 
 Each request pops the next scripted `Reply` (FIFO) and records what it
-received (`requests`: method, path, headers, parsed JSON body). A reply is
-either an HTTP error (`status`, `body`), a plain JSON completion (`json`),
-or an SSE stream (`chunks`: dicts sent as `data: {...}`, strings written as
-raw lines, `threading.Event`s the server waits on before going on, numbers
-the server sleeps), ended by `data: [DONE]` unless `done=False`.
+received (`requests`: method, path, headers, parsed JSON body, the
+monotonic `time` it arrived). A reply is either an HTTP error (`status`,
+`body`, extra `headers` such as `retry-after`), a plain JSON completion
+(`json`), an SSE stream (`chunks`: dicts sent as `data: {...}`, strings
+written as raw lines, `threading.Event`s the server waits on before going
+on, numbers the server sleeps), ended by `data: [DONE]` unless
+`done=False`, or a connection closed before any reply byte (`drop`).
 """
 
 from __future__ import annotations
@@ -26,14 +28,21 @@ class Reply:
     delay: float = 0.0  # seconds before the headers
     done: bool = True
     content_type: str | None = None
+    headers: dict | None = None
+    drop: bool = False  # close the connection without a reply
 
 
 def stream(*chunks, done: bool = True, delay: float = 0.0) -> Reply:
     return Reply(chunks=list(chunks), done=done, delay=delay)
 
 
-def error(status: int, body) -> Reply:
-    return Reply(status=status, body=body if isinstance(body, str) else json.dumps(body))
+def error(status: int, body, headers: dict | None = None, content_type: str | None = None) -> Reply:
+    return Reply(status=status, body=body if isinstance(body, str) else json.dumps(body), headers=headers,
+                 content_type=content_type)
+
+
+def dropped() -> Reply:
+    return Reply(drop=True)
 
 
 def chunk(delta: dict | None = None, finish: str | None = None, model: str = "test-model", **extra) -> dict:
@@ -84,7 +93,8 @@ class ChatServer:
                     body = None
                 with server._lock:
                     server.requests.append(
-                        {"method": "POST", "path": self.path, "headers": dict(self.headers), "body": body, "raw": raw}
+                        {"method": "POST", "path": self.path, "headers": dict(self.headers), "body": body, "raw": raw,
+                         "time": time.monotonic()}
                     )
                     reply = server.replies.pop(0) if server.replies else error(500, "no reply scripted")
                 try:
@@ -127,11 +137,16 @@ class ChatServer:
             self._wait(r.delay)
             if self.stopping.is_set():
                 return
+        if r.drop:
+            h.close_connection = True
+            return
         if r.chunks is None:
             data = (json.dumps(r.json) if r.json is not None else r.body).encode("utf-8")
             h.send_response(r.status)
             h.send_header("Content-Type", r.content_type or ("application/json" if r.json is not None else "text/plain"))
             h.send_header("Content-Length", str(len(data)))
+            for k, v in (r.headers or {}).items():
+                h.send_header(k, v)
             h.end_headers()
             h.wfile.write(data)
             return

@@ -124,10 +124,46 @@ def test_bad_toml(tmp_path):
         ("[bind]\nwriter = 3", "runvil.toml: bind.writer must be a model id string"),
         ("default_model = 'ghost'", "runvil.toml: default_model: unknown model 'ghost' (no [models.\"ghost\"] table)"),
         ("default_model = 1", "runvil.toml: default_model must be a model id string"),
+        ("[providers.p]\nbase_url = 'http://x'\ntimeout = 0", "runvil.toml: providers.p.timeout must be a positive number of seconds"),
+        ("[providers.p]\nbase_url = 'http://x'\ntimeout = -1.5", "runvil.toml: providers.p.timeout must be a positive number of seconds"),
+        ("[providers.p]\nbase_url = 'http://x'\ntimeout = '30'", "runvil.toml: providers.p.timeout must be a positive number of seconds"),
+        ("[providers.p]\nbase_url = 'http://x'\ntimeout = inf", "runvil.toml: providers.p.timeout must be a positive number of seconds"),
+        ("[providers.p]\nbase_url = 'http://x'\ntimeout = nan", "runvil.toml: providers.p.timeout must be a positive number of seconds"),
+        ("[providers.p]\nbase_url = 'http://x'\ntimeout = true", "runvil.toml: providers.p.timeout must be a positive number of seconds"),
+        ("[providers.p]\nbase_url = 'http://x'\nmax_retries = -1", "runvil.toml: providers.p.max_retries must be an integer, 0 or more"),
+        ("[providers.p]\nbase_url = 'http://x'\nmax_retries = 1.0", "runvil.toml: providers.p.max_retries must be an integer, 0 or more"),
+        ("[providers.p]\nbase_url = 'http://x'\nmax_retries = false", "runvil.toml: providers.p.max_retries must be an integer, 0 or more"),
     ],
 )
 def test_file_errors(text, message):
     assert err(text) == message
+
+
+def test_timeout_and_max_retries_per_provider():
+    """host.md: "Per provider in the config: `timeout` (seconds to connect
+    and between reply bytes; default 600), `max_retries` (default 2)." """
+    c = cfg("[providers.a]\nbase_url = 'http://x'\ntimeout = 2.5\nmax_retries = 0\n"
+            "[providers.b]\nbase_url = 'http://y'\ntimeout = 30\n[providers.c]\nbase_url = 'http://z'\n")
+    assert (c.providers["a"].timeout, c.providers["a"].max_retries) == (2.5, 0)
+    assert (c.providers["b"].timeout, c.providers["b"].max_retries) == (30.0, 2)
+    assert (c.providers["c"].timeout, c.providers["c"].max_retries) == (600.0, 2)
+
+
+def test_the_provider_set_uses_each_providers_timeout_and_retries():
+    from runvil.harness.providers import ProviderSet
+
+    made = []
+
+    def factory(url, key, name, timeout, retry):
+        made.append((url, timeout, retry.max_retries))
+        return object()
+
+    c = cfg("[providers.a]\nbase_url = 'http://x'\ntimeout = 2.5\nmax_retries = 0\n"
+            "[providers.b]\nbase_url = 'http://y'\n"
+            "[models.\"a/m\"]\nprovider = 'a'\ncontext = 9\n[models.\"b/m\"]\nprovider = 'b'\ncontext = 9\n")
+    ps = ProviderSet(c, factory=factory)
+    ps.provider_for(c.models["a/m"]), ps.provider_for(c.models["b/m"])
+    assert made == [("http://x", 2.5, 0), ("http://y", 600.0, 2)]
 
 
 def test_literal_api_key_is_refused_and_never_shown():

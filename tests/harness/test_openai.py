@@ -11,7 +11,8 @@ import pytest
 
 from runvil.engine.effects import ModelFailure, ModelReply, ModelRound
 from runvil.engine.models import EMPTY_REPLY, is_overflow
-from runvil.harness.openai import OpenAIProvider, REDACTED, request_body
+from runvil.harness.openai import STREAM_ENDED, OpenAIProvider, REDACTED, request_body
+from runvil.harness.retries import RetryPolicy
 from runvil.harness.providers import ProviderSet, answer_concurrently
 from runvil.host.config import parse_config
 
@@ -134,14 +135,8 @@ def test_reasoning_only_reply(server, provider):
     assert r == ModelReply(text="", finish_reason="stop", reasoning="only thoughts", model="test-model", empty_phrase=EMPTY_REPLY)
 
 
-def test_finish_reason_null(server, provider):
-    server.reply(text_stream("cut", finish=None))
-    r = provider.answer(rnd())
-    assert r.text == "cut" and r.finish_reason is None
-
-
-def test_finish_reason_length_and_no_done(server, provider):
-    server.reply(stream(chunk({"content": "part"}), chunk({}, finish="length"), done=False))
+def test_finish_reason_length(server, provider):
+    server.reply(stream(chunk({"content": "part"}), chunk({}, finish="length")))
     r = provider.answer(rnd())
     assert (r.text, r.finish_reason) == ("part", "length")
 
@@ -178,15 +173,20 @@ def test_http_400_overflow(server, provider):
                                  "code": "context_length_exceeded"}})
     server.reply(error(400, body))
     r = provider.answer(rnd())
-    assert r == ModelFailure(status=400, body=body)
+    assert r == ModelFailure(status=400, body=body, message="the model backend rejected the request (status 400): "
+                                                            "This model's maximum context length is 4096 tokens.")
     assert is_overflow(r)
 
 
-def test_http_400_not_overflow_and_500(server, provider):
+def test_http_400_not_overflow_and_500(server):
     server.reply(error(400, "bad request: unknown field"), error(500, "upstream exploded"))
-    r = provider.answer(rnd())
-    assert r == ModelFailure(status=400, body="bad request: unknown field") and not is_overflow(r)
-    assert provider.answer(rnd()) == ModelFailure(status=500, body="upstream exploded")
+    with OpenAIProvider(server.base_url, KEY, "m", timeout=2.0, retry=RetryPolicy(max_retries=0)) as p:
+        r = p.answer(rnd())
+        assert r.body == "bad request: unknown field" and not is_overflow(r)
+        assert r.message == "the model backend rejected the request (status 400): bad request: unknown field"
+        assert p.answer(rnd()) == ModelFailure(
+            status=500, body="upstream exploded",
+            message="the model backend rejected the request (status 500): upstream exploded")
 
 
 def test_connection_refused():
@@ -194,14 +194,14 @@ def test_connection_refused():
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    with OpenAIProvider(f"http://127.0.0.1:{port}/v1", KEY, "m", timeout=1.0) as p:
+    with OpenAIProvider(f"http://127.0.0.1:{port}/v1", KEY, "m", timeout=1.0, retry=RetryPolicy(backoff_start=0.01)) as p:
         r = p.answer(rnd())
     assert r == ModelFailure(unreachable="connection refused")
 
 
 def test_timeout_before_headers(server):
     server.reply(Reply(delay=3.0, chunks=[chunk({"content": "late"}, finish="stop")]))
-    with OpenAIProvider(server.base_url, KEY, "m", timeout=0.3) as p:
+    with OpenAIProvider(server.base_url, KEY, "m", timeout=0.3, retry=RetryPolicy(max_retries=0)) as p:
         t0 = time.monotonic()
         r = p.answer(rnd())
     assert time.monotonic() - t0 < 2.0
@@ -212,7 +212,8 @@ def test_timeout_inside_stream(server):
     server.reply(stream(chunk({"content": "a"}), 3.0, chunk({"content": "b"}, finish="stop")))
     with OpenAIProvider(server.base_url, KEY, "m", timeout=0.3) as p:
         r = p.answer(rnd())
-    assert r == ModelFailure(unreachable="no reply within 0.3 seconds")
+    assert r == ModelFailure(message=f"{STREAM_ENDED}: no reply bytes within 0.3 seconds")
+    assert len(server.requests) == 1  # content was streamed: never retried
 
 
 def test_error_inside_started_stream(server, provider):
@@ -302,6 +303,8 @@ def test_key_is_redacted_from_every_failure(server, provider):
     )
     r = provider.answer(rnd())
     assert r.status == 401 and r.body == f"Incorrect API key provided: {REDACTED}. You can find your key at ..."
+    assert r.message == ("the model backend rejected the request (status 401): "
+                         f"Incorrect API key provided: {REDACTED}. You can find your key at ...")
     no_key_anywhere(r)
     r = provider.answer(rnd())
     assert r == ModelFailure(stream_error=f"bad key {REDACTED}")
