@@ -59,6 +59,7 @@ class Run:
         packs: dict | None = None,
         debug: bool = False,
         chat: bool = False,
+        on_vm=None,
     ):
         self.prompt = prompt
         self.input = input
@@ -73,6 +74,9 @@ class Run:
         self.packs = packs or {}
         self.debug = debug  # debug capture: request/response bodies in the run log
         self.chat = chat  # `runvil chat`: VMs get `chat.read()`, which asks for the user's next turn
+        # a Host hook called with each new SectionVM before it runs (the
+        # `runvil lua --prompt` REPL compiles the learner's chunks in its VM)
+        self.on_vm = on_vm
         self.events = EventLog()
         self.var = VarStore()
         self.sched = Scheduler()
@@ -129,6 +133,8 @@ class Run:
         else:
             self.outcome = RunOutcome(True, result=walk.result)
         data = {"ok": self.outcome.ok}
+        if self.outcome.ok:
+            data["result"] = self.outcome.result  # the run viewer shows it
         if self.outcome.error is not None:
             data["error"] = self.outcome.error.as_json()
         self.events.emit("run_ended", "0", None, **data)

@@ -50,6 +50,8 @@ class SectionVM:
         self.state = LuaState(stdout=self._print, limits=run.limits or Limits())
         self.messages = MessageList(self)
         self._install_globals()
+        if run.on_vm is not None:
+            run.on_vm(self)
 
     # ------------------------------------------------------------- globals
 

@@ -72,12 +72,17 @@ end
 def chat_command(argv: list[str]) -> int:
     from .runcmd import EXIT_FAILED, EXIT_OK, EXIT_USAGE, drive_closing, open_log, usage_error, world_for
 
-    p = argparse.ArgumentParser(prog="runvil chat", description="Chat with a model.")
-    p.add_argument("--system", help="a system message that leads the chat")
-    p.add_argument("--bind", action="append", default=[], metavar="ROLE=MODEL", help="chat=MODEL picks the model")
-    p.add_argument("--config")
-    p.add_argument("--script")
-    p.add_argument("--log")
+    p = argparse.ArgumentParser(
+        prog="runvil chat",
+        description="Chat with a model: each line is a turn, run by models.loop under a summarizing compactor.",
+    )
+    p.add_argument("--system", metavar="TEXT", help="a system message that leads the chat")
+    p.add_argument("--bind", action="append", default=[], metavar="ROLE=MODEL",
+                   help="chat=MODEL picks the catalog model (repeatable)")
+    p.add_argument("--config", metavar="FILE",
+                   help="the config file (default: RUNVIL_CONFIG, else ./runvil.toml, else the echo model)")
+    p.add_argument("--script", metavar="WORLD.yaml", help="answer from a scripted world instead of real providers")
+    p.add_argument("--log", metavar="FILE", help="write the run log (events as JSON Lines)")
     try:
         args = p.parse_args(argv)
     except SystemExit as e:
@@ -85,6 +90,7 @@ def chat_command(argv: list[str]) -> int:
     from ..engine.effects import UserTurn
     from ..engine.run import Run
     from ..prompt import parse_text
+    from .repl import INTERRUPTED, Console
 
     prompt = parse_text(CHAT_PROMPT, path="<chat>")
     live = sys.stdout.isatty()
@@ -114,21 +120,35 @@ def chat_command(argv: list[str]) -> int:
             streamed.clear()
         elif ev.type == "print":
             streamed.clear()
-            print(ev.data["text"], file=sys.stderr)
+            if interrupted:  # the failed turn's error: Ctrl-C says it shorter
+                interrupted.clear()
+                print(("\n" if live else "") + INTERRUPTED, file=sys.stderr)
+            else:
+                print(ev.data["text"], file=sys.stderr)
 
     run.events.listeners.append(show)
     try:
         log = open_log(args.log, run) if args.log else None
     except OSError as e:
         return usage_error(f"cannot write the run log {args.log}: {e.strerror or e}", answer)
-    interactive = sys.stdin.isatty()
-    if interactive:
-        print("runvil chat: type a message; Ctrl-D ends the chat", file=sys.stderr)
+    console = Console("chat_history")
+    if console.interactive:
+        from .. import __version__
+
+        print(f"runvil chat {__version__} · type a message; Ctrl-D ends the chat, Ctrl-C stops a reply", file=sys.stderr)
+    interrupted = []
 
     def answer_or_read(effect):
         if isinstance(effect, UserTurn):
-            return read_turn(interactive)
-        return answer(effect)
+            return read_turn(console)
+        try:
+            return answer(effect)
+        except KeyboardInterrupt:
+            # the turn fails and is taken back, as any failed turn is
+            from ..engine.effects import ModelFailure
+
+            interrupted.append(True)
+            return ModelFailure(message=INTERRUPTED)
 
     outcome = drive_closing(run, answer_or_read, answer, log)
     if not outcome.ok:
@@ -137,20 +157,17 @@ def chat_command(argv: list[str]) -> int:
     return EXIT_OK
 
 
-def read_turn(interactive: bool) -> str | None:
+def read_turn(console) -> str | None:
     """The user's next message; None at the end of input. Blank lines are
-    skipped (an empty user turn says nothing)."""
+    skipped (an empty user turn says nothing); Ctrl-C at the prompt drops
+    the line being typed."""
     while True:
-        if interactive:
-            try:
-                line = input("> ")
-            except EOFError:
-                print(file=sys.stderr)
-                return None
-        else:
-            line = sys.stdin.readline()
-            if not line:
-                return None
-        text = line.rstrip("\n")
-        if text.strip():
-            return text
+        try:
+            line = console.read("> ")
+        except KeyboardInterrupt:
+            sys.stdout.write("\n")
+            continue
+        if line is None:
+            return None
+        if line.strip():
+            return line

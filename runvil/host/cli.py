@@ -2,24 +2,56 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 
 
 def main(argv: list[str] | None = None) -> int:
     """Runs a command; an Engine bug is reported in one line, not as a
-    traceback (set RUNVIL_TRACEBACK=1 to see it)."""
+    traceback (set RUNVIL_TRACEBACK=1 to see it). A closed pipe or a full
+    disk on the output is the reader's or the machine's doing, not a bug."""
     import os
 
     try:
-        return _main(argv)
+        code = _main(argv)
+        sys.stdout.flush()  # a late write error surfaces here, not at exit
+        return code
     except KeyboardInterrupt:
         print("runvil: interrupted", file=sys.stderr)
         return 130
-    except Exception as e:  # a bug in runvil, not in the prompt
-        if os.environ.get("RUNVIL_TRACEBACK"):
-            raise
-        print(f"runvil: internal error: {type(e).__name__}: {e} (set RUNVIL_TRACEBACK=1 for details)", file=sys.stderr)
+    except BrokenPipeError:
+        _drop_stdout()
+        return 141  # as a shell reports a command ended by SIGPIPE (128 + 13)
+    except OSError as e:
+        if e.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG):
+            return _internal(e)
+        _drop_stdout()
+        print(f"runvil: cannot write the output: {e.strerror}", file=sys.stderr)
         return 1
+    except Exception as e:  # a bug in runvil, not in the prompt
+        return _internal(e)
+
+
+def _internal(e: Exception) -> int:
+    import os
+
+    if os.environ.get("RUNVIL_TRACEBACK"):
+        raise e
+    print(f"runvil: internal error: {type(e).__name__}: {e} (set RUNVIL_TRACEBACK=1 for details)", file=sys.stderr)
+    return 1
+
+
+def _drop_stdout() -> None:
+    """Points stdout at /dev/null so the interpreter's last flush of what
+    is still buffered cannot fail again on the way out."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _main(argv: list[str] | None = None) -> int:
@@ -27,9 +59,16 @@ def _main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)
         return 0 if argv else 2
+    if argv[0] in ("--version", "-V"):
+        from .. import __version__
+
+        print(f"runvil {__version__}")
+        return 0
     cmd, rest = argv[0], argv[1:]
     if cmd == "lua":
-        return _lua(rest)
+        from .luacmd import lua_command
+
+        return lua_command(rest)
     if cmd == "run":
         from .runcmd import run_command
 
@@ -46,46 +85,26 @@ def _main(argv: list[str] | None = None) -> int:
         from .conformance import conformance_command
 
         return conformance_command(rest)
+    if cmd == "view":
+        from .view import view_command
+
+        return view_command(rest)
     print(f"runvil: unknown command '{cmd}'\n{USAGE}", file=sys.stderr)
     return 2
 
 
-USAGE = """usage: runvil COMMAND ...
-  runvil run PROMPT.md [--input TEXT] [--script WORLD.yaml] [--json] [--log FILE]
+USAGE = """usage: runvil COMMAND ...   (runvil COMMAND --help for its options)
+  runvil run PROMPT.md [--input TEXT] [--script WORLD.yaml] [--json] [--log FILE] [--view FILE.html]
                                              run a prompt; print its result
   runvil check PROMPT.md...                  parse and compile prompts; list every error
   runvil lua [-e CODE]... [FILE [ARGS...]]   run Lua in the sandbox, like `lua`
+  runvil lua --prompt PROMPT.md [--script WORLD.yaml]
+                                             a Lua REPL inside a section of a prompt
   runvil chat [--system TEXT] [--script WORLD.yaml]
                                              chat with a model, one turn per line
-  runvil conformance [DIR...]                run conformance cases (default: conformance/)"""
-
-
-def _lua(args: list[str]) -> int:
-    from .luacmd import run_lua_command
-
-    chunks: list[str] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "-e":
-            if i + 1 >= len(args):
-                print("runvil: '-e' needs argument", file=sys.stderr)
-                return 2
-            chunks.append(args[i + 1].encode("utf-8", "surrogateescape").decode("latin-1"))
-            i += 2
-        elif a.startswith("-e") and len(a) > 2:
-            chunks.append(a[2:].encode("utf-8", "surrogateescape").decode("latin-1"))
-            i += 1
-        elif a == "--":
-            i += 1
-            break
-        elif a.startswith("-") and a != "-":
-            print(f"runvil: unrecognized option '{a}'", file=sys.stderr)
-            return 2
-        else:
-            break
-    file = args[i] if i < len(args) else None
-    return run_lua_command(chunks, file, args[i + 1 :])
+  runvil conformance [DIR...]                run conformance cases (default: conformance/)
+  runvil view LOG.jsonl [-o FILE.html]       render a run log as one HTML page
+  runvil --version                           print the version"""
 
 
 if __name__ == "__main__":

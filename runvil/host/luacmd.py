@@ -3,6 +3,8 @@
 `-e` chunks run first, in order, then FILE (its name as given is the chunk
 name, so errors read `FILE:line:`); with neither, an interactive REPL.
 An uncaught error prints `runvil: {message}` on stderr and exits 1.
+`--prompt PROMPT.md` opens the REPL inside a section VM of a prompt
+instead, on the echo model or a `--script` world.
 """
 
 from __future__ import annotations
@@ -11,6 +13,26 @@ import sys
 
 from ..lua import Limits, LuaError, LuaState, LuaSyntaxError, LuaTable
 from ..lua.values import tostring, tostring_basic, getmetamethod
+from .repl import INTERRUPTED, Console, Interrupt, compile_chunk, incomplete, show_values, to_lua
+
+HELP = """usage: runvil lua [options] [FILE [ARGS...]]
+
+Runs Lua 5.4 in runvil's sandbox, like the `lua` command; with no FILE and
+no -e, an interactive REPL (line editing, history, Ctrl-C stops a chunk).
+
+options:
+  -e CODE               run CODE as a chunk first (repeatable, in order)
+  -i                    enter the REPL after running FILE and the -e chunks
+  --prompt PROMPT.md    open the REPL inside a section VM of this prompt, with
+                        messages, models, tools, var... (its H1 runs first)
+  --script WORLD.yaml   with --prompt: answer model rounds from this scripted
+                        world instead of the offline echo model
+  -h, --help            show this help and exit
+  --                    stop reading options
+  FILE                  a Lua file to run ('-' reads stdin); ARGS go to `arg`"""
+
+# A standalone program may compute for longer than a prompt block.
+STANDALONE_LIMITS = Limits(steps=200_000_000)
 
 
 def _write_stdout(text: str) -> None:
@@ -33,9 +55,59 @@ def error_message(value) -> str:
     return f"(error object is a {type_name(value)} value)"
 
 
-def run_lua_command(chunks: list[str], file: str | None, script_args: list[str]) -> int:
-    # a standalone program may compute for longer than a prompt block
-    state = LuaState(stdout=_write_stdout, allow_load=True, limits=Limits(steps=200_000_000))
+def lua_command(args: list[str]) -> int:
+    """Reads `lua`-style arguments: options stop at the first operand."""
+    chunks: list[str] = []
+    interactive = False
+    prompt = script = None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-h", "--help"):
+            print(HELP)
+            return 0
+        if a in ("-e", "--prompt", "--script"):
+            if i + 1 >= len(args):
+                print(f"runvil: '{a}' needs argument", file=sys.stderr)
+                return 2
+            value = args[i + 1]
+            if a == "-e":
+                chunks.append(to_lua(value))
+            elif a == "--prompt":
+                prompt = value
+            else:
+                script = value
+            i += 2
+        elif a.startswith("-e") and len(a) > 2:
+            chunks.append(to_lua(a[2:]))
+            i += 1
+        elif a == "-i":
+            interactive = True
+            i += 1
+        elif a == "--":
+            i += 1
+            break
+        elif a.startswith("-") and a != "-":
+            print(f"runvil: unrecognized option '{a}' (runvil lua --help lists the options)", file=sys.stderr)
+            return 2
+        else:
+            break
+    file = args[i] if i < len(args) else None
+    if prompt is not None:
+        if chunks or file is not None:
+            print("runvil: --prompt opens a REPL; it takes no -e or FILE", file=sys.stderr)
+            return 2
+        from .promptrepl import prompt_repl
+
+        return prompt_repl(prompt, script)
+    if script is not None:
+        print("runvil: --script needs --prompt", file=sys.stderr)
+        return 2
+    return run_lua_command(chunks, file, args[i + 1 :], interactive)
+
+
+def run_lua_command(chunks: list[str], file: str | None, script_args: list[str], interactive: bool = False) -> int:
+    state = LuaState(stdout=_write_stdout, allow_load=True, limits=STANDALONE_LIMITS)
     try:
         for code in chunks:
             state.execute(code, "=(command line)")
@@ -61,7 +133,7 @@ def run_lua_command(chunks: list[str], file: str | None, script_args: list[str])
             state.set_global("arg", arg)
             fn = state.load(source, name)
             state.call(fn, *script_args)
-        elif not chunks:
+        if interactive or (file is None and not chunks):
             return repl(state)
     except LuaSyntaxError as e:
         sys.stdout.flush()
@@ -78,40 +150,29 @@ def run_lua_command(chunks: list[str], file: str | None, script_args: list[str])
 
 def repl(state: LuaState) -> int:
     """A `lua -i`-like loop: expressions print their values; an incomplete
-    chunk continues on the next line."""
+    chunk continues on the next line (`>>`); Ctrl-C stops a running chunk."""
+    from .. import __version__
 
-    interactive = sys.stdin.isatty()
-    buffer = ""
-    while True:
-        prompt = ">> " if buffer else "> "
-        if interactive:
-            sys.stdout.write(prompt)
-            sys.stdout.flush()
-        line = sys.stdin.readline()
-        if not line:
-            if interactive:
-                sys.stdout.write("\n")
-            return 0
-        buffer = buffer + line if buffer else line
-        text = buffer.encode("utf-8", "replace").decode("latin-1")
-        try:
+    console = Console("lua_history")
+    if console.interactive:
+        print(f"runvil lua {__version__} (Lua 5.4, sandboxed) · Ctrl-D exits, Ctrl-C stops a chunk", file=sys.stderr)
+    interrupt = Interrupt()
+    with interrupt.installed():
+        while True:
+            source = console.read_chunk(lambda text: incomplete(state, text))
+            if source is None:
+                return 0
             try:
-                fn = state.load("return " + text, "=stdin")
-            except LuaSyntaxError:
-                fn = state.load(text, "=stdin")
-        except LuaSyntaxError as e:
-            if str(e.value).endswith("<eof>"):
-                continue  # incomplete: read more
-            print(e.value, file=sys.stderr)
-            buffer = ""
-            continue
-        buffer = ""
-        try:
-            results = state.call(fn)
-        except LuaError as e:
-            sys.stdout.flush()
-            print(error_message(e.value), file=sys.stderr)
-            continue
-        if results:
-            _write_stdout("\t".join(tostring(v) for v in results) + "\n")
+                fn = compile_chunk(state, to_lua(source))
+            except LuaSyntaxError as e:
+                print(e.value, file=sys.stderr)
+                continue
+            try:
+                with interrupt.running(state):
+                    results = state.call(fn)
+            except LuaError as e:
+                sys.stdout.flush()
+                print(INTERRUPTED if interrupt.requested else error_message(e.value), file=sys.stderr)
+                continue
+            show_values(results, _write_stdout)
             sys.stdout.flush()

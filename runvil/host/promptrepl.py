@@ -1,0 +1,163 @@
+"""`runvil lua --prompt PROMPT.md`: a Lua REPL inside a section VM of a
+prompt, so a learner can type `messages:user('hi')`, `models.loop()` and
+`messages[#messages].content` and watch what each does.
+
+The prompt runs as usual up to its H1 pass (roles, `models.default`, `var`,
+H1 tools); then, in place of its sections, one section `REPL` whose block
+asks the Host for the next chunk (`chat.read()`, the UserTurn effect) and
+hands it to a Host builtin that compiles and runs it in that VM. So every
+chunk runs where a block of the prompt would, model rounds and all, on the
+offline echo model or a `--script` world.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import attrs
+
+from .repl import INTERRUPTED, Console, Interrupt, compile_chunk, incomplete, show_values
+
+SECTION = "REPL"
+
+# The REPL section: `_repl` is the Host builtin, taken into a local at once
+# so the learner's globals stay the prompt's own.
+REPL_SECTION = """---
+name: repl
+description: The REPL section.
+runvil: 0
+---
+
+# REPL
+
+## REPL
+
+```lua
+local run_chunk = _repl
+_repl = nil
+{{use}}while true do
+  local chunk = chat.read()
+  if chunk == nil then break end
+  run_chunk(chunk)
+end
+```
+"""
+
+
+def prompt_repl(path: str, script: str | None) -> int:
+    from ..engine.effects import UserTurn
+    from ..engine.run import PrepareError, Run
+    from ..lua import Limits, LuaState
+    from ..prompt import ParseError, parse_file, parse_text
+    from .luacmd import STANDALONE_LIMITS, _write_stdout
+    from .runcmd import EXIT_USAGE, drive_closing, usage_error
+
+    try:
+        prompt = parse_file(path)
+    except ParseError as e:
+        print(f"error[Parse]: {e}", file=sys.stderr)
+        return 3
+    except OSError as e:
+        print(f"runvil: cannot read {path}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
+    roles = list(prompt.frontmatter.models)
+    # with one role, the REPL starts as models.use(role) would leave it
+    use = f"models.use({json.dumps(roles[0])})\n" if len(roles) == 1 else ""
+    section = parse_text(REPL_SECTION.replace("{{use}}", use)).sections[0]
+    repl_prompt = attrs.evolve(prompt, sections=(section,))
+    try:
+        bindings, answer = _world(script, repl_prompt)
+    except ValueError as e:
+        print(f"runvil: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    console = Console("lua_history")
+    checker = LuaState(limits=Limits(steps=0))  # compiles only, to tell a finished chunk
+    interrupt = Interrupt()
+
+    def on_vm(vm):
+        if vm.section == SECTION:
+            vm.state.set_global("_repl", chunk_runner(vm, interrupt, _write_stdout))
+
+    try:
+        run = Run(repl_prompt, input=getattr(answer, "world_input", None), bindings=bindings,
+                  chat=True, on_vm=on_vm, limits=STANDALONE_LIMITS)
+    except PrepareError as e:
+        return usage_error(str(e), answer)
+    run.events.listeners.append(lambda ev: _show_print(ev))
+    if console.interactive:
+        world = f"world {script}" if script else "the echo model"
+        picked = f"; models.use('{roles[0]}') is done" if len(roles) == 1 else ""
+        print(f"runvil lua: a section VM of {path} on {world}{picked} · Ctrl-D exits, Ctrl-C stops a chunk",
+              file=sys.stderr)
+
+    def answering(effect):
+        if isinstance(effect, UserTurn):
+            sys.stdout.flush()
+            return console.read_chunk(lambda text: incomplete(checker, text))
+        return answer(effect)
+
+    with interrupt.installed():
+        outcome = drive_closing(run, answering, answer, None)
+    sys.stdout.flush()
+    if not outcome.ok:
+        print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _world(script: str | None, prompt):
+    """Bindings and the answerer: the scripted world, else the echo model
+    (never a configured provider: the REPL is for trying things offline)."""
+    from .runcmd import world_for
+
+    if script is not None:
+        bindings, answer, _ = world_for(argparse.Namespace(script=script), prompt)
+        return bindings, answer
+    from ..engine.effects import ModelRound, ToolFailure
+    from ..engine.run import ModelBinding
+    from ..harness.echo import ECHO_CONTEXT, echo_reply
+
+    def answer(effect):
+        if isinstance(effect, ModelRound):
+            return echo_reply(effect)
+        return ToolFailure(f"no tool backend is configured for {effect.name}")
+
+    return {r: ModelBinding("echo", ECHO_CONTEXT, name="echo") for r in prompt.frontmatter.models}, answer
+
+
+def _show_print(ev) -> None:
+    """`print` in a prompt writes to the run log; here it is shown too."""
+    if ev.type == "print":
+        sys.stdout.write(ev.data["text"] + "\n")
+        sys.stdout.flush()
+
+
+def chunk_runner(vm, interrupt: Interrupt, write):
+    """The `_repl` builtin: compiles a chunk in the VM's own state and runs
+    it there, showing its values or its error; an error never ends the
+    REPL section."""
+    from ..lua import LuaError, LuaSyntaxError
+    from ..lua.errors import builtin
+    from .luacmd import error_message
+
+    @builtin
+    def run_chunk(source, *rest):
+        try:
+            fn = compile_chunk(vm.state, source)
+        except LuaSyntaxError as e:
+            print(e.value, file=sys.stderr)
+            return
+        vm.state.reset_limits()  # each chunk gets a budget of its own
+        try:
+            with interrupt.running(vm.state):
+                results = vm.state.call(fn)
+        except LuaError as e:
+            sys.stdout.flush()
+            print(INTERRUPTED if interrupt.requested else error_message(e.value), file=sys.stderr)
+            return
+        show_values(results, write)
+        sys.stdout.flush()
+
+    return run_chunk
