@@ -1,4 +1,5 @@
-"""Every case of conformance/ (the spec as data) runs through the CLI."""
+"""Every case of conformance/ (the spec as data) runs on this implementation,
+in process, through the same files and arguments `--impl` uses."""
 
 from __future__ import annotations
 
@@ -6,33 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from runvil.host.conformance import load_cases, mismatches, run_case
+from runvil.host.conformance import check
+from runvil.host.cases import load_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = load_cases([str(ROOT / "conformance")])
 
 
-@pytest.mark.parametrize("case", [c for _id, c in CASES], ids=[i for i, _c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_conformance_case(case):
-    assert mismatches(case, run_case(case)) == []
+    problems, _ = check(case)
+    assert [line for m in problems for line in m.lines()] == []
 
 
-def test_the_command_reports_its_counts(capsys):
-    from runvil.host.conformance import conformance_command
-
-    folder = ROOT / "conformance" / "task-notices"  # one folder: the cases above ran them all
-    assert conformance_command([str(folder)]) == 0
-    assert capsys.readouterr().out.strip().endswith(f"{len(load_cases([str(folder)]))} passed, 0 failed")
-
-
-def test_a_failing_case_is_reported(tmp_path, capsys):
-    from runvil.host.conformance import conformance_command
-
-    case = {"name": "wrong", "prompt": "---\nname: x\ndescription: d\nrunvil: 0\n---\n\n# X\n\n## A\n\n```lua\nreturn 1\n```\n",
-            "expect": {"result": "2"}}
-    import yaml
-
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump(case), encoding="utf-8")
-    assert conformance_command([str(tmp_path)]) == 1
-    out = capsys.readouterr().out
-    assert 'FAIL ' in out and 'result: expected "2", got "1"' in out and out.strip().endswith("0 passed, 1 failed")
+def test_the_suite_has_its_cases():
+    assert len(CASES) >= 768 and len({c.id for c in CASES}) == len(CASES)

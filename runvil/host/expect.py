@@ -1,0 +1,99 @@
+"""Comparing a case's `expect` with the JSON a run printed
+(conformance/FORMAT.md "How results are compared"), and showing each field
+that differs as want and got.
+
+Values compare as JSON: `true` is not `1`, `1` is `1.0`, mappings compare
+every key. Two fields compare key by key instead, so an implementation may
+carry more than a case names: `error` (the keys the case gives) and each
+`requests` entry (the keys it gives). `request_count` is the number of
+`requests`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+
+ABSENT = object()  # a field the output does not have
+LONG = 60  # characters past which a value is shown as a line diff
+
+
+@dataclass
+class Mismatch:
+    field: str  # e.g. `result`, `error.message`, `requests[2].messages`
+    want: object
+    got: object
+
+    def lines(self) -> list[str]:
+        """The mismatch as indented lines: want/got, or a line diff when long."""
+        want, got = _shown(self.want), _shown(self.got)
+        several_lines = any(isinstance(v, str) and "\n" in v for v in (self.want, self.got))
+        if max(len(want), len(got)) <= LONG and not several_lines:
+            return [f"  {self.field}:", f"    want: {want}", f"    got:  {got}"]
+        a, b = _diff_lines(self.want), _diff_lines(self.got)
+        diff = difflib.unified_diff(a, b, "want", "got", lineterm="", n=2)
+        return [f"  {self.field}:"] + [f"    {line}" for line in diff]
+
+
+def same(a, b) -> bool:
+    """JSON equality: booleans are not numbers, numbers compare by value."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def compare(expect: dict, got: dict) -> list[Mismatch]:
+    """Every field of `expect` that the output `got` does not match."""
+    out: list[Mismatch] = []
+    for key, want in expect.items():
+        value = got.get(key, ABSENT)
+        if key == "request_count":
+            n = len(got.get("requests") or [])
+            if not same(want, n):
+                out.append(Mismatch(key, want, n))
+        elif key == "error" and isinstance(want, dict) and isinstance(value, dict):
+            out.extend(_keys(f"{key}.", want, value))
+        elif key == "requests" and isinstance(want, list) and isinstance(value, list):
+            out.extend(_requests(want, value))
+        elif value is ABSENT or not same(want, value):
+            out.append(Mismatch(key, want, value))
+    return out
+
+
+def _keys(prefix: str, want: dict, got: dict) -> list[Mismatch]:
+    return [Mismatch(prefix + k, w, got.get(k, ABSENT)) for k, w in want.items()
+            if k not in got or not same(w, got[k])]
+
+
+def _requests(want: list, got: list) -> list[Mismatch]:
+    out = []
+    if len(want) != len(got):
+        out.append(Mismatch("requests (how many)", len(want), len(got)))
+    for i, (w, g) in enumerate(zip(want, got), 1):
+        if isinstance(w, dict) and isinstance(g, dict):
+            out.extend(_keys(f"requests[{i}].", w, g))
+        elif not same(w, g):
+            out.append(Mismatch(f"requests[{i}]", w, g))
+    return out
+
+
+def _shown(v) -> str:
+    if v is ABSENT:
+        return "(absent)"
+    return json.dumps(v, ensure_ascii=False)
+
+
+def _diff_lines(v) -> list[str]:
+    """A value as lines to diff: a text's own lines, other JSON indented."""
+    if isinstance(v, str):
+        return v.split("\n")
+    if v is ABSENT:
+        return ["(absent)"]
+    return json.dumps(v, ensure_ascii=False, indent=2).split("\n")

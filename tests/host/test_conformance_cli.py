@@ -1,0 +1,204 @@
+"""`runvil conformance` (host.md "Conformance for any implementation"):
+`--impl CMD` runs `CMD prompt.md --script world.yaml --json` in a fresh
+folder per case, failing fields are shown with want and got, `-k` selects by
+id, `--junit` writes one test case per case, a progress bar on a terminal
+and plain lines in a pipe; exit 0 all passed, 1 any failed, 2 no case found
+or a usage error. Subprocess runs stay on a handful of cases."""
+
+from __future__ import annotations
+
+import os
+import pty
+import shlex
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from runvil.host.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+FIRST_CHAT = ROOT / "conformance" / "starting-a-conversation" / "first-chat.yaml"
+PY = shlex.quote(sys.executable)
+RUNVIL_RUN = f"{PY} -m runvil.host.cli run"  # `runvil run` without relying on PATH
+
+PROMPT = """\
+---
+name: t
+description: A test prompt.
+runvil: 0
+models:
+  writer: {}
+---
+
+# T
+
+## A
+
+```lua
+models.use('writer')
+messages:user(input or 'hello')
+models.loop()
+return messages[#messages].content
+```
+"""
+
+BROKEN = """\
+import json, subprocess, sys
+done = subprocess.run([sys.executable, "-m", "runvil.host.cli", "run", *sys.argv[1:]], capture_output=True, text=True)
+data = json.loads(done.stdout)
+data["result"] = "altered: " + str(data["result"])
+print(json.dumps(data))
+"""
+
+
+def case_file(tmp_path, *cases, name="cases.yaml") -> Path:
+    import yaml
+
+    folder = tmp_path / "suite"
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(yaml.safe_dump(list(cases), allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return folder
+
+
+def conformance(capsys, *args) -> tuple[int, str, str]:
+    code = main(["conformance", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_runvil_run_as_the_implementation_passes_and_writes_junit(tmp_path, capsys):
+    junit = tmp_path / "report.xml"
+    code, out, err = conformance(capsys, "--impl", RUNVIL_RUN, "--junit", str(junit), str(FIRST_CHAT))
+    n = out.count("PASS starting-a-conversation/first-chat.yaml::")
+    assert code == 0 and n == 4 and out.endswith("4 passed, 0 failed\n"), out + err
+    suite = ET.parse(junit).getroot().find("testsuite")
+    cases = suite.findall("testcase")
+    assert suite.get("tests") == "4" and suite.get("failures") == "0" and len(cases) == 4
+    assert {c.get("classname") for c in cases} == {"starting-a-conversation/first-chat.yaml"}
+    assert cases[0].get("name") == "hello" and suite.find("testcase/failure") is None
+
+
+def test_a_broken_implementation_fails_with_the_result_field_shown(tmp_path, capsys):
+    (tmp_path / "broken.py").write_text(BROKEN, encoding="utf-8")
+    junit = tmp_path / "report.xml"
+    code, out, _ = conformance(capsys, "--impl", f"{PY} {tmp_path / 'broken.py'}", "-k", "::hello",
+                               "--junit", str(junit), str(FIRST_CHAT))
+    assert code == 1
+    assert "FAIL starting-a-conversation/first-chat.yaml::hello\n  result:\n" in out
+    assert '    want: "bonjour"\n    got:  "altered: bonjour"\n' in out
+    assert out.endswith("0 passed, 1 failed\n")
+    failure = ET.parse(junit).getroot().find("testsuite/testcase/failure")
+    assert failure.get("message") == "differs: result" and "altered: bonjour" in failure.text
+
+
+def test_an_empty_folder_a_filter_matching_nothing_and_a_missing_command_exit_2(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    code, _, err = conformance(capsys, str(tmp_path / "empty"))
+    assert code == 2 and "runvil: no conformance cases found in" in err
+    code, _, err = conformance(capsys, "-k", "no-such-case", str(FIRST_CHAT))
+    assert code == 2 and "no conformance case matches 'no-such-case'" in err
+    code, _, err = conformance(capsys, "--impl", "runvil-no-such-command run", str(FIRST_CHAT))
+    assert code == 2 and "cannot run runvil-no-such-command: no such command" in err
+    code, _, err = conformance(capsys, "--impl", "", str(FIRST_CHAT))
+    assert code == 2 and "--impl needs a command" in err
+    assert conformance(capsys, "--no-such-option")[0] == 2
+
+
+def test_every_failing_field_is_shown_and_long_texts_are_diffed(tmp_path, capsys):
+    world = {"replies": [{"text": "line one\nline two\nline three\n"}]}
+    folder = case_file(
+        tmp_path,
+        {"name": "long", "prompt": PROMPT, "world": world,
+         "expect": {"ok": True, "result": "line one\nline 2\nline three\n", "request_count": 2}},
+        {"name": "error-fields", "prompt": PROMPT.replace("models.loop()", "error({kind = 'x'})"),
+         "expect": {"ok": False, "error": {"kind": "Lua", "message": "boom"}}},
+        {"name": "requests", "prompt": PROMPT, "world": world,
+         "expect": {"requests": [{"role": "writer", "messages": [{"role": "user", "content": "hi"}]}]}},
+    )
+    code, out, _ = conformance(capsys, str(folder))
+    assert code == 1 and out.endswith("0 passed, 3 failed\n")
+    long = out.split("FAIL suite/cases.yaml::long\n")[1].split("FAIL")[0]
+    assert "  result:\n    --- want\n    +++ got\n" in long
+    assert "    -line 2\n    +line two\n" in long and "     line one\n" in long
+    assert "  request_count:\n    want: 2\n    got:  1\n" in long
+    fields = out.split("FAIL suite/cases.yaml::error-fields\n")[1].split("FAIL")[0]
+    assert "  error.message:\n" in fields and "  error.kind:\n" not in fields
+    req = out.split("FAIL suite/cases.yaml::requests\n")[1]
+    assert "  requests[1].messages:\n" in req and '    got:  [{"role": "user", "content": "hello"}]\n' in req
+    assert "requests[1].role" not in req  # the keys a case gives are compared, and only those
+
+
+def test_a_pipe_gets_plain_lines_and_a_terminal_a_progress_bar(tmp_path):
+    args = [sys.executable, "-m", "runvil.host.cli", "conformance", "-k", "hello", "-k", "fresh", str(FIRST_CHAT)]
+    piped = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
+    assert piped.returncode == 0 and "\r" not in piped.stdout
+    assert piped.stdout.splitlines() == ["PASS starting-a-conversation/first-chat.yaml::hello",
+                                         "PASS starting-a-conversation/first-chat.yaml::fresh-lists",
+                                         "2 passed, 0 failed"]
+    master, slave = pty.openpty()
+    p = subprocess.Popen(args, stdout=slave, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, cwd=ROOT)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:  # the terminal closed
+            break
+        if not data:
+            break
+        seen += data
+    os.close(master)
+    assert p.wait(timeout=60) == 0
+    text = seen.decode()
+    assert "\r\x1b[K[" in text and "] 1/2" in text and "] 2/2" in text and "PASS" not in text
+    assert text.replace("\r\n", "\n").endswith("2 passed, 0 failed\n")
+
+
+def test_an_implementation_that_prints_no_json_fails_with_its_output(tmp_path, capsys):
+    (tmp_path / "mute.py").write_text("import sys\nprint('no json here')\nsys.exit(3)\n", encoding="utf-8")
+    code, out, _ = conformance(capsys, "--impl", f"{PY} {tmp_path / 'mute.py'}", "-k", "::hello", str(FIRST_CHAT))
+    assert code == 1 and "  output:\n" in out and "no json here" in out and "exit status 3" in out
+
+
+def test_the_case_folder_holds_the_case_files(tmp_path, capsys):
+    """The command runs in a fresh folder holding prompt.md and world.yaml,
+    the case's input in the world (the command gets no other argument)."""
+    spy = tmp_path / "spy.py"
+    spy.write_text(textwrap.dedent("""\
+        import json, os, sys
+        world = open("world.yaml", encoding="utf-8").read()
+        print(json.dumps({"ok": True, "result": json.dumps([sys.argv[1:], sorted(os.listdir(".")), world])}))
+        """), encoding="utf-8")
+    folder = case_file(tmp_path, {"name": "spy", "prompt": PROMPT, "input": "bonjour", "expect": {"ok": True}})
+    from runvil.host.cases import load_cases
+    from runvil.host.conformance import check, command_runner
+
+    (case,) = load_cases([str(folder)])
+    problems, got = check(case, command_runner(f"{PY} {spy}"))
+    args, files, world = __import__("json").loads(got["result"])
+    assert problems == [] and args == ["prompt.md", "--script", "world.yaml", "--json"]
+    assert files == ["prompt.md", "world.yaml"] and world == "input: bonjour\n"
+
+
+def test_the_reference_adapter_plugs_another_command_line_in(tmp_path, capsys):
+    adapter = ROOT / "conformance" / "adapters" / "example_adapter.py"
+    template = f"{sys.executable} -m runvil.host.cli run --json --script {{world}} {{prompt}}"
+    impl = f"{PY} {shlex.quote(str(adapter))} {shlex.quote(template)}"
+    code, out, err = conformance(capsys, "--impl", impl, "-k", "hello", "-k", "shared", str(FIRST_CHAT))
+    assert code == 0 and out.endswith("2 passed, 0 failed\n"), out + err
+
+
+@pytest.mark.parametrize("text, message", [
+    ("- 5\n", "case 1 must be a mapping with a `prompt`"),
+    ("- {prompt: p.md}\n", "needs an `expect` mapping"),
+    ("- {prompt: missing.md, expect: {ok: true}}\n", "cannot read the prompt"),
+    ("- {prompt: \"a\\nb\", world: missing.yaml, expect: {ok: true}}\n", "cannot read the world"),
+])
+def test_a_broken_case_is_a_usage_error(tmp_path, capsys, text, message):
+    (tmp_path / "c.yaml").write_text(text, encoding="utf-8")
+    code, _, err = conformance(capsys, str(tmp_path))
+    assert code == 2 and message in err and "internal error" not in err
