@@ -1,11 +1,23 @@
 """Live output on stderr while a run goes (host.md): streamed model text,
-tool calls, and a spinner while a round waits. Only when stderr is a
-terminal; otherwise nothing is written."""
+tool calls, retries, the prompt's `print` lines (dimmed), a spinner while a
+round waits, and the closing line. Only when stderr is a terminal;
+otherwise nothing is written. Styles go through rich, which writes plain
+text to anything that is not a terminal.
+
+Decision: the final answer is shown once. When stdout is the very terminal
+live output writes to and the result is exactly the reply text just
+streamed there, `runvil run` does not print it again; on any other stdout
+(a pipe, a file, another terminal) the result is printed as always.
+"""
 
 from __future__ import annotations
 
 import itertools
+import os
 import threading
+
+from rich.console import Console
+from rich.text import Text
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -24,6 +36,9 @@ class Live:
         self._mid_line = False  # streamed text left the cursor mid-line
         self._waiting = 0  # model rounds waiting (a Harness may answer several at once)
         self._count_lock = threading.Lock()
+        self._console = Console(file=stream, highlight=False, markup=False, soft_wrap=True, emoji=False)
+        self._streaming: dict = {}  # round id -> the fragments streamed for it
+        self.last_streamed: str | None = None  # the text of the last reply that was streamed
 
     # --------------------------------------------------------------- output
 
@@ -36,22 +51,48 @@ class Live:
         with self._lock:
             self._write(text)
             self._mid_line = not text.endswith("\n")
+            if effect is not None:
+                self._streaming.setdefault(effect.id, []).append(text)
 
     def listen(self, event) -> None:
         if event.type in ("tool_call_succeeded", "tool_call_failed"):
             mark = "ok" if event.type == "tool_call_succeeded" else "failed"
             self.line(f"→ {event.data.get('name')} ({event.data.get('id')}) {mark}")
+        elif event.type == "print":
+            self.line(event.data.get("text", ""), style="dim")
+        elif event.type == "model_retry":
+            self.line(retry_line(event.data), style="yellow")
         elif event.type in ("assistant_reply", "model_turn_failed"):
             with self._lock:
+                streamed = self._streaming.pop(event.data.get("round"), None)
+                if event.type == "assistant_reply" and streamed is not None:
+                    self.last_streamed = "".join(streamed)
                 if self._mid_line:
                     self._write("\n")
                     self._mid_line = False
 
-    def line(self, text: str) -> None:
+    def line(self, text: str, style: str | None = None) -> None:
         self.stop_spinner()
         with self._lock:
-            self._write(("\n" if self._mid_line else "") + text + "\n")
+            if self._mid_line:
+                self._write("\n")
+            self._console.print(Text(text, style=style or ""))
+            self.stream.flush()
             self._mid_line = False
+
+    def closing(self, text: str) -> None:
+        """The run's closing line (usage and wall time)."""
+        self.line(text, style="dim")
+
+    def already_shown(self, result: str, stdout) -> bool:
+        """The result is the reply just streamed to the terminal that stdout
+        also is: printing it would show the answer twice."""
+        if self.last_streamed is None or self.last_streamed.rstrip("\n") != result.rstrip("\n"):
+            return False
+        try:
+            return stdout.isatty() and os.path.samestat(os.fstat(stdout.fileno()), os.fstat(self.stream.fileno()))
+        except (AttributeError, OSError, ValueError):  # a stream without a file descriptor
+            return False
 
     # -------------------------------------------------------------- spinner
 
@@ -104,3 +145,9 @@ class Live:
 
         wrapped.concurrent = getattr(answer, "concurrent", False)
         return wrapped
+
+
+def retry_line(data: dict) -> str:
+    """`↻ writer: status 429, retry 1 in 1.0 s`."""
+    why = "the connection failed" if data.get("status") is None else f"status {data['status']}"
+    return f"↻ {data.get('role')}: {why}, retry {data.get('attempt')} in {data.get('wait', 0):.1f} s"

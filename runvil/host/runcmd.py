@@ -16,6 +16,7 @@ import sys
 import threading
 
 from .live import Live
+from .rounds import NO_USAGE, UsageMeter, report_retries
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PARSE = 0, 1, 2, 3
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as a shell reports it
@@ -82,7 +83,8 @@ def _run_command(argv: list[str]) -> int:
     except ParseError as e:
         print(f"error[Parse]: {e}", file=sys.stderr)
         if args.json:
-            _print_json({"ok": False, "result": None, "error": {"kind": "Parse", "message": str(e)}, "requests": []})
+            _print_json({"ok": False, "result": None, "error": {"kind": "Parse", "message": str(e)}, "requests": [],
+                         "usage": NO_USAGE})
         return EXIT_PARSE
     except OSError as e:
         print(f"runvil: cannot read {e.filename or args.prompt}: {e.strerror or e}", file=sys.stderr)
@@ -145,6 +147,8 @@ def _run_command(argv: list[str]) -> int:
             log.close()
         return usage_error(f"cannot write the recorded world {args.record}: {e.strerror or e}", answer)
     answering = answer if recorder is None else recorder.wrap(answer, input_text, bindings)
+    answering = meter = UsageMeter(answering)  # usage for --json and the closing line
+    report_retries(answer, run)
     if live is not None:
         run.events.listeners.append(live.listen)
         answering = live.answerer(answering)
@@ -161,15 +165,17 @@ def _run_command(argv: list[str]) -> int:
                 "result": outcome.result,
                 "error": outcome.error.as_json() if outcome.error is not None else None,
                 "requests": requests,
+                "usage": meter.as_json(),
             }
         )
     elif outcome.ok:
-        if outcome.result is not None:
+        if outcome.result is not None and not (live is not None and live.already_shown(outcome.result, sys.stdout)):
             sys.stdout.write(outcome.result + ("" if outcome.result.endswith("\n") else "\n"))
     if not outcome.ok:
         print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=sys.stderr)
-        return EXIT_FAILED
-    return EXIT_OK
+    if live is not None:
+        live.closing(meter.closing_line())
+    return EXIT_OK if outcome.ok else EXIT_FAILED
 
 
 class _Answerer:

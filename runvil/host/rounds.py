@@ -1,0 +1,94 @@
+"""What the Host tells about a run's model rounds (host.md "`usage` in
+`--json`, and the closing line", "Talking to real providers"): usage summed
+over the rounds that reached a backend, the closing line a terminal shows,
+and each provider retry as a `model_retry` run event.
+
+Decisions:
+- A round "reached a provider" exactly when `--json` lists it in
+  `requests`: every answered round but one whose backend could not be
+  reached. Rounds of the scripted world and the echo model count too; the
+  scripted world's usage is its reply's `usage`.
+- The closing line leaves out the token part when no round reported usage,
+  and the reasoning part when no round reported reasoning tokens:
+  `2 rounds · 30 prompt + 12 completion tokens (4 reasoning) · 1.8 s`.
+- A `model_retry` event comes from the Harness, which does not see which
+  execution or section posted a round: it carries the run's execution id
+  (`0`) and no section, and names the round by `round` (as the round's
+  `model_turn_*` and `debug_*` events do), `role` and `model`, with
+  `attempt` (1 for the first retry), `status` (null for a connection that
+  failed) and `wait` in seconds.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from ..engine.effects import ModelFailure, ModelReply, ModelRound
+
+USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens")
+NO_USAGE = {"rounds": 0, **{k: 0 for k in USAGE_FIELDS}}
+
+
+class UsageMeter:
+    """An answerer that passes every effect on and sums the usage of the
+    model rounds that reached a backend. Thread-safe, as rounds of one step
+    may be answered at once."""
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.concurrent = getattr(answer, "concurrent", False)
+        self.started = time.monotonic()
+        self.rounds = 0
+        self.reported = 0  # rounds whose reply carried usage
+        self.totals = dict.fromkeys(USAGE_FIELDS, 0)
+        self._lock = threading.Lock()
+
+    def __call__(self, effect):
+        got = self.answer(effect)
+        if isinstance(effect, ModelRound) and not (isinstance(got, ModelFailure) and got.unreachable is not None):
+            self.add(got.usage if isinstance(got, ModelReply) else None)
+        return got
+
+    def add(self, usage) -> None:
+        with self._lock:
+            self.rounds += 1
+            if isinstance(usage, dict):
+                self.reported += 1
+                for k in USAGE_FIELDS:
+                    v = usage.get(k)
+                    if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+                        self.totals[k] += v
+
+    def as_json(self) -> dict:
+        with self._lock:
+            return {"rounds": self.rounds, **self.totals}
+
+    def closing_line(self, now: float | None = None) -> str:
+        """`2 rounds · 30 prompt + 12 completion tokens (4 reasoning) · 1.8 s`."""
+        seconds = (time.monotonic() if now is None else now) - self.started
+        u = self.as_json()
+        parts = [f"{u['rounds']} round{'' if u['rounds'] == 1 else 's'}"]
+        if self.reported:
+            tokens = f"{u['prompt_tokens']} prompt + {u['completion_tokens']} completion tokens"
+            if u["reasoning_tokens"]:
+                tokens += f" ({u['reasoning_tokens']} reasoning)"
+            parts.append(tokens)
+        parts.append(f"{seconds:.1f} s")
+        return " · ".join(parts)
+
+
+def report_retries(answerer, run) -> None:
+    """Makes each retry of the real providers behind `answerer` (found
+    through wrappers' `models`) a `model_retry` event of `run`."""
+    target = answerer
+    while target is not None and not hasattr(target, "on_retry"):
+        target = getattr(target, "models", None)
+    if target is None:
+        return
+
+    def on_retry(effect, attempt: int, status: int | None, wait: float) -> None:
+        run.events.emit("model_retry", "0", None, round=effect.id, role=effect.role, model=effect.model,
+                        attempt=attempt, status=status, wait=round(wait, 3))
+
+    target.on_retry = on_retry
