@@ -11,6 +11,9 @@ from __future__ import annotations
 from . import ast as A
 from .errors import LuaSyntaxError
 
+#: the start of every Lua local's Python name, and of no other name
+LOCAL_PREFIX = "L_"
+
 
 class LocalVar:
     """One declared Lua local (a fresh one per declaration)."""
@@ -51,15 +54,14 @@ class GlobalRef:
 class FuncScope:
     """What the compiler needs to know about one function."""
 
-    __slots__ = ("parent", "node", "upvals", "blocks", "vararg", "pyname", "has_close", "bad_break")
+    __slots__ = ("parent", "node", "upvals", "blocks", "vararg", "has_close", "bad_break")
 
-    def __init__(self, parent, node, pyname: str):
+    def __init__(self, parent, node):
         self.parent = parent
         self.node = node
         self.upvals: list[LocalVar] = []  # captured from enclosing functions
         self.blocks: list[_Block] = []
         self.vararg = False
-        self.pyname = pyname
         self.has_close = False
         self.bad_break = 0  # line of a break outside any loop: Lua reports it at the function's end
 
@@ -85,8 +87,12 @@ class Resolver:
         raise LuaSyntaxError(f"{self.chunkname}:{line}: {msg}")
 
     def fresh(self, name: str) -> str:
+        """The Python name of a Lua local: `L_<name>_<n>`. Only Lua locals
+        start with `L_` (every name the compiler makes itself starts with
+        `_`, `c` or `VA`), and the trailing counter makes each one unique,
+        so no Lua name can ever meet a generated one."""
         self.counter += 1
-        return f"{name}_{self.counter}"
+        return f"{LOCAL_PREFIX}{name}_{self.counter}"
 
     # ------------------------------------------------------------ scopes
 
@@ -123,7 +129,7 @@ class Resolver:
     # --------------------------------------------------------- functions
 
     def resolve_chunk(self, chunk: A.Chunk, env_pyname: str = "_ENV_0") -> FuncScope:
-        outer = FuncScope(None, None, "_outer")
+        outer = FuncScope(None, None)
         self.func = outer
         outer.blocks.append(_Block(None, False))
         env = LocalVar("_ENV", env_pyname, None, outer, 0)
@@ -134,7 +140,7 @@ class Resolver:
         return fs
 
     def function(self, fn: A.Function) -> FuncScope:
-        fs = FuncScope(self.func, fn, self.fresh("f"))
+        fs = FuncScope(self.func, fn)
         fs.vararg = fn.is_vararg
         self.func = fs
         fs.blocks.append(_Block(fn.body, False))
