@@ -102,7 +102,8 @@ USAGE = """usage: runvil COMMAND ...   (runvil COMMAND --help for its options)
                                              a Lua REPL inside a section of a prompt
   runvil chat [--system TEXT] [--script WORLD.yaml]
                                              chat with a model, one turn per line
-  runvil conformance [DIR...]                run conformance cases (default: conformance/)
+  runvil conformance [--impl CMD] [-k PATTERN] [--junit FILE] [DIR...]
+                                             run conformance cases (default: conformance/)
   runvil view LOG.jsonl [-o FILE.html]       render a run log as one HTML page
   runvil --version                           print the version"""
 

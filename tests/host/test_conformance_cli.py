@@ -202,3 +202,26 @@ def test_a_broken_case_is_a_usage_error(tmp_path, capsys, text, message):
     (tmp_path / "c.yaml").write_text(text, encoding="utf-8")
     code, _, err = conformance(capsys, str(tmp_path))
     assert code == 2 and message in err and "internal error" not in err
+
+
+def test_the_worked_example_of_format_md_is_true(tmp_path, capsys, monkeypatch):
+    """FORMAT.md's example case, its world.yaml and its output are what runvil does."""
+    import json
+    import re
+
+    text = (ROOT / "conformance" / "FORMAT.md").read_text(encoding="utf-8")
+    example = text.split("## A worked example")[1]
+    case_yaml = re.search(r"````yaml\n(.*?)````", example, re.S).group(1)
+    world_yaml, printed = re.findall(r"```(?:yaml|json)\n(.*?)```", example.split("````", 2)[2], re.S)[:2]
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "cases.yaml").write_text(case_yaml, encoding="utf-8")
+    from runvil.host.cases import load_cases
+
+    (case,) = load_cases([str(tmp_path / "suite")])
+    assert case.world == world_yaml
+    case.lay_out(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "prompt.md", "--script", "world.yaml", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(printed)
+    code, out, _ = conformance(capsys, str(tmp_path / "suite"))
+    assert code == 0 and out == "PASS suite/cases.yaml::hello\n1 passed, 0 failed\n"
