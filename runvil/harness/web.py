@@ -147,6 +147,8 @@ class WebPack:
                 raise PackError(f"{tool}: {what} took longer than {self.timeout:g} s") from None
             except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as e:
                 raise PackError(f"{tool}: cannot reach {what}: {_reason(e)}") from None
+            except UnicodeError:  # IDNA refuses the host name
+                raise PackError(f"{tool}: cannot reach {what}: its host name is not valid") from None
         raise PackError(f"{tool}: {what} redirects more than {MAX_REDIRECTS} times")
 
 
@@ -210,7 +212,8 @@ def html_text(html: str) -> str:
 def search_text(query: str, data: dict) -> str:
     """A SearXNG reply as numbered results a model reads easily."""
     out = []
-    for a in data.get("answers") or []:
+    answers = data.get("answers")
+    for a in answers if isinstance(answers, list) else []:
         answer = a.get("answer") if isinstance(a, dict) else a
         if isinstance(answer, str) and answer.strip():
             out.append(f"Answer: {answer.strip()}")

@@ -82,6 +82,10 @@ class Workspace:
             raise PackError(f"{where}: path must be a non-empty string")
         if "\0" in rel:
             raise PackError(f"{where}: a path cannot hold a NUL character")
+        try:
+            os.fsencode(rel)
+        except UnicodeError:  # a lone surrogate from a model's JSON
+            raise PackError(f"{where}: {_shown(rel)} is not a valid file name") from None
         if PurePosixPath(rel).is_absolute() or PureWindowsPath(rel).is_absolute() or rel.startswith("\\"):
             raise PackError(f"{where}: absolute paths are refused; give a path inside the workspace")
         if ".." in PurePosixPath(rel.replace("\\", "/")).parts:

@@ -301,3 +301,30 @@ def test_web_pack_opens_nothing_until_called(tmp_path):
     assert tools.packs["web"]._client is None
     tools.close()
     assert Path(tmp_path).is_dir()  # a given workspace is kept
+
+
+# ------------------------------------------------------------------ hostile arguments
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+PIECES = st.sampled_from(["http://", "https://", "file:", "/", "..", ".", "\\", "\0", "é", "\ud800", "\udcff", "[",
+                          "]", ":", "@", "%00", ":99999", "#", "?", " ", "\n", "a", "xn--", "C:", "//", "~"])
+HOSTILE = st.lists(PIECES, max_size=8).map("".join) | st.text(max_size=20)
+
+
+@given(text=HOSTILE)
+def test_hostile_paths_and_urls_get_the_tools_own_error_text(tmp_path_factory, text):
+    """Whatever a model sends, the answer is the Pack's own text (never a
+    Python exception's name) and names no host path."""
+    tools = PackTools(Workspace.at(tmp_path_factory.mktemp("ws")))
+    root = str(tools.workspace.root)
+    try:
+        for name, arguments in (("files/read", {"path": text}), ("files/write", {"path": text, "content": "x"}),
+                                # no lookup leaves the machine: a host is loopback or none
+                                ("web/fetch", {"url": "x" + text}), ("web/fetch", {"url": f"http://127.0.0.1:9/{text}"})):
+            answer = call(tools, name, **arguments)
+            if isinstance(answer, ToolFailure):
+                assert answer.message.startswith(f"{name}: "), answer.message
+                assert root not in answer.message
+    finally:
+        tools.close()
