@@ -338,14 +338,12 @@ class OpenAIProvider:
         on_fragment: Callable[[str], None] | None = None,
         transport: httpx.BaseTransport | None = None,
         retry: RetryPolicy | None = None,
-        sleep: Callable[[float], None] = time.sleep,
     ):
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model_name = model_name
         self.timeout = timeout
         self.on_fragment = on_fragment
         self.retry = retry or RetryPolicy()
-        self.sleep = sleep
         self._key = api_key or None
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
         if self._key:
@@ -400,7 +398,7 @@ class OpenAIProvider:
             wait = self.retry.wait(retries, outcome.headers)
             if on_retry is not None:
                 on_retry(retries, outcome.failure.status, wait)
-            self.sleep(wait)
+            time.sleep(wait)
 
     def _try(self, body: bytes, on_fragment):
         """One request: a ModelReply, a ModelFailure, or a _Retry."""
@@ -427,7 +425,10 @@ class OpenAIProvider:
             return ModelFailure(unreachable=f"{type(e).__name__}: {e}")
 
     def _status_failure(self, resp: httpx.Response):
-        text = _read_capped(resp, MAX_BODY)
+        try:
+            text = _read_capped(resp, MAX_BODY)
+        except httpx.TransportError:  # the status is what counts; its body was lost
+            text = ""
         failure = ModelFailure(status=resp.status_code, body=text,
                                message=rejected_message(resp.status_code, text, self._key))
         return _Retry(failure, resp.headers) if retryable_status(resp.status_code, text) else failure

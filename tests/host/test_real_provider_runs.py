@@ -248,3 +248,20 @@ def test_the_answer_is_shown_once_when_stdout_is_the_same_terminal(server, files
     _, shown = run_on_a_terminal(["run", prompt, "--config", config], env, stdout_too=True)
     assert shown.count("only once") == 1
     assert re.search(r"^1 round · \d+\.\d s$", shown, re.M)  # no usage reported: no token part
+
+
+def test_error_bodies_of_every_shape_never_crash_a_run(server, files, capsys):
+    deep = "[" * 150_000 + "]" * 150_000
+    bodies = [({"error": {"message": "Invalid value for 'temperature'."}}, "Invalid value for 'temperature'."),
+              ({"message": "flat"}, "flat"), ([{"error": {"message": "listed"}}], "listed"),
+              ("<html><title>502 Bad Gateway</title></html>", "502 Bad Gateway"), ("{broken", "{broken"),
+              (deep, "[[[[")]
+    for body, said in bodies:
+        server.reply(error(400, body))
+        code, data, err, _ = run(files, capsys)
+        assert code == 1 and "internal error" not in err
+        assert data["error"]["message"].startswith(f"the model backend rejected the request (status 400): {said}")
+    server.reply(stream("data: " + '{"choices":' * 150_000 + "1" + "}" * 150_000 + "\n\n",
+                        chunk({"content": "still fine"}, finish="stop")))
+    code, data, _, _ = run(files, capsys)
+    assert code == 0 and data["result"] == "still fine"
