@@ -17,7 +17,7 @@ from ..effects import ModelFailure
 from ..errors import engine_error, raise_lua
 from .compaction import NOT_A_FUNCTION, default_compactor, exhausted, run_compactor
 from .compose import ComposeError, compose_incremental
-from .precheck import admit, estimate
+from .precheck import admit, estimate, output_reserve
 from .records import Record
 
 TAKES = "models.loop takes (compactor?)"
@@ -98,10 +98,13 @@ def run_loop(vm, handle_role: str | None, compactor):
                 try:
                     tokens = vm.messages.anchor.count(model, messages)
                     if not admit(window, max_tokens, tokens):
+                        start, added = since_last_send(vm, messages)
                         run.events.emit("model_turn_failed", vm.execution_id, vm.section, origin="chat",
-                                        reason="precheck", tokens=tokens, window=window)
+                                        reason="precheck", tokens=tokens, window=window,
+                                        start=start, messages=added)  # what the refused request added
                         raise _Overflow("precheck")
-                    report_chat(vm, messages)
+                    report_chat(vm, messages, precheck={"tokens": tokens, "window": window,
+                                                         "reserve": output_reserve(window, max_tokens)})
                     answer = send_round(vm, role, messages, tools, "chat")
                     if isinstance(answer, ModelFailure) and is_overflow(answer):
                         raise _Overflow("provider")
@@ -156,15 +159,22 @@ def run_loop(vm, handle_role: str | None, compactor):
         vm.in_loop = False
 
 
-def report_chat(vm, messages: list) -> None:
+def report_chat(vm, messages: list, precheck: dict) -> None:
     """The `chat` event: what this request adds since the previous send on
-    the same list (everything from the first difference on)."""
+    the same list, with the precheck's figures that admitted it (for the
+    run viewer)."""
+    start, added = since_last_send(vm, messages)
+    vm.messages.last_sent = list(messages)
+    if added:
+        vm.run.events.emit("chat", vm.execution_id, vm.section, start=start, messages=added, precheck=precheck)
+
+
+def since_last_send(vm, messages: list) -> tuple[int, list]:
+    """The 1-based position of the first message that differs from the
+    previous send on the same list, and the messages from there on."""
     last = vm.messages.last_sent
     i = 0
     n = min(len(last), len(messages))
     while i < n and (last[i] is messages[i] or last[i] == messages[i]):
         i += 1
-    vm.messages.last_sent = list(messages)
-    added = messages[i:]
-    if added:
-        vm.run.events.emit("chat", vm.execution_id, vm.section, start=i + 1, messages=added)
+    return i + 1, messages[i:]

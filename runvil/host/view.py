@@ -1,0 +1,494 @@
+"""`runvil view LOG.jsonl` (host.md "The run viewer"): a run log drawn as
+one self-contained HTML page, the way a teacher would draw the run on a
+board: the sections as they ran; for each model round the messages as
+sent, the precheck's estimate against the window, the reply, its finish
+reason and usage; tool calls with their arguments and results; changes of
+the list between sends (compactions), task notices, prints, and the run's
+result or error.
+
+The page has inline CSS only: no script, no link, no image, nothing loaded
+from anywhere. Every text from the log is HTML-escaped.
+
+The log holds what was sent as `chat` events: each gives the messages from
+the first one that differs from the previous send on the same list, so the
+list as sent is rebuilt here, per section entry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from html import escape
+
+from .viewstyle import CSS
+
+# ------------------------------------------------------------------ reading
+
+
+class LogError(Exception):
+    """A run log that cannot be read: a usage error, not a crash."""
+
+
+def read_log(path: str) -> list[dict]:
+    """The events of a JSON Lines run log, in order."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise LogError(f"cannot read {path}: {e.strerror or e}") from None
+    events = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            raise LogError(f"{path}:{n}: not a JSON line of a run log") from None
+        if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
+            raise LogError(f"{path}:{n}: not a run-log event (an object with a `type`)")
+        events.append(ev)
+    return events
+
+
+# ------------------------------------------------------------ the run's shape
+
+
+class Entry:
+    """One section entry (or the H1 pass, or a task): what happened in it."""
+
+    def __init__(self, execution_id: str, section: str | None, time: str | None):
+        self.execution_id = execution_id
+        self.section = section
+        self.time = time
+        self.items: list[dict] = []
+        self.sent: list = []  # the list as last sent, rebuilt from `chat` events
+        self.pending: dict | None = None  # a round whose messages are known, not yet its answer
+        self.ended: dict | None = None
+
+    def round(self, ev: dict) -> dict:
+        """The round an answer event belongs to (by its round id)."""
+        rid = ev.get("round")
+        for item in reversed(self.items):
+            if item["kind"] == "round" and rid is not None and item.get("id") == rid:
+                return item
+        item = self.pending
+        if item is None or (item.get("id") is not None and item.get("id") != rid):
+            item = {"kind": "round", "messages": None, "new_from": 0, "precheck": None, "calls": []}
+            self.items.append(item)
+        self.pending = None
+        item["id"] = rid
+        return item
+
+
+def shape(events: list[dict]) -> tuple[dict, list[Entry]]:
+    """The run's summary and its entries in the order they started."""
+    run: dict = {"prompt": None, "ended": None, "rounds": 0, "usage": {}, "first": None, "last": None}
+    entries: list[Entry] = []
+    current: dict[str, Entry] = {}
+
+    def entry(ev) -> Entry:
+        eid = str(ev.get("execution_id", "0"))
+        e = current.get(eid)
+        if e is None:
+            e = Entry(eid, ev.get("section"), ev.get("time"))
+            entries.append(e)
+            current[eid] = e
+        return e
+
+    for ev in events:
+        t = ev.get("type")
+        run["first"] = run["first"] or ev.get("time")
+        run["last"] = ev.get("time") or run["last"]
+        if t == "run_started":
+            run["prompt"] = ev.get("prompt")
+            entry(ev)
+            continue
+        if t == "run_ended":
+            run["ended"] = ev
+            continue
+        if t == "section_started":
+            e = Entry(str(ev.get("execution_id", "0")), ev.get("section"), ev.get("time"))
+            entries.append(e)
+            current[e.execution_id] = e
+            continue
+        e = entry(ev)
+        if t == "section_ended":
+            e.ended = ev
+        elif t == "chat":
+            _chat(e, ev)
+        elif t == "debug_request":
+            item = e.pending
+            if item is None or item.get("messages") is not None and item.get("origin") not in (None, ev.get("origin")):
+                item = {"kind": "round", "messages": None, "new_from": 0, "precheck": None, "calls": []}
+                e.items.append(item)
+                e.pending = item
+            if item.get("messages") is None:
+                item["messages"] = ev.get("messages") or []
+            item["tools"] = ev.get("tools")
+            item["options"] = ev.get("options")
+        elif t in ("model_turn_completed", "model_turn_failed") and not (
+                t == "model_turn_failed" and ev.get("reason") == "precheck"):
+            item = e.round(ev)
+            item.update(origin=ev.get("origin"), model=ev.get("model"), event=t)
+            if t == "model_turn_completed":
+                item.update(finish_reason=ev.get("finish_reason"), usage=ev.get("usage"), note=ev.get("message"))
+                run["rounds"] += 1
+                for k, v in (ev.get("usage") or {}).items():
+                    if isinstance(v, int):
+                        run["usage"][k] = run["usage"].get(k, 0) + v
+            else:
+                item.update(failed=ev.get("message") or "the round failed", status=ev.get("status"))
+                run["rounds"] += 1
+        elif t == "model_turn_failed":  # a precheck refusal: nothing was sent
+            refused = None
+            if isinstance(ev.get("messages"), list):  # what the refused request added since the last send
+                refused = list(e.sent[: max(0, int(ev.get("start") or 1) - 1)]) + ev["messages"]
+            e.items.append({"kind": "refusal", "tokens": ev.get("tokens"), "window": ev.get("window"),
+                            "origin": ev.get("origin"), "refused": refused})
+            e.pending = None
+        elif t == "assistant_reply":
+            item = e.round(ev)
+            item["reply"] = ev.get("text", "")
+            item["calls"] = [{"call": c, "result": None, "failed": None} for c in ev.get("tool_calls") or []]
+        elif t == "thinking":
+            e.round(ev)["thinking"] = ev.get("text")
+        elif t == "model_turn_truncated":
+            e.round(ev)["truncated"] = True
+        elif t in ("tool_call_succeeded", "tool_call_failed"):
+            _tool_event(e, ev)
+        elif t == "reply":
+            e.items.append({"kind": "reply", "text": ev.get("text", ""), "finish_reason": ev.get("finish_reason")})
+        elif t == "task_notice":
+            e.items.append({"kind": "notice", "text": ev.get("text", "")})
+        elif t == "print":
+            e.items.append({"kind": "print", "text": ev.get("text", "")})
+        elif t == "model_retry":
+            e.items.append({"kind": "retry", "data": {k: v for k, v in ev.items() if k not in _COMMON}})
+    return run, entries
+
+
+_COMMON = ("seq", "time", "type", "execution_id", "section")
+
+
+def _chat(e: Entry, ev: dict) -> None:
+    """A send: the list as sent is the previous one up to `start`, then the
+    messages given. When that rewrote earlier messages, the list changed
+    between sends (a compaction, or the block's own edit): drawn before
+    and after."""
+    start = max(1, int(ev.get("start") or 1))
+    after = list(e.sent[: start - 1]) + list(ev.get("messages") or [])
+    overflow = next((i for i in reversed(e.items) if i["kind"] in ("refusal", "round")), None)
+    compaction = overflow is not None and (overflow["kind"] == "refusal" or bool(overflow.get("failed")))
+    # before a compaction after a refusal, the list is the refused request's
+    before = overflow.get("refused") if compaction and overflow.get("refused") is not None else e.sent
+    if start - 1 < len(e.sent) or before is not e.sent:
+        e.items.append({"kind": "change", "before": before, "after": after, "compaction": compaction})
+    e.sent = after
+    _attach_results(e, ev.get("messages") or [])
+    item = {"kind": "round", "messages": after, "new_from": start - 1, "precheck": ev.get("precheck"), "calls": []}
+    e.items.append(item)
+    e.pending = item
+
+
+def _attach_results(e: Entry, messages: list) -> None:
+    """Tool records in a send are the results of the calls before them."""
+    results = {m.get("tool_call_id"): m.get("content") for m in messages
+               if isinstance(m, dict) and m.get("role") == "tool"}
+    if not results:
+        return
+    for item in e.items:
+        for c in item.get("calls") or ():
+            cid = c["call"].get("id")
+            if cid in results and c["result"] is None:
+                c["result"] = results[cid]
+
+
+def _tool_event(e: Entry, ev: dict) -> None:
+    cid = ev.get("id")
+    failed = ev.get("message") if ev["type"] == "tool_call_failed" else None
+    if cid is not None:
+        for item in reversed(e.items):
+            for c in item.get("calls") or ():
+                if c["call"].get("id") == cid:
+                    c["done"] = True
+                    c["failed"] = failed
+                    return
+    # tools.call from Lua, or a call whose round is not in the log
+    e.items.append({"kind": "tool", "name": ev.get("name"), "id": cid, "failed": failed})
+
+
+# ------------------------------------------------------------------ drawing
+
+
+def render(events: list[dict], title: str = "run") -> str:
+    """The whole page for a run log's events."""
+    run, entries = shape(events)
+    body = [_header(run, title)]
+    for e in entries:
+        if e.section is None and not e.items and e.execution_id == "0":
+            continue  # an H1 pass that did nothing worth drawing
+        body.append(_entry(e))
+    body.append(_outcome(run))
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{escape(title)}</title><style>{CSS}</style></head>\n<body>\n"
+            + "\n".join(body) + "\n</body></html>\n")
+
+
+def _header(run: dict, title: str) -> str:
+    ended = run["ended"]
+    status = "running or cut short" if ended is None else ("ok" if ended.get("ok") else "failed")
+    usage = run["usage"]
+    figures = [f"<b>{run['rounds']}</b> model round{'s' if run['rounds'] != 1 else ''}"]
+    for key, label in (("prompt_tokens", "prompt"), ("completion_tokens", "completion"),
+                       ("reasoning_tokens", "reasoning")):
+        if key in usage:
+            figures.append(f"<b>{usage[key]}</b> {label} tokens")
+    when = ""
+    if run["first"]:
+        when = f"<div class=\"when\">{escape(str(run['first']))} → {escape(str(run['last']))}</div>"
+    name = escape(str(run["prompt"] or title))
+    return (f"<header><h1>{name} <span class=\"status {status.split()[0]}\">{escape(status)}</span></h1>"
+            f"<div class=\"figures\">{' · '.join(figures)}</div>{when}</header>")
+
+
+def _entry(e: Entry) -> str:
+    if e.section is None:
+        heading = "H1 pass" if e.execution_id == "0" else f"task {escape(e.execution_id)}"
+    else:
+        heading = f"## {escape(e.section)}"
+    if e.execution_id != "0":
+        heading += f" <span class=\"exec\">execution {escape(e.execution_id)}</span>"
+    parts = [f"<section class=\"entry\"><h2>{heading}</h2>"]
+    for item in e.items:
+        parts.append(_ITEM[item["kind"]](item))
+    if not e.items:
+        parts.append("<p class=\"muted\">no model round, tool call or print here</p>")
+    if e.ended is not None:
+        if e.ended.get("failed"):
+            parts.append("<p class=\"end failed\">the section failed</p>")
+        elif e.ended.get("jumped_to"):
+            parts.append(f"<p class=\"end\">jump → ## {escape(str(e.ended['jumped_to']))}</p>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _round(item: dict) -> str:
+    origin = item.get("origin") or "chat"
+    head = [f"round {escape(str(item.get('id', '?')))}", escape(origin)]
+    if item.get("model"):
+        head.append(f"model <b>{escape(str(item['model']))}</b>")
+    out = [f"<details class=\"round\" open><summary>{' · '.join(head)}</summary>"]
+    if item.get("precheck"):
+        out.append(_precheck(item["precheck"]))
+    messages = item.get("messages")
+    if messages is None:
+        out.append("<p class=\"muted\">the messages of this round are in the log only with --debug</p>")
+    else:
+        out.append(_messages(messages, item.get("new_from", 0), "sent"))
+    if item.get("tools"):
+        names = ", ".join(escape(str(t.get("name"))) for t in item["tools"] if isinstance(t, dict))
+        out.append(f"<p class=\"tools\">tools offered: {names}</p>")
+    out.append(_answer(item))
+    out.append("</details>")
+    return "\n".join(out)
+
+
+def _precheck(p: dict) -> str:
+    tokens, window, reserve = p.get("tokens"), p.get("window"), p.get("reserve")
+    if not all(isinstance(v, int) for v in (tokens, window)) or window <= 0:
+        return ""
+    reserve = reserve if isinstance(reserve, int) else 0
+    used = min(100.0, 100.0 * tokens / window)
+    kept = min(100.0 - used, 100.0 * reserve / window)
+    return (f"<div class=\"precheck\"><span>precheck: estimate <b>{tokens}</b> + reserve <b>{reserve}</b>"
+            f" of window <b>{window}</b></span><div class=\"bar\"><i class=\"used\" style=\"width:{used:.2f}%\">"
+            f"</i><i class=\"reserve\" style=\"width:{kept:.2f}%\"></i></div></div>")
+
+
+def _messages(messages: list, new_from: int, label: str) -> str:
+    rows = []
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict):
+            rows.append(f"<div class=\"msg\"><pre>{escape(json.dumps(m, ensure_ascii=False))}</pre></div>")
+            continue
+        role = str(m.get("role", "?"))
+        new = " new" if i >= new_from else ""
+        extra = ""
+        if m.get("tool_call_id") is not None:
+            extra = f" <span class=\"id\">for {escape(str(m['tool_call_id']))}</span>"
+        body = [_content(m.get("content"))]
+        for call in m.get("tool_calls") or ():
+            body.append(_call(call))
+        rows.append(f"<div class=\"msg {escape(role)}{new}\"><div class=\"role\">{i + 1} · {escape(role)}{extra}"
+                    f"</div>{''.join(body)}</div>")
+    return f"<div class=\"messages\" title=\"{escape(label)}\">{''.join(rows)}</div>"
+
+
+def _content(content) -> str:
+    if content is None or content == "":
+        return "<pre class=\"empty\">(no text)</pre>" if content == "" else ""
+    if isinstance(content, str):
+        return f"<pre>{escape(content)}</pre>"
+    if isinstance(content, list):  # content parts
+        parts = []
+        for p in content:
+            if isinstance(p, dict) and p.get("type") == "text":
+                parts.append(f"<pre>{escape(str(p.get('text', '')))}</pre>")
+            else:
+                parts.append(f"<pre class=\"part\">{escape(json.dumps(p, ensure_ascii=False, indent=1))}</pre>")
+        return "".join(parts)
+    return f"<pre>{escape(json.dumps(content, ensure_ascii=False))}</pre>"
+
+
+def _call(call) -> str:
+    if not isinstance(call, dict):
+        return f"<pre>{escape(json.dumps(call, ensure_ascii=False))}</pre>"
+    args = json.dumps(call.get("arguments"), ensure_ascii=False, indent=2)
+    return (f"<div class=\"call\"><span class=\"fn\">{escape(str(call.get('name')))}</span>"
+            f" <span class=\"id\">{escape(str(call.get('id')))}</span><pre>{escape(args)}</pre></div>")
+
+
+def _answer(item: dict) -> str:
+    out = ["<div class=\"answer\">"]
+    if item.get("failed"):
+        status = f" (status {escape(str(item['status']))})" if item.get("status") is not None else ""
+        out.append(f"<div class=\"failed\">the round failed{status}: <pre>{escape(str(item['failed']))}</pre></div>")
+    if item.get("thinking"):
+        out.append(f"<div class=\"thinking\"><div class=\"role\">thinking</div><pre>{escape(str(item['thinking']))}"
+                   "</pre></div>")
+    if "reply" in item:
+        out.append(f"<div class=\"msg assistant reply\"><div class=\"role\">reply</div>{_content(item['reply'])}</div>")
+    elif item.get("note"):
+        out.append(f"<div class=\"failed\">{escape(str(item['note']))}</div>")
+    for c in item.get("calls") or ():
+        out.append(_call_with_result(c))
+    meta = []
+    if "finish_reason" in item:
+        meta.append(f"finish reason <b>{escape(json.dumps(item['finish_reason']))}</b>")
+    for key, value in (item.get("usage") or {}).items():
+        meta.append(f"{escape(str(key))} <b>{escape(str(value))}</b>")
+    if item.get("truncated"):
+        meta.append("<b>truncated</b>")
+    if meta:
+        out.append(f"<div class=\"meta\">{' · '.join(meta)}</div>")
+    out.append("</div>")
+    return "".join(out)
+
+
+def _call_with_result(c: dict) -> str:
+    call = c["call"]
+    if c.get("failed") is not None:
+        result = f"<div class=\"result failed\">failed: <pre>{escape(str(c['failed']))}</pre></div>"
+    elif c.get("result") is not None:
+        result = f"<div class=\"result\">result: {_content(c['result'])}</div>"
+    else:
+        result = "<div class=\"result muted\">no result in the log</div>"
+    return f"<div class=\"toolrun\">tool call {_call(call)}{result}</div>"
+
+
+def _refusal(item: dict) -> str:
+    return (f"<div class=\"refusal\">the precheck refused a {escape(str(item.get('origin') or 'chat'))} round: "
+            f"estimate <b>{escape(str(item.get('tokens')))}</b> against window "
+            f"<b>{escape(str(item.get('window')))}</b>; nothing was sent</div>")
+
+
+def _change(item: dict) -> str:
+    what = "compaction: the list before and after" if item["compaction"] else "the list changed since the last send"
+    return (f"<details class=\"change\" open><summary>{what}</summary><div class=\"beforeafter\">"
+            f"<div><h3>before ({len(item['before'])})</h3>{_messages(item['before'], len(item['before']), 'before')}"
+            f"</div><div><h3>after ({len(item['after'])})</h3>{_messages(item['after'], len(item['after']), 'after')}"
+            "</div></div></details>")
+
+
+def _simple(cls: str, label: str):
+    return lambda item: f"<div class=\"{cls}\"><span class=\"label\">{label}</span><pre>{escape(item['text'])}</pre></div>"
+
+
+def _tool(item: dict) -> str:
+    state = f"failed: {escape(str(item['failed']))}" if item.get("failed") is not None else "ok"
+    return f"<div class=\"tool\">tools.call <span class=\"fn\">{escape(str(item.get('name')))}</span> {state}</div>"
+
+
+def _retry(item: dict) -> str:
+    figures = ", ".join(f"{escape(str(k))} {escape(str(v))}" for k, v in item["data"].items())
+    return f"<div class=\"retry\">retry: {figures}</div>"
+
+
+def _reply(item: dict) -> str:
+    return ("<div class=\"loopend\">the loop ended with this reply (finish reason "
+            f"<b>{escape(json.dumps(item.get('finish_reason')))}</b>)</div>")
+
+
+_ITEM = {
+    "round": _round, "refusal": _refusal, "change": _change, "reply": _reply,
+    "notice": _simple("notice", "task notice"), "print": _simple("print", "print"),
+    "tool": _tool, "retry": _retry,
+}
+
+
+def _outcome(run: dict) -> str:
+    ended = run["ended"]
+    if ended is None:
+        return "<footer class=\"outcome\">the log ends before the run did</footer>"
+    if ended.get("ok"):
+        result = ended.get("result")
+        shown = "<p class=\"muted\">(no result)</p>" if result is None else f"<pre>{escape(str(result))}</pre>"
+        return f"<footer class=\"outcome ok\"><h2>result</h2>{shown}</footer>"
+    err = ended.get("error") or {}
+    fields = "".join(f"<li>{escape(str(k))}: {escape(json.dumps(v, ensure_ascii=False))}</li>"
+                     for k, v in err.items() if k not in ("kind", "message"))
+    return (f"<footer class=\"outcome failed\"><h2>error[{escape(str(err.get('kind')))}]</h2>"
+            f"<pre>{escape(str(err.get('message')))}</pre><ul>{fields}</ul></footer>")
+
+
+# ------------------------------------------------------------------ command
+
+
+def write_view(events: list[dict], out: str, title: str) -> None:
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(render(events, title))
+
+
+def default_output(log: str) -> str:
+    """The log's name with `.html` in place of its extension."""
+    import os
+
+    root, ext = os.path.splitext(log)
+    return (root if ext else log) + ".html"
+
+
+def view_command(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="runvil view",
+                                description="Render a run log (runvil run --log) as one self-contained HTML page.")
+    p.add_argument("log", metavar="LOG.jsonl", help="the run log to render")
+    p.add_argument("-o", "--output", metavar="FILE.html", help="where to write the page (default: the log's name with .html)")
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as e:
+        return 2 if e.code else 0
+    out = args.output or default_output(args.log)
+    try:
+        events = read_log(args.log)
+    except LogError as e:
+        print(f"runvil: {e}", file=sys.stderr)
+        return 2
+    try:
+        write_view(events, out, title=args.log)
+    except OSError as e:
+        print(f"runvil: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    print(out)
+    return 0
+
+
+def write_run_view(path: str, run) -> bool:
+    """`runvil run --view FILE.html`: the page of the run just ended, from
+    its events in memory; False (after saying why on stderr) when it
+    cannot be written."""
+    try:
+        write_view([ev.as_json() for ev in run.events.events], path, title=run.prompt.frontmatter.name)
+    except OSError as e:
+        print(f"runvil: cannot write {path}: {e.strerror or e}", file=sys.stderr)
+        return False
+    return True
