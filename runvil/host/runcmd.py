@@ -15,6 +15,7 @@ import signal
 import sys
 import threading
 
+from .diagnostics import show_parse_error, show_run_error
 from .live import Live
 from .rounds import NO_USAGE, UsageMeter, report_retries
 
@@ -60,17 +61,21 @@ def run_command(argv: list[str]) -> int:
 
 
 def _run_command(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="runvil run", description="Run a prompt.")
-    p.add_argument("prompt")
-    p.add_argument("--input")
-    p.add_argument("--input-file")
-    p.add_argument("--bind", action="append", default=[], metavar="ROLE=MODEL")
-    p.add_argument("--config")
-    p.add_argument("--script")
-    p.add_argument("--log")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--debug", action="store_true")
-    p.add_argument("--record", metavar="WORLD.yaml")
+    p = argparse.ArgumentParser(prog="runvil run", description="Run a prompt and print its result.")
+    p.add_argument("prompt", metavar="PROMPT.md", help="the prompt file to run")
+    p.add_argument("--input", metavar="TEXT", help="the run's input (the `input` global)")
+    p.add_argument("--input-file", metavar="F", help="the run's input, read from a file exactly as it is")
+    p.add_argument("--bind", action="append", default=[], metavar="ROLE=MODEL",
+                   help="bind a model role to a catalog model (repeatable)")
+    p.add_argument("--config", metavar="FILE",
+                   help="the config file (default: RUNVIL_CONFIG, else ./runvil.toml, else the echo model)")
+    p.add_argument("--script", metavar="WORLD.yaml", help="run against a scripted world instead of real providers")
+    p.add_argument("--log", metavar="FILE", help="write the run log (events as JSON Lines)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (ok, result, error, requests, usage)")
+    p.add_argument("--debug", action="store_true", help="debug capture: request and response bodies in the run log")
+    p.add_argument("--view", metavar="FILE.html", help="write the run viewer's HTML page of this run at its end")
+    p.add_argument("--record", metavar="WORLD.yaml",
+                   help="write what the real world answered as a scripted world that --script replays")
     p.add_argument("--workspace", metavar="DIR", help="the files Pack's folder (default: a temporary one, removed)")
     try:
         args = p.parse_args(argv)
@@ -82,6 +87,7 @@ def _run_command(argv: list[str]) -> int:
         prompt = parse_file(args.prompt)
     except ParseError as e:
         print(f"error[Parse]: {e}", file=sys.stderr)
+        show_parse_error(e)
         if args.json:
             _print_json({"ok": False, "result": None, "error": {"kind": "Parse", "message": str(e)}, "requests": [],
                          "usage": NO_USAGE})
@@ -171,8 +177,13 @@ def _run_command(argv: list[str]) -> int:
     elif outcome.ok:
         if outcome.result is not None and not (live is not None and live.already_shown(outcome.result, sys.stdout)):
             sys.stdout.write(outcome.result + ("" if outcome.result.endswith("\n") else "\n"))
+    if args.view:
+        from .view import write_run_view
+
+        write_run_view(args.view, run)  # a page that cannot be written is said on stderr
     if not outcome.ok:
         print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=sys.stderr)
+        show_run_error(prompt, outcome.error, run.events.events)
     if live is not None:
         live.closing(meter.closing_line())
     return EXIT_OK if outcome.ok else EXIT_FAILED
@@ -306,6 +317,7 @@ def check_command(argv: list[str]) -> int:
             continue
         for err in errors:
             print(f"error[Parse]: {err}", file=sys.stderr)
+            show_parse_error(err)
         bad += len(errors)
     if bad:
         return EXIT_PARSE
