@@ -39,6 +39,14 @@ uses: [files, web]
 ```lua
 {body}
 ```
+
+## Fetch
+
+A task's section (every H1 block here returns, so no walk reaches it).
+
+```lua
+return tools.call('web/fetch', {{url = input}})
+```
 """
 
 WRITE = "tools.call('files/write', {path = 'notes/n.txt', content = 'note'})"
@@ -130,6 +138,7 @@ BIG = ("tools.call('files/write', {path = 'big.bin', content = string.rep('x', 5
 WAITS = {
     "a slow fetch": BIG + "return tools.call('web/fetch', {url = input})",
     "a busy Lua loop": BIG + "local n = 0 while true do n = n + 1 end",
+    "two fetches at once": BIG + "return tasks.await({tasks.spawn('Fetch', input), tasks.spawn('Fetch', input)})",
 }
 
 
@@ -145,6 +154,7 @@ def web():
     (signal.SIGTERM, 143, "a busy Lua loop"),
     (signal.SIGHUP, 143, "a busy Lua loop"),
     (signal.SIGINT, 130, "a slow fetch"),
+    (signal.SIGTERM, 143, "two fetches at once"),
 ])
 def test_a_signalled_run_removes_its_workspace(tmp_path, web, sig, code, waiting):
     (tmp_path / "p.md").write_text(PROMPT.format(body=WAITS[waiting]))
