@@ -55,10 +55,17 @@ def run_here() -> tuple[int, str, str]:
 
 def command_runner(impl: str, timeout: float = DEFAULT_TIMEOUT):
     """A runner for `--impl CMD`: the command split like a shell's words,
-    the case's arguments appended, run in the current folder."""
-    words = shlex.split(impl)
+    the case's arguments appended, run in the current folder. A word with a
+    `/` naming a file or folder from where the runner started (`./impl`,
+    `adapters/x.py`) is made absolute, since each case runs elsewhere."""
+    try:
+        words = shlex.split(impl)
+    except ValueError as e:
+        raise CommandError(f"--impl: {e}") from None
     if not words:
         raise CommandError("--impl needs a command")
+    words = [str(Path(w).absolute()) if "/" in w and not w.startswith("/") and Path(w).exists() else w
+             for w in words]
 
     def run() -> tuple[int, str, str]:
         try:
@@ -160,7 +167,7 @@ def conformance_command(argv: list[str]) -> int:
             problems, _ = check(case, runner)
             report.add(case, problems, time.monotonic() - start)
     except CommandError as e:
-        report.end()
+        report.clear()
         return _usage(str(e))
     report.end()
     if args.junit:
@@ -207,9 +214,13 @@ class Report:
         lines = [f"FAIL {case.id}"] + [line for m in problems for line in m.lines()]
         return "\n".join(lines) + "\n"
 
-    def end(self) -> None:
+    def clear(self) -> None:
+        """Takes the progress bar off the terminal's last line."""
         if self.bar:
             self._write("\r\x1b[K")
+
+    def end(self) -> None:
+        self.clear()
         passed = len(self.results) - self.failed
         self._write(f"{passed} passed, {self.failed} failed\n")
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from dataclasses import dataclass
 
 ABSENT = object()  # a field the output does not have
@@ -30,10 +31,12 @@ class Mismatch:
         want, got = _shown(self.want), _shown(self.got)
         several_lines = any(isinstance(v, str) and "\n" in v for v in (self.want, self.got))
         if max(len(want), len(got)) <= LONG and not several_lines:
-            return [f"  {self.field}:", f"    want: {want}", f"    got:  {got}"]
-        a, b = _diff_lines(self.want), _diff_lines(self.got)
-        diff = difflib.unified_diff(a, b, "want", "got", lineterm="", n=2)
-        return [f"  {self.field}:"] + [f"    {line}" for line in diff]
+            lines = [f"  {self.field}:", f"    want: {want}", f"    got:  {got}"]
+        else:
+            a, b = _diff_lines(self.want), _diff_lines(self.got)
+            diff = difflib.unified_diff(a, b, "want", "got", lineterm="", n=2)
+            lines = [f"  {self.field}:"] + [f"    {line}" for line in diff]
+        return [_printable(line) for line in lines]
 
 
 def same(a, b) -> bool:
@@ -82,6 +85,15 @@ def _requests(want: list, got: list) -> list[Mismatch]:
         elif not same(w, g):
             out.append(Mismatch(f"requests[{i}]", w, g))
     return out
+
+
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+
+
+def _printable(line: str) -> str:
+    """The line with control characters and lone surrogates (bytes that
+    were not UTF-8) as escapes: safe on a terminal and in any file."""
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), line)
 
 
 def _shown(v) -> str:

@@ -225,3 +225,32 @@ def test_the_worked_example_of_format_md_is_true(tmp_path, capsys, monkeypatch):
     assert json.loads(capsys.readouterr().out) == json.loads(printed)
     code, out, _ = conformance(capsys, str(tmp_path / "suite"))
     assert code == 0 and out == "PASS suite/cases.yaml::hello\n1 passed, 0 failed\n"
+
+
+def test_a_relative_command_is_found_from_where_the_runner_started(tmp_path, capsys, monkeypatch):
+    impl = tmp_path / "impl"
+    impl.write_text(f"#!{sys.executable}\n" + BROKEN, encoding="utf-8")
+    impl.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = conformance(capsys, "--impl", "./impl", "-k", "::hello", str(FIRST_CHAT))
+    assert code == 1 and 'got:  "altered: bonjour"' in out, out + err
+
+
+def test_a_case_that_hangs_is_stopped_and_fails(tmp_path, capsys):
+    (tmp_path / "hang.py").write_text("import time\ntime.sleep(60)\n", encoding="utf-8")
+    code, out, _ = conformance(capsys, "--impl", f"{PY} {tmp_path / 'hang.py'}", "--timeout", "1",
+                               "-k", "::hello", str(FIRST_CHAT))
+    assert code == 1 and "(stopped after 1 seconds)" in out and "no exit status (stopped)" in out
+
+
+def test_the_junit_report_holds_any_text_a_run_gives(tmp_path, capsys):
+    """A result with control characters and bytes that are not UTF-8 is
+    shown with escapes, and still makes well-formed XML."""
+    folder = case_file(tmp_path, {"name": "ctl", "prompt": PROMPT.replace(
+        "return messages[#messages].content", "return 'a\\0b\\n\\27[1m\\200'"), "world": {"replies": [{"text": "x"}]},
+        "expect": {"result": "ab"}})
+    junit = tmp_path / "r.xml"
+    code, out, _ = conformance(capsys, "--junit", str(junit), str(folder))
+    assert code == 1 and "    +a\\x00b\n    +\\x1b[1m\\udcc8\n" in out
+    failure = ET.parse(junit).getroot().find("testsuite/testcase/failure")
+    assert "+\\x1b[1m\\udcc8" in failure.text

@@ -75,14 +75,17 @@ def cli(capsys, *args) -> tuple[int, dict | None, str]:
 
 
 def events(path) -> list[dict]:
-    """The run log without what a replay cannot repeat: times, and the
-    retries of the transport below the recorded answers."""
+    """The run log without what a replay cannot repeat: times, the retries
+    of the transport below the recorded answers, and the live run's Pack
+    workspace folder (a replay performs no Pack tool)."""
     out = []
     for line in open(path, encoding="utf-8"):
         ev = json.loads(line)
         if ev["type"] == "model_retry":
             continue
         ev.pop("time", None)
+        if ev["type"] == "run_started":
+            ev.pop("workspace", None)
         out.append(ev)
     return [dict(ev, seq=i) for i, ev in enumerate(out, 1)]
 
@@ -212,3 +215,47 @@ def test_a_scripted_world_records_to_itself(tmp_path, capsys):
         assert code == 0 and data["result"] == "two\nlines  \n"
     b, c = ((tmp_path / n).read_text(encoding="utf-8") for n in ("b.yaml", "c.yaml"))
     assert b == c and 'input: "0o17"' in b
+
+
+def test_a_batch_of_tools_performed_concurrently_is_recorded_in_call_order(tmp_path, capsys, monkeypatch, server):
+    calls = [{"index": i, "id": f"call_{i}", "type": "function",
+              "function": {"name": "files_write", "arguments": json.dumps({"path": f"n{i}.md", "content": "x" * i})}}
+             for i in range(1, 4)]
+    server.reply(stream(chunk({"role": "assistant", "tool_calls": calls}), chunk({}, finish="tool_calls")),
+                 text_stream("three notes"))
+    got, _, text = record_and_replay(tmp_path, capsys, monkeypatch, server, "--debug")
+    assert got["result"] == "three notes"
+    assert yaml.safe_load(text)["tools"] == {"files/write": [{"result": f"wrote {i} bytes to n{i}.md"}
+                                                             for i in range(1, 4)]}
+
+
+def test_recording_on_a_terminal_still_streams_the_reply(tmp_path, server):
+    """Live output and the recorder both get the streamed fragments."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    server.reply(text_stream("Bon", "jour"))
+    prompt = tmp_path / "notes.md"
+    prompt.write_text(PROMPT, encoding="utf-8")
+    master, slave = pty.openpty()
+    env = dict(os.environ, RUNVIL_RECORD_TEST_KEY=KEY)
+    p = subprocess.Popen([sys.executable, "-m", "runvil.host.cli", "run", str(prompt), "--config",
+                          config(tmp_path, server), "--record", str(tmp_path / "w.yaml")],
+                         stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, env=env)
+    os.close(slave)
+    out, _ = p.communicate(timeout=60)
+    seen = b""
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        seen += data
+    os.close(master)
+    assert p.returncode == 0 and out == b"Bonjour\n"
+    assert b"Bon" in seen and b"jour" in seen
+    assert yaml.safe_load((tmp_path / "w.yaml").read_text(encoding="utf-8"))["replies"][0]["fragments"] == ["Bon", "jour"]
