@@ -1,7 +1,9 @@
 """Driving a run: step, answer every pending effect, resume, until it ends.
 
-The answerer is a function from an effect to its answer; independent
-effects of one step may be answered concurrently by a real provider.
+The answerer is a function from an effect to its answer. When it says it
+is `concurrent` (real providers, the Packs' tools), the independent effects
+of one step are answered at the same time: the bound calls of one batch,
+the rounds of concurrent tasks.
 """
 
 from __future__ import annotations
