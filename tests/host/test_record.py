@@ -259,3 +259,15 @@ def test_recording_on_a_terminal_still_streams_the_reply(tmp_path, server):
     assert p.returncode == 0 and out == b"Bonjour\n"
     assert b"Bon" in seen and b"jour" in seen
     assert yaml.safe_load((tmp_path / "w.yaml").read_text(encoding="utf-8"))["replies"][0]["fragments"] == ["Bon", "jour"]
+
+
+def test_a_key_the_server_echoes_never_reaches_the_file(tmp_path, capsys, monkeypatch, server):
+    monkeypatch.setenv("RUNVIL_RECORD_TEST_KEY", KEY)
+    server.reply(text_stream(f"your key is {KEY}"))
+    prompt = tmp_path / "notes.md"
+    prompt.write_text(PROMPT, encoding="utf-8")
+    world = tmp_path / "world.yaml"
+    cli(capsys, "run", str(prompt), "--config", config(tmp_path, server), "--json", "--record", str(world))
+    text = world.read_text(encoding="utf-8")
+    assert KEY not in text and "text: your key is [REDACTED]" in text
+    assert server.requests[0]["headers"]["Authorization"] == f"Bearer {KEY}"  # the key was in use
