@@ -271,3 +271,16 @@ def test_a_key_the_server_echoes_never_reaches_the_file(tmp_path, capsys, monkey
     text = world.read_text(encoding="utf-8")
     assert KEY not in text and "text: your key is [REDACTED]" in text
     assert server.requests[0]["headers"]["Authorization"] == f"Bearer {KEY}"  # the key was in use
+
+
+@pytest.mark.parametrize("reply", [
+    stream(chunk({"role": "assistant", "tool_calls": [{"index": 0, "id": "c1", "type": "function",
+                  "function": {"name": "files_write", "arguments": '{"path": '}}]}), chunk({}, finish="tool_calls")),
+    stream(chunk({"role": "assistant", "content": "cut sh"}), done=False),
+], ids=["malformed-arguments", "cut-stream"])
+def test_failures_the_provider_describes_replay_as_they_came(tmp_path, capsys, monkeypatch, server, reply):
+    server.reply(reply)
+    got, _, text = record_and_replay(tmp_path, capsys, monkeypatch, server)
+    assert got["ok"] is False
+    (entry,) = yaml.safe_load(text)["replies"]
+    assert list(entry) == ["failure"]
