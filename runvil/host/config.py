@@ -13,6 +13,9 @@ Decisions:
 - A provider's `timeout` (seconds to connect and between reply bytes, any
   positive finite number; default 600) and `max_retries` (0 or more;
   default 2) are host.md's "Talking to real providers".
+- `[packs.web]` (`search_url`, `fetch_max_bytes`, `fetch_timeout`) is
+  host.md's "Built-in Packs"; `[packs.files] write_quota` (bytes, default
+  100,000,000) bounds what `files/write` adds to the workspace in one run.
 - `api_key_env` is optional (local servers need no key). A provider that
   names one needs it set and non-empty when a bound model uses it; the
   error names the variable.
