@@ -212,7 +212,7 @@ class SectionVM:
 
         v = self.messages if path[0] == "messages" else self.state.G.get(to_lua_str(path[0]))
         for key in path[1:]:
-            k = int(key) if key.isdigit() else to_lua_str(key)
+            k = _path_key(key)
             if isinstance(v, VarView):
                 v = v.lua_index(to_lua_str(key))  # a stored null reads as json.null
             elif type(v) is LuaTable:
@@ -269,6 +269,17 @@ class SectionVM:
     def close(self):
         self.closed = True
         self.state.close()
+
+
+def _path_key(key: str):
+    """A `{{a.b.3}}` path part as the Lua key it reads: digits are an
+    integer when one fits in 64 bits, else the float Lua's numeral gives
+    (so 5,000 digits read key `1e+5000`, which is inf, as `t[1e5000]`)."""
+    if not (key.isdigit() and key.isascii()):
+        return to_lua_str(key)
+    if len(key) <= 19 and int(key) < 2**63:
+        return int(key)
+    return float(key)
 
 
 def _engine_lua_error(message: str):

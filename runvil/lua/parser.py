@@ -37,17 +37,37 @@ class _Reject(Exception):
 
 
 def _start(n):
-    """The node holding the position of the first token of an expression."""
+    """The node holding the position of the first token of an expression.
+    Memoized per parse (`_starts`, by node id): every suffix of a chain
+    `t.a.a.a...` asks for the same start, which would walk the chain again
+    each time (quadratic in its length)."""
+    seen = []
     while True:
+        memo = _starts.get(id(n))
+        if memo is not None:
+            found = memo[1]
+            break
         t = type(n)
         if t is _Call:
+            seen.append(n)
             n = n.func
         elif t is _MethodCall or t is _Index:
+            seen.append(n)
             n = n.obj
         elif t is _BinOp:
+            seen.append(n)
             n = n.left
         else:
-            return n
+            found = n
+            break
+    for node in seen:
+        _starts[id(node)] = (node, found)
+    return found
+
+
+#: `_start`'s memo for the parse under way, id -> (node, start), cleared by
+#: `parse`; holding the node keeps its id from being reused
+_starts: dict = {}
 
 
 def _dotted(n) -> str:
@@ -500,12 +520,15 @@ def parse(source: str, chunkname: str) -> ast.Chunk:
     with _lock:
         states, start, end = _get_table()
         _builder.reset()
+        _starts.clear()
         try:
             block, deepest = _drive(tokenize(source), states, start, end)
         except (LexError, _Reject) as e:
             failure = e
         else:
             failure = None
+        finally:
+            _starts.clear()
         deep = _builder.deep or (failure is None and deepest > 60)
     if failure is not None:
         _Checker(source, chunkname).run()  # raises Lua's own message

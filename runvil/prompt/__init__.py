@@ -11,6 +11,12 @@ a block that does not compile fails the parse, before any run. Errors are
 ordered by file line. Newlines (`\\r\\n`, `\\r`) read as `\\n`; a leading
 UTF-8 byte order mark is dropped. A file that is not UTF-8 is a `Structure`
 error on the line of the first bad byte.
+
+Hostile files end in a parse error, never a crash: the parse runs on a
+thread with a large stack (the Lua front end and PyYAML recurse), a file is
+at most `MAX_FILE_BYTES` and a block at most `MAX_BLOCK_BYTES` of Lua
+(compiling costs about 30 s per MB), and a block the compiler cannot handle
+for its size or depth is a `Lua` parse error naming the limit.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from pathlib import Path
 import attrs
 
 from runvil.lua import LuaSyntaxError, compile_lua
+from runvil.lua.state import run_on_lua_thread
 
 from .frontmatter import MESSAGE as _FM_MESSAGE
 from .frontmatter import NO_FRONTMATTER, read_frontmatter, split_frontmatter
@@ -51,6 +58,14 @@ __all__ = [
 ]
 
 NOT_UTF8 = "the file is not valid UTF-8 (byte 0x{byte:02x})"
+TOO_BIG_FILE = "the file is {size} bytes; the limit is {limit} bytes"
+TOO_BIG_BLOCK = "{chunk}: the block is {size} bytes of Lua; the limit is {limit} bytes"
+TOO_COMPLEX = "{chunk}: the block nests too deeply to compile"
+
+#: a prompt file's size (bytes)
+MAX_FILE_BYTES = 16 * 1024 * 1024
+#: one ```lua block's size (UTF-8 bytes): compiling takes ~30 s per MB
+MAX_BLOCK_BYTES = 256 * 1024
 
 
 def split_lines(text: str) -> list[str]:
@@ -65,16 +80,27 @@ def split_lines(text: str) -> list[str]:
 def compile_block(block: LuaBlock, path: str) -> LuaBlock | ParseError:
     """Compiles one block with the file's line numbers: the compiled block,
     or its `Lua` parse error (Lua's own message, which names the chunk)."""
-    source = "\n" * (block.line - 1) + block.code
+    size = len(block.code.encode("utf-8", "surrogatepass"))
+    if size > MAX_BLOCK_BYTES:
+        message = TOO_BIG_BLOCK.format(chunk=block.chunkname, size=size, limit=MAX_BLOCK_BYTES)
+        return ParseError("Lua", message, block.line, path)
+    # The code starts on file line `block.line`: a long comment spanning the
+    # lines before it keeps Lua's line numbers the file's, and the scanner
+    # skips it in one step (one newline token per line made `runvil check`
+    # quadratic in the number of blocks).
+    pad = "--[[" + "\n" * (block.line - 2) + "]]\n" if block.line > 1 else ""
+    source = pad + block.code
     try:
         # Lua strings hold bytes: the chunk name too (a section may be named `Café`)
         lua_name = block.chunkname.encode("utf-8").decode("latin-1")
-        compiled = compile_lua(source.encode("utf-8").decode("latin-1"), lua_name)
+        compiled = compile_lua(source.encode("utf-8", "surrogatepass").decode("latin-1"), lua_name)
     except LuaSyntaxError as exc:
         message = exc.value if isinstance(exc.value, str) else str(exc)
         message = message.encode("latin-1", "replace").decode("utf-8", "replace")
         m = re.match(re.escape(block.chunkname) + r":(\d+):", message)
         return ParseError("Lua", message, int(m.group(1)) if m else block.line, path)
+    except (RecursionError, MemoryError):
+        return ParseError("Lua", TOO_COMPLEX.format(chunk=block.chunkname), block.line, path)
     return attrs.evolve(block, compiled=compiled)
 
 
@@ -114,14 +140,23 @@ def _parse(text: str, path: str) -> tuple[Prompt | None, list[ParseError]]:
     return prompt, errors
 
 
+def _parse_on_big_stack(text: str, path: str) -> tuple[Prompt | None, list[ParseError]]:
+    """`_parse` on a thread whose stack fits the recursion limit the Lua
+    runtime sets process-wide (a deep input must not crash the process)."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_FILE_BYTES:
+        return None, [ParseError("Structure", TOO_BIG_FILE.format(size=size, limit=MAX_FILE_BYTES), 1, path)]
+    return run_on_lua_thread(lambda: _parse(text, path))
+
+
 def check_text(text: str, path: str = "<prompt>") -> list[ParseError]:
     """Every parse error of the prompt `text`, in file-line order."""
-    return _parse(text, str(path))[1]
+    return _parse_on_big_stack(text, str(path))[1]
 
 
 def parse_text(text: str, path: str | PathLike = "<prompt>") -> Prompt:
     """Parses a prompt from its text; raises the first ParseError."""
-    prompt, errors = _parse(text, str(path))
+    prompt, errors = _parse_on_big_stack(text, str(path))
     if errors:
         raise errors[0]
     assert prompt is not None
@@ -129,7 +164,11 @@ def parse_text(text: str, path: str | PathLike = "<prompt>") -> Prompt:
 
 
 def _read(path: str | PathLike) -> tuple[str | None, ParseError | None]:
-    data = Path(path).read_bytes()
+    with open(path, "rb") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        size = Path(path).stat().st_size
+        return None, ParseError("Structure", TOO_BIG_FILE.format(size=size, limit=MAX_FILE_BYTES), 1, str(path))
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:

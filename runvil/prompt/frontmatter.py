@@ -25,6 +25,12 @@ Decisions (where the spec is silent):
   options may be written `writer: {}` or `writer:`.
 - A duplicate key (at any level we check) is refused rather than letting the
   last one win silently.
+- **Hostile YAML is a parse error** (the scripted world reads YAML with the
+  same loader): nesting deeper than `MAX_DEPTH` levels, aliases that expand
+  to more than `MAX_NODES` nodes (a "billion laughs" document), an alias
+  inside the node it names, an integer of more digits than CPython turns
+  into a number (4300), and control characters are each refused with their
+  position.
 """
 
 from __future__ import annotations
@@ -34,7 +40,9 @@ import re
 from typing import Any
 
 import yaml
+from yaml.composer import ComposerError
 from yaml.constructor import ConstructorError
+from yaml.events import AliasEvent
 
 from .model import Frontmatter, ParseError, RoleOptions
 
@@ -69,12 +77,62 @@ THINKING = ("off", "low", "medium", "high")
 DEFAULT_MAX_TOOL_ITERATIONS = 24
 _NAME = re.compile(r"[a-z0-9-]+\Z")
 
+#: YAML nesting, in levels (JSON data nests at most 500 levels too)
+MAX_DEPTH = 500
+#: the nodes a document may have, each alias counting the nodes it stands for
+MAX_NODES = 100_000
+#: digits of an integer: CPython's limit for turning text into an int
+MAX_INT_DIGITS = 4300
+TOO_DEEP = "the YAML nests deeper than {limit} levels"
+TOO_MANY_NODES = "the YAML's aliases expand to more than {limit} nodes"
+RECURSIVE_ALIAS = "the alias *{anchor} is inside the node it names"
+TOO_MANY_DIGITS = "an integer of {digits} digits is too long (the limit is {limit} digits)"
+BAD_CHARACTER = "the control character U+{code:04X} is not allowed in YAML"
+
 
 # --- YAML 1.2 core schema on top of PyYAML's safe loader -------------------
 
 
 class _Loader(yaml.SafeLoader):
-    pass
+    """PyYAML's safe loader, bounded: its composer counts depth and nodes
+    (aliases by the size of what they name), so a hostile document is a
+    marked error before anything is built from it."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._depth = 0
+        self._nodes = 0
+        self._sizes: dict[str, int] = {}  # anchor -> nodes it stands for
+        self._open: set[str] = set()  # anchors whose node is being composed
+
+    def _count(self, n: int, mark) -> None:
+        self._nodes += n
+        if self._nodes > MAX_NODES:
+            raise ComposerError(None, None, TOO_MANY_NODES.format(limit=MAX_NODES), mark)
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, AliasEvent):
+            if event.anchor in self._open:
+                raise ComposerError(None, None, RECURSIVE_ALIAS.format(anchor=event.anchor), event.start_mark)
+            self._count(self._sizes.get(event.anchor, 1), event.start_mark)
+            return super().compose_node(parent, index)
+        if self._depth >= MAX_DEPTH:
+            raise ComposerError(None, None, TOO_DEEP.format(limit=MAX_DEPTH), event.start_mark)
+        self._count(1, event.start_mark)
+        before = self._nodes
+        anchor = event.anchor
+        if anchor is not None:
+            self._open.add(anchor)
+        self._depth += 1
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+            self._open.discard(anchor)
+        if anchor is not None:
+            self._sizes[anchor] = self._nodes - before + 1
+        return node
 
 
 _DROPPED = {f"tag:yaml.org,2002:{t}" for t in ("bool", "int", "float", "null", "timestamp", "value", "merge")}
@@ -97,23 +155,26 @@ _Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456
 def _construct_bool(loader, node):
     value = loader.construct_scalar(node)
     if value not in ("true", "True", "TRUE", "false", "False", "FALSE"):
-        raise ConstructorError(None, None, f"invalid boolean {value!r}", node.start_mark)
+        raise ConstructorError(None, None, f"invalid boolean '{value}'", node.start_mark)
     return value in ("true", "True", "TRUE")
 
 
 def _construct_int(loader, node):
     value = loader.construct_scalar(node)
     if not _INT.match(value):
-        raise ConstructorError(None, None, f"invalid integer {value!r}", node.start_mark)
+        raise ConstructorError(None, None, f"invalid integer '{value}'", node.start_mark)
     if value.startswith(("0o", "0x")):
-        return int(value[2:], 8 if value[1] == "o" else 16)
+        return int(value[2:], 8 if value[1] == "o" else 16)  # no digit limit for powers of two
+    digits = len(value.lstrip("+-"))
+    if digits > MAX_INT_DIGITS:
+        raise ConstructorError(None, None, TOO_MANY_DIGITS.format(digits=digits, limit=MAX_INT_DIGITS), node.start_mark)
     return int(value, 10)
 
 
 def _construct_float(loader, node):
     value = loader.construct_scalar(node)
     if not _FLOAT.match(value):
-        raise ConstructorError(None, None, f"invalid float {value!r}", node.start_mark)
+        raise ConstructorError(None, None, f"invalid float '{value}'", node.start_mark)
     lowered = value.lower()
     if lowered.endswith(".inf"):
         return -math.inf if lowered.startswith("-") else math.inf
@@ -169,6 +230,11 @@ class _Checker:
             return "nothing"
         return written if len(written) <= 60 else written[:57] + "..."
 
+    def key_text(self, key, node) -> str:
+        """A key for a message: a string as it is, anything else (`~`, `1`,
+        `[a]`) as written, never as a Python value (`None`)."""
+        return key if isinstance(key, str) else self.raw(node)
+
     def value(self, node) -> Any:
         return self.loader.construct_object(node, deep=True)
 
@@ -180,7 +246,7 @@ class _Checker:
             key = self.value(knode)
             marker = (type(key), key) if isinstance(key, (str, int, float, bool, type(None))) else repr(key)
             if marker in seen:
-                self.fail(knode, DUPLICATE_KEY.format(key=key))
+                self.fail(knode, DUPLICATE_KEY.format(key=self.key_text(key, knode)))
                 continue
             seen.add(marker)
             out.append((key, knode, vnode))
@@ -204,7 +270,7 @@ class _Checker:
                 if checked is not _BAD:
                     fields[key] = checked
             else:
-                self.fail(knode, UNKNOWN_KEY.format(key=key))
+                self.fail(knode, UNKNOWN_KEY.format(key=self.key_text(key, knode)))
         for key in REQUIRED:
             if key not in present:
                 self.fail(None, MISSING_KEY.format(key=key))
@@ -293,7 +359,7 @@ class _Checker:
         ok = True
         for option, knode, vnode in self.pairs(node):
             if option not in ROLE_OPTIONS:
-                self.fail(knode, UNKNOWN_OPTION.format(role=role, option=option))
+                self.fail(knode, UNKNOWN_OPTION.format(role=role, option=self.key_text(option, knode)))
                 ok = False
                 continue
             v = self.value(vnode)
@@ -326,7 +392,12 @@ def read_frontmatter(text: str, first_line: int, path: str) -> tuple[Frontmatter
     """Parses and checks the YAML `text` whose first line is file line
     `first_line`. Returns the frontmatter (None when invalid) and every
     problem found."""
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:
+        line = first_line + text.count("\n", 0, exc.position)
+        detail = BAD_CHARACTER.format(code=exc.character if isinstance(exc.character, int) else 0)
+        return None, [ParseError("Frontmatter", MESSAGE.format(detail=detail), line, path)]
     try:
         top = loader.get_single_node()
         checker = _Checker(loader, text, first_line, path)
