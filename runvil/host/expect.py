@@ -25,6 +25,7 @@ class Mismatch:
     field: str  # e.g. `result`, `error.message`, `requests[2].messages`
     want: object
     got: object
+    note: str | None = None  # what explains the difference, when the case does not ask for it
 
     def lines(self) -> list[str]:
         """The mismatch as indented lines: want/got, or a line diff when long."""
@@ -36,6 +37,8 @@ class Mismatch:
             a, b = _diff_lines(self.want), _diff_lines(self.got)
             diff = difflib.unified_diff(a, b, "want", "got", lineterm="", n=2)
             lines = [f"  {self.field}:"] + [f"    {line}" for line in diff]
+        if self.note is not None:
+            lines.append(f"    ({self.note})")
         return [_printable(line) for line in lines]
 
 
@@ -66,8 +69,18 @@ def compare(expect: dict, got: dict) -> list[Mismatch]:
         elif key == "requests" and isinstance(want, list) and isinstance(value, list):
             out.extend(_requests(want, value))
         elif value is ABSENT or not same(want, value):
-            out.append(Mismatch(key, want, value))
+            noted = any(m.note for m in out)
+            out.append(Mismatch(key, want, value, note=None if noted else _why(key, expect, got)))
     return out
+
+
+def _why(key: str, expect: dict, got: dict) -> str | None:
+    """The run's error, beside a wrong `ok` or `result` of a case that does
+    not name the error: the reason a run failed is never hidden."""
+    err = got.get("error")
+    if key not in ("ok", "result") or "error" in expect or not isinstance(err, dict):
+        return None
+    return f"the run failed: error[{err.get('kind')}]: {err.get('message')}"
 
 
 def _keys(prefix: str, want: dict, got: dict) -> list[Mismatch]:

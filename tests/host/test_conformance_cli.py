@@ -254,3 +254,13 @@ def test_the_junit_report_holds_any_text_a_run_gives(tmp_path, capsys):
     assert code == 1 and "    +a\\x00b\n    +\\x1b[1m\\udcc8\n" in out
     failure = ET.parse(junit).getroot().find("testsuite/testcase/failure")
     assert "+\\x1b[1m\\udcc8" in failure.text
+
+
+def test_a_run_that_fails_unexpectedly_shows_its_error(tmp_path, capsys):
+    """Not `ok: expected true, got false` with no reason."""
+    folder = case_file(tmp_path, {"name": "boom", "prompt": PROMPT.replace("models.loop()", "error('boom')"),
+                                  "expect": {"ok": True, "result": "hello"}})
+    code, out, _ = conformance(capsys, str(folder))
+    assert code == 1
+    assert "  ok:\n    want: true\n    got:  false\n    (the run failed: error[Lua]: section `A` prologue:16: boom)\n" in out
+    assert out.count("the run failed") == 1
