@@ -24,8 +24,7 @@ from __future__ import annotations
 import threading
 
 from ..engine.effects import ModelFailure, ModelReply, ModelRound, ToolCall, ToolDropped, ToolFailure, ToolResult
-
-REDACTED = "[REDACTED]"
+from .openai import REDACTED
 
 
 class Recorder:
@@ -40,6 +39,7 @@ class Recorder:
         self.rounds: dict[int, tuple] = {}  # effect id -> (effect, answer)
         self.tool_calls: dict[int, tuple] = {}
         self.fragments: dict[int, list[str]] = {}
+        self.concurrent = False  # as the wrapped answerer: may the driver call it from several threads
         self._lock = threading.Lock()
 
     def wrap(self, answer, input: str | None, bindings: dict):
