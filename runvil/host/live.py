@@ -62,6 +62,9 @@ class Live:
             self.line(event.data.get("text", ""), style="dim")
         elif event.type == "model_retry":
             self.line(retry_line(event.data), style="yellow")
+            with self._count_lock:  # the round still waits: so does the spinner
+                if self._waiting:
+                    self.start_spinner(f"waiting for {event.data.get('role')}")
         elif event.type in ("assistant_reply", "model_turn_failed"):
             with self._lock:
                 streamed = self._streaming.pop(event.data.get("round"), None)
