@@ -4,6 +4,12 @@ effects; `Run.resume(answers)` hands their answers back.
 
 The walk runs on one baton thread: the H1 pass, then the sections in file
 order (or where `jump` sends it), each entry in a fresh VM.
+
+Besides each block's sandbox limits, the run has a budget of its own
+(`limits.RunLimits`: steps across blocks, wall time, section entries): the
+VMs check it as they run, each section entry counts against it, and a run
+whose wall time runs out while it waits on the outside world is stopped
+at its next step.
 """
 
 from __future__ import annotations
@@ -11,8 +17,9 @@ from __future__ import annotations
 from attrs import define
 
 from ..lua import Limits, LuaError
-from .errors import RunError, run_error_from
+from .errors import ErrorValue, RunError, run_error_from
 from .events import EventLog
+from .limits import RunBudget, RunLimits
 from .scheduler import Scheduler
 from .tasks import TaskRegistry
 from .var import VarStore
@@ -56,6 +63,7 @@ class Run:
         input: str | None = None,
         bindings: dict | None = None,
         limits: Limits | None = None,
+        run_limits: RunLimits | None = None,
         packs: dict | None = None,
         debug: bool = False,
         chat: bool = False,
@@ -71,6 +79,7 @@ class Run:
         if missing:
             raise PrepareError(f"model role '{missing[0]}' is not bound to a model")
         self.limits = limits or Limits()
+        self.budget = RunBudget(run_limits or RunLimits())
         self.packs = packs or {}
         self.debug = debug  # debug capture: request/response bodies in the run log
         self.chat = chat  # `runvil chat`: VMs get `chat.read()`, which asks for the user's next turn
@@ -93,6 +102,12 @@ class Run:
         """Runs until every live context waits; returns pending effects
         (empty once the run has ended: see `outcome`)."""
         if self.outcome is not None:
+            return []
+        overrun = self.budget.overrun()
+        if overrun is not None:  # spent while the run waited on effects
+            self.sched.cancel_all()
+            self.outcome = RunOutcome(False, error=RunError("Lua", overrun))
+            self.events.emit("run_ended", "0", None, ok=False, error=self.outcome.error.as_json())
             return []
         effects = self.sched.run_until_blocked()
         for ctx in self.sched.failed:
@@ -171,6 +186,9 @@ class Run:
         result = None
         while i is not None:
             section = sections[i]
+            overrun = self.budget.enter_section()
+            if overrun is not None:
+                raise LuaError(ErrorValue("lua", overrun))
             vm = SectionVM(self, section.name, execution_id, input=input)
             self.events.emit("section_started", execution_id, section.name)
             try:

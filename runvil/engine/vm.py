@@ -8,12 +8,13 @@ import os
 import re
 from pathlib import Path
 
-from ..lua import Limits, LuaError, LuaState, LuaTable
+from ..lua import Limits, LuaError, LuaTable
 from ..lua.errors import builtin
 from ..lua.values import fmt_number
 from .conversation.messages import ASSIGN_GLOBAL, MessageList
 from .errors import raise_lua
 from .jsonlib import NotJSON, encode_compact, open_json, record_views, to_json
+from .limits import SECTION_ENTRIES, BudgetedState
 from .var import VarView
 
 
@@ -47,7 +48,7 @@ class SectionVM:
         self.compactors_table = None  # the Engine's `compactors` table
         self.closed = False
         self.last_turn = None  # the run's round counter at this VM's last answered round
-        self.state = LuaState(stdout=self._print, limits=run.limits or Limits())
+        self.state = BudgetedState(run.budget, stdout=self._print, limits=run.limits or Limits())
         self.messages = MessageList(self)
         self._install_globals()
         if run.on_vm is not None:
@@ -130,6 +131,9 @@ class SectionVM:
         target = from_lua_str(name)
         if self.run.prompt.section(target) is None:
             raise_lua(f"jump: no section named `{target}`")
+        entries = self.run.budget.limits.section_entries
+        if entries is not None and self.run.budget.entries >= entries:
+            raise_lua(SECTION_ENTRIES.format(limit=entries))  # catchable where the jump is
         raise JumpSignal(target)
 
     def _require(self, *args):
@@ -177,7 +181,7 @@ class SectionVM:
             self.state.G.set_str("prose", to_lua_str(text))
             fn = self.state.instantiate(piece.compiled)
             self.state.reset_limits()  # each block gets the run's limits afresh
-            results = self.state.call(fn)
+            results = self.run_block(fn)
             if results and results[0] is not None:
                 return results[0]
         del saw_lua
@@ -189,6 +193,17 @@ class SectionVM:
         if text:
             return self.send_prose(text)
         return None
+
+    def run_block(self, fn) -> tuple:
+        """Calls a block's function, counting its steps in the run's budget."""
+        budget = self.run.budget
+        overrun = budget.overrun()
+        if overrun is not None:
+            raise LuaError(_engine_lua_error(overrun))
+        try:
+            return self.state.call(fn)
+        finally:
+            budget.steps += self.state.block_steps()
 
     def fill_prose(self, pieces: list[str], fill) -> str:
         from ..prompt.interpolate import InterpolationError

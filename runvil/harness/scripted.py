@@ -33,6 +33,7 @@ Decisions where host.md is silent:
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import yaml
@@ -370,12 +371,33 @@ def _call(c, where: str) -> dict:
         raise WorldError(f"{where} must be a mapping {{id, name, arguments}}")
     args = _plain(c.get("arguments"))
     if isinstance(args, str):
+        from .errortext import safe_loads
+
         try:
-            args = json.loads(args)
+            args = safe_loads(args)
         except ValueError:
             pass
+    _check_json_data(args, f"{where}.arguments")
     return {"id": "" if c.get("id") is None else _text(c["id"]),
             "name": "" if c.get("name") is None else _text(c["name"]), "arguments": args}
+
+
+def _check_json_data(value, where: str) -> None:
+    """Tool-call arguments reach the Engine as JSON data: a NaN, an infinity
+    or a key that is not text (YAML's `1:` or `~:`) has no JSON form, so the
+    world is refused where it says so."""
+    todo = [(value, where)]
+    while todo:
+        v, place = todo.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            raise WorldError(f"{place} is {_text(v)}, which has no JSON form")
+        if isinstance(v, list):
+            todo.extend((x, f"{place}[{i + 1}]") for i, x in enumerate(v))
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                if not isinstance(k, str):
+                    raise WorldError(f"{place} has the key {_text(k) if k is not None else 'null'}, which is not text")
+                todo.append((x, f"{place}.{k}"))
 
 
 def _tool_entry(e, where: str) -> dict:

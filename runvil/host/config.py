@@ -16,6 +16,10 @@ Decisions:
 - `[packs.web]` (`search_url`, `fetch_max_bytes`, `fetch_timeout`) is
   host.md's "Built-in Packs"; `[packs.files] write_quota` (bytes, default
   100,000,000) bounds what `files/write` adds to the workspace in one run.
+- `[limits]` sets the sandbox's limits: per block `block_steps`,
+  `block_memory` (bytes), `block_seconds`, and the run's own budget
+  `run_steps`, `run_seconds`, `section_entries` (runvil.engine.limits);
+  each a positive number, defaults where left out.
 - `api_key_env` is optional (local servers need no key). A provider that
   names one needs it set and non-empty when a bound model uses it; the
   error names the variable.
@@ -76,6 +80,31 @@ class PackSettings:
 
 
 @attrs.frozen
+class LimitSettings:
+    """`[limits]`: None keeps the default of runvil.lua.Limits (per block)
+    or runvil.engine.limits.RunLimits (per run)."""
+
+    block_steps: int | None = None
+    block_memory: int | None = None
+    block_seconds: float | None = None
+    run_steps: int | None = None
+    run_seconds: float | None = None
+    section_entries: int | None = None
+
+    def sandbox(self):
+        """(Limits, RunLimits) with these settings over the defaults."""
+        from ..engine.limits import RunLimits
+        from ..lua import Limits
+
+        block, run = Limits(), RunLimits()
+        block = attrs.evolve(block, **{k: v for k, v in (("steps", self.block_steps), ("memory", self.block_memory),
+                                                         ("seconds", self.block_seconds)) if v is not None})
+        run = attrs.evolve(run, **{k: v for k, v in (("steps", self.run_steps), ("seconds", self.run_seconds),
+                                                     ("section_entries", self.section_entries)) if v is not None})
+        return block, run
+
+
+@attrs.frozen
 class Config:
     default_model: str | None = None
     providers: dict[str, Provider] = attrs.field(factory=dict)
@@ -83,6 +112,7 @@ class Config:
     bind: dict[str, str] = attrs.field(factory=dict)
     path: str | None = None
     packs: PackSettings = attrs.field(factory=PackSettings)
+    limits: LimitSettings = attrs.field(factory=LimitSettings)
 
 
 # ------------------------------------------------------------------ loading
@@ -123,7 +153,7 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
     def fail(msg: str):
         raise ConfigError(f"{source}: {msg}")
 
-    _known(data, {"default_model", "providers", "models", "bind", "packs"}, "", fail)
+    _known(data, {"default_model", "providers", "models", "bind", "packs", "limits"}, "", fail)
 
     providers: dict[str, Provider] = {}
     for name, p in _table(data, "providers", fail).items():
@@ -172,7 +202,21 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
             fail("default_model must be a model id string")
         if default not in models:
             fail(f"default_model: unknown model '{default}' (no [models.\"{default}\"] table)")
-    return Config(default, providers, models, bind, source, parse_pack_settings(data, fail))
+    return Config(default, providers, models, bind, source, parse_pack_settings(data, fail),
+                  parse_limit_settings(data, fail))
+
+
+def parse_limit_settings(data: dict, fail) -> LimitSettings:
+    """`[limits]`: counts are positive integers, seconds positive numbers."""
+    t = _table(data, "limits", fail)
+    counts = ("block_steps", "block_memory", "run_steps", "section_entries")
+    seconds = ("block_seconds", "run_seconds")
+    _known(t, set(counts + seconds), "limits", fail)
+    values = {k: _count(t, k, "limits", fail) for k in counts}
+    for k in seconds:
+        v = _field(t, k, "limits", fail, False, _seconds, "a positive number of seconds")
+        values[k] = None if v is None else float(v)
+    return LimitSettings(**values)
 
 
 def parse_pack_settings(data: dict, fail) -> PackSettings:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import re
 import signal
 import sys
 import threading
@@ -117,6 +118,7 @@ def _run_command(argv: list[str]) -> int:
         if recorder is not None:  # the recorder keeps the streamed fragments too
             on_fragment = recorder.fragment_hook(on_fragment)
         bindings, answer, note = world_for(args, prompt, on_fragment=on_fragment)
+        limits, run_limits = configured_limits(args)
     except ValueError as e:
         print(f"runvil: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -139,7 +141,8 @@ def _run_command(argv: list[str]) -> int:
 
     packs = discover_packs()
     try:
-        run = Run(prompt, input=input_text, bindings=bindings, packs=pack_schemas(packs), debug=args.debug)
+        run = Run(prompt, input=input_text, bindings=bindings, packs=pack_schemas(packs), debug=args.debug,
+                  limits=limits, run_limits=run_limits)
     except PrepareError as e:
         return usage_error(str(e), answer)
     try:
@@ -176,7 +179,8 @@ def _run_command(argv: list[str]) -> int:
         )
     elif outcome.ok:
         if outcome.result is not None and not (live is not None and live.already_shown(outcome.result, sys.stdout)):
-            sys.stdout.write(outcome.result + ("" if outcome.result.endswith("\n") else "\n"))
+            result = valid_utf8(outcome.result)
+            sys.stdout.write(result + ("" if result.endswith("\n") else "\n"))
     if args.view:
         from .view import write_run_view
 
@@ -258,6 +262,15 @@ def world_for(args, prompt, on_fragment=None):
     return bindings, _Answerer(), "runvil: no config: every model role runs on the offline echo model"
 
 
+def configured_limits(args):
+    """The sandbox's per-block and per-run limits: the config's `[limits]`
+    (read with or without `--script`) over the defaults."""
+    from .config import LimitSettings, load_config
+
+    config = load_config(args.config)
+    return (config.limits if config is not None else LimitSettings()).sandbox()
+
+
 def pack_tools(args):
     """The Packs' tools for a run off the script: `files` in `--workspace
     DIR` (made when missing, kept) or in a fresh temporary folder (removed
@@ -283,7 +296,7 @@ def open_log(path: str, run, workspace: str | None = None):
         data = ev.as_json()
         if workspace is not None and ev.type == "run_started":
             data["workspace"] = workspace
-        f.write(json.dumps(data, ensure_ascii=False) + "\n")
+        f.write(valid_utf8(json.dumps(data, ensure_ascii=False)) + "\n")
         f.flush()
 
     run.events.listeners.append(write)
@@ -291,7 +304,17 @@ def open_log(path: str, run, workspace: str | None = None):
 
 
 def _print_json(obj) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.write(valid_utf8(json.dumps(obj, ensure_ascii=False)) + "\n")
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_utf8(text: str) -> str:
+    """Text stdout can write as UTF-8: a Lua string's bytes that are not
+    UTF-8 (carried as lone surrogates) and lone surrogates from a world or a
+    provider each become U+FFFD, the replacement character."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def check_command(argv: list[str]) -> int:

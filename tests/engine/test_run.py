@@ -250,3 +250,75 @@ def test_a_userdata_reference_in_prose_fails_with_the_spec_text():
     assert outcome.error.message == "global `thing` is a userdata; bare globals in prose must be JSON data"
     body = "```lua\nvar.n = {1, 2}\n```\n\n## A\n\nn={{var.n}} \\{{x}}\n\n```lua\nreturn prose\n```\n"
     assert finish(start(body), [])[0].result == "n=[1,2] {{x}}"
+
+
+# ------------------------------------------------- the run's own budget (§9)
+# "A run also has a budget of its own across all its blocks (steps, wall
+# time, section entries), so `jump` loops end with a `lua` error that names it."
+
+from runvil.engine.limits import RunLimits  # noqa: E402
+
+SELF_JUMP = "## A\n\n```lua\njump('A')\n```\n"
+PING_PONG = ("## A\n\n```lua\nlocal n = 0\nfor i = 1, 50000 do n = n + i end\njump('B')\n```\n"
+             "## B\n\n```lua\nlocal n = 0\nwhile n < 50000 do n = n + 1 end\njump('A')\n```\n")
+
+
+def test_default_run_limits():
+    assert RunLimits() == RunLimits(steps=200_000_000, seconds=1800.0, section_entries=10_000)
+
+
+def test_a_jump_to_itself_ends_at_the_section_entry_limit():
+    run = start(SELF_JUMP, run_limits=RunLimits(section_entries=30))
+    outcome, _ = finish(run, [])
+    assert (outcome.error.kind, outcome.error.message) == (
+        "Lua", "section `A` prologue:14: section entry limit exceeded (30 section entries)")
+    assert run.budget.entries == 30
+
+
+def test_the_section_entry_limit_is_catchable_where_the_jump_is():
+    body = ("## A\n\n```lua\nvar.n = (var.n or 0) + 1\n"
+            "local ok, err = pcall(jump, 'A')\nreturn tostring(var.n) .. ' ' .. tostring(err)\n```\n")
+    outcome, _ = finish(start(body, run_limits=RunLimits(section_entries=3)), [])
+    assert outcome.result == "3 section entry limit exceeded (3 section entries)"
+
+
+def test_jumps_between_sections_end_at_the_run_step_limit():
+    run = start(PING_PONG, run_limits=RunLimits(steps=1_000_000))
+    outcome, _ = finish(run, [])
+    assert outcome.error.kind == "Lua"
+    assert outcome.error.message.endswith("run step limit exceeded (1000000 steps across the run's blocks)")
+    assert 1_000_000 <= run.budget.steps <= 1_000_000 + 200_000  # caught within one check interval
+
+
+def test_one_block_that_spends_the_run_steps_stops_inside_the_block():
+    body = "## A\n\n```lua\nlocal n = 0\nwhile true do n = n + 1 end\n```\n"
+    outcome, _ = finish(start(body, run_limits=RunLimits(steps=500_000)), [])
+    assert outcome.error.message == "section `A` prologue:15: run step limit exceeded (500000 steps across the run's blocks)"
+
+
+def test_a_spent_run_budget_stays_spent_after_pcall():
+    body = ("## A\n\n```lua\nlocal function spin() while true do end end\n"
+            "local ok1, e1 = pcall(spin)\nlocal ok2, e2 = pcall(spin)\nreturn tostring(ok1) .. tostring(ok2) .. e2\n```\n")
+    outcome, _ = finish(start(body, run_limits=RunLimits(steps=300_000)), [])
+    assert outcome.result.startswith("falsefalsesection `A` prologue:14: run step limit exceeded")
+
+
+@pytest.mark.parametrize("body", [SELF_JUMP, PING_PONG, "## A\n\n```lua\nwhile true do end\n```\n"])
+def test_the_run_time_limit_stops_each_runaway_within_two_seconds(body):
+    run = start(body, run_limits=RunLimits(seconds=1.0, steps=None, section_entries=None))
+    t0 = time.monotonic()
+    outcome, _ = finish(run, [])
+    elapsed = time.monotonic() - t0
+    assert outcome.error.message.endswith("run time limit exceeded (1 s)")
+    assert elapsed < 1.0 + 2.0 + 2.0  # the budget, the 2 s the issue allows, and a loaded machine
+
+
+def test_the_run_time_limit_counts_waits_on_models():
+    body = "## A\n\n```lua\nmodels.use('writer')\nmessages:user('hi')\nmodels.loop()\nreturn 'done'\n```\n"
+    run = start(body, run_limits=RunLimits(seconds=0.2))
+    effects = run.step()
+    time.sleep(0.3)  # the model takes longer than the run may
+    run.resume({effects[0].id: ModelReply(text="late")})
+    assert run.step() == [] and run.done
+    assert (run.outcome.error.kind, run.outcome.error.message) == ("Lua", "run time limit exceeded (0.2 s)")
+    assert run.events.events[-1].type == "run_ended"
