@@ -77,8 +77,9 @@ THINKING = ("off", "low", "medium", "high")
 DEFAULT_MAX_TOOL_ITERATIONS = 24
 _NAME = re.compile(r"[a-z0-9-]+\Z")
 
-#: YAML nesting, in levels (JSON data nests at most 500 levels too)
-MAX_DEPTH = 500
+#: YAML nesting, in levels: within the default recursion limit of a host
+#: thread (PyYAML composes and constructs recursively)
+MAX_DEPTH = 100
 #: the nodes a document may have, each alias counting the nodes it stands for
 MAX_NODES = 100_000
 #: digits of an integer: CPython's limit for turning text into an int
