@@ -103,7 +103,20 @@ class SectionVM:
 
         meta.set_str("__index", g_index)
         meta.set_str("__newindex", g_newindex)
+        # The list stays fixed however the block tries: `setmetatable(_G,
+        # nil)` meets Lua's "cannot change a protected metatable" (and
+        # getmetatable(_G) gives false), `rawset(_G, 'messages', v)` the
+        # error assigning the global gives.
+        meta.set_str("__metatable", False)
         G.meta = meta
+        raw_set = G.get("rawset")
+
+        def rawset(*args):  # not a builtin of its own: errors stay raw_set's
+            if args and args[0] is G and len(args) > 1 and args[1] == "messages":
+                raise_lua(ASSIGN_GLOBAL)
+            return raw_set(*args)
+
+        G.set_str("rawset", rawset)
 
     def _open_chat(self):
         """`chat.read()`: the user's next message, or nil when they are done."""

@@ -322,3 +322,26 @@ def test_the_run_time_limit_counts_waits_on_models():
     assert run.step() == [] and run.done
     assert (run.outcome.error.kind, run.outcome.error.message) == ("Lua", "run time limit exceeded (0.2 s)")
     assert run.events.events[-1].type == "run_ended"
+
+
+# ------------------------------------------- the messages global stays fixed
+# conversations.md: "Assigning to the global itself, as in messages = {},
+# raises this error and leaves the global holding the same list"
+
+ASSIGN = ("messages is the section's conversation and cannot be reassigned; add records with append(record),"
+          " or rewrite history with models.compact(compactor, reason)")
+
+
+def test_rawset_on_G_cannot_replace_messages():
+    body = ("## A\n\n```lua\nlocal before = messages\nlocal ok, err = pcall(rawset, _G, 'messages', 5)\n"
+            "rawset(_G, 'other', 1)\nreturn tostring(ok) .. '|' .. tostring(err) .. '|' .. tostring(messages == before)"
+            " .. other\n```\n")
+    outcome, _ = finish(start(body), [])
+    assert outcome.result == f"false|{ASSIGN}|true1"
+
+
+def test_the_globals_metatable_is_protected():
+    body = ("## A\n\n```lua\nlocal ok, err = pcall(setmetatable, _G, nil)\n"
+            "return tostring(getmetatable(_G)) .. '|' .. err .. '|' .. type(messages)\n```\n")
+    outcome, _ = finish(start(body), [])
+    assert outcome.result == "false|cannot change a protected metatable|userdata"
