@@ -265,3 +265,18 @@ def test_error_bodies_of_every_shape_never_crash_a_run(server, files, capsys):
                         chunk({"content": "still fine"}, finish="stop")))
     code, data, _, _ = run(files, capsys)
     assert code == 0 and data["result"] == "still fine"
+
+
+def test_timeout_and_max_retries_come_from_the_config(server, files, capsys):
+    from ..harness.chat_server import Reply
+
+    prompt, config, log = files
+    text = open(config).read().replace("timeout = 5", "timeout = 0.3\nmax_retries = 1")
+    with open(config, "w") as f:
+        f.write(text)
+    server.reply(Reply(delay=2.0, chunks=[chunk({"content": "late"}, finish="stop")]),
+                 Reply(delay=2.0, chunks=[chunk({"content": "late"}, finish="stop")]))
+    code, data, _, events = run(files, capsys)
+    assert code == 1
+    assert data["error"]["message"] == "the model backend could not be reached: no reply within 0.3 seconds"
+    assert len(server.requests) == 2 and [e["status"] for e in events if e["type"] == "model_retry"] == [None]
