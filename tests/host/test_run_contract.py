@@ -189,3 +189,19 @@ def test_numbers_in_tool_call_arguments_reach_lua_as_numbers(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["result"] == "integer|1.50"
     assert data["requests"][1]["messages"][1]["tool_calls"][0]["arguments"] == {"limit": 3}
+
+
+def test_every_json_object_carries_usage(tmp_path, capsys, monkeypatch):
+    """host.md: "`--json` also carries `"usage": {"rounds": R, "prompt_tokens": P,
+    "completion_tokens": C, "reasoning_tokens": T}`"."""
+    monkeypatch.delenv("RUNVIL_CONFIG", raising=False)
+    monkeypatch.chdir(tmp_path)
+    prompt = write(tmp_path, "p.md", PROMPT)
+    assert main(["run", prompt, "--json"]) == 0  # the echo model: a round without usage
+    data = json.loads(capsys.readouterr().out)
+    assert data["result"] == "echo: hello"
+    assert data["usage"] == {"rounds": 1, "prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0}
+    bad = write(tmp_path, "bad.md", PROMPT.replace("name: t", "name: T"))
+    assert main(["run", bad, "--json"]) == 3
+    out = capsys.readouterr().out
+    assert json.loads(out)["usage"] == {"rounds": 0, "prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0}
