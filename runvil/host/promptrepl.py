@@ -155,9 +155,16 @@ def chunk_runner(vm, interrupt: Interrupt, write):
                 results = vm.state.call(fn)
         except LuaError as e:
             sys.stdout.flush()
-            print(INTERRUPTED if interrupt.requested else error_message(e.value), file=sys.stderr)
+            print(INTERRUPTED if interrupt.requested else _message(e.value, error_message), file=sys.stderr)
             return
         show_values(results, write)
         sys.stdout.flush()
 
     return run_chunk
+
+
+def _message(value, error_message) -> str:
+    """An Engine error value reads as its message, as tostring(err) does."""
+    from ..engine.errors import ErrorValue
+
+    return value.message if isinstance(value, ErrorValue) else error_message(value)
