@@ -157,12 +157,20 @@ class SectionVM:
         cached = loaded.get(name)
         if cached is not None and cached is not False:
             return cached
+        from ..prompt import MAX_BLOCK_BYTES
+
         folder = Path(self.run.prompt.folder).resolve()
         rel = from_lua_str(name).replace(".", "/") + ".lua"
-        path = (folder / rel).resolve()
-        if folder not in path.parents or not path.is_file():
+        try:  # a name with NUL, or too long for the file system, names no file
+            path = (folder / rel).resolve()
+            found = folder in path.parents and path.is_file()
+        except (OSError, ValueError):
+            found = False
+        if not found:
             raise_lua(f"module '{from_lua_str(name)}' not found: no file '{rel}' beside the prompt")
         source = path.read_bytes().decode("latin-1")
+        if len(source) > MAX_BLOCK_BYTES:  # compiling costs as much as a block's
+            raise_lua(f"module '{from_lua_str(name)}' is {len(source)} bytes of Lua; the limit is {MAX_BLOCK_BYTES} bytes")
         fn = self.state.load(source, "@" + os.path.relpath(path, folder))
         results = self.state.call(fn, name)
         if results and results[0] is not None:

@@ -1,0 +1,100 @@
+"""Every hostile input the issue 10 review found, and more of each kind,
+through `runvil check`, `runvil run --json --log` and `runvil lua`: each
+ends with exit status 0-3, no signal and no internal error, within 30 s
+and 4 GiB (tests/robust/batch.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .batch import LIMITS, assert_robust
+from .inputs import FRONTMATTER, LUA, LUA_ELSEWHERE, PROSE, TOOL_PROMPT, WORLDS, prompt, section
+
+#: snippets `runvil lua` runs too (its budget is 200M steps: no runaways)
+NOT_FOR_LUA_COMMAND = {"jump to itself", "runaway", "runaway in pcall", "messages rawset", "metatable"}
+
+
+class Files:
+    """The case files of one test, in its tmp folder."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.texts: dict[str, str] = {}
+        self.config = self.write("limits.toml", LIMITS)
+        self.empty_world = self.write("empty.yaml", "replies: []\n")
+
+    def write(self, name: str, text: str) -> str:
+        path = self.root / name
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        self.texts[str(path)] = text
+        return str(path)
+
+    def run(self, prompt_path: str, world: str | None = None) -> list[str]:
+        log = prompt_path + ".log"
+        return ["run", prompt_path, "--json", "--script", world or self.empty_world, "--log", log,
+                "--config", self.config]
+
+
+def slug(name: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in name)
+
+
+def test_hostile_frontmatter(tmp_path):
+    files = Files(tmp_path)
+    cases = []
+    for name, lines in FRONTMATTER.items():
+        p = files.write(f"fm-{slug(name)}.md", prompt(lines, "# T\n" + section("A", "return 'ok'")))
+        cases += [["check", p], files.run(p)]
+    assert_robust(cases, tmp_path, files.texts)
+
+
+def test_hostile_lua_blocks(tmp_path):
+    files = Files(tmp_path)
+    cases = []
+    for name, code in LUA.items():
+        p = files.write(f"lua-{slug(name)}.md", prompt(body="# T\n" + section("A", code)))
+        cases.append(files.run(p))  # the run parses as `check` does
+    assert_robust(cases, tmp_path, files.texts)
+
+
+@pytest.mark.parametrize("name", list(LUA_ELSEWHERE))
+def test_hostile_lua_blocks_fixed_elsewhere(tmp_path, name):
+    code, owner = LUA_ELSEWHERE[name]
+    files = Files(tmp_path)
+    p = files.write("lua.md", prompt(body="# T\n" + section("A", code)))
+    try:
+        assert_robust([files.run(p)], tmp_path, files.texts)
+    except AssertionError:
+        pytest.xfail(owner)
+
+
+def test_hostile_lua_programs():
+    cases = [["lua", "-e", code] for name, code in LUA.items() if name not in NOT_FOR_LUA_COMMAND]
+    assert_robust(cases, Path.cwd())
+
+
+def test_hostile_prose_and_structure(tmp_path):
+    files = Files(tmp_path)
+    cases = []
+    bodies = [section("A", "x = {} return prose", prose=line) for line in PROSE]
+    bodies += [
+        "\n## A\n\n```lua\nreturn 1\n",  # an unclosed fence
+        "".join(f"\n## S{i}\n\n```lua\nlocal x = {i}\n```\n" for i in range(1000)),  # check was quadratic
+        "\n## A\n\n```lua\nlocal s = [[" + "x" * 300_000 + "]]\n```\n",  # past the block size limit
+        "\n## A\n\n" + "## " * 2000 + "\n",
+        "\n## \x00\n\n```lua\nreturn 1\n```\n",
+    ]
+    for i, body in enumerate(bodies):
+        p = files.write(f"body-{i}.md", prompt(body="# T\n" + body))
+        cases += [["check", p], files.run(p)]
+    assert_robust(cases, tmp_path, files.texts)
+
+
+@pytest.mark.parametrize("names", [list(WORLDS)])
+def test_hostile_worlds(tmp_path, names):
+    files = Files(tmp_path)
+    p = files.write("tool.md", TOOL_PROMPT)
+    cases = [files.run(p, files.write(f"world-{slug(n)}.yaml", WORLDS[n])) for n in names]
+    assert_robust(cases, tmp_path, files.texts)
