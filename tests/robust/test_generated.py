@@ -1,0 +1,95 @@
+"""Generated hostile inputs (hypothesis) through the real command: prompt
+files, scripted worlds, provider replies from a loopback Chat Completions
+server, and Lua programs. Each example is a batch of cases run in one
+bounded subprocess (tests/robust/batch.py), so the CI profile stays near a
+minute for the whole folder."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.harness.chat_server import ChatServer
+
+from .batch import LIMITS, assert_robust
+from .inputs import TOOL_PROMPT
+from .strategies import LUA_PROGRAM, WORLD, prompt_files, provider_replies, world_text
+
+#: examples per test: a batch each (CI: a few, locally: more)
+EXAMPLES = 2 if os.environ.get("HYPOTHESIS_PROFILE") == "ci" else 8
+BATCH = 6
+
+bounded = settings(max_examples=EXAMPLES, deadline=None, database=None,
+                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+class Cases:
+    """Files of one example in a fresh folder, and their command lines."""
+
+    def __init__(self):
+        self.root = Path(tempfile.mkdtemp(prefix="runvil-robust-"))
+        self.texts: dict[str, str] = {}
+        self.n = 0
+        self.config = self.write("limits.toml", LIMITS)
+
+    def write(self, name: str, text: str) -> str:
+        path = self.root / name
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        self.texts[str(path)] = text
+        return str(path)
+
+    def fresh(self, suffix: str, text: str) -> str:
+        self.n += 1
+        return self.write(f"case{self.n}{suffix}", text)
+
+    def run(self, prompt: str, world: str | None, config: str | None = None) -> list[str]:
+        argv = ["run", prompt, "--json", "--log", prompt + f".{self.n}.log", "--config", config or self.config]
+        return argv + (["--script", world] if world else [])
+
+
+@bounded
+@given(st.lists(prompt_files(), min_size=BATCH, max_size=BATCH))
+def test_generated_prompt_files(texts):
+    c = Cases()
+    world = c.write("empty.yaml", "replies:\n  - text: hi\n")
+    cases = []
+    for text in texts:
+        p = c.fresh(".md", text)
+        cases += [["check", p], c.run(p, world)]
+    assert_robust(cases, c.root, c.texts)
+
+
+@bounded
+@given(st.lists(WORLD.map(world_text), min_size=BATCH, max_size=BATCH))
+def test_generated_worlds(worlds):
+    c = Cases()
+    p = c.write("tool.md", TOOL_PROMPT)
+    assert_robust([c.run(p, c.fresh(".yaml", w)) for w in worlds], c.root, c.texts)
+
+
+@bounded
+@given(st.lists(LUA_PROGRAM, min_size=BATCH, max_size=BATCH))
+def test_generated_lua_programs(programs):
+    assert_robust([["lua", "-e", code] for code in programs], Path.cwd())
+
+
+@bounded
+@given(st.lists(provider_replies(), min_size=BATCH, max_size=BATCH))
+def test_generated_provider_replies(replies):
+    server = ChatServer().start()
+    try:
+        server.reply(*replies)
+        c = Cases()
+        config = c.write("provider.toml", 'default_model = "p/m"\n' + LIMITS + (
+            f'[providers.p]\nbase_url = "{server.base_url}"\ntimeout = 5\nmax_retries = 0\n'
+            '[models."p/m"]\nprovider = "p"\ncontext = 8192\n'))
+        p = c.write("tool.md", TOOL_PROMPT)
+        # each run takes one or two replies; the rest of a batch's replies are
+        # answered by the server's own 500
+        assert_robust([c.run(p, None, config) for _ in replies], c.root, c.texts)
+    finally:
+        server.stop()
