@@ -265,7 +265,7 @@ def _input(v):
         return v
     if _is_scalar(v):
         return _text(v)
-    raise WorldError(f"input must be text, got {type(v).__name__}")
+    raise WorldError(f"input must be text, got {_compact(_plain(v))}")
 
 
 def _count(m: dict, key: str, where: str):
