@@ -143,6 +143,8 @@ def load_config(cli_path: str | None = None, environ=None, cwd: str | Path | Non
         raise ConfigError(f"cannot read config file {path}: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    except RecursionError:  # tomllib recurses: a hostile file nests past the stack
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
     return parse_config(data, str(path))
 
 
