@@ -76,8 +76,9 @@ def problems(argv: list[str], result: dict) -> list[str]:
     return found
 
 
-def assert_robust(cases: list[list[str]], cwd: Path, files: dict[str, str] | None = None) -> None:
-    """Runs the cases; fails naming every bad case with its reproducer."""
+def assert_robust(cases: list[list[str]], cwd: Path, files: dict[str, str] | None = None) -> list[dict]:
+    """Runs the cases; fails naming every bad case with its reproducer, or
+    returns their results."""
     results = run_batch(cases, cwd)
     report = []
     for argv, result in zip(cases, results):
@@ -86,3 +87,4 @@ def assert_robust(cases: list[list[str]], cwd: Path, files: dict[str, str] | Non
             shown = {k: v[:400] for k, v in (files or {}).items() if k in " ".join(argv)}
             report.append(f"runvil {' '.join(a[:200] for a in argv)}\n  " + "\n  ".join(found) + f"\n  files: {shown}")
     assert not report, "\n\n".join(report)
+    return results

@@ -98,3 +98,26 @@ def test_hostile_worlds(tmp_path, names):
     p = files.write("tool.md", TOOL_PROMPT)
     cases = [files.run(p, files.write(f"world-{slug(n)}.yaml", WORLDS[n])) for n in names]
     assert_robust(cases, tmp_path, files.texts)
+
+
+CONFIGS = [
+    "a = " + "[" * 5000 + "]" * 5000 + "\n",  # tomllib recurses
+    "[limits]\nrun_steps = 0\n",
+    "[limits]\nrun_seconds = inf\n",
+    "[limits]\nsection_entries = 'ten'\n",
+    "[limits]\nsteps = 5\n",
+    "limits = 5\n",
+    'x = "\\ud800"\n',
+]
+
+
+def test_hostile_configs_are_usage_errors(tmp_path):
+    files = Files(tmp_path)
+    p = files.write("p.md", prompt(body="# T\n" + section("A", "return 1")))
+    cases = []
+    for i, text in enumerate(CONFIGS):
+        argv = files.run(p)
+        argv[argv.index("--config") + 1] = files.write(f"c{i}.toml", text)
+        cases.append(argv)
+    results = assert_robust(cases, tmp_path, files.texts)
+    assert [r["rc"] for r in results] == [2] * len(CONFIGS)
