@@ -171,3 +171,173 @@ def test_log_and_debug_capture(tmp_path):
     assert req["messages"] == [{"role": "user", "content": "hi"}] and req["section"] == "A"
     code, _, _ = runvil("run", prompt, "--script", world, "--log", str(log))
     assert "debug_request" not in log.read_text()
+
+
+# ---------------------------------------------------------- the small things
+
+
+def test_version_prints_the_package_version():
+    import runvil
+
+    code, out, err = runvil_cli_version()
+    assert (code, out, err) == (0, f"runvil {runvil.__version__}\n", "")
+    assert runvil.__version__ == _pyproject_version()
+
+
+def runvil_cli_version():
+    return runvil("--version")
+
+
+def _pyproject_version() -> str:
+    import re
+
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    return re.search(r'^version = "([^"]+)"', text, re.M).group(1)
+
+
+def test_the_license_matches_pyproject():
+    import re
+
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^license = \{ text = "MIT" \}', text, re.M)
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
+
+
+def test_every_subcommand_has_help_with_a_description_for_every_option():
+    import re
+
+    for command in ("run", "check", "lua", "chat", "view", "conformance"):
+        code, out, err = runvil(command, "--help")
+        assert code == 0 and err == "", command
+        assert "unrecognized" not in out and out.startswith("usage: runvil " + command), command
+        lines = out.splitlines() + [""]
+        for line, after in zip(lines, lines[1:]):
+            m = re.match(r"^  (-{1,2}[a-z][a-z-]*)(?: [A-Z.a-z=_]+)?(?:, --[a-z-]+(?: [A-Z.a-z=_]+)?)?(\s*)(.*)$", line)
+            if m and m.group(1) not in ("-h", "--help"):
+                # the description follows on the option's line, or on the next when the option is long
+                described = m.group(3) or (after.strip() if after.startswith(" " * 8) else "")
+                assert described.strip(), f"runvil {command}: {line.strip()} has no description"
+
+
+def test_lua_help_is_not_an_unrecognized_option():
+    code, out, err = runvil("lua", "--help")
+    assert code == 0 and "--prompt PROMPT.md" in out and "-e CODE" in out
+    code, out, err = runvil("lua", "--frobnicate")
+    assert code == 2 and "unrecognized option '--frobnicate'" in err
+
+
+def test_a_closed_pipe_is_not_an_internal_error():
+    p = subprocess.run(f"{sys.executable} -m runvil.host.cli lua -e 'for i=1,1e6 do print(i) end' | head -1",
+                       shell=True, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.stdout == "1\n"
+    assert "internal error" not in p.stderr and "Traceback" not in p.stderr and "Exception" not in p.stderr
+
+
+def test_a_full_disk_is_not_an_internal_error():
+    if not Path("/dev/full").exists():
+        import pytest
+
+        pytest.skip("no /dev/full")
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-m", "runvil.host.cli", "lua", "-e", "for i=1,10 do print(i) end"],
+                           stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 1
+    assert p.stderr == "runvil: cannot write the output: No space left on device\n"
+
+
+# --------------------------------------------------- errors that point into the file
+
+
+MY_HEAD = """
+        ---
+        name: t
+        description: A test prompt.
+        runvil: 0
+        models:
+          writer: {}
+        ---
+
+        # T
+"""  # indented as the bodies below, so that write() dedents them together
+
+
+def on_a_terminal(*args, cwd=None):
+    """Runs runvil with stderr on a pseudo-terminal; returns what it showed."""
+    import os
+    import pty
+
+    leader, follower = pty.openpty()
+    p = subprocess.Popen([sys.executable, "-m", "runvil.host.cli", *args], stdout=subprocess.PIPE,
+                         stderr=follower, cwd=cwd or ROOT)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 4096)
+        except OSError:  # the terminal closed
+            break
+        if not data:
+            break
+        chunks.append(data)
+    p.wait(timeout=120)
+    os.close(leader)
+    return p.returncode, b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def test_a_run_error_on_a_terminal_shows_the_line_with_a_caret(tmp_path):
+    path = write(tmp_path, "rt.md", MY_HEAD + """
+        ## Chat
+
+        ```lua
+        local t = {}
+        print(t.x.y)
+        ```
+    """)
+    code, shown = on_a_terminal("run", path, cwd=tmp_path)
+    assert code == 1
+    first = "error[Lua]: section `Chat` prologue:15: attempt to index a nil value (field 'x')\n"
+    assert first in shown
+    picture = shown[shown.index(first) + len(first):]
+    assert picture.startswith(f"  --> {path}:15:9\n   |\n15 | print(t.x.y)\n   |         ^ attempt to index")
+
+
+def test_a_parse_error_on_a_terminal_shows_the_line_with_a_caret(tmp_path):
+    path = write(tmp_path, "syn.md", MY_HEAD + """
+        ## Chat
+
+        ```lua
+        local t = {
+        x = = 3
+        ```
+    """)
+    for command in ("run", "check"):
+        code, shown = on_a_terminal(command, path, cwd=tmp_path)
+        assert code == 3
+        assert f"error[Parse]: {path}:15: section `Chat` prologue:15: unexpected symbol near '='\n" in shown
+        assert "15 | x = = 3\n   |     ^ unexpected symbol near '='" in shown
+
+
+def test_a_missing_global_in_prose_names_its_line_on_a_terminal(tmp_path):
+    path = write(tmp_path, "miss.md", MY_HEAD + """
+        ## Chat
+
+        Hello {{nobody}} there.
+    """)
+    code, shown = on_a_terminal("run", path, cwd=tmp_path)
+    assert code == 1
+    assert "error[Lua]: global `nobody` is nil\n" in shown
+    assert f"--> {path}:13:7\n" in shown and "13 | Hello {{nobody}} there.\n   |       ^^^^^^^^^^" in shown
+
+
+def test_off_a_terminal_the_error_is_one_line(tmp_path):
+    path = write(tmp_path, "rt.md", MY_HEAD + """
+        ## Chat
+
+        ```lua
+        print(nil .. 'x')
+        ```
+    """)
+    code, out, err = runvil("run", path, cwd=tmp_path)
+    assert code == 1
+    assert err.splitlines()[-1] == "error[Lua]: section `Chat` prologue:14: attempt to concatenate a nil value"
+    assert "-->" not in err
