@@ -51,6 +51,32 @@ def read_log(path: str) -> list[dict]:
     return events
 
 
+def normalized(ev: dict) -> dict:
+    """An event with its fields of the types the drawing reads (a log may
+    come from anywhere: a hand-edited or foreign log must still draw)."""
+    ev = dict(ev)
+    try:
+        ev["start"] = max(1, int(ev.get("start") or 1))
+    except (TypeError, ValueError, OverflowError):
+        ev["start"] = 1
+    for key in ("messages", "tool_calls", "tools"):
+        if key in ev and not isinstance(ev[key], list):
+            ev[key] = []
+    if "tool_calls" in ev:
+        ev["tool_calls"] = [c for c in ev["tool_calls"] if isinstance(c, dict)]
+    if "tools" in ev:
+        ev["tools"] = [t for t in ev["tools"] if isinstance(t, dict)]
+    for key in ("usage", "precheck", "error"):
+        if key in ev and not isinstance(ev[key], dict):
+            ev[key] = None
+    for key in ("text", "execution_id"):
+        if key in ev and not isinstance(ev[key], str):
+            ev[key] = json.dumps(ev[key], ensure_ascii=False)
+    if ev.get("section") is not None and not isinstance(ev["section"], str):
+        ev["section"] = str(ev["section"])
+    return ev
+
+
 # ------------------------------------------------------------ the run's shape
 
 
@@ -96,7 +122,7 @@ def shape(events: list[dict]) -> tuple[dict, list[Entry]]:
             current[eid] = e
         return e
 
-    for ev in events:
+    for ev in map(normalized, events):
         t = ev.get("type")
         run["first"] = run["first"] or ev.get("time")
         run["last"] = ev.get("time") or run["last"]
@@ -143,7 +169,7 @@ def shape(events: list[dict]) -> tuple[dict, list[Entry]]:
         elif t == "model_turn_failed":  # a precheck refusal: nothing was sent
             refused = None
             if isinstance(ev.get("messages"), list):  # what the refused request added since the last send
-                refused = list(e.sent[: max(0, int(ev.get("start") or 1) - 1)]) + ev["messages"]
+                refused = list(e.sent[: ev["start"] - 1]) + ev["messages"]
             e.items.append({"kind": "refusal", "tokens": ev.get("tokens"), "window": ev.get("window"),
                             "origin": ev.get("origin"), "refused": refused})
             e.pending = None
@@ -176,7 +202,7 @@ def _chat(e: Entry, ev: dict) -> None:
     messages given. When that rewrote earlier messages, the list changed
     between sends (a compaction, or the block's own edit): drawn before
     and after."""
-    start = max(1, int(ev.get("start") or 1))
+    start = ev["start"]
     after = list(e.sent[: start - 1]) + list(ev.get("messages") or [])
     overflow = next((i for i in reversed(e.items) if i["kind"] in ("refusal", "round")), None)
     compaction = overflow is not None and (overflow["kind"] == "refusal" or bool(overflow.get("failed")))

@@ -200,3 +200,29 @@ def test_the_log_carries_what_the_viewer_draws(tmp_path):
     assert refusal["start"] == 5 and [m["role"] for m in refusal["messages"]] == ["assistant", "user"]
     assert refusal["messages"][1]["content"].startswith("What is a function?")
     assert events[-1]["type"] == "run_ended" and events[-1]["result"].startswith("dropped 1 exchange(s)")
+
+
+def test_any_log_draws_without_a_crash():
+    """A hand-edited or foreign log draws: every event type with fields of
+    any JSON type, in any order."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from runvil.engine.events import EVENT_TYPES
+    from runvil.host.view import render
+
+    json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                               lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+                               max_leaves=8)
+    fields = st.sampled_from(["start", "messages", "tool_calls", "usage", "precheck", "error", "text", "round", "id",
+                              "section", "execution_id", "ok", "result", "tokens", "window", "finish_reason", "reason"])
+    event = st.builds(lambda t, extra: {"type": t, **extra}, st.sampled_from(EVENT_TYPES),
+                      st.dictionaries(fields, json_values, max_size=5))
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(event, max_size=12))
+    def draws(events):
+        html = render(events)
+        assert html.startswith("<!DOCTYPE html>") and "<script" not in html
+
+    draws()
