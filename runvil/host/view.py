@@ -158,7 +158,8 @@ def shape(events: list[dict]) -> tuple[dict, list[Entry]]:
             item = e.round(ev)
             item.update(origin=ev.get("origin"), model=ev.get("model"), event=t)
             if t == "model_turn_completed":
-                item.update(finish_reason=ev.get("finish_reason"), usage=ev.get("usage"), note=ev.get("message"))
+                item.update(finish_reason=ev.get("finish_reason"), usage=ev.get("usage"), note=ev.get("message"),
+                            turn=ev.get("turn"))
                 run["rounds"] += 1
                 for k, v in (ev.get("usage") or {}).items():
                     if isinstance(v, int):
@@ -301,7 +302,9 @@ def _entry(e: Entry) -> str:
 
 def _round(item: dict) -> str:
     origin = item.get("origin") or "chat"
-    head = [f"round {escape(str(item.get('id', '?')))}", escape(origin)]
+    # the run's count of answered rounds when known (effect ids also count tool calls)
+    number = item.get("turn") if item.get("turn") is not None else item.get("id", "?")
+    head = [f"round {escape(str(number))}", escape(origin)]
     if item.get("model"):
         head.append(f"model <b>{escape(str(item['model']))}</b>")
     out = [f"<details class=\"round\" open><summary>{' · '.join(head)}</summary>"]

@@ -226,3 +226,49 @@ def test_any_log_draws_without_a_crash():
         assert html.startswith("<!DOCTYPE html>") and "<script" not in html
 
     draws()
+
+
+def test_a_bound_tool_thinking_and_an_infer_round_with_debug(tmp_path):
+    prompt = tmp_path / "pk.md"
+    prompt.write_text("""---
+name: pk
+description: d
+runvil: 0
+models:
+  writer: {}
+uses: [web]
+---
+
+# P
+
+## Ask
+
+```lua
+tools.offer('web/search')
+models.use('writer')
+messages:user('How tall is Tour Montparnasse?')
+models.loop()
+return models.infer('Summarize: ' .. messages[#messages].content)
+```
+""", encoding="utf-8")
+    world = tmp_path / "pk.yaml"
+    world.write_text("""replies:
+  - tool_calls:
+      - {id: call_1, name: web_search, arguments: {query: "Tour Montparnasse height"}}
+    usage: {prompt_tokens: 40, completion_tokens: 9, reasoning_tokens: 3}
+    reasoning: "I should search."
+  - text: "It is 210 m tall."
+  - text: "210 m."
+tools:
+  web/search:
+    - result: "Tour Montparnasse, 210 m"
+""", encoding="utf-8")
+    out = tmp_path / "pk.html"
+    assert main(["run", str(prompt), "--script", str(world), "--debug", "--view", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert_self_contained(html)
+    assert "result: <pre>Tour Montparnasse, 210 m</pre>" in html
+    assert "&quot;query&quot;: &quot;Tour Montparnasse height&quot;" in html
+    assert "I should search." in html and "reasoning_tokens <b>3</b>" in html
+    assert "round 3 · infer" in html and "Summarize: It is 210 m tall." in html  # the infer prompt, with --debug
+    assert "tools offered: web_search" in html
