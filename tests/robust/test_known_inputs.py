@@ -121,3 +121,30 @@ def test_hostile_configs_are_usage_errors(tmp_path):
         cases.append(argv)
     results = assert_robust(cases, tmp_path, files.texts)
     assert [r["rc"] for r in results] == [2] * len(CONFIGS)
+
+
+#: (limits.toml, block code, the error the run ends with)
+RUNAWAYS = [
+    ("[limits]\nsection_entries = 40\n", "jump('A')", "section entry limit exceeded (40 section entries)"),
+    ("[limits]\nrun_steps = 3000000\n", "local n = 0 for i = 1, 500000 do n = n + i end jump('A')",
+     "run step limit exceeded (3000000 steps across the run's blocks)"),
+    ("[limits]\nrun_seconds = 1\nsection_entries = 100000000\n", "jump('A')", "run time limit exceeded (1 s)"),
+    ("[limits]\nblock_steps = 1000000\n", "while true do end", "step limit exceeded (1000000 steps)"),
+    ("[limits]\nblock_seconds = 1\n", "while true do end", "time limit exceeded (1 s)"),
+]
+
+
+def test_each_configured_limit_stops_its_runaway(tmp_path):
+    """`[limits]` in runvil.toml: every runaway ends with the error naming
+    its limit, within 2 s of the budget (plus a loaded machine's slack)."""
+    files = Files(tmp_path)
+    cases = []
+    for i, (config, code, _) in enumerate(RUNAWAYS):
+        argv = files.run(files.write(f"r{i}.md", prompt(body="# T\n" + section("A", code))))
+        argv[argv.index("--config") + 1] = files.write(f"r{i}.toml", config)
+        cases.append(argv)
+    results = assert_robust(cases, tmp_path, files.texts)
+    for (_, _, message), result in zip(RUNAWAYS, results):
+        assert result["rc"] == 1
+        assert result["err"].rstrip("\n").endswith(message)
+        assert result["seconds"] < 1 + 2 + 3
