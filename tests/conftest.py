@@ -1,13 +1,22 @@
 """Shared test setup: a bounded hypothesis profile for CI."""
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+# runvil's disk caches (parser table, compiled chunks) go to a folder of this
+# session's own, never the user's; the commands the tests start inherit it
+# (RUNVIL_CACHE=0 in the environment still turns them off)
+os.environ["RUNVIL_CACHE_DIR"] = tempfile.mkdtemp(prefix="runvil-test-cache-")
+atexit.register(shutil.rmtree, os.environ["RUNVIL_CACHE_DIR"], True)
 
 # runvil's Lua threads need a deep Python stack; set it once, up front
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 200_000))

@@ -5,7 +5,6 @@ calls of a tool round — bound calls issued together, local calls alone.
 
 from __future__ import annotations
 
-import hashlib
 from types import FunctionType
 
 from attrs import define
@@ -174,6 +173,8 @@ def untrusted(text: str, call_id: str) -> str:
     """A bound tool's failure as untrusted text. The nonce is derived from
     the text itself, so it is repeatable yet cannot be guessed by whoever
     wrote the text."""
+    import hashlib  # here: OpenSSL is slow to import and few runs get here
+
     nonce = hashlib.sha256(f"{call_id}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return f"<untrusted_input_{nonce}>{text}</untrusted_input_{nonce}>"
 

@@ -26,15 +26,15 @@ def drive(run, answer, requests: list | None = None):
     """Runs to the end; returns the run's outcome. Every model round that
     reached a provider is recorded in `requests`, whatever came back (host.md
     "--json"); a backend that could not be reached never received it."""
-    from .providers import answer_concurrently
-
     while True:
         effects = run.step()
         if run.done:
             return run.outcome
         if len(effects) == 1 or not getattr(answer, "concurrent", False):
             answers = {e.id: answer(e) for e in effects}
-        else:
+        else:  # imported here: the provider code costs start-up on echo runs
+            from .providers import answer_concurrently
+
             answers = answer_concurrently(effects, answer)
         if requests is not None:
             requests.extend(

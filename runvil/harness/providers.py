@@ -18,7 +18,6 @@ import threading
 from typing import Callable
 
 from ..engine.effects import ModelFailure, ModelRound, ToolCall, ToolFailure
-from .openai import DEFAULT_TIMEOUT, OpenAIProvider
 from .retries import DEFAULT_MAX_RETRIES, RetryPolicy
 
 MAX_WORKERS = 8
@@ -38,7 +37,7 @@ class ProviderSet:
         environ=None,
         timeout: float | None = None,
         on_fragment: Callable | None = None,
-        factory=OpenAIProvider,
+        factory=None,
         on_retry: Callable | None = None,
     ):
         self.config = config
@@ -48,7 +47,7 @@ class ProviderSet:
         self.timeout = timeout  # overrides every provider's own when given
         self.on_fragment = on_fragment  # on_fragment(effect, text): live output
         self.on_retry = on_retry  # on_retry(effect, attempt, status, wait): the run log and live output
-        self.factory = factory
+        self.factory = factory  # None: OpenAIProvider, imported on first use (httpx is slow to import)
         self._providers: dict[str, object] = {}
         self._lock = threading.Lock()
 
@@ -76,11 +75,14 @@ class ProviderSet:
         with self._lock:
             p = self._providers.get(model.id)
             if p is None:
+                from .openai import DEFAULT_TIMEOUT, OpenAIProvider
+
                 prov = self.config.providers[model.provider]
                 timeout = self.timeout or getattr(prov, "timeout", None) or DEFAULT_TIMEOUT
                 retries = getattr(prov, "max_retries", None)
                 policy = RetryPolicy(DEFAULT_MAX_RETRIES if retries is None else retries)
-                p = self.factory(prov.base_url, self._key(model.provider), model.name, timeout=timeout, retry=policy)
+                factory = self.factory or OpenAIProvider
+                p = factory(prov.base_url, self._key(model.provider), model.name, timeout=timeout, retry=policy)
                 self._providers[model.id] = p
             return p
 

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import math
 import os
-import tomllib
 from pathlib import Path
 
 import attrs
@@ -134,6 +133,8 @@ def load_config(cli_path: str | None = None, environ=None, cwd: str | Path | Non
     path = config_path(cli_path, environ, cwd)
     if path is None:
         return None
+    import tomllib  # here: a run with no config file does not pay for it
+
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)

@@ -109,8 +109,8 @@ def lua_command(args: list[str]) -> int:
 def run_lua_command(chunks: list[str], file: str | None, script_args: list[str], interactive: bool = False) -> int:
     state = LuaState(stdout=_write_stdout, allow_load=True, limits=STANDALONE_LIMITS)
     try:
-        for code in chunks:
-            state.execute(code, "=(command line)")
+        for code in chunks:  # the disk cache of compiled chunks serves -e and FILE
+            state.call(state.load(code, "=(command line)", cache=True))
         if file is not None:
             if file == "-":
                 source = sys.stdin.buffer.read().decode("latin-1")
@@ -131,7 +131,7 @@ def run_lua_command(chunks: list[str], file: str | None, script_args: list[str],
             for i, a in enumerate(script_args, 1):
                 arg.set(i, a)
             state.set_global("arg", arg)
-            fn = state.load(source, name)
+            fn = state.load(source, name, cache=True)
             state.call(fn, *script_args)
         if interactive or (file is None and not chunks):
             return repl(state)

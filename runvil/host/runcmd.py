@@ -17,7 +17,6 @@ import sys
 import threading
 
 from .diagnostics import show_parse_error, show_run_error
-from .live import Live
 from .rounds import NO_USAGE, UsageMeter, report_retries
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PARSE = 0, 1, 2, 3
@@ -110,10 +109,16 @@ def _run_command(argv: list[str]) -> int:
             print(f"runvil: cannot read {args.input_file}: {e.strerror or e}", file=sys.stderr)
             return EXIT_USAGE
     try:
-        live = Live(sys.stderr) if sys.stderr.isatty() else None
-        from ..harness.record import Recorder
+        live = None
+        if sys.stderr.isatty():  # rich is imported for a terminal only
+            from .live import Live
 
-        recorder = Recorder() if args.record else None
+            live = Live(sys.stderr)
+        recorder = None
+        if args.record:  # the recorder imports the provider code (httpx)
+            from ..harness.record import Recorder
+
+            recorder = Recorder()
         on_fragment = live.fragment if live else None
         if recorder is not None:  # the recorder keeps the streamed fragments too
             on_fragment = recorder.fragment_hook(on_fragment)
@@ -131,7 +136,7 @@ def _run_command(argv: list[str]) -> int:
         from ..harness.packs import WithPackTools
 
         try:
-            tools = pack_tools(args)
+            tools = pack_tools(args, prompt.frontmatter.uses)
         except OSError as e:
             return usage_error(f"cannot use the workspace folder {args.workspace}: {e.strerror or e}", answer)
         answer = WithPackTools(answer, tools)
@@ -139,7 +144,7 @@ def _run_command(argv: list[str]) -> int:
     requests: list = []
     from ..harness.packs import discover_packs, pack_schemas
 
-    packs = discover_packs()
+    packs = discover_packs(wanted=prompt.frontmatter.uses)
     try:
         run = Run(prompt, input=input_text, bindings=bindings, packs=pack_schemas(packs), debug=args.debug,
                   limits=limits, run_limits=run_limits)
@@ -271,7 +276,7 @@ def configured_limits(args):
     return (config.limits if config is not None else LimitSettings()).sandbox()
 
 
-def pack_tools(args):
+def pack_tools(args, wanted=None):
     """The Packs' tools for a run off the script: `files` in `--workspace
     DIR` (made when missing, kept) or in a fresh temporary folder (removed
     when the run ends); `[packs]` settings from the config."""
@@ -285,7 +290,7 @@ def pack_tools(args):
         workspace = Workspace.at(args.workspace, settings.write_quota)
     else:
         workspace = Workspace.temporary(settings.write_quota)
-    return PackTools(workspace, settings)
+    return PackTools(workspace, settings, wanted)
 
 
 def open_log(path: str, run, workspace: str | None = None):

@@ -13,16 +13,13 @@ positions cost nothing until an error happens.
 
 from __future__ import annotations
 
-import itertools
-
 from . import ast as A
 from .compile_expr import ExprCompiler
+from .compiled import Compiled, compile_lua  # noqa: F401  (compile_lua: the entry point, re-exported)
+from .compiled import chunk_ids as _chunk_ids
 from .errors import CALL_SITES, LUA_CODE
 from .infer import int_locals
 from .resolve import FuncScope, LocalVar, resolve
-
-_chunk_ids = itertools.count(1)
-
 
 class Emitter:
     """Python source lines, each tagged with the Lua line it came from."""
@@ -549,25 +546,6 @@ class ChunkCompiler:
         return name
 
 
-class Compiled:
-    """A compiled chunk: Python code made once, instantiated per state.
-
-    `instantiate(namespace, env)` runs the code's definitions in a state's
-    namespace and returns the chunk's main function with `env` as _ENV.
-    """
-
-    __slots__ = ("name", "code", "main", "env_is_cell", "source")
-
-    def __init__(self, name, code, main, env_is_cell, source):
-        self.name, self.code, self.main = name, code, main
-        self.env_is_cell, self.source = env_is_cell, source
-
-    def instantiate(self, namespace: dict, env):
-        exec(self.code, namespace)
-        factory = namespace.pop(f"_mk_{self.main}")
-        return factory([env] if self.env_is_cell else env)
-
-
 def compile_tree(chunk: A.Chunk, fast_env: bool = True) -> Compiled:
     """Compiles a parsed chunk. With fast_env, global accesses read the
     namespace's `_Gh` (the hash part of the state's globals) directly, so
@@ -581,11 +559,3 @@ def compile_tree(chunk: A.Chunk, fast_env: bool = True) -> Compiled:
     code = compile(src, filename, "exec")
     env_var = chunk.scope.parent.blocks[0].vars[0]
     return Compiled(chunk.name, code, main, env_var.is_cell, src)
-
-
-def compile_lua(source: str, chunkname: str, fast_env: bool = True) -> Compiled:
-    """Parses and compiles Lua source (one char per byte); `chunkname` is
-    the name used in messages as is. Raises LuaSyntaxError."""
-    from .parser import parse
-
-    return compile_tree(parse(source, chunkname), fast_env)

@@ -433,8 +433,13 @@ def _get_table():
     """Lark's LALR table recast for `_drive`: state -> {symbol: action} where
     an action is a next state (int: shift or goto) or, for a reduction, a
     tuple (rule length, rule's nonterminal, lark's callback for the rule);
-    the callback is None for a unit rule that passes its child on (`first`)."""
+    the callback is None for a unit rule that passes its child on (`first`).
+    Read from the disk cache when it is there (parsetables.py)."""
     global _table
+    if _table is None:
+        from . import parsetables
+
+        _table = parsetables.load(str(_grammar_path()), _builder)
     if _table is None:
         lalr = _get_lark().parser.parser.parser
         pt, callbacks = lalr.parse_table, lalr.callbacks
@@ -452,6 +457,7 @@ def _get_table():
         for state, actions in pt.states.items():
             states[state] = {sym: action(*act) for sym, act in actions.items()}
         _table = (states, pt.start_states["start"], pt.end_states["start"])
+        parsetables.store(str(_grammar_path()), _table, _builder)
     return _table
 
 

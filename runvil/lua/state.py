@@ -18,7 +18,7 @@ import time
 from attrs import define
 
 from . import values as V
-from .compile import compile_lua
+from .compiled import compile_lua
 from .errors import LimitExceeded, LuaError, current_where
 from .runtime import base_namespace, make_forprep, make_giter
 from .table import LuaTable
@@ -117,12 +117,13 @@ class LuaState:
 
     # ----------------------------------------------------------- compiling
 
-    def load(self, source: str, chunkname: str = "=(load)", env=None):
+    def load(self, source: str, chunkname: str = "=(load)", env=None, cache: bool = False):
         """Compiles a chunk; returns its main function. `source` holds one
         char per byte; `chunkname` follows Lua ("=name", "@file", or text).
-        Raises LuaSyntaxError."""
+        Raises LuaSyntaxError. `cache`: use the disk cache of compiled
+        chunks (the host's chunks, not Lua's `load`)."""
         fast = env is None or env is self.G
-        compiled = compile_lua(source, chunkid(chunkname, source), fast_env=fast)
+        compiled = compile_lua(source, chunkid(chunkname, source), fast_env=fast, cache=cache)
         return self.instantiate(compiled, env)
 
     def instantiate(self, compiled, env=None):

@@ -93,7 +93,7 @@ def compile_block(block: LuaBlock, path: str) -> LuaBlock | ParseError:
     try:
         # Lua strings hold bytes: the chunk name too (a section may be named `Café`)
         lua_name = block.chunkname.encode("utf-8").decode("latin-1")
-        compiled = compile_lua(source.encode("utf-8", "surrogatepass").decode("latin-1"), lua_name)
+        compiled = compile_lua(source.encode("utf-8", "surrogatepass").decode("latin-1"), lua_name, cache=True)
     except LuaSyntaxError as exc:
         message = exc.value if isinstance(exc.value, str) else str(exc)
         message = message.encode("latin-1", "replace").decode("utf-8", "replace")

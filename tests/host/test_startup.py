@@ -1,0 +1,114 @@
+"""Start-up imports only what a run uses (issue 13, item 3): no httpx, no
+entry-point scan (importlib.metadata) and no rich for echo and scripted
+runs off a terminal; with warm caches no parser (lark) and no compiler;
+`runvil check` and `runvil run` share the compiled chunks. Checked with
+`python -X importtime`, which lists every module a process imports."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PROVIDER_CODE = {"httpx", "importlib.metadata", "runvil.harness.openai"}
+TERMINAL_CODE = {"rich", "rich.console"}
+PARSER_CODE = {"lark", "runvil.lua.parser", "runvil.lua.compile", "runvil.lua.ast"}
+
+WORLD = """\
+input: hi
+models:
+  writer:
+    model: local/small
+replies:
+- text: hello from the world
+  finish_reason: stop
+"""
+
+
+@pytest.fixture
+def env(tmp_path):
+    """A process environment with a cache of the test's own and no config."""
+    e = {k: v for k, v in os.environ.items() if not k.startswith("RUNVIL_")}
+    e["RUNVIL_CACHE_DIR"] = str(tmp_path / "cache")
+    e["PYTHONPATH"] = str(ROOT)
+    return e
+
+
+def imports(args: list[str], env: dict, cwd: Path) -> tuple[set[str], subprocess.CompletedProcess]:
+    """The modules `runvil ARGS` imports, and how the process ended."""
+    p = subprocess.run([sys.executable, "-X", "importtime", "-m", "runvil.host.cli", *args], cwd=cwd, env=env,
+                       capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    names = set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)\s*$", p.stderr, re.M))
+    assert "runvil.host.cli" in names or "runvil.host" in names, p.stderr[-2000:]
+    return names, p
+
+
+@pytest.fixture
+def hello(tmp_path) -> Path:
+    shutil.copy(ROOT / "examples" / "hello.md", tmp_path / "hello.md")
+    (tmp_path / "hello.yaml").write_text(WORLD, encoding="utf-8")
+    return tmp_path
+
+
+def test_an_echo_run_imports_no_provider_code(hello, env):
+    names, p = imports(["run", "hello.md"], env, hello)
+    assert p.returncode == 0 and p.stdout == "echo: hello\n"
+    assert not names & (PROVIDER_CODE | TERMINAL_CODE)
+
+
+def test_a_scripted_run_imports_no_provider_code(hello, env):
+    names, p = imports(["run", "hello.md", "--script", "hello.yaml"], env, hello)
+    assert p.returncode == 0 and p.stdout == "hello from the world\n", p.stderr[-2000:]
+    assert not names & (PROVIDER_CODE | TERMINAL_CODE)
+
+
+def test_an_echo_fan_out_answered_at_once_imports_no_provider_code(tmp_path, env):
+    names, p = imports(["run", str(ROOT / "examples" / "fanout.md")], env, tmp_path)
+    assert p.returncode == 0 and p.stdout.count("echo: ") == 3
+    assert not names & PROVIDER_CODE
+
+
+def test_a_prompt_that_uses_a_plugin_pack_still_scans_the_entry_points(tmp_path, env):
+    text = (ROOT / "examples" / "hello.md").read_text(encoding="utf-8")
+    (tmp_path / "p.md").write_text(text.replace("models:\n", "uses: [notbuiltin]\nmodels:\n", 1), encoding="utf-8")
+    names, p = imports(["run", "p.md"], env, tmp_path)
+    assert p.returncode == 0 and "importlib.metadata" in names
+
+
+def test_check_then_run_share_the_compiled_chunks(hello, env):
+    names, p = imports(["check", "hello.md"], env, hello)
+    assert p.returncode == 0 and "lark" in names  # a cold cache: parsed once
+    chunks = sorted((Path(env["RUNVIL_CACHE_DIR"])).glob("chunk-*.bin"))
+    assert chunks
+    names, p = imports(["run", "hello.md"], env, hello)
+    assert p.returncode == 0 and p.stdout == "echo: hello\n"
+    assert not names & PARSER_CODE  # the blocks came from the cache `check` filled
+    assert sorted(Path(env["RUNVIL_CACHE_DIR"]).glob("chunk-*.bin")) == chunks
+
+
+def test_runvil_lua_with_warm_caches_imports_no_parser(tmp_path, env):
+    for _ in range(2):
+        names, p = imports(["lua", "-e", "print(('%d'):format(6 * 7))"], env, tmp_path)
+        assert p.returncode == 0 and p.stdout == "42\n"
+    assert not names & (PARSER_CODE | PROVIDER_CODE | TERMINAL_CODE)
+
+
+def test_with_the_caches_off_a_run_parses_and_writes_nothing(hello, env):
+    env["RUNVIL_CACHE"] = "0"
+    for _ in range(2):
+        names, p = imports(["run", "hello.md"], env, hello)
+        assert p.returncode == 0 and p.stdout == "echo: hello\n"
+        assert "lark" in names
+    assert not Path(env["RUNVIL_CACHE_DIR"]).exists()
+
+
+def test_version_imports_neither_the_lua_layer_nor_yaml(tmp_path, env):
+    names, p = imports(["--version"], env, tmp_path)
+    assert p.returncode == 0 and p.stdout.startswith("runvil ")
+    assert not {n for n in names if n.startswith(("runvil.lua", "yaml", "attr", "lark"))}
