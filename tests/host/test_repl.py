@@ -24,10 +24,11 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 class Terminal:
     """One command in a detached tmux session of its own (its own socket)."""
 
-    def __init__(self, tmp_path: Path, *args: str):
+    def __init__(self, tmp_path: Path, *args: str, env: dict | None = None):
         self.socket = str(tmp_path / "tmux.sock")
         self.data = tmp_path / "data"
-        command = (f"cd {shlex.quote(str(ROOT))} && env XDG_DATA_HOME={shlex.quote(str(self.data))} "
+        extra = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
+        command = (f"cd {shlex.quote(str(ROOT))} && env XDG_DATA_HOME={shlex.quote(str(self.data))} {extra} "
                    f"{shlex.quote(sys.executable)} -m runvil.host.cli {shlex.join(args)}; sleep 30")
         self._tmux("new-session", "-d", "-s", "t", "-x", "150", "-y", "50", command)
 
@@ -76,8 +77,8 @@ class Terminal:
 def terminal(tmp_path):
     opened = []
 
-    def open_(*args):
-        t = Terminal(tmp_path, *args)
+    def open_(*args, env=None):
+        t = Terminal(tmp_path, *args, env=env)
         opened.append(t)
         return t
 
@@ -196,3 +197,37 @@ def test_chat_has_history_and_a_banner(terminal, tmp_path):
     t.keys("Enter")
     t.wait_for("second answer")
     assert "hello there" in (t.data / "runvil" / "chat_history").read_text(encoding="utf-8")
+
+
+def test_ctrl_c_during_a_chat_reply_takes_the_turn_back(terminal, tmp_path):
+    """A real provider on 127.0.0.1 that takes its time: Ctrl-C stops the
+    wait, the turn is taken back, and the next turn is answered."""
+    from tests.harness.chat_server import ChatServer, Reply, text_stream
+
+    server = ChatServer().reply(Reply(json={}, delay=60), text_stream("the second ", "answer")).start()
+    try:
+        config = tmp_path / "runvil.toml"
+        config.write_text(f"""default_model = "local/small"
+
+[providers.local]
+base_url = "{server.base_url}"
+api_key_env = "RUNVIL_REPL_TEST_KEY"
+
+[models."local/small"]
+provider = "local"
+name = "small"
+context = 16000
+""", encoding="utf-8")
+        t = terminal("chat", "--config", str(config), env={"RUNVIL_REPL_TEST_KEY": "k"})
+        t.prompt()
+        t.line("a slow question")
+        time.sleep(1.5)
+        t.keys("C-c")
+        t.wait_for("interrupted!")
+        t.prompt()
+        t.line("a quick one")
+        t.wait_for("the second answer")
+        assert "internal error" not in t.screen()
+        assert [r["body"]["messages"][-1]["content"] for r in server.requests] == ["a slow question", "a quick one"]
+    finally:
+        server.stop()
