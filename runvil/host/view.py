@@ -386,7 +386,7 @@ def _answer(item: dict) -> str:
     if item.get("thinking"):
         out.append(f"<div class=\"thinking\"><div class=\"role\">thinking</div><pre>{escape(str(item['thinking']))}"
                    "</pre></div>")
-    if "reply" in item:
+    if "reply" in item and (item["reply"] != "" or not item.get("calls")):  # a tool round's empty text says nothing
         out.append(f"<div class=\"msg assistant reply\"><div class=\"role\">reply</div>{_content(item['reply'])}</div>")
     elif item.get("note"):
         out.append(f"<div class=\"failed\">{escape(str(item['note']))}</div>")
