@@ -3,9 +3,10 @@ prompt, so a learner can type `messages:user('hi')`, `models.loop()` and
 `messages[#messages].content` and watch what each does.
 
 The prompt runs as usual up to its H1 pass (roles, `models.default`, `var`,
-H1 tools); then, in place of its sections, one section `REPL` whose block
+H1 tools); then, before its own sections, one section `REPL` whose block
 asks the Host for the next chunk (`chat.read()`, the UserTurn effect) and
-hands it to a Host builtin that compiles and runs it in that VM. So every
+hands it to a Host builtin that compiles and runs it in that VM; the
+prompt's sections are there for `tasks.spawn` and `jump`. So every
 chunk runs where a block of the prompt would, model rounds and all, on the
 offline echo model or a `--script` world.
 """
@@ -42,8 +43,14 @@ _repl = nil
   if chunk == nil then break end
   run_chunk(chunk)
 end
+error('{{end}}', 0)
 ```
 """
+
+# The REPL section comes first and the prompt's own sections after it (so
+# tasks.spawn and jump find them); at the end of input, the block raises
+# this, ending the run before the walk reaches them.
+END = "the REPL ended"
 
 
 def prompt_repl(path: str, script: str | None) -> int:
@@ -65,8 +72,9 @@ def prompt_repl(path: str, script: str | None) -> int:
     roles = list(prompt.frontmatter.models)
     # with one role, the REPL starts as models.use(role) would leave it
     use = f"models.use({json.dumps(roles[0])})\n" if len(roles) == 1 else ""
-    section = parse_text(REPL_SECTION.replace("{{use}}", use)).sections[0]
-    repl_prompt = attrs.evolve(prompt, sections=(section,))
+    section = parse_text(REPL_SECTION.replace("{{use}}", use).replace("{{end}}", END)).sections[0]
+    others = tuple(s for s in prompt.sections if s.name != SECTION)
+    repl_prompt = attrs.evolve(prompt, sections=(section,) + others)
     try:
         bindings, answer = _world(script, repl_prompt)
     except ValueError as e:
@@ -76,8 +84,11 @@ def prompt_repl(path: str, script: str | None) -> int:
     checker = LuaState(limits=Limits(steps=0))  # compiles only, to tell a finished chunk
     interrupt = Interrupt()
 
+    entered = []
+
     def on_vm(vm):
         if vm.section == SECTION:
+            entered.append(vm)
             vm.state.set_global("_repl", chunk_runner(vm, interrupt, _write_stdout))
 
     try:
@@ -101,8 +112,14 @@ def prompt_repl(path: str, script: str | None) -> int:
     with interrupt.installed():
         outcome = drive_closing(run, answering, answer, None)
     sys.stdout.flush()
+    if not outcome.ok and outcome.error.message == END:
+        return 0
     if not outcome.ok:
         print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=sys.stderr)
+        return 1
+    if not entered:  # the H1 body returned a value, which ends a run before any section
+        print(f"runvil: the H1 body of {path} ended the run with a result, so no section VM was opened",
+              file=sys.stderr)
         return 1
     return 0
 

@@ -231,3 +231,21 @@ context = 16000
         assert [r["body"]["messages"][-1]["content"] for r in server.requests] == ["a slow question", "a quick one"]
     finally:
         server.stop()
+
+
+def _piped(*args: str, stdin: str):
+    return subprocess.run([sys.executable, "-m", "runvil.host.cli", *args], input=stdin, capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+
+
+def test_the_prompt_repl_reads_piped_chunks_and_can_spawn_the_prompts_sections():
+    p = _piped("lua", "--prompt", str(TUTORIAL / "tools.md"), "--script", str(TUTORIAL / "tools.yaml"),
+               stdin="tasks.await({ tasks.spawn('Ask') })[1]\n#messages\nprint(var.x == nil)\n")
+    assert (p.returncode, p.stdout) == (0, "The capital of Japan is Tokyo, and the capital of Peru is Lima.\n0\ntrue\n")
+    assert p.stderr == ""
+
+
+def test_the_prompt_repl_when_the_h1_body_ends_the_run():
+    p = _piped("lua", "--prompt", str(TUTORIAL / "tasks.md"), "--script", str(TUTORIAL / "tasks.yaml"), stdin="1\n")
+    assert p.returncode == 1
+    assert "ended the run with a result, so no section VM was opened" in p.stderr
