@@ -6,6 +6,7 @@ inside a section VM of a prompt."""
 
 from __future__ import annotations
 
+import itertools
 import shlex
 import shutil
 import subprocess
@@ -21,11 +22,14 @@ TUTORIAL = ROOT / "examples" / "tutorial"
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 
+_SOCKETS = itertools.count()
+
+
 class Terminal:
     """One command in a detached tmux session of its own (its own socket)."""
 
     def __init__(self, tmp_path: Path, *args: str, env: dict | None = None):
-        self.socket = str(tmp_path / "tmux.sock")
+        self.socket = str(tmp_path / f"tmux-{next(_SOCKETS)}.sock")  # never one a closing server still holds
         self.data = tmp_path / "data"
         extra = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
         command = (f"cd {shlex.quote(str(ROOT))} && env XDG_DATA_HOME={shlex.quote(str(self.data))} {extra} "
