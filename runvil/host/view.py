@@ -205,7 +205,9 @@ def _chat(e: Entry, ev: dict) -> None:
     and after."""
     start = ev["start"]
     after = list(e.sent[: start - 1]) + list(ev.get("messages") or [])
-    overflow = next((i for i in reversed(e.items) if i["kind"] in ("refusal", "round")), None)
+    # the last chat round or refusal before this send (a compactor's infer rounds come between)
+    overflow = next((i for i in reversed(e.items)
+                     if i["kind"] == "refusal" or (i["kind"] == "round" and i.get("origin") != "infer")), None)
     compaction = overflow is not None and (overflow["kind"] == "refusal" or bool(overflow.get("failed")))
     # before a compaction after a refusal, the list is the refused request's
     before = overflow.get("refused") if compaction and overflow.get("refused") is not None else e.sent

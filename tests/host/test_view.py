@@ -272,3 +272,21 @@ tools:
     assert "I should search." in html and "reasoning_tokens <b>3</b>" in html
     assert "round 3 · infer" in html and "Summarize: It is 210 m tall." in html  # the infer prompt, with --debug
     assert "tools offered: web_search" in html
+
+
+def test_a_summarizing_compactor_of_runvil_chat(tmp_path, monkeypatch):
+    """The chat's compactor asks an infer round for a summary: the page
+    still draws the refused list before and the summarized list after."""
+    import io
+    import sys
+
+    world = tmp_path / "w.yaml"
+    world.write_text("models:\n  chat: {context: 100, max_tokens: 10}\nreplies:\n  - text: one\n  - text: two\n"
+                     "  - text: the summary\n  - text: three\n", encoding="utf-8")
+    log = tmp_path / "chat.jsonl"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a" * 100 + "\n" + "b" * 100 + "\n" + "c" * 100 + "\n"))
+    assert main(["chat", "--script", str(world), "--log", str(log)]) == 0
+    html = page(tmp_path, log)
+    assert "round 3 · infer" in html
+    assert "compaction: the list before and after" in html and "<h3>before (5)</h3>" in html
+    assert "<h3>after (3)</h3>" in html and "Summary of the earlier conversation: the summary" in html
