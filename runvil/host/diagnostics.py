@@ -23,6 +23,7 @@ _POSITION = re.compile(r"(?:section `[^`]*` |h1 )(?:prologue|block \d+):(\d+):\s
 _NAMED = re.compile(r"\((?:global|local|field|method|upvalue|constant) '([^']+)'\)")
 _NEAR = re.compile(r"near '([^']+)'")
 _MISSING = re.compile(r"^global `([^`]+)` is (?:nil|a userdata)")
+_MODULE = re.compile(r"^([\w./-]+\.lua):(\d+):\s*")
 
 
 def on_terminal(stream) -> bool:
@@ -90,6 +91,9 @@ def run_error_picture(prompt, message: str, failed_section: str | None) -> str |
     m = _POSITION.match(message) or _POSITION.search(message)
     if m is not None:
         return explain(path, lines, int(m.group(1)), message)
+    module = _MODULE.match(message)
+    if module is not None:  # a `require`d file beside the prompt
+        return _module_picture(prompt, module.group(1), int(module.group(2)), message[module.end():])
     missing = _MISSING.match(message)
     if missing is None:
         return None
@@ -108,6 +112,21 @@ def run_error_picture(prompt, message: str, failed_section: str | None) -> str |
             col = len(lines[n - 1][: hit.start()].expandtabs(4)) + 1
             return snippet(path, lines, n, col, hit.end() - hit.start(), message)
     return None
+
+
+def _module_picture(prompt, name: str, line: int, note: str) -> str | None:
+    from pathlib import Path
+
+    folder = Path(prompt.folder).resolve()
+    file = (folder / name).resolve()
+    if folder not in file.parents:
+        return None
+    try:
+        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    shown = str(Path(prompt.path).parent / name)
+    return explain(shown, lines, line, note)
 
 
 def show_parse_error(err, stream=None) -> None:

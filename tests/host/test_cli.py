@@ -341,3 +341,20 @@ def test_off_a_terminal_the_error_is_one_line(tmp_path):
     assert code == 1
     assert err.splitlines()[-1] == "error[Lua]: section `Chat` prologue:14: attempt to concatenate a nil value"
     assert "-->" not in err
+
+
+def test_an_error_in_a_required_module_shows_the_modules_line(tmp_path):
+    (tmp_path / "util").mkdir()
+    (tmp_path / "util" / "text.lua").write_text("local M = {}\nfunction M.shout(s)\n  return s:upper() .. nope.x\n"
+                                                "end\nreturn M\n", encoding="utf-8")
+    path = write(tmp_path, "p.md", MY_HEAD + """
+        ## S
+
+        ```lua
+        return require('util.text').shout('hi')
+        ```
+    """)
+    code, shown = on_a_terminal("run", path, cwd=tmp_path)
+    assert code == 1
+    assert "error[Lua]: util/text.lua:3: attempt to index a nil value (global 'nope')\n" in shown
+    assert f" --> {tmp_path / 'util' / 'text.lua'}:3:23\n" in shown and "3 |   return s:upper() .. nope.x" in shown
