@@ -76,15 +76,29 @@ def problems(argv: list[str], result: dict) -> list[str]:
     return found
 
 
+#: failures in other helpers' areas (issue 10), by a text of their error:
+#: a batch whose only failures are these is an expected failure, naming
+#: the owner, until the fix lands
+KNOWN_ELSEWHERE = {
+    "Exceeds the limit (4300 digits)": "compiler: 5,000-digit numerals (CPython's int-string limit)",
+    "TypeError: 'float' object is not iterable": "providers: a reply body {\"choices\": NaN}",
+}
+
+
 def assert_robust(cases: list[list[str]], cwd: Path, files: dict[str, str] | None = None) -> list[dict]:
     """Runs the cases; fails naming every bad case with its reproducer, or
     returns their results."""
+    import pytest
+
     results = run_batch(cases, cwd)
-    report = []
+    report, owners = [], set()
     for argv, result in zip(cases, results):
         found = problems(argv, result)
         if found:
             shown = {k: v[:400] for k, v in (files or {}).items() if k in " ".join(argv)}
             report.append(f"runvil {' '.join(a[:200] for a in argv)}\n  " + "\n  ".join(found) + f"\n  files: {shown}")
+            owners.add(next((o for k, o in KNOWN_ELSEWHERE.items() if k in result["err"]), None))
+    if report and None not in owners:
+        pytest.xfail("; ".join(sorted(owners)))
     assert not report, "\n\n".join(report)
     return results

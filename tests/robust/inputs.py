@@ -65,6 +65,10 @@ LUA = {
     "error table": "error({})",
     "error nil": "error()",
     "goto": "goto done ::done:: return 1",
+    "many coroutines": "local t = {} for i = 1, 30000 do t[i] = coroutine.create(function() coroutine.yield() end)"
+                       " coroutine.resume(t[i]) end return #t",
+    "close yields": "local co = coroutine.create(function() local x <close> = setmetatable({}, {__close = function()"
+                    " coroutine.yield() end}) coroutine.yield() end) coroutine.resume(co) return coroutine.close(co)",
 }
 
 #: Lua blocks that still fail in other helpers' areas (issue 10): name ->
@@ -110,3 +114,12 @@ TOOL_PROMPT = prompt(body="# T\n" + section("A", "\n".join([
     "models.loop()",
     "return messages[#messages].content",
 ])))
+
+
+def provider_config(base_url: str, limits: str) -> str:
+    """A runvil.toml whose default model is served at `base_url`, with no
+    retries (each reply is answered once) and the given `[limits]`."""
+    return ('default_model = "p/m"\n' + limits +
+            f'[providers.p]\nbase_url = "{base_url}"\ntimeout = 5\nmax_retries = 0\n'
+            '[models."p/m"]\nprovider = "p"\ncontext = 8192\n')
+

@@ -142,12 +142,15 @@ JSON_DATA = st.recursive(
     lambda kids: st.one_of(st.lists(kids, max_size=3), st.dictionaries(SHORT_TEXT, kids, max_size=3)),
     max_leaves=10,
 )
+#: stands for an argument text nested 150,000 deep (kept out of the example
+#: hypothesis prints on a failure)
+DEEP = "<deep>"
 TOOL_CALL = st.fixed_dictionaries({"id": st.one_of(st.just("c1"), JSON_DATA), "type": st.just("function"),
                                    "function": st.fixed_dictionaries({
                                        "name": st.one_of(st.just("f"), JSON_DATA),
                                        "arguments": st.one_of(
                                            st.sampled_from(['{"x": NaN}', '{"x": Infinity}', "{", "[1]", "null",
-                                                            "[" * 150_000 + "]" * 150_000, '{"a": "\\ud800"}']),
+                                                            DEEP, '{"a": "\\ud800"}']),
                                            JSON_DATA.map(json.dumps), JSON_DATA)})})
 MESSAGE = st.fixed_dictionaries({}, optional={"role": st.one_of(st.just("assistant"), JSON_DATA),
                                               "content": st.one_of(TEXT, JSON_DATA),
@@ -155,25 +158,40 @@ MESSAGE = st.fixed_dictionaries({}, optional={"role": st.one_of(st.just("assista
 COMPLETION = st.fixed_dictionaries({"choices": st.one_of(
     st.lists(st.fixed_dictionaries({"message": MESSAGE, "finish_reason": st.one_of(st.just("stop"), JSON_DATA)}),
              max_size=2), JSON_DATA)}, optional={"usage": JSON_DATA, "model": JSON_DATA})
+CHUNK = st.one_of(COMPLETION, JSON_DATA.map(lambda d: {"choices": [{"delta": d}]}),
+                  st.sampled_from(["data: {", "data: [[[[[[", ": comment", "event: x"]))
+RAW = st.one_of(TEXT, st.sampled_from([DEEP, '{"choices": NaN}', "{" * 10,
+                                       '{"choices": [{"message": {"content": "\\ud800"}}]}']))
+
+#: a reply of a loopback Chat Completions server, as a compact spec (see
+#: `reply_of`): a completion with hostile fields, a stream of hostile
+#: chunks, an error status, or raw text (deeply nested, invalid JSON, NaN)
+PROVIDER_REPLY = st.one_of(
+    st.tuples(st.just("json"), COMPLETION),
+    st.tuples(st.just("stream"), st.lists(CHUNK, max_size=4), st.booleans()),
+    st.tuples(st.just("error"), st.sampled_from([400, 401, 404, 413, 429, 500, 503]), st.one_of(TEXT, JSON_DATA)),
+    st.tuples(st.just("raw"), RAW, st.sampled_from(["application/json", "text/html", None])),
+)
 
 
-@st.composite
-def provider_replies(draw):
-    """One reply of a loopback Chat Completions server: a completion with
-    hostile fields, a stream of hostile chunks, an error status, or raw
-    text (deeply nested, invalid JSON, NaN)."""
+def _sendable(text: str) -> str:
+    """Text the test server can send (it writes bodies as UTF-8), with the
+    deep stand-in expanded."""
+    deep = json.dumps("[" * 150_000 + "]" * 150_000)
+    return text.encode("utf-8", "replace").decode("utf-8").replace(json.dumps(DEEP), deep).replace(DEEP, deep[1:-1])
+
+
+def reply_of(spec):
+    """The chat_server Reply for a PROVIDER_REPLY spec."""
     from tests.harness.chat_server import Reply, error, stream
 
-    kind = draw(st.sampled_from(["json", "stream", "error", "raw"]))
+    kind = spec[0]
     if kind == "json":
-        return Reply(body=json.dumps(draw(COMPLETION)), content_type="application/json")
+        return Reply(body=_sendable(json.dumps(spec[1])), content_type="application/json")
     if kind == "stream":
-        chunks = draw(st.lists(st.one_of(COMPLETION, JSON_DATA.map(lambda d: {"choices": [{"delta": d}]}),
-                                         st.sampled_from(["data: {", "data: [" * 1000, ": comment", "event: x"])),
-                               max_size=4))
-        return stream(*chunks, done=draw(st.booleans()))
+        return stream(*[json.loads(_sendable(json.dumps(c))) if isinstance(c, dict) else c for c in spec[1]],
+                      done=spec[2])
     if kind == "error":
-        return error(draw(st.sampled_from([400, 401, 404, 413, 429, 500, 503])), draw(st.one_of(TEXT, JSON_DATA)))
-    raw = draw(st.one_of(TEXT, st.sampled_from(["[" * 150_000 + "]" * 150_000, '{"choices": NaN}', "{" * 10,
-                                                '{"choices": [{"message": {"content": "\\ud800"}}]}'])))
-    return Reply(body=raw, content_type=draw(st.sampled_from(["application/json", "text/html", None])))
+        body = spec[2]
+        return error(spec[1], _sendable(body if isinstance(body, str) else json.dumps(body)))
+    return Reply(body=_sendable(spec[1]), content_type=spec[2])

@@ -10,20 +10,22 @@ import os
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.harness.chat_server import ChatServer
 
 from .batch import LIMITS, assert_robust
-from .inputs import TOOL_PROMPT
-from .strategies import LUA_PROGRAM, WORLD, prompt_files, provider_replies, world_text
+from .inputs import TOOL_PROMPT, provider_config
+from .strategies import LUA_PROGRAM, PROVIDER_REPLY, WORLD, prompt_files, reply_of, world_text
 
 #: examples per test: a batch each (CI: a few, locally: more)
 EXAMPLES = 2 if os.environ.get("HYPOTHESIS_PROFILE") == "ci" else 8
 BATCH = 6
 
-bounded = settings(max_examples=EXAMPLES, deadline=None, database=None,
+#: no shrinking: a failure names its case and files already, and shrinking a
+#: batch costs a subprocess per step
+bounded = settings(max_examples=EXAMPLES, deadline=None, database=None, phases=[Phase.explicit, Phase.generate],
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -47,7 +49,8 @@ class Cases:
         return self.write(f"case{self.n}{suffix}", text)
 
     def run(self, prompt: str, world: str | None, config: str | None = None) -> list[str]:
-        argv = ["run", prompt, "--json", "--log", prompt + f".{self.n}.log", "--config", config or self.config]
+        self.n += 1
+        argv = ["run", prompt, "--json", "--log", f"{prompt}.{self.n}.log", "--config", config or self.config]
         return argv + (["--script", world] if world else [])
 
 
@@ -78,18 +81,17 @@ def test_generated_lua_programs(programs):
 
 
 @bounded
-@given(st.lists(provider_replies(), min_size=BATCH, max_size=BATCH))
+@given(st.lists(st.lists(PROVIDER_REPLY, min_size=1, max_size=3), min_size=BATCH, max_size=BATCH))
 def test_generated_provider_replies(replies):
-    server = ChatServer().start()
+    c = Cases()
+    p = c.write("tool.md", TOOL_PROMPT)
+    servers, cases = [], []
     try:
-        server.reply(*replies)
-        c = Cases()
-        config = c.write("provider.toml", 'default_model = "p/m"\n' + LIMITS + (
-            f'[providers.p]\nbase_url = "{server.base_url}"\ntimeout = 5\nmax_retries = 0\n'
-            '[models."p/m"]\nprovider = "p"\ncontext = 8192\n'))
-        p = c.write("tool.md", TOOL_PROMPT)
-        # each run takes one or two replies; the rest of a batch's replies are
-        # answered by the server's own 500
-        assert_robust([c.run(p, None, config) for _ in replies], c.root, c.texts)
+        for run_replies in replies:  # a server of its own for each run
+            server = ChatServer().start().reply(*map(reply_of, run_replies))
+            servers.append(server)
+            cases.append(c.run(p, None, c.fresh(".toml", provider_config(server.base_url, LIMITS))))
+        assert_robust(cases, c.root, c.texts)
     finally:
-        server.stop()
+        for server in servers:
+            server.stop()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from .batch import LIMITS, assert_robust
-from .inputs import FRONTMATTER, LUA, LUA_ELSEWHERE, PROSE, TOOL_PROMPT, WORLDS, prompt, section
+from .inputs import FRONTMATTER, LUA, LUA_ELSEWHERE, PROSE, TOOL_PROMPT, WORLDS, prompt, provider_config, section
 
 #: snippets `runvil lua` runs too (its budget is 200M steps: no runaways)
 NOT_FOR_LUA_COMMAND = {"jump to itself", "runaway", "runaway in pcall", "messages rawset", "metatable"}
@@ -148,3 +148,41 @@ def test_each_configured_limit_stops_its_runaway(tmp_path):
         assert result["rc"] == 1
         assert result["err"].rstrip("\n").endswith(message)
         assert result["seconds"] < 1 + 2 + 3
+
+
+#: provider replies the issue names (a body nested 150,000 deep, NaN in
+#: tool arguments) and their kind, as PROVIDER_REPLY specs
+PROVIDER_REPLIES = [
+    ("raw", "<deep>", "application/json"),
+    ("json", {"choices": [{"message": {"role": "assistant", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"x": NaN, "y": Infinity}'}}]},
+        "finish_reason": "tool_calls"}]}),
+    ("json", {"choices": [{"message": {"role": "assistant", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "<deep>"}}]},
+        "finish_reason": "tool_calls"}]}),
+    ("json", {"choices": [{"message": {"role": "assistant", "content": "\ud800 lone"}, "finish_reason": "stop"}]}),
+    ("stream", ["data: {", {"choices": [{"delta": {"content": "hi"}}]}], False),
+    ("raw", '{"choices": NaN}', None),
+]
+
+
+def test_hostile_provider_replies(tmp_path):
+    from tests.harness.chat_server import ChatServer
+
+    from .strategies import reply_of
+
+    files = Files(tmp_path)
+    p = files.write("tool.md", TOOL_PROMPT)
+    servers, cases = [], []
+    try:
+        for i, spec in enumerate(PROVIDER_REPLIES):  # a server of its own for each run
+            # the reply, then plain text for the round after a tool call
+            server = ChatServer().start().reply(reply_of(spec), reply_of(("json", {"choices": [{"message": {
+                "content": "ok"}}]})))
+            servers.append(server)
+            config = files.write(f"provider{i}.toml", provider_config(server.base_url, LIMITS))
+            cases.append(["run", p, "--json", "--log", f"{p}.{i}.log", "--config", config])
+        assert_robust(cases, tmp_path, files.texts)
+    finally:
+        for server in servers:
+            server.stop()
