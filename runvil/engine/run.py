@@ -79,7 +79,8 @@ class Run:
         if missing:
             raise PrepareError(f"model role '{missing[0]}' is not bound to a model")
         self.limits = limits or Limits()
-        self.budget = RunBudget(run_limits or RunLimits())
+        # a chat waits on a person: no default wall-clock limit
+        self.budget = RunBudget(run_limits or (RunLimits(seconds=None) if chat else RunLimits()))
         self.packs = packs or {}
         self.debug = debug  # debug capture: request/response bodies in the run log
         self.chat = chat  # `runvil chat`: VMs get `chat.read()`, which asks for the user's next turn

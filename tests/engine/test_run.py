@@ -345,3 +345,9 @@ def test_the_globals_metatable_is_protected():
             "return tostring(getmetatable(_G)) .. '|' .. err .. '|' .. type(messages)\n```\n")
     outcome, _ = finish(start(body), [])
     assert outcome.result == "false|cannot change a protected metatable|userdata"
+
+
+def test_a_chat_has_no_default_wall_clock_limit():
+    run = start("## A\n\n```lua\nreturn 1\n```\n", chat=True)
+    assert run.budget.limits == RunLimits(seconds=None)
+    finish(run, [])
