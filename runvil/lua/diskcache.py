@@ -93,6 +93,37 @@ def read(path: str) -> bytes | None:
     return payload
 
 
+#: entries not rewritten for this long are removed by `prune`
+MAX_AGE = 30 * 24 * 3600
+#: a temporary file this old was left by a writer that died
+STALE_TEMP = 3600
+
+
+def prune(folder: str | None = None, now: float | None = None) -> None:
+    """Removes old entries so the folder does not grow without bound (each
+    change of runvil or its compiler makes new keys for every chunk). Run
+    when the parser's table is written: once per runvil version."""
+    import time
+
+    folder = folder or cache_dir()
+    if folder is None:
+        return
+    now = time.time() if now is None else now
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for e in entries:
+        if not e.name.endswith(".bin"):
+            continue
+        limit = STALE_TEMP if e.name.startswith(".tmp-") else MAX_AGE
+        try:
+            if now - e.stat().st_mtime > limit:
+                os.unlink(e.path)
+        except OSError:  # gone already, or not ours to remove
+            pass
+
+
 def write(path: str, payload: bytes) -> None:
     """Writes an entry atomically (temporary file, then os.replace);
     a failure leaves the cache as it was."""

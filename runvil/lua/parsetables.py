@@ -6,6 +6,7 @@ The entry (see diskcache.py for the folder and the atomic writes) is keyed
 by the grammar's text, lark's version and runvil's fingerprint (its
 version and the files of runvil.lua). It holds the recast table with each
 reduction's callback named by its `_Builder` method, bound again on load.
+Writing it (once per runvil version) also prunes the folder's old entries.
 """
 
 from __future__ import annotations
@@ -83,3 +84,4 @@ def store(grammar: str, table, builder) -> None:
     except LookupError:
         return
     diskcache.write(path, marshal.dumps((key, names, encoded, start, end)))
+    diskcache.prune()  # a new table: a new runvil or compiler, whose old chunks age out

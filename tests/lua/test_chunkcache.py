@@ -305,3 +305,32 @@ def test_the_parse_table_misses_for_another_lark(cache, monkeypatch):
 def test_no_parse_table_is_written_with_the_cache_off(cache, monkeypatch):
     _fresh_table(monkeypatch, None)
     assert not cache.exists()
+
+
+# ---------------------------------------------------------------- pruning
+
+
+def test_old_entries_and_dead_temporary_files_are_pruned(cache):
+    compile_lua(PROGRAM, "=prog", cache=True)
+    compile_lua(PROGRAM, "=other", cache=True)
+    old, recent = entries(cache)
+    dead_tmp = cache / ".tmp-dead.bin"
+    live_tmp = cache / ".tmp-live.bin"
+    foreign = cache / "notes.txt"
+    for f in (dead_tmp, live_tmp, foreign):
+        f.write_bytes(b"x")
+    now = recent.stat().st_mtime
+    os.utime(old, (now - diskcache.MAX_AGE - 10,) * 2)
+    os.utime(dead_tmp, (now - diskcache.STALE_TEMP - 10,) * 2)
+    os.utime(foreign, (now - diskcache.MAX_AGE - 10,) * 2)
+    diskcache.prune(now=now)
+    assert entries(cache) == [recent]
+    assert not dead_tmp.exists() and live_tmp.exists() and foreign.exists()
+
+
+def test_writing_a_new_parse_table_prunes_the_folder(cache, monkeypatch):
+    compile_lua(PROGRAM, "=prog", cache=True)
+    [old] = entries(cache)
+    os.utime(old, (old.stat().st_mtime - diskcache.MAX_AGE - 10,) * 2)
+    _fresh_table(monkeypatch, str(cache))  # the table is built and written
+    assert entries(cache) == [] and len(entries(cache, "tables")) == 1
