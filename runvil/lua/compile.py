@@ -14,12 +14,14 @@ positions cost nothing until an error happens.
 from __future__ import annotations
 
 from . import ast as A
-from .compile_expr import ExprCompiler
+from .compile_expr import ExprCompiler, clear_folds
+from .compile_nesting import NestingHoister
 from .compiled import Compiled, compile_lua  # noqa: F401  (compile_lua: the entry point, re-exported)
 from .compiled import chunk_ids as _chunk_ids
 from .errors import CALL_SITES, LUA_CODE
 from .infer import int_locals
 from .resolve import FuncScope, LocalVar, resolve
+
 
 class Emitter:
     """Python source lines, each tagged with the Lua line it came from."""
@@ -66,7 +68,7 @@ def _take_call_marks(text: str, pyline: int, names: list, sites: dict) -> str:
     return "".join(kept)
 
 
-class FunctionCompiler(ExprCompiler):
+class FunctionCompiler(NestingHoister, ExprCompiler):
     """Compiles one Lua function body into statements."""
 
     def __init__(self, chunk: "ChunkCompiler", scope: FuncScope, node: A.Function):
@@ -76,6 +78,7 @@ class FunctionCompiler(ExprCompiler):
         self.loops: list[dict] = []  # innermost last: {'kind', 'continue_label'}
         self.tbc_depth = 0  # inside to-be-closed scopes: no tail calls
         self.goto_ctx: list[dict] = []
+        self.init_nesting()
 
     # -------------------------------------------------------------- blocks
 
@@ -88,6 +91,9 @@ class FunctionCompiler(ExprCompiler):
         self.stmts(stmts, ind)
 
     def stmts(self, stmts: list, ind: int):
+        if stmts and self.too_deep(ind):
+            self.hoist_block(stmts, ind)
+            return
         start = len(self.em.lines)
         for i, s in enumerate(stmts):
             if type(s) is A.Local and "close" in s.attribs:
@@ -126,7 +132,8 @@ class FunctionCompiler(ExprCompiler):
         self.em.emit(ind, f"{err} = None", line)
         self.em.emit(ind, "try:", line)
         self.tbc_depth += 1
-        self.stmts(rest, ind + 1)
+        with self.nested(3):
+            self.stmts(rest, ind + 1)
         self.tbc_depth -= 1
         self.em.emit(ind, "except BaseException as _e:", line)
         self.em.emit(ind + 1, f"{err} = _e", line)
@@ -165,14 +172,17 @@ class FunctionCompiler(ExprCompiler):
     def assign_local(self, v: LocalVar, value: str, ind: int, line: int, declare: bool = False):
         if v.is_cell:
             if declare:
+                self.bind(v.pyname)
                 self.em.emit(ind, f"{v.pyname} = [{value}]", line)
             else:
                 self.em.emit(ind, f"{v.pyname}[0] = {value}", line)
         else:
+            self.bind(v.pyname)
             self.em.emit(ind, f"{v.pyname} = {value}", line)
 
     def s_LocalFunction(self, s: A.LocalFunction, ind: int):
         v = s.var
+        self.bind(v.pyname)
         if v.is_cell:
             self.em.emit(ind, f"{v.pyname} = [None]", s.line)
             self.em.emit(ind, f"{v.pyname}[0] = {self.closure(s.func)}", s.line)
@@ -283,7 +293,8 @@ class FunctionCompiler(ExprCompiler):
         self.em.emit(ind + 1, "_S[0] -= 1", s.line)
         self.em.emit(ind + 1, "if _S[0] < 0: _tick()", s.line)
         self.loops.append(self._loop("while", s.body))
-        self.block(s.body, ind + 1)
+        with self.nested(1):
+            self.block(s.body, ind + 1)
         self.loops.pop()
 
     def s_Repeat(self, s: A.Repeat, ind: int):
@@ -291,7 +302,8 @@ class FunctionCompiler(ExprCompiler):
         self.em.emit(ind + 1, "_S[0] -= 1", s.line)
         self.em.emit(ind + 1, "if _S[0] < 0: _tick()", s.line)
         self.loops.append(self._loop("repeat", s.body))
-        self.block(s.body, ind + 1)
+        with self.nested(1):
+            self.block(s.body, ind + 1)
         self.loops.pop()
         self.em.emit(ind + 1, f"if {self.cond(s.cond)}: break", s.cond.line)
 
@@ -310,13 +322,15 @@ class FunctionCompiler(ExprCompiler):
         step = self.expr(s.step) if s.step is not None else "1"
         rng = self.temp()
         raw = self.temp() if v.is_cell else v.pyname
+        self.bind(v.pyname)
         self.em.emit(ind, f"for {raw} in ({rng} := _forprep({start}, {stop}, {step})):", s.line)
         if v.is_cell:
             self.em.emit(ind + 1, f"{v.pyname} = [{raw}]", s.line)
         loop = self._loop("for", s.body)
         loop["refund"] = f"_refund({rng}, {raw})"
         self.loops.append(loop)
-        self.block(s.body, ind + 1)
+        with self.nested(1):
+            self.block(s.body, ind + 1)
         self.loops.pop()
 
     def s_GenericFor(self, s: A.GenericFor, ind: int):
@@ -333,37 +347,34 @@ class FunctionCompiler(ExprCompiler):
         target = raws[0] if len(raws) == 1 else ", ".join(raws)
         self.em.emit(ind, f"for {target} in _giter({f}, {st}, {c}, {close}, {len(vars_)}):", s.line)
         for v, r in zip(vars_, raws):
+            self.bind(v.pyname)
             if v.is_cell:
                 self.em.emit(ind + 1, f"{v.pyname} = [{r}]", s.line)
         self.loops.append(self._loop("for", s.body))
-        self.block(s.body, ind + 1)
+        with self.nested(1):
+            self.block(s.body, ind + 1)
         self.loops.pop()
 
     def s_Return(self, s: A.Return, ind: int):
-        exprs = s.exprs
-        line = s.line
-        for loop in self.loops:
-            if loop.get("refund"):
-                self.em.emit(ind, loop["refund"], line)
+        self.emit_return(self.return_value(s.exprs), ind, s.line)
+
+    def return_value(self, exprs: list) -> str:
         if not exprs:
-            self.em.emit(ind, "return _EMPTY", line)
-            return
+            return "_EMPTY"
         if len(exprs) == 1:
             e = exprs[0]
             if type(e) in (A.Call, A.MethodCall) and self.tbc_depth == 0:
-                self.em.emit(ind, f"return {self.tailcall(e)}", line)
-                return
+                return self.tailcall(e)
             if type(e) is A.Vararg:
-                self.em.emit(ind, "return _Multi(VA)", line)
-                return
+                return "_Multi(VA)"
             if type(e) in (A.Call, A.MethodCall):
-                self.em.emit(ind, f"return _Multi({self.multi(e)})", line)
-                return
-            self.em.emit(ind, f"return {self.expr(e)}", line)
-            return
-        self.em.emit(ind, f"return _Multi({self.explist_tuple(exprs, None)})", line)
+                return f"_Multi({self.multi(e)})"
+            return self.expr(e)
+        return f"_Multi({self.explist_tuple(exprs, None)})"
 
     def s_Break(self, s: A.Break, ind: int):
+        if self.break_out(ind, s.line):
+            return
         loop = self.loops[-1] if self.loops else None
         if loop is not None and loop.get("refund"):
             self.em.emit(ind, loop["refund"], s.line)
@@ -374,6 +385,9 @@ class FunctionCompiler(ExprCompiler):
     def s_Goto(self, s: A.Goto, ind: int):
         # innermost first: a dispatcher or a loop whose body ends at the label
         for ctx in reversed(self.loops):
+            if ctx["kind"] == "hoist":
+                self.goto_out(ctx["frame"], s.label, ind, s.line)
+                return
             if ctx["kind"] == "dispatch":
                 if s.label in ctx["labels"]:
                     self.em.emit(ind, f"{ctx['var']} = {ctx['labels'][s.label]}", s.line)
@@ -426,22 +440,20 @@ class FunctionCompiler(ExprCompiler):
         outer_loop = self.loops[-1] if self.loops else None
         ctx = {"kind": "dispatch", "labels": labels, "var": var, "continue": None, "flag": flag}
         self.loops.append(ctx)
-        for i, seg in enumerate(segments):
-            self.em.emit(ind + 2, f"if {var} <= {i}:", line)
-            self.stmts(seg, ind + 3)
+        with self.nested(2):
+            for i, seg in enumerate(segments):
+                self.em.emit(ind + 2, f"if {var} <= {i}:", line)
+                self.stmts(seg, ind + 3)
         self.loops.pop()
         self.em.emit(ind + 2, "break", line)
         self.em.emit(ind + 1, "except _GotoSignal as _g:", line)
         self.em.emit(ind + 2, f"_gl = {labels!r}.get(_g.label)", line)
         self.em.emit(ind + 2, "if _gl is None: raise", line)
         self.em.emit(ind + 2, f"{var} = _gl", line)
-        if outer_loop is not None and outer_loop["kind"] != "dispatch":
-            self.em.emit(ind, f"if {flag}: break", line)
-        elif outer_loop is not None:
+        if outer_loop is not None:
+            # a break inside the dispatcher: now leave the loop around it
             self.em.emit(ind, f"if {flag}:", line)
-            if outer_loop.get("flag"):
-                self.em.emit(ind + 1, f"{outer_loop['flag']} = True", line)
-            self.em.emit(ind + 1, "break", line)
+            self.s_Break(A.Break(line=line), ind + 1)
 
     # ----------------------------------------------------------- function
 
@@ -465,7 +477,9 @@ class FunctionCompiler(ExprCompiler):
             if v.is_cell:
                 em.emit(2, f"{v.pyname} = [{v.pyname}]", line)
         self.cur_block_end = fn.body.end_line or fn.end_line
+        mark = len(em.lines)
         self.block(fn.body, 2)
+        em.lines[mark:mark] = self.nesting_prologue({v.pyname for v in fn.param_vars})
         em.emit(2, "return _EMPTY", fn.end_line or line)
         em.emit(1, f"return {fname}", line)
 
@@ -551,7 +565,10 @@ def compile_tree(chunk: A.Chunk, fast_env: bool = True) -> Compiled:
     namespace's `_Gh` (the hash part of the state's globals) directly, so
     the chunk must run with the state's globals as its _ENV."""
     cc = ChunkCompiler(chunk, fast_env)
-    src, linemap, main = cc.compile()
+    try:
+        src, linemap, main = cc.compile()
+    finally:
+        clear_folds()
     filename = f"<lua:{cc.id}>"
     LUA_CODE[filename] = (chunk.name, linemap)
     if cc.call_sites:

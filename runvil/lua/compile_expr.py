@@ -13,7 +13,7 @@ import copy
 
 from . import ast as A
 from . import values as V
-from .infer import is_int_expr
+from .infer import INT_OPS, is_int_expr
 from .resolve import FuncScope, GlobalRef, LocalVar
 
 M = "9223372036854775807"
@@ -38,10 +38,29 @@ _CONSTANTS = (A.Number, A.String, A.Nil, A.TrueLit, A.FalseLit)
 HOIST_DEPTH = 24
 
 
+#: id(node) -> (node, folded node): fold runs at every level of an
+#: expression, so without it a long chain of operators folds quadratically
+_FOLDED: dict = {}
+
+
+def clear_folds():
+    """Forgets the folded nodes (after a chunk is compiled)."""
+    _FOLDED.clear()
+
+
 def fold(n):
     """`and`/`or` whose left side is a constant fold to one side, as Lua's
     compiler folds them (so `(0 and "x")` is the constant "x" in messages);
     a `<const>` local holding a constant is that constant."""
+    hit = _FOLDED.get(id(n))
+    if hit is not None and hit[0] is n:
+        return hit[1]
+    r = _fold(n)
+    _FOLDED[id(n)] = (n, r)
+    return r
+
+
+def _fold(n):
     t = type(n)
     if t is A.Name:
         init = getattr(n.binding, "const_init", None)
@@ -102,6 +121,7 @@ class ExprCompiler:
         self.hoisted: list = []  # (def text, line) to emit before the statement
         self.cur_block_end = 0
         self.ints: set = set()  # locals that only ever hold integers (infer.py)
+        self.int_memo: dict = {}  # id(node) -> (node, is an integer expression)
 
     # -------------------------------------------------------------- names
 
@@ -116,7 +136,22 @@ class ExprCompiler:
         return self.chunk.fast_env_ok and env.pyname == "_ENV_0" and not env.assigned
 
     def is_int(self, n) -> bool:
-        return is_int_expr(fold(n), self.ints)
+        return self._is_int(fold(n))
+
+    def _is_int(self, n) -> bool:
+        """infer.is_int_expr, remembered per node (it runs at every level)."""
+        t = type(n)
+        if t is not A.BinOp and t is not A.Paren:
+            return is_int_expr(n, self.ints)
+        hit = self.int_memo.get(id(n))
+        if hit is not None and hit[0] is n:
+            return hit[1]
+        if t is A.Paren:
+            r = self._is_int(n.expr)
+        else:
+            r = n.op in INT_OPS and self._is_int(n.left) and self._is_int(n.right)
+        self.int_memo[id(n)] = (n, r)
+        return r
 
     def is_pure(self, n) -> bool:
         """No side effects and cannot fail: safe to evaluate out of order

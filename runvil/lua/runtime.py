@@ -310,6 +310,10 @@ def error_value(e: BaseException):
     return f"{type(e).__name__}: {e}"
 
 
+#: what a hoisted block (compile_nesting) returns for a break
+BREAK = object()
+
+
 class GotoSignal(Exception):
     """A goto that leaves a Python loop to reach its label's dispatcher."""
 
@@ -375,6 +379,7 @@ def base_namespace() -> dict:
         "_tbc_check": _tbc_check,
         "_tbc_close": _tbc_close,
         "_GotoSignal": GotoSignal,
+        "_BRK": BREAK,
         "_MAXS": V.MAX_STRING,
         "_NUMS": frozenset((int, float)),
         "_PRIM": frozenset((int, float, str, bool, type(None))),
