@@ -112,7 +112,7 @@ class SectionVM:
         raw_set = G.get("rawset")
 
         def rawset(*args):  # not a builtin of its own: errors stay raw_set's
-            if args and args[0] is G and len(args) > 1 and args[1] == "messages":
+            if len(args) > 1 and args[0] is G and type(args[1]) is str and args[1] == "messages":
                 raise_lua(ASSIGN_GLOBAL)
             return raw_set(*args)
 
