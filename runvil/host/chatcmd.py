@@ -70,6 +70,7 @@ end
 
 
 def chat_command(argv: list[str]) -> int:
+    from .rounds import UsageMeter, report_retries
     from .runcmd import EXIT_FAILED, EXIT_OK, EXIT_USAGE, drive_closing, open_log, usage_error, world_for
 
     p = argparse.ArgumentParser(
@@ -112,6 +113,7 @@ def chat_command(argv: list[str]) -> int:
     if system is None and args.script:
         system = answer.world_input  # the world's `input` leads the chat, as `runvil run` reads it
     run = Run(prompt, input=system, bindings=bindings, chat=True)
+    report_retries(answer, run)  # each provider retry is a model_retry event, as for `runvil run`
 
     def show(ev):
         if ev.type == "reply" and ev.execution_id == "0":
@@ -150,7 +152,10 @@ def chat_command(argv: list[str]) -> int:
             interrupted.append(True)
             return ModelFailure(message=INTERRUPTED)
 
-    outcome = drive_closing(run, answer_or_read, answer, log)
+    meter = UsageMeter(answer_or_read)
+    outcome = drive_closing(run, meter, answer, log)
+    if console.interactive:
+        print(meter.closing_line(), file=sys.stderr)
     if not outcome.ok:
         print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=sys.stderr)
         return EXIT_FAILED

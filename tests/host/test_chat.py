@@ -56,3 +56,28 @@ def test_a_long_chat_is_summarized_instead_of_failing(tmp_path, monkeypatch, cap
     # the summary record merges with the user turn after it, as same-role records do
     assert last["messages"][0] == {"role": "user", "content": "Summary of the earlier conversation: the summary\n\n"
                                    + "b" * 100}
+
+
+def test_a_provider_retry_in_a_chat_is_a_model_retry_event(tmp_path, monkeypatch, capsys):
+    """A chat talks to real providers as `runvil run` does (host.md "Talking to
+    real providers"): a 503 is retried, and the retry is in the run log."""
+    from ..harness.chat_server import ChatServer, error, text_stream
+
+    server = ChatServer().start()
+    try:
+        server.reply(error(503, {"error": {"message": "overloaded"}}, headers={"retry-after-ms": "10"}),
+                     text_stream("bonjour"))
+        config = tmp_path / "runvil.toml"
+        config.write_text(
+            f'default_model = "local/m"\n[providers.local]\nbase_url = "{server.base_url}"\n'
+            '[models."local/m"]\nprovider = "local"\nname = "m-1"\ncontext = 8192\n', encoding="utf-8")
+        log = tmp_path / "log.jsonl"
+        monkeypatch.setattr("sys.stdin", io.StringIO("hello\n"))
+        code = main(["chat", "--config", str(config), "--log", str(log)])
+    finally:
+        server.stop()
+    assert code == 0
+    assert capsys.readouterr().out == "bonjour\n"
+    events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    (retry,) = [e for e in events if e["type"] == "model_retry"]
+    assert (retry["attempt"], retry["status"], retry["wait"]) == (1, 503, 0.01)
