@@ -69,12 +69,13 @@ def run(prompt, *, input: str | None = None, script=None, harness=None, bindings
         from .harness.packs import PackTools, WithPackTools
         from .host.runcmd import _Answerer
 
-        answer = WithPackTools(_Answerer(), PackTools())
+        answer = WithPackTools(_Answerer(), PackTools(wanted=prompt.frontmatter.uses))
         defaults = {r: ModelBinding("echo", ECHO_CONTEXT, name="echo") for r in roles}
     for role, b in (bindings or {}).items():
         defaults[role] = ModelBinding(b, name=b) if isinstance(b, str) else b
     try:
-        run_ = Run(prompt, input=input, bindings=defaults, packs=pack_schemas(discover_packs()))
+        packs = pack_schemas(discover_packs(wanted=prompt.frontmatter.uses))
+        run_ = Run(prompt, input=input, bindings=defaults, packs=packs)
         outcome = drive(run_, answer)
     finally:
         close = getattr(answer, "close", None) if script is None and harness is None else None
