@@ -14,8 +14,9 @@ error on the line of the first bad byte.
 
 Hostile files end in a parse error, never a crash: the parse runs on a
 thread with a large stack (the Lua front end and PyYAML recurse), a file is
-at most `MAX_FILE_BYTES` and a block at most `MAX_BLOCK_BYTES` of Lua
-(compiling costs about 30 s per MB), and a block the compiler cannot handle
+at most `MAX_FILE_BYTES`, a block at most `MAX_BLOCK_BYTES` of Lua and a
+prompt `MAX_BLOCKS` blocks and `MAX_LUA_BYTES` bytes of Lua (compiling
+costs about 30 s per MB), and a block the compiler cannot handle
 for its size or depth is a `Lua` parse error naming the limit.
 """
 
@@ -66,6 +67,11 @@ TOO_COMPLEX = "{chunk}: the block nests too deeply to compile"
 MAX_FILE_BYTES = 16 * 1024 * 1024
 #: one ```lua block's size (UTF-8 bytes): compiling takes ~30 s per MB
 MAX_BLOCK_BYTES = 256 * 1024
+#: the Lua of a whole prompt: its blocks, and their bytes
+MAX_BLOCKS = 1000
+MAX_LUA_BYTES = 512 * 1024
+TOO_MANY_BLOCKS = "the prompt has more than {limit} Lua blocks"
+TOO_MUCH_LUA = "the prompt's Lua blocks hold more than {limit} bytes"
 
 
 def split_lines(text: str) -> list[str]:
@@ -104,6 +110,22 @@ def compile_block(block: LuaBlock, path: str) -> LuaBlock | ParseError:
     return attrs.evolve(block, compiled=compiled)
 
 
+def _over_lua_budget(sections, path: str) -> ParseError | None:
+    """The `Structure` error of a prompt with more Lua than `MAX_BLOCKS`
+    blocks or `MAX_LUA_BYTES` bytes, on the line of the block past it."""
+    count = size = 0
+    for section in sections:
+        for piece in section.pieces:
+            if isinstance(piece, LuaBlock):
+                count += 1
+                size += len(piece.code.encode("utf-8", "surrogatepass"))
+                if count > MAX_BLOCKS:
+                    return ParseError("Structure", TOO_MANY_BLOCKS.format(limit=MAX_BLOCKS), piece.line, path)
+                if size > MAX_LUA_BYTES:
+                    return ParseError("Structure", TOO_MUCH_LUA.format(limit=MAX_LUA_BYTES), piece.line, path)
+    return None
+
+
 def _compile_section(section: Section, path: str, errors: list[ParseError]) -> Section:
     pieces = []
     for piece in section.pieces:
@@ -131,6 +153,9 @@ def _parse(text: str, path: str) -> tuple[Prompt | None, list[ParseError]]:
         return None, errors  # an unclosed frontmatter swallowed the body
     body = read_body(lines, body_start, path)
     errors.extend(body.errors)
+    too_much = _over_lua_budget((body.h1, *body.sections), path)
+    if too_much is not None:  # compiling it all would take minutes
+        return None, sorted([*errors, too_much], key=lambda e: e.line)
     h1 = _compile_section(body.h1, path, errors)
     sections = tuple(_compile_section(s, path, errors) for s in body.sections)
     errors.sort(key=lambda e: e.line)
