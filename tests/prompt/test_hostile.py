@@ -149,3 +149,20 @@ def test_a_file_over_the_size_limit_is_a_structure_error():
     e = only_error(doc("# T\n\n" + "x" * MAX_FILE_BYTES))
     assert (e.kind, e.line) == ("Structure", 1)
     assert e.message.startswith("the file is ") and e.message.endswith(f"; the limit is {MAX_FILE_BYTES} bytes")
+
+
+def test_a_prompt_with_too_many_blocks_is_a_structure_error():
+    from runvil.prompt import MAX_BLOCKS
+
+    text = doc("# T\n" + "".join(f"\n## S{i}\n\n```lua\nlocal x = {i}\n```\n" for i in range(MAX_BLOCKS + 5)))
+    e = only_error(text)
+    assert (e.kind, e.message) == ("Structure", f"the prompt has more than {MAX_BLOCKS} Lua blocks")
+    assert e.line == text[: text.index(f"local x = {MAX_BLOCKS}\n")].count("\n") + 1
+
+
+def test_a_prompt_with_too_much_lua_is_a_structure_error():
+    from runvil.prompt import MAX_LUA_BYTES
+
+    block = "local s = [[" + "x" * (MAX_BLOCK_BYTES - 100) + "]]"
+    e = only_error(doc("# T\n" + "".join(f"\n## S{i}\n\n```lua\n{block}\n```\n" for i in range(3))))
+    assert (e.kind, e.message) == ("Structure", f"the prompt's Lua blocks hold more than {MAX_LUA_BYTES} bytes")
