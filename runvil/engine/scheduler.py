@@ -1,6 +1,7 @@
-"""Baton threads (ARCHITECTURE.md decision 2): every Lua execution context
-of a run (the walk, a task, a fan-out arm) runs on its own thread, and
-exactly one holds the baton at a time.
+"""The run's execution contexts (ARCHITECTURE.md decision 2): every Lua
+execution context of a run (the walk, a task, a fan-out arm) is a context
+of runvil.lua.contexts (a greenlet, or a baton thread as the fallback), the
+same kind coroutines run on, and exactly one runs at a time.
 
 A context that needs outside work posts its effects and waits; the
 scheduler's `run_until_blocked` returns when no context can run, with the
@@ -8,16 +9,31 @@ effects they wait on. `resume` hands answers back and makes their contexts
 runnable again. A context may also wait on other contexts (`block`, woken
 by `wake`): `tasks.await` and `tasks.fanout` do. Scheduling is therefore
 deterministic: contexts run in the order they became runnable.
+
+A context may wait while a coroutine of its Lua runs (a coroutine that calls
+`models.infer`): it is the coroutine's context that stops, and the one the
+scheduler switches back to.
 """
 
 from __future__ import annotations
 
 import itertools
-import threading
 from collections import deque
 
-from ..lua.state import ensure_recursion_limit, start_lua_thread
-from ..lua.stdlib.coroutine import baton
+from ..lua import contexts
+from ..lua.cstack import C
+from ..lua.values import set_string_meta, string_meta
+
+
+def save_locals() -> tuple:
+    """What belongs to the running context rather than the thread: its
+    nested C calls, its state's string metatable, its running coroutine."""
+    return C[0], string_meta(), contexts.RUNNING_CO[0]
+
+
+def restore_locals(saved: tuple) -> None:
+    C[0], meta, contexts.RUNNING_CO[0] = saved
+    set_string_meta(meta)
 
 
 class Cancelled(BaseException):
@@ -26,21 +42,21 @@ class Cancelled(BaseException):
 
 
 class Context:
-    """One Lua execution context on its own baton thread."""
+    """One Lua execution context of the run."""
 
     def __init__(self, sched: "Scheduler", name: str, body):
         self.sched = sched
         self.name = name
         self.body = body
-        self.thread: threading.Thread | None = None
-        self._go = baton()
+        self.lua = contexts.Context(self._main, f"runvil-{name}")
+        self.stopped_at: contexts.Context | None = None  # where it waits: itself or a coroutine in it
         self.waiting: set[int] = set()
         self.answers: dict[int, object] = {}
         self.finished = False
         self.cancelled = False
         self.result = None
         self.error: BaseException | None = None
-        self.on_finish: list = []  # callbacks run on this thread as it ends
+        self.on_finish: list = []  # callbacks run in this context as it ends
 
     def _main(self):
         try:
@@ -56,12 +72,10 @@ class Context:
             self.finished = True
             for callback in self.on_finish:
                 callback(self)
-            self.sched._idle.release()
 
 
 class Scheduler:
     def __init__(self):
-        self._idle = baton()
         self.runnable: deque[Context] = deque()
         self.contexts: list[Context] = []
         self.failed: list[Context] = []  # contexts that ended with an exception
@@ -69,6 +83,7 @@ class Scheduler:
         self._ids = itertools.count(1)
         self.current: Context | None = None
         self.dropped: set[int] = set()  # effects of cancelled contexts
+        self._home: contexts.Context | None = None  # where the scheduler loop runs
 
     def new_id(self) -> int:
         return next(self._ids)
@@ -83,20 +98,30 @@ class Scheduler:
     def run_until_blocked(self) -> list:
         """Runs contexts until none can run; returns the pending effects in
         the order they were posted."""
-        ensure_recursion_limit()
-        while self.runnable:
-            ctx = self.runnable.popleft()
-            self.current = ctx
-            if ctx.thread is None:
-                ctx.thread = start_lua_thread(ctx._main, name=f"runvil-{ctx.name}")
-            else:
-                ctx._go.release()
-            self._idle.acquire()
-            self.current = None
+        contexts.run_lua(self._run_runnable)
         return [eff for _ctx, eff in self.pending.values()]
 
+    def _run_runnable(self) -> None:
+        while self.runnable:
+            self._switch_to(self.runnable.popleft())
+
+    def _switch_to(self, ctx: Context) -> None:
+        """Runs one context until it waits or ends (on the Lua thread)."""
+        self._home = contexts.current()
+        self.current = ctx
+        saved = save_locals()
+        try:
+            if ctx.stopped_at is None:
+                contexts.resume(ctx.lua)
+            else:
+                where, ctx.stopped_at = ctx.stopped_at, None
+                contexts.transfer(where)
+        finally:
+            restore_locals(saved)
+            self.current = None
+
     def await_effects(self, effects: list) -> list:
-        """Called on a context's thread: posts effects, hands the baton back,
+        """Called in a running context: posts effects, hands control back,
         and returns their answers in order once all have come."""
         ctx = self.current
         assert ctx is not None, "await_effects outside a running context"
@@ -107,12 +132,14 @@ class Scheduler:
         return [ctx.answers.pop(e.id) for e in effects]
 
     def block(self) -> None:
-        """Called on a context's thread: hands the baton back until the
+        """Called in a running context: hands control back until the
         context is made runnable again (by `resume` or `wake`)."""
         ctx = self.current
         assert ctx is not None, "block outside a running context"
-        self._idle.release()
-        ctx._go.acquire()
+        ctx.stopped_at = contexts.current()
+        saved = save_locals()
+        contexts.transfer(self._home)
+        restore_locals(saved)
         if ctx.cancelled:
             raise Cancelled()
 
@@ -149,15 +176,15 @@ class Scheduler:
                 self.runnable.append(ctx)
 
     def cancel_all(self) -> None:
-        """Unwinds every context still alive, so no thread outlives the run."""
+        """Unwinds every context still alive, so none outlives the run."""
+        contexts.run_lua(self._cancel_all)
+
+    def _cancel_all(self) -> None:
         for ctx in self.contexts:
-            if ctx.thread is not None and not ctx.finished:
+            if ctx.lua.started and not ctx.finished:
                 ctx.cancelled = True
                 for eid in list(ctx.waiting):
                     self.pending.pop(eid, None)
                 ctx.waiting.clear()
-                self.current = ctx
-                ctx._go.release()
-                self._idle.acquire()
-                self.current = None
+                self._switch_to(ctx)
         self.runnable.clear()

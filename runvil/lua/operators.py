@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import math
 
+from .cstack import meta_call
 from .errors import rt_error
 from .numbers import DEFAULT_NAN, INF, MAXI, float_to_int, fmt_number, tonumber, wrap
 from .table import LuaTable
-from .values import Userdata, _desc, call, first, getmetamethod, is_number, obj_typename, type_name
+from .values import Userdata, _desc, first, getmetamethod, is_number, obj_typename, type_name
 
 # ------------------------------------------------------------- arithmetic
 
@@ -20,7 +21,7 @@ def _arith_meta(a, b, event: str, da, db):
     if h is None:
         h = getmetamethod(b, event)
     if h is not None:
-        return first(call(h, a, b))
+        return first(meta_call(h, a, b))
     if event in _BITWISE:
         if is_number(a) and is_number(b):
             d = da if type(a) is float and float_to_int(a) is None else db
@@ -43,7 +44,7 @@ def string_arith(event: str, a, b):
         return _ARITH[event](x, y)
     if type(b) is str or (h := getmetamethod(b, event)) is None:
         rt_error(f"attempt to {event[2:]} a '{type_name(a)}' with a '{type_name(b)}'")
-    return first(call(h, a, b))
+    return first(meta_call(h, a, b))
 
 
 def _nums(a, b):
@@ -165,7 +166,7 @@ def unm(a, da=None):
         return -a
     h = getmetamethod(a, "__unm")
     if h is not None:
-        return first(call(h, a, a))
+        return first(meta_call(h, a, a))
     rt_error(f"attempt to perform arithmetic on a {obj_typename(a)} value{_desc(da)}")
 
 
@@ -233,7 +234,7 @@ def bnot(a, da=None):
         return ~x
     h = getmetamethod(a, "__bnot")
     if h is not None:
-        return first(call(h, a, a))
+        return first(meta_call(h, a, a))
     if type(a) is float:
         rt_error(f"number{_desc(da)} has no integer representation")
     rt_error(f"attempt to perform bitwise operation on a {obj_typename(a)} value{_desc(da)}")
@@ -254,7 +255,7 @@ def eq(a, b) -> bool:
                 h = getmetamethod(b, "__eq")
             if h is None:
                 return False
-            r = first(call(h, a, b))
+            r = first(meta_call(h, a, b))
             return r is not None and r is not False
         if isinstance(a, Userdata):
             return bool(a.lua_eq(b))
@@ -276,7 +277,7 @@ def lt(a, b) -> bool:
     if h is None:
         h = getmetamethod(b, "__lt")
     if h is not None:
-        r = first(call(h, a, b))
+        r = first(meta_call(h, a, b))
         return r is not None and r is not False
     _compare_error(a, b)
 
@@ -291,7 +292,7 @@ def le(a, b) -> bool:
     if h is None:
         h = getmetamethod(b, "__le")
     if h is not None:
-        r = first(call(h, a, b))
+        r = first(meta_call(h, a, b))
         return r is not None and r is not False
     _compare_error(a, b)
 
@@ -316,7 +317,7 @@ def concat(a, b, da=None, db=None):
     if h is None:
         h = getmetamethod(b, "__concat")
     if h is not None:
-        return first(call(h, a, b))
+        return first(meta_call(h, a, b))
     if ta is str or ta is int or ta is float:
         rt_error(f"attempt to concatenate a {obj_typename(b)} value{_desc(db)}")
     rt_error(f"attempt to concatenate a {obj_typename(a)} value{_desc(da)}")
@@ -331,11 +332,11 @@ def length(v, desc=None):
         if m is not None:
             h = m.hash.get("__len")
             if h is not None:
-                return first(call(h, v))
+                return first(meta_call(h, v, v))  # Lua passes the operand twice
         return v.length()
     h = getmetamethod(v, "__len")
     if h is not None:
-        return first(call(h, v))
+        return first(meta_call(h, v, v))
     if isinstance(v, Userdata):
         return v.lua_len()
     rt_error(f"attempt to get length of a {obj_typename(v)} value{_desc(desc)}")

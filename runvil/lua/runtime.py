@@ -11,6 +11,7 @@ from itertools import chain
 from types import FunctionType
 
 from . import values as V
+from .cstack import meta_call
 from .errors import CoroutineKill, LuaError, rt_error
 from .table import LuaTable
 from .values import EMPTY, TAILCALL, Multi
@@ -294,9 +295,9 @@ def _tbc_close(v, err):
     if h is None:
         return
     if err is None or isinstance(err, CoroutineKill):
-        V.call(h, v, None)
+        meta_call(h, v, None)
     else:
-        V.call(h, v, error_value(err))
+        meta_call(h, v, error_value(err))
 
 
 def error_value(e: BaseException):

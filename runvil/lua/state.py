@@ -12,22 +12,20 @@ from __future__ import annotations
 
 import itertools
 import sys
-import threading
 import time
 
 from attrs import define
 
 from . import values as V
 from .compiled import compile_lua
+from .contexts import on_lua_thread, run_lua
+from .cstack import HOST_CCALLS, C, ccall
 from .errors import LimitExceeded, LuaError, current_where
 from .runtime import base_namespace, make_forprep, make_giter
 from .table import LuaTable
 
 #: steps between two checks of the wall time and memory
 CHECK_INTERVAL = 100_000
-#: C stack of every thread that runs Lua: deep recursion must end in Lua's
-#: "stack overflow", never in a crash of the interpreter
-THREAD_STACK = 512 * 1024 * 1024
 
 
 @define
@@ -120,10 +118,12 @@ class LuaState:
     def load(self, source: str, chunkname: str = "=(load)", env=None, cache: bool = False):
         """Compiles a chunk; returns its main function. `source` holds one
         char per byte; `chunkname` follows Lua ("=name", "@file", or text).
-        Raises LuaSyntaxError. `cache`: use the disk cache of compiled
-        chunks (the host's chunks, not Lua's `load`)."""
+        Raises LuaSyntaxError. Compiling recurses as deep as the source
+        nests, so it runs on the Lua thread's stack too. `cache`: use the
+        disk cache of compiled chunks (the host's chunks, not Lua's `load`)."""
         fast = env is None or env is self.G
-        compiled = compile_lua(source, chunkid(chunkname, source), fast_env=fast, cache=cache)
+        name = chunkid(chunkname, source)
+        compiled = run_lua(lambda: compile_lua(source, name, fast_env=fast, cache=cache))
         return self.instantiate(compiled, env)
 
     def instantiate(self, compiled, env=None):
@@ -136,20 +136,27 @@ class LuaState:
         return self.call(fn, *args)
 
     def call(self, f, *args) -> tuple:
-        """Calls a Lua value on a Lua thread (large stack); returns its
-        results as a tuple. Lua errors propagate as LuaError."""
-        if getattr(_lua_thread, "active", False):
-            try:
-                return V.calln(f, *args)
-            except RecursionError as e:
-                raise LuaError(stack_overflow_message(e)) from None
+        """Calls a Lua value on the Lua thread (runvil.lua.contexts: a large
+        stack); returns its results as a tuple. Lua errors propagate as
+        LuaError. Called from the host, the call gets a fresh budget; called
+        from Lua (a builtin of the Engine), it is one more nested C call."""
+        if on_lua_thread():
+            return self._call_here(f, args)
         self.reset_limits()
-        return run_on_lua_thread(lambda: self._call_here(f, args))
+        return run_lua(lambda: self._call_from_host(f, args))
+
+    def _call_from_host(self, f, args):
+        V.set_string_meta(self.string_meta)
+        saved = C[0]
+        C[0] = HOST_CCALLS
+        try:
+            return self._call_here(f, args)
+        finally:
+            C[0] = saved
 
     def _call_here(self, f, args):
-        V.set_string_meta(self.string_meta)
         try:
-            return V.calln(f, *args)
+            return V.expand(ccall(f, *args))
         except RecursionError as e:
             raise LuaError(stack_overflow_message(e)) from None
 
@@ -159,7 +166,7 @@ class LuaState:
         if getattr(self, "coroutines", None):
             from .stdlib.coroutine import close_all
 
-            self.call(lambda: close_all(self) or V.EMPTY)
+            run_lua(lambda: close_all(self))
 
     # ------------------------------------------------------------ globals
 
@@ -174,50 +181,7 @@ def _default_stdout(text: str) -> None:
     sys.stdout.write(text)
 
 
-# ------------------------------------------------------------- threads
-
-_lua_thread = threading.local()
-_stack_lock = threading.Lock()
-
-
-def start_lua_thread(target, name: str = "lua") -> threading.Thread:
-    """Starts a daemon thread with a large stack, marked as a Lua thread."""
-
-    def body():
-        _lua_thread.active = True
-        target()
-
-    with _stack_lock:
-        old = threading.stack_size(THREAD_STACK)
-        try:
-            t = threading.Thread(target=body, name=name, daemon=True)
-            t.start()
-        finally:
-            threading.stack_size(old)
-    return t
-
-
-def run_on_lua_thread(fn):
-    """Runs fn() on a fresh Lua thread and returns its result (or raises)."""
-    box = {}
-
-    def target():
-        try:
-            box["result"] = fn()
-        except BaseException as e:  # handed to the caller's thread
-            box["error"] = e
-
-    ensure_recursion_limit()
-    t = start_lua_thread(target)
-    t.join()
-    if "error" in box:
-        raise box["error"]
-    return box["result"]
-
-
-def ensure_recursion_limit(depth: int = 200_000) -> None:
-    if sys.getrecursionlimit() < depth:
-        sys.setrecursionlimit(depth)
+# --------------------------------------------------------------- stacks
 
 
 def stack_overflow_message(e: BaseException) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from types import FunctionType
 
+from .cstack import meta_call
 from .errors import rt_error
 from .table import LuaTable
 
@@ -184,10 +185,9 @@ def tostring(v) -> str:
     if mt is not None and type(v) is not str:
         h = mt.hash.get("__tostring")
         if h is not None:
-            from .stdlib.coroutine import CCall
+            from .stdlib.coroutine import call_tostring
 
-            with CCall():  # luaL_tolstring's call: not yieldable
-                s = first(call(h, v))
+            s = call_tostring(h, v)  # luaL_tolstring's C call: not yieldable
             if type(s) is not str:
                 if type(s) is int or type(s) is float:
                     return fmt_number(s)
@@ -327,7 +327,7 @@ def index(o, k, desc=None):
                 desc = None
             rt_error(f"attempt to index a {obj_typename(o)} value{_desc(desc)}")
         if type(h) is FunctionType:
-            return first(h(o, k))
+            return first(meta_call(h, o, k))
         o = h
         desc = None
     rt_error("'__index' chain too long; possible loop")
@@ -353,7 +353,7 @@ def setindex(o, k, v, desc=None):
             if h is None:
                 rt_error(f"attempt to index a {obj_typename(o)} value{_desc(desc)}")
         if type(h) is FunctionType:
-            h(o, k, v)
+            meta_call(h, o, k, v)
             return
         o = h
         desc = None

@@ -29,7 +29,7 @@ from pathlib import Path
 import attrs
 
 from runvil.lua import LuaSyntaxError, compile_lua
-from runvil.lua.state import run_on_lua_thread
+from runvil.lua.contexts import run_lua
 
 from .frontmatter import MESSAGE as _FM_MESSAGE
 from .frontmatter import NO_FRONTMATTER, read_frontmatter, split_frontmatter
@@ -171,7 +171,7 @@ def _parse_on_big_stack(text: str, path: str) -> tuple[Prompt | None, list[Parse
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_FILE_BYTES:
         return None, [ParseError("Structure", TOO_BIG_FILE.format(size=size, limit=MAX_FILE_BYTES), 1, path)]
-    return run_on_lua_thread(lambda: _parse(text, path))
+    return run_lua(lambda: _parse(text, path))
 
 
 def check_text(text: str, path: str = "<prompt>") -> list[ParseError]:

@@ -9,6 +9,7 @@ from types import FunctionType
 
 from .. import values as V
 from ..args import arg_error, check_any, check_int, check_table, opt_int, type_error
+from ..cstack import ccall
 from ..errors import LuaError, LuaSyntaxError, builtin, where
 from ..runtime import error_value
 from ..table import LuaTable
@@ -211,7 +212,7 @@ def pcall(*args):
     if not args:
         arg_error(1, "pcall", "value expected")
     try:
-        r = V.expand(V.call(args[0], *args[1:]))
+        r = V.expand(ccall(args[0], *args[1:]))  # a nested C call (runvil.lua.cstack)
     except (LuaError, RecursionError, MemoryError) as e:
         return Multi((False, caught_value(e)))
     return Multi((True,) + r)
@@ -223,11 +224,11 @@ def xpcall(*args):
         type_error(args, 2, "xpcall", "function")
     f, handler = args[0], args[1]
     try:
-        r = V.expand(V.call(f, *args[2:]))
+        r = V.expand(ccall(f, *args[2:]))
     except (LuaError, RecursionError, MemoryError) as e:
         # the handler's first result replaces the error value
         try:
-            h = V.expand(V.call(handler, caught_value(e)))
+            h = V.expand(ccall(handler, caught_value(e)))
         except (LuaError, RecursionError, MemoryError):
             return Multi((False, "error in error handling"))
         return Multi((False, h[0] if h else None))

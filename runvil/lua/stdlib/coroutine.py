@@ -1,105 +1,123 @@
-"""Coroutines on baton threads (ARCHITECTURE.md decision 2).
+"""Coroutines on execution contexts (runvil.lua.contexts: greenlets, or
+baton threads as the fallback).
 
-Each coroutine runs its function on its own Python thread (with a large
-stack), and exactly one thread of a state runs at a time: `resume` hands the
-baton to the coroutine and waits; `yield` hands it back and waits. So the
-evaluator stays plain synchronous Python, and a yield may happen at any
-depth of Lua and Python calls.
+Each coroutine runs its function on a context of its own, and exactly one
+context runs at a time: `resume` switches to the coroutine and returns when
+it yields, returns or fails; `yield` switches back. So the evaluator stays
+plain synchronous Python, and a yield may happen at any depth of Lua and
+Python calls.
+
+A resume is one of Lua's nested C calls (runvil.lua.cstack): the coroutine
+runs one above its resumer, plus the calls its own suspended frames hold,
+so unbounded nesting of coroutines ends in `C stack overflow` at once.
 
 `coroutine.close` (or the state closing) resumes a suspended coroutine with
 a `CoroutineKill`, which unwinds its stack and runs its pending `__close`
-handlers; so no coroutine thread outlives its state.
+handlers, where a yield is an error (as in lua_closethread); so no
+coroutine's context outlives its state.
 """
 
 from __future__ import annotations
 
-import threading
-import weakref
-
 from .. import values as V
 from ..args import type_error
+from ..contexts import RUNNING_CO, Context, on_lua_thread, run_lua
+from ..contexts import resume as run_context
+from ..contexts import suspend as leave_context
+from ..cstack import LUAI_MAXCCALLS, C, check
 from ..errors import CoroutineKill, LuaError, builtin, caller_where
-from ..state import ensure_recursion_limit, start_lua_thread, stack_overflow_message
+from ..state import stack_overflow_message
 from ..values import Multi
 from . import lib_table
-
-def baton():
-    """A binary semaphore that starts taken: `release` hands the baton over,
-    `acquire` waits for it. A raw lock (any thread may release it) is a C
-    call each way, several times cheaper than threading.Semaphore."""
-    lock = threading.Lock()
-    lock.acquire()
-    return lock
-
-
-_current = threading.local()  # .co: the Coroutine running on this thread
 
 
 class Coroutine:
     """A Lua thread value."""
 
-    __slots__ = ("fn", "status", "state", "_thread", "_go", "_back", "_transfer", "_kill", "error", "errored",
-                 "nny", "__weakref__")
+    __slots__ = ("fn", "status", "state", "ctx", "_transfer", "_kill", "error", "errored", "nny", "base",
+                 "held", "__weakref__")
 
     def __init__(self, fn, state):
         self.fn = fn
         self.state = state
         self.status = "suspended"
-        self._thread = None
-        self._go = baton()  # the coroutine waits here
-        self._back = baton()  # the resumer waits here
+        self.ctx = Context(self._body, "lua-coroutine")
         self._transfer = None
         self._kill = False
         self.error = None  # the error value a dead coroutine died with
         self.errored = False
         self.nny = 0  # builtin callbacks running in it (C calls in C Lua): no yield while > 0
+        self.base = 0  # the C-call count it was resumed at
+        self.held = 0  # nested C calls its suspended frames hold
 
     # -------------------------------------------------------- resumer side
 
     def resume(self, args: tuple):
         """Runs the coroutine until it yields, returns or fails: returns
         ('yield'|'return', values) or ('error', value)."""
-        prev = getattr(_current, "co", None)
+        mine = C[0]
+        if mine + 1 >= LUAI_MAXCCALLS:
+            if mine >= LUAI_MAXCCALLS:  # lua_resume's own check: nothing happens
+                return "error", "C stack overflow"
+            if not self.ctx.started:  # the call of its body fails: it dies
+                try:
+                    check(mine + 1, False)
+                except LuaError as e:
+                    self.status = "dead"
+                    self.error, self.errored = e.value, True
+                    return "error", e.value
+        prev = RUNNING_CO[0]
         if prev is not None:
             prev.status = "normal"
         self.status = "running"
         self._transfer = args
-        if self._thread is None:
-            ensure_recursion_limit()
-            self._thread = start_lua_thread(self._body, name="lua-coroutine")
-        else:
-            self._go.release()
-        self._back.acquire()
-        if prev is not None:
-            prev.status = "running"
+        self.base = mine + 1
+        C[0] = self.base + self.held
+        live = self.state.coroutines
+        RUNNING_CO[0] = self
+        try:
+            run_context(self.ctx)
+        except BaseException:  # not a Lua error (a host cancelling), or no thread for it
+            self.status = "dead" if self.ctx.started else "suspended"
+            if self.status == "dead":
+                live.discard(self)
+            raise
+        finally:
+            C[0] = mine
+            RUNNING_CO[0] = prev
+            if prev is not None:
+                prev.status = "running"
         kind, values = self._transfer
         self._transfer = None
-        if kind == "raise":
-            self.status = "dead"
-            raise values
         if kind == "yield":
             self.status = "suspended"
         else:
             self.status = "dead"
+            live.discard(self)
             if kind == "error":
                 self.error = values
                 self.errored = True
         return kind, values
 
     def kill(self):
-        """Closes a suspended coroutine: unwinds it, running __close."""
+        """Closes a suspended coroutine: unwinds it, running __close (where
+        it may not yield)."""
         if self.status != "suspended":
             return
-        if self._thread is None:
+        if not self.ctx.started:
             self.status = "dead"
             return
         self._kill = True
+        self.nny += 1
         self.resume(())
+        if self.status == "suspended":  # refused at the C-stack limit: still suspended
+            self._kill = False
+            self.nny -= 1
 
     # ------------------------------------------------------ coroutine side
 
     def _body(self):
-        _current.co = self
+        self.state.coroutines.add(self)  # started: closed with its state unless it ends
         V.set_string_meta(self.state.string_meta)
         try:
             result = ("return", V.calln(self.fn, *self._transfer))
@@ -111,15 +129,12 @@ class Coroutine:
             result = ("error", stack_overflow_message(e))
         except MemoryError:
             result = ("error", "not enough memory")
-        except BaseException as e:  # not a Lua error (a host cancelling): re-raised in the resumer
-            result = ("raise", e)
         self._transfer = result
-        self._back.release()
 
     def yield_(self, values: tuple) -> tuple:
         self._transfer = ("yield", values)
-        self._back.release()
-        self._go.acquire()
+        self.held = C[0] - self.base
+        leave_context()
         if self._kill:
             raise CoroutineKill()
         args = self._transfer
@@ -132,29 +147,43 @@ V.register_type(Coroutine, "thread")
 
 class CCall:
     """`with CCall():` marks a builtin's callbacks (a sort comparator, a
-    gsub function, `__tostring`) as C Lua's C calls: a yield inside them
-    raises `attempt to yield across a C-call boundary`, as in Lua 5.4."""
+    gsub function, `__tostring`) as C Lua's C calls: one nested C call
+    (runvil.lua.cstack), and a yield inside them raises `attempt to yield
+    across a C-call boundary`, as in Lua 5.4."""
 
-    __slots__ = ("co",)
+    __slots__ = ("co", "n")
 
     def __enter__(self):
-        co = self.co = getattr(_current, "co", None)
+        n = self.n = C[0] + 1
+        if n >= LUAI_MAXCCALLS:
+            check(n, False)
+        C[0] = n
+        co = self.co = RUNNING_CO[0]
         if co is not None:
             co.nny += 1
 
     def __exit__(self, *exc):
+        C[0] = self.n - 1
         if self.co is not None:
             self.co.nny -= 1
+
+
+def call_tostring(h, v):
+    """`__tostring` as luaL_tolstring calls it (a C call), on the Lua thread
+    even when the host asks (an uncaught error's message)."""
+    if not on_lua_thread():
+        return run_lua(lambda: call_tostring(h, v))
+    with CCall():
+        return V.first(V.call(h, v))
 
 
 def open_lib(state) -> None:
     main = Coroutine(None, state)
     main.status = "running"
-    live: weakref.WeakSet = weakref.WeakSet()
-    state.coroutines = live
+    state.coroutines = set()  # started and not dead: closed with the state
 
-    def current():
-        return getattr(_current, "co", None)
+    def running_co():
+        return RUNNING_CO[0]
 
     def check_co(args, n, fname) -> Coroutine:
         co = args[n - 1] if len(args) >= n else None
@@ -166,45 +195,43 @@ def open_lib(state) -> None:
         f = args[0] if args else None
         if type(f) is not V.FunctionType:
             type_error(args, 1, "create", "function")
-        co = Coroutine(f, state)
-        live.add(co)
-        return co
+        return Coroutine(f, state)
 
     def resume(*args):
-        co = check_co(args, 1, "resume")
-        if co is main or co.status == "running":
-            return Multi((False, "cannot resume non-suspended coroutine"))
-        if co.status == "dead":
-            return Multi((False, "cannot resume dead coroutine"))
-        if co.status != "suspended":
+        co = args[0] if args else None
+        if type(co) is not Coroutine:
+            check_co(args, 1, "resume")
+        if co.status != "suspended" or co is main:
+            if co.status == "dead":
+                return Multi((False, "cannot resume dead coroutine"))
             return Multi((False, "cannot resume non-suspended coroutine"))
         kind, values = co.resume(args[1:])
         if kind == "error":
             return Multi((False, values))
-        return Multi((True,) + tuple(values))
+        return Multi((True, *values))
 
     def yield_(*args):
-        co = current()
-        if co is None:
-            raise LuaError("attempt to yield from outside a coroutine")
-        if co.nny:
+        co = RUNNING_CO[0]
+        if co is None or co.nny:
+            if co is None:
+                raise LuaError("attempt to yield from outside a coroutine")
             raise LuaError("attempt to yield across a C-call boundary")
         return Multi(co.yield_(args))
 
     def status(*args):
         co = check_co(args, 1, "status")
         if co is main:
-            return "running" if current() is None else "normal"
+            return "running" if running_co() is None else "normal"
         return co.status
 
     def running(*args):
-        co = current()
+        co = running_co()
         if co is None:
             return Multi((main, True))
         return Multi((co, False))
 
     def isyieldable(*args):
-        co = check_co(args, 1, "isyieldable") if args else (current() or main)
+        co = check_co(args, 1, "isyieldable") if args else (running_co() or main)
         return co is not main and not co.nny
 
     def wrap(*args):
@@ -229,18 +256,12 @@ def open_lib(state) -> None:
 
     def close(*args):
         co = check_co(args, 1, "close")
-        st = "running" if co is main else co.status
+        st = status(co)
         if st in ("running", "normal"):
             raise LuaError(caller_where() + f"cannot close a {st} coroutine")
         if st == "suspended":
-            try:
-                co.kill()
-            except LuaError as e:  # a __close handler failed
-                return Multi((False, e.value))
-            if co.errored:
-                return Multi((False, co.error))
-            return True
-        if co.errored:
+            co.kill()  # an error in a __close handler is its error now
+        if co.errored:  # reported once: the coroutine is reset, as lua_closethread does
             err, co.error, co.errored = co.error, None, False
             return Multi((False, err))
         return True
@@ -263,9 +284,6 @@ def open_lib(state) -> None:
 
 def close_all(state) -> None:
     """Ends every suspended coroutine of a state (the host calls this when
-    the state is done), so none of their threads outlives it."""
+    the state is done), so none of their contexts outlives it."""
     for co in list(getattr(state, "coroutines", ())):
-        try:
-            co.kill()
-        except LuaError:
-            pass
+        co.kill()

@@ -1,0 +1,76 @@
+"""Lua's C-stack limit (LUAI_MAXCCALLS in Lua 5.4's llimits.h).
+
+C Lua counts nested C calls: a metamethod called by an operator, `pcall`'s
+call, a `gsub` replacement function, a `sort` comparator, `__tostring`
+through `tostring`, a coroutine resume. At 200 the next one raises `C stack
+overflow`; calls made while that error is being handled may go on to 220,
+where the error becomes `error in error handling` (luaE_checkcstack). So a
+runaway recursion through metamethods or coroutines stops at once with a
+catchable error, long before memory or the Python stack runs out.
+
+The count is one number for the running context, kept in `C[0]`: exactly
+one context runs at a time (runvil.lua.contexts), and a coroutine resume
+saves and sets it (runvil.lua.stdlib.coroutine).
+"""
+
+from __future__ import annotations
+
+import sys
+from types import FunctionType
+
+from .errors import LuaError, where
+
+LUAI_MAXCCALLS = 200
+#: where `error in error handling` replaces `C stack overflow`
+ERRERR_CCALLS = LUAI_MAXCCALLS // 10 * 11
+#: nested C calls of the running context
+C = [0]
+#: the count a chunk called by the host starts at, as under lua.c (its
+#: `pmain` and `docall` are two protected calls)
+HOST_CCALLS = 1
+
+
+def check(n: int, positioned: bool = True) -> None:
+    """luaE_checkcstack for a count about to become `n` (>= the limit):
+    raises at the limit, lets calls that handle that error through, and
+    raises `error in error handling` past them. With `positioned`, the
+    message has the position of the running Lua level (none when that level
+    is a builtin), as luaG_runerror gives it."""
+    if n == LUAI_MAXCCALLS:
+        raise LuaError((where(0, sys._getframe(2)) if positioned else "") + "C stack overflow")
+    if n >= ERRERR_CCALLS:
+        raise LuaError("error in error handling")
+
+
+def meta_call(h, *args):
+    """Calls a metamethod as luaT_callTMres does: one nested C call."""
+    n = C[0] + 1
+    if n >= LUAI_MAXCCALLS:
+        check(n)
+    C[0] = n
+    try:
+        if type(h) is FunctionType:
+            return h(*args)
+        from .values import call
+
+        return call(h, *args)
+    finally:
+        C[0] = n - 1
+
+
+def ccall(f, *args):
+    """Calls a Lua value from a builtin (lua_call, lua_pcall): one nested C
+    call; an overflow has no position, as the running function is C."""
+    n = C[0] + 1
+    if n >= LUAI_MAXCCALLS:
+        check(n, False)
+    C[0] = n
+    try:
+        if type(f) is FunctionType:
+            return f(*args)
+        from .values import call
+
+        return call(f, *args)
+    finally:
+        C[0] = n - 1
+
