@@ -92,12 +92,15 @@ class LimitSettings:
 
     def sandbox(self):
         """(Limits, RunLimits) with these settings over the defaults."""
+        import dataclasses
+
         from ..engine.limits import RunLimits
         from ..lua import Limits
 
         block, run = Limits(), RunLimits()
-        block = attrs.evolve(block, **{k: v for k, v in (("steps", self.block_steps), ("memory", self.block_memory),
-                                                         ("seconds", self.block_seconds)) if v is not None})
+        block = dataclasses.replace(block, **{k: v for k, v in (("steps", self.block_steps),
+                                                                ("memory", self.block_memory),
+                                                                ("seconds", self.block_seconds)) if v is not None})
         run = attrs.evolve(run, **{k: v for k, v in (("steps", self.run_steps), ("seconds", self.run_seconds),
                                                      ("section_entries", self.section_entries)) if v is not None})
         return block, run

@@ -149,10 +149,10 @@ class Interrupt:
         try:
             if self.state is None or self.requested:
                 raise KeyboardInterrupt
-            from attrs import evolve
+            from dataclasses import replace
 
             self.requested = True
-            self.state.limits = evolve(self._limits, steps=0)
+            self.state.limits = replace(self._limits, steps=0)
         finally:
             self._lock.release()
 

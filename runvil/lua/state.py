@@ -14,7 +14,7 @@ import itertools
 import sys
 import time
 
-from attrs import define
+from dataclasses import dataclass
 
 from . import values as V
 from .compiled import compile_lua
@@ -28,9 +28,10 @@ from .table import LuaTable
 CHECK_INTERVAL = 100_000
 
 
-@define
+@dataclass(slots=True)
 class Limits:
-    """Sandbox limits; None switches one off."""
+    """Sandbox limits; None switches one off. (A dataclass, not attrs:
+    `runvil lua` starts without importing attrs; copy with dataclasses.replace.)"""
 
     # loop iterations and calls: a runaway prompt block stops in about a
     # second or two, far above what orchestration code needs

@@ -1,6 +1,7 @@
 """Start-up imports only what a run uses (issue 13, item 3): no httpx, no
 entry-point scan (importlib.metadata) and no rich for echo and scripted
-runs off a terminal; with warm caches no parser (lark) and no compiler;
+runs off a terminal; with warm caches no parser (lark) and no compiler,
+and for `runvil lua` no attrs;
 `runvil check` and `runvil run` share the compiled chunks. Checked with
 `python -X importtime`, which lists every module a process imports."""
 
@@ -97,6 +98,7 @@ def test_runvil_lua_with_warm_caches_imports_no_parser(tmp_path, env):
         names, p = imports(["lua", "-e", "print(('%d'):format(6 * 7))"], env, tmp_path)
         assert p.returncode == 0 and p.stdout == "42\n"
     assert not names & (PARSER_CODE | PROVIDER_CODE | TERMINAL_CODE)
+    assert "attrs" not in names  # the sandbox's Limits is a dataclass
 
 
 def test_with_the_caches_off_a_run_parses_and_writes_nothing(hello, env):
