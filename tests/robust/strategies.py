@@ -72,6 +72,17 @@ STATEMENT = st.one_of(
 #: a Lua program that always ends: no unbounded loop or recursion
 LUA_PROGRAM = st.lists(STATEMENT, min_size=1, max_size=5).map(lambda ss: "\n".join(["local x", *ss, "return x"]))
 
+#: Engine calls with hostile arguments (prompt blocks only)
+ENGINE_CALL = st.tuples(st.sampled_from([
+    "messages:user({e})", "messages:system({e})", "messages:append({e})", "messages:replace(1, 1, {e})",
+    "var.v = {e}", "local v = var[{e}]", "json.decode({e})", "json.encode({e})", "models.use({e})",
+    "models.infer({e})", "tools.offer_local({e}, 'd', {{}}, function() return 1 end)", "tools.offer({e})",
+    "jump({e})", "tasks.spawn({e})", "tasks.await({e})", "require({e})", "local m = messages[{e}]",
+    "x = tostring(messages[1] and messages[1][{e}])", "models.loop({e})", "prose = {e}",
+]), EXPR, st.booleans()).map(lambda t: f"pcall(function() {t[0].format(e=t[1])} end)" if t[2] else t[0].format(e=t[1]))
+ENGINE_PROGRAM = st.lists(st.one_of(ENGINE_CALL, STATEMENT), min_size=1, max_size=5).map(
+    lambda ss: "\n".join(["local x", "models.use('writer')", *ss, "return x"]))
+
 # ------------------------------------------------------------------ prompts
 
 FRONTMATTER_LINES = st.one_of(
@@ -80,7 +91,7 @@ FRONTMATTER_LINES = st.one_of(
     st.tuples(st.sampled_from(["x-a", "models", "uses", "max_tool_iterations", "name", "~", "[1]"]), TEXT).map(
         lambda t: [f"{t[0]}: {json.dumps(t[1])}"]),
 )
-LUA_BLOCK = st.one_of(st.sampled_from(list(LUA.values())), LUA_PROGRAM)
+LUA_BLOCK = st.one_of(st.sampled_from(list(LUA.values())), LUA_PROGRAM, ENGINE_PROGRAM)
 PROSE_TEXT = st.one_of(st.sampled_from(PROSE), TEXT)
 
 
