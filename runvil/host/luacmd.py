@@ -128,6 +128,7 @@ def run_lua_command(chunks: list[str], file: str | None, script_args: list[str],
                 name = "@" + file
             arg = LuaTable()
             arg.set(0, file)
+            arg.set(-1, "runvil lua")  # the interpreter, as lua.c puts its own name before the script's
             for i, a in enumerate(script_args, 1):
                 arg.set(i, a)
             state.set_global("arg", arg)

@@ -21,11 +21,20 @@ from __future__ import annotations
 
 import re
 
+from . import values
 from .errors import LuaError
 from .errors import lua_error as error  # luaL_error: positioned at the caller
 
 MAXCAPTURES = 32
 MAXCCALLS = 200
+#: matcher calls between two charges of the step budget, and the steps one
+#: call costs: a runaway match spends the budget in about the time a loop
+#: of Lua code does
+FUEL = 2000
+STEPS_PER_CALL = 16
+#: the most backtracking a regex may risk (well under a second of re),
+#: estimated as the subject's length to the power of the pattern's risk
+RISKY_WORK = 10**8
 CAP_UNFINISHED = -1
 CAP_POSITION = -2
 SPECIALS = frozenset("^$*+?.([%-")
@@ -175,9 +184,14 @@ _QUANT = {"*": "*", "+": "+", "?": "?", "-": "*?"}
 
 
 def translate(p: str):
-    """(regex source, position-capture flags), or None when `p` is outside
-    the subset that a regex reproduces exactly."""
+    """(regex source, position-capture flags, least match length, risk), or
+    None when `p` is outside the subset that a regex reproduces exactly.
+    The risk is the degree of the backtracking a failing match may take:
+    each quantified item followed by more items, and each back reference,
+    multiplies the work by the subject's length."""
     out = []
+    open_quants = 0  # quantified items no later item follows yet
+    risk = 0
     poscaps = []
     stack = []  # indices of the captures still open
     minlen = 0  # chars every match consumes at least
@@ -209,7 +223,10 @@ def translate(p: str):
                 continue
             if c == "$" and i + 1 == pend:
                 out.append("\\Z")
+                risk += open_quants
                 break
+            risk += open_quants
+            open_quants = 0
             if c == "%" and i + 1 < pend and p[i + 1] in "bf0123456789":
                 d = p[i + 1]
                 if d == "b":
@@ -225,12 +242,14 @@ def translate(p: str):
                 if lvl < 0 or lvl >= len(poscaps) or poscaps[lvl] or lvl in stack:
                     return None
                 out.append(f"(?:\\{lvl + 1})")
+                risk += 1
                 i += 2
                 continue
             ep = class_end(p, i)
             out.append(_set_regex(item_set(p, i, ep)))
             if ep < pend and p[ep] in _QUANT:
                 out.append(_QUANT[p[ep]])
+                open_quants += 1
                 depth += 1
                 if p[ep] == "+":
                     minlen += 1
@@ -242,7 +261,7 @@ def translate(p: str):
         return None
     if stack or len(poscaps) > MAXCAPTURES or depth > MAXCCALLS:
         return None
-    return "".join(out), tuple(poscaps), minlen
+    return "".join(out), tuple(poscaps), minlen, risk
 
 
 # ------------------------------------------------------ backtracking matcher
@@ -251,9 +270,11 @@ def translate(p: str):
 class _Matcher:
     """One subject and one pattern: lstrlib's MatchState."""
 
-    __slots__ = ("s", "send", "p", "pend", "level", "cinit", "clen", "depth", "classes")
+    __slots__ = ("s", "send", "p", "pend", "level", "cinit", "clen", "depth", "classes", "fuel", "pat")
 
     def __init__(self, pat: "LPattern", s: str):
+        self.pat = pat
+        self.fuel = FUEL
         self.s = s
         self.send = len(s)
         self.p = pat.body
@@ -271,10 +292,18 @@ class _Matcher:
             r = self.classes[pi] = (ep, item_set(self.p, pi, ep))
         return r
 
+    def refuel(self, used: int) -> None:
+        """Charges the step budget for `used` matcher calls."""
+        self.fuel = FUEL
+        values.charge_steps(used * STEPS_PER_CALL)
+
     def match(self, si, pi):
         if self.depth == 0:
             error("pattern too complex")
         self.depth -= 1
+        self.fuel -= 1
+        if self.fuel < 0:
+            self.refuel(FUEL)
         p, pend, s, send = self.p, self.pend, self.s, self.send
         while pi != pend:
             c = p[pi]
@@ -360,6 +389,7 @@ class _Matcher:
                 i = si + 1
                 while i < send and s[i] in cs:
                     i += 1
+                self.fuel -= (i - si) >> 4
                 ep += 1
                 while i >= lo:
                     r = self.match(i, ep)
@@ -393,6 +423,13 @@ class _Matcher:
         b, e = self.p[pi], self.p[pi + 1]
         if si >= send or s[si] != b:
             return None
+        pat = self.pat
+        if pat.scanned[0] is not s:
+            pat.scanned = [s, 0]
+        if pat.scanned[1] > 2 * send + 1000:
+            # scanning from each start is quadratic: look the span up
+            return pat.balanced_spans(s, b, e).get(si)
+        start = si
         cont = 1
         i = si + 1
         while i < send:
@@ -400,10 +437,13 @@ class _Matcher:
             if c == e:
                 cont -= 1
                 if cont == 0:
+                    pat.scanned[1] += i - start
                     return i + 1
             elif c == b:
                 cont += 1
             i += 1
+        pat.scanned[1] += i - start
+        self.fuel -= (i - start) >> 4
         return None
 
     def match_capture(self, si, lvl):
@@ -443,21 +483,25 @@ class _Matcher:
 class LPattern:
     """A compiled Lua pattern (anchor stripped unless compiled for gmatch)."""
 
-    __slots__ = ("body", "anchor", "regex", "poscaps", "classes", "first", "nonempty")
+    __slots__ = ("body", "anchor", "regex", "poscaps", "classes", "first", "nonempty", "spans", "risk", "scanned")
 
     def __init__(self, p: str, gmatch: bool = False):
         self.anchor = not gmatch and p[:1] == "^"
         self.body = body = p[1:] if self.anchor else p
         self.classes = {}
+        self.spans = None  # (subject, b, e, spans) of the last %b table
+        self.scanned = [None, 0]  # subject, chars %b scanned in it from its starts
         tr = translate(body)
         if tr is None:
             self.regex = None
             self.poscaps = ()
             self.nonempty = False
+            self.risk = 0
         else:
             self.regex = re.compile(tr[0], re.DOTALL)
             self.poscaps = tr[1]
             self.nonempty = tr[2] > 0  # so re.subn's scan is Lua's
+            self.risk = tr[3]
         # a char every match must start with (lets search skip ahead)
         self.first = None
         if body and body[0] not in "()%[." and not (body == "$"):
@@ -466,6 +510,32 @@ class LPattern:
         elif body[:2] == "%b" and len(body) >= 4:
             self.first = body[2]
 
+    def balanced_spans(self, s: str, b: str, e: str) -> dict:
+        """For each b in s, the end of the span `%b` matches from there (as
+        lstrlib's matchbalance finds it), computed once for the subject."""
+        cached = self.spans
+        if cached is not None and cached[0] is s and cached[1] == b and cached[2] == e:
+            return cached[3]
+        spans = {}
+        if b == e:  # the closing char is tested first: a span ends at the next b
+            k = s.find(b)
+            while k >= 0:
+                nxt = s.find(b, k + 1)
+                if nxt >= 0:
+                    spans[k] = nxt + 1
+                k = nxt
+        else:
+            opened = []
+            for m in re.finditer(f"[{re.escape(b)}{re.escape(e)}]", s):
+                k = m.start()
+                if s[k] == b:
+                    opened.append(k)
+                elif opened:
+                    spans[opened.pop()] = k + 1
+        values.charge_steps(len(s) >> 2)
+        self.spans = (s, b, e, spans)
+        return spans
+
     def caps_of(self, m) -> list:
         if not self.poscaps:
             return []
@@ -473,9 +543,20 @@ class LPattern:
             return list(m.groups())
         return [m.start(g) + 1 if pos else m.group(g) for g, pos in enumerate(self.poscaps, 1)]
 
+    def regex_for(self, s: str, search: bool = True):
+        """The regex, when it is safe on s: re cannot be stopped by the step
+        budget, so a pattern whose failing matches could backtrack for long
+        (a search tries every start, one more factor of the length) runs on
+        the metered matcher instead."""
+        rx = self.regex
+        degree = self.risk + (1 if search else 0)
+        if rx is None or degree <= 1 or len(s) ** degree <= RISKY_WORK:
+            return rx
+        return None
+
     def match_at(self, s: str, i: int):
         """The match starting exactly at i, as (i, end, caps), or None."""
-        rx = self.regex
+        rx = self.regex_for(s, search=False)
         if rx is not None:
             m = rx.match(s, i)
             if m is None:
@@ -491,7 +572,7 @@ class LPattern:
         """The first match starting at or after i whose end is not
         `lastmatch` (Lua 5.4's rule against an empty match right after the
         previous one), as (start, end, caps), or None."""
-        rx = self.regex
+        rx = self.regex_for(s)
         if rx is not None:
             while True:
                 m = rx.search(s, i)

@@ -65,7 +65,10 @@ def str2number(s: str):
         if ch not in "0123456789.eE+-":
             return None
     if body.isdigit():
-        v = int(body)
+        digits = body.lstrip("0")
+        # more than 19 digits never fits (and CPython refuses to convert
+        # 4,300 or more): such a numeral is a float, as Lua reads it
+        v = int(digits or "0") if len(digits) <= 19 else MAXI + 2
         if v <= MAXI + (1 if neg else 0):
             return -v if neg else v
         try:
@@ -98,8 +101,13 @@ def _hex2number(h: str, neg: bool):
     if exp is not None:
         if not exp or exp.lstrip("+-") == "" or not exp.lstrip("+-").isdigit() or exp[1:].strip("0123456789"):
             return None
-        e = int(exp)
-    v = math.ldexp(float(int(digits, 16)), e - 4 * len(fp)) if len(digits) < 250 else INF
+        # a longer exponent only over- or underflows (CPython refuses to
+        # read 4,300 digits)
+        e = int(exp) if len(exp) < 12 else (-(10**12) if exp[0] == "-" else 10**12)
+    try:
+        v = math.ldexp(float(int(digits, 16)), e - 4 * len(fp)) if len(digits) < 250 else INF
+    except OverflowError:
+        v = INF
     return -v if neg else v
 
 

@@ -190,7 +190,8 @@ class LuaTable:
     def next(self, k):
         """Lua's next: the (key, value) after k, or None at the end.
 
-        Raises KeyError when k is not a key of the table."""
+        Raises Lua's "invalid key to 'next'" when k is not a key of the
+        table (one removed and swept since, or never there)."""
         arr = self.arr
         if k is None:
             i = 0
@@ -220,7 +221,9 @@ class LuaTable:
         else:
             nk = normalize_key(k)
             if k != k or nk not in h:
-                raise KeyError(k)
+                from .errors import LuaError
+
+                raise LuaError("invalid key to 'next'")
             items = list(h.items())
             pos = 0
             for pos, (key, _v) in enumerate(items):

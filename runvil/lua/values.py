@@ -126,6 +126,12 @@ def string_meta():
     return getattr(_tls, "string_meta", _default_string_meta[0])
 
 
+def running_string_meta():
+    """The string metatable of the state whose host call runs on this
+    thread, or None outside any (it names the state builtins account to)."""
+    return getattr(_tls, "string_meta", None)
+
+
 def getmetatable(v):
     t = type(v)
     if t is LuaTable:
@@ -393,3 +399,24 @@ from .operators import (  # noqa: E402, F401
     MAX_STRING, add, band, bnot, bor, bxor, check_string_size, concat, div, eq, fmod_lua, idiv, le, length, lt,
     mod, mul, pow_, shift_left, shl, shr, string_arith, sub, unm,
 )
+
+
+#: checks the memory a builtin is about to take (runvil.lua.stdlib.budget
+#: installs the check of the running state's limit)
+MEMORY_GUARD = [lambda n: None]
+
+
+def reserve_memory(n: int) -> None:
+    """Called before a string or table part of about n bytes is built, so a
+    runaway result stops with `memory limit exceeded` before it is made."""
+    check_string_size(n)
+    MEMORY_GUARD[0](n)
+
+
+#: charges steps a builtin's own loop takes (a pattern match's backtracking)
+#: to the running state's step budget (installed as MEMORY_GUARD is)
+STEP_METER = [lambda n: None]
+
+
+def charge_steps(n: int) -> None:
+    STEP_METER[0](n)

@@ -183,7 +183,7 @@ def test_gsub_basic():
     assert lua("gsub", "hello", "^h", "H") == ("Hello", 1)
     assert lua("gsub", "hello", "^l", "L") == ("hello", 0)
     assert lua("gsub", "abc", "x", "%z") == ("abc", 0)
-    assert lua("gsub", 123, "x", "y") == (123, 0)
+    assert lua("gsub", 123, "x", "y") == ("123", 0)  # issue 12: string.gsub(12, ...) returns a string
     assert lua("gsub", 123, "2", 9) == ("193", 1)
     assert lua("gsub", "abc", "(", "x") == ("xaxbxcx", 4)
 

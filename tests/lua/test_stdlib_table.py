@@ -381,7 +381,7 @@ def test_metamethods_are_respected():
     meta = mk()
     meta.set_str("__index", lambda _t, k: proxy.get(k))
     meta.set_str("__newindex", lambda _t, k, v: (log.append((k, v)), proxy.set(k, v)) and V.EMPTY)
-    meta.set_str("__len", lambda _t: V.length(proxy))
+    meta.set_str("__len", lambda *_t: V.length(proxy))  # Lua passes the operand twice
     t.meta = meta
     T.get("insert")(t, 40)
     assert log == [(4, 40)]
@@ -396,7 +396,7 @@ def test_metamethods_are_respected():
 def test_len_must_be_integer():
     t = mk()
     meta = mk()
-    meta.set_str("__len", lambda _t: "x")
+    meta.set_str("__len", lambda *_t: "x")
     t.meta = meta
     assert call("insert", t, 1) == ("error", "object length is not an integer")
 

@@ -26,6 +26,9 @@ def lib_table(funcs: dict, prefix: str = "") -> LuaTable:
 def open_libs(state, names=LIBRARIES) -> None:
     import importlib
 
+    from . import budget
+
     for name in names:
         mod = importlib.import_module(f"{__name__}.{name}")
         mod.open_lib(state)
+    budget.install(state)

@@ -8,10 +8,12 @@ import sys
 from types import FunctionType
 
 from .. import values as V
-from ..args import arg_error, check_any, check_int, check_table, opt_int, type_error
+from ..args import arg_error, check_any, check_function, check_int, check_table, opt_int, opt_str, type_error
+from ..compiled import compile_lua
 from ..cstack import ccall
 from ..errors import LuaError, LuaSyntaxError, builtin, where
 from ..runtime import error_value
+from ..state import chunkid
 from ..table import LuaTable
 from ..values import EMPTY, Multi, Userdata
 from . import lib_table
@@ -25,36 +27,51 @@ def open_lib(state) -> None:
         return EMPTY
 
     def load(*args):
+        # the order of Lua's luaB_load: mode first, then the chunk
+        mode = opt_str(args, 3, "load", "bt")
         chunk = args[0] if args else None
-        if type(chunk) is str:
-            text = chunk
-            default_name = chunk
-        elif type(chunk) is FunctionType:
-            pieces = []
-            while True:
-                piece = V.call1(chunk)
-                if piece is None or piece == "":
-                    break
-                if type(piece) is not str:
-                    return Multi((None, "reader function must return a string"))
-                pieces.append(piece)
-            text = "".join(pieces)
-            default_name = "=(load)"
-        else:  # lua_load takes text or a reader function
-            type_error(args, 1, "load", "function")
-        name = args[1] if len(args) > 1 and args[1] is not None else default_name
-        if type(name) is not str:
-            type_error(args, 2, "load", "string")
-        mode = args[2] if len(args) > 2 and args[2] is not None else "bt"
-        if text.startswith("\x1bLua"):
-            return Multi((None, f"attempt to load a binary chunk (mode is '{mode}')"))
+        if type(chunk) in (str, int, float):
+            text = chunk if type(chunk) is str else V.tostring_basic(chunk)
+            name = opt_str(args, 2, "load", text)
+        else:
+            name = opt_str(args, 2, "load", "=(load)")
+            if type(chunk) is not FunctionType:
+                type_error(args, 1, "load", "function")
+            try:
+                text = read_chunk(chunk, sys._getframe())
+            except LuaError as e:  # lua_load catches the reader's errors
+                return Multi((None, e.value))
+        if text[:1] == "\x1b":  # LUA_SIGNATURE[0]: a binary chunk
+            if "b" not in mode:
+                return Multi((None, f"attempt to load a binary chunk (mode is '{mode}')"))
+            return Multi((None, f"{binary_name(name)}: bad binary format ({binary_fault(text)})"))
         if "t" not in mode:
             return Multi((None, f"attempt to load a text chunk (mode is '{mode}')"))
-        env = args[3] if len(args) > 3 else G
+        if text[:1] == "#":
+            # no statement starts with '#': only files skip a first '#' line
+            return Multi((None, f"{chunkid(name, text)}:1: unexpected symbol near '#'"))
         try:
-            return state.load(text, name, env=env)
+            if len(args) > 3 and args[3] is None:  # an explicit nil _ENV
+                return compile_lua(text, chunkid(name, text), fast_env=False).instantiate(state.ns, None)
+            return state.load(text, name, env=args[3] if len(args) > 3 else G)
         except LuaSyntaxError as e:
             return Multi((None, e.value))
+
+    def read_chunk(reader, frame) -> str:
+        """The pieces of a reader function until it returns nil or ""."""
+        pieces = []
+        size = 0
+        while True:
+            piece = V.call1(reader)
+            if piece is None or piece == "":
+                return "".join(pieces)
+            if type(piece) in (int, float):
+                piece = V.tostring_basic(piece)
+            elif type(piece) is not str:
+                raise LuaError(where(1, frame) + "reader function must return a string")
+            size += len(piece)
+            V.reserve_memory(size)
+            pieces.append(piece)
 
     funcs = {
         "assert": assert_,
@@ -81,6 +98,23 @@ def open_lib(state) -> None:
     for name, f in lib_table(funcs).hash.items():
         G.set_str(name, f)
     state.bind_iterators(next_, ipairs_aux)
+
+
+def binary_name(name: str) -> str:
+    """How lundump.c names a binary chunk in its messages."""
+    if name[:1] in ("@", "="):
+        return name[1:]
+    return "binary string" if name[:1] == "\x1b" else name
+
+
+def binary_fault(text: str) -> str:
+    """What lundump.c's header check says of a binary chunk runvil cannot
+    load (the sandbox has no string.dump, so none is ever valid)."""
+    if text[1:4] != "Lua"[: len(text) - 1]:
+        return "not a binary chunk"
+    if len(text) < 5:
+        return "truncated chunk"
+    return "version mismatch" if text[4] != "\x54" else "truncated chunk"
 
 
 @builtin
@@ -134,8 +168,13 @@ def ipairs(*args):
 
 
 @builtin
-def ipairs_aux(t, i):
-    i += 1
+def ipairs_aux(*args):
+    t = args[0] if args else None
+    if len(args) != 2 or type(args[1]) is not int:
+        i = check_int(args, 2, "?")
+    else:
+        i = args[1]
+    i = V.wrap(i + 1)  # wraps around, as luaL_intop
     v = t.get_int(i) if type(t) is LuaTable and t.meta is None else V.index(t, i)
     if v is None:
         return None
@@ -146,10 +185,7 @@ def ipairs_aux(t, i):
 def next_(*args):
     t = check_table(args, 1, "next")
     k = args[1] if len(args) > 1 else None
-    try:
-        r = t.next(k)
-    except KeyError:
-        raise LuaError("invalid key to 'next'") from None
+    r = t.next(k)
     if r is None:
         return None
     return Multi(r)
@@ -220,9 +256,8 @@ def pcall(*args):
 
 @builtin
 def xpcall(*args):
-    if len(args) < 2:
-        type_error(args, 2, "xpcall", "function")
-    f, handler = args[0], args[1]
+    handler = check_function(args, 2, "xpcall")
+    f = args[0]
     try:
         r = V.expand(ccall(f, *args[2:]))
     except (LuaError, RecursionError, MemoryError) as e:

@@ -175,7 +175,7 @@ def o_date(*args):
             _error("date result cannot be represented in this installation")
         i = j + 1 + len(spec)
     r = "".join(out)
-    V.check_string_size(len(r))
+    V.reserve_memory(len(r))
     return r
 
 

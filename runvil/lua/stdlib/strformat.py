@@ -9,7 +9,7 @@ import struct
 from .. import values
 from ..args import arg_error, check_int, check_number, check_str, opt_int
 from ..lpattern import error
-from ..values import MINI, Multi, check_string_size
+from ..values import MINI, Multi, reserve_memory
 
 MAX_FORMAT = 32  # lstrlib's buffer for one conversion specification
 _SPAN = frozenset("-+ #0123456789.")  # L_FMTFLAGSF "123456789." (strspn)
@@ -251,7 +251,14 @@ def _pointer(v) -> str:
     t = type(v)
     if v is None or t is bool or t is int or t is float:
         return "(null)"
+    if t is str and len(v) <= SHORT_STRING:
+        # Lua interns short strings: equal ones share one address
+        return f"0x{0x500000000000 | (hash(v) & 0xFFFFFFFFFFF):014x}"
     return f"0x{id(v):014x}"
+
+
+#: LUAI_MAXSHORTLEN: the longest string Lua interns
+SHORT_STRING = 40
 
 
 def parse_format(fmt: str) -> tuple:
@@ -317,7 +324,7 @@ def str_format(*args):
             out.append(_format_item(args, arg, form, conv))
     if len(out) == 1:
         return out[0]
-    check_string_size(sum(map(len, out)))
+    reserve_memory(sum(map(len, out)))
     return "".join(out)
 
 
@@ -491,7 +498,7 @@ def str_pack(*args):
             s = check_str(args, arg, "pack")
             if len(s) > size:
                 arg_error(arg, "pack", "string longer than given size")
-            check_string_size(total)
+            reserve_memory(total)
             out.append(s + "\0" * (size - len(s)))
         elif kind == "string":
             s = check_str(args, arg, "pack")
@@ -510,7 +517,7 @@ def str_pack(*args):
             if kind == "padding":
                 out.append("\0")
             arg -= 1
-        check_string_size(total)
+        reserve_memory(total)
     return "".join(out)
 
 

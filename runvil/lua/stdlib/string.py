@@ -20,7 +20,7 @@ from ..lpattern import (
     has_specials,
 )
 from ..table import LuaTable
-from ..values import EMPTY, Multi, check_string_size
+from ..values import EMPTY, Multi, reserve_memory
 from . import lib_table
 from .coroutine import CCall
 from .strformat import str_format, str_pack, str_packsize, str_unpack
@@ -101,9 +101,9 @@ def str_rep(*args):
         error("resulting string too large")
     if ls == 0:
         return ""
-    check_string_size(ls * n - len(sep))
-    if sep:
-        return sep.join([s] * n)
+    reserve_memory(ls * n - len(sep))
+    if sep:  # no list of n items: only the result is built
+        return (s + sep) * (n - 1) + s
     return s * n
 
 
@@ -289,25 +289,27 @@ def _gsub(args):
     value = _replacer(repl, tr, src)
     limit = values.MAX_STRING[0]
     state = [0, False]  # size of the replacements, changed
-    if pat.nonempty and not pat.anchor and max_s > 0:
+    if pat.nonempty and not pat.anchor and max_s > 0 and pat.regex_for(src) is not None:
         count = min(max_s, srcl)
         if tr is str and "%" not in repl and srcl + count * len(repl) <= limit:
+            reserve_memory(srcl + count * len(repl))
             res, n = pat.regex.subn(repl.replace("\\", "\\\\"), src, count)
-            return Multi((res if n else args[0], n))
+            return Multi((res if n else src, n))
         # no empty match can occur, so re.subn scans exactly as Lua's loop
         def sub(m):
             text, ch = value(m.start(), m.end(), pat.caps_of(m))
             if ch:
                 state[1] = True
             state[0] += len(text)
+            reserve_memory(len(text))
             if state[0] > limit:
-                check_string_size(state[0])
+                reserve_memory(state[0])
             return text
 
         res, n = pat.regex.subn(sub, src, count)
         if not state[1]:
-            return Multi((args[0], n))
-        check_string_size(len(res))
+            return Multi((src, n))
+        reserve_memory(len(res))
         return Multi((res, n))
     out = []
     size = 0
@@ -331,15 +333,16 @@ def _gsub(args):
         changed = changed or ch
         out.append(text)
         size += len(text)
+        reserve_memory(len(text))
         if size > limit:
-            check_string_size(size)
+            reserve_memory(size)
         pos = last = e
         if pat.anchor:
             break
     if not changed:
-        return Multi((args[0], n))
+        return Multi((src, n))
     out.append(src[pos:])
-    check_string_size(size + srcl - pos)
+    reserve_memory(size + srcl - pos)
     return Multi(("".join(out), n))
 
 

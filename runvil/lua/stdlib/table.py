@@ -212,14 +212,16 @@ def t_concat(*args):
             s = _field_str(_geti(t, i), i)
             parts.append(s)
             size += len(s) + lsep
+            if not i & 1023:  # a range of up to 2^63 fields: metered
+                V.charge_steps(10240)
             if size > 65536:
-                V.check_string_size(size - lsep)
+                V.reserve_memory(size - lsep)
             if i >= last:
                 break
             i += 1
     n = len(parts)
     total = sum(map(len, parts)) + len(sep) * (n - 1)
-    V.check_string_size(total)
+    V.reserve_memory(total)
     return sep.join(parts)
 
 
@@ -279,9 +281,13 @@ def t_move(*args):
             _move_plain(a1, f, e, tpos, dest)
         elif tpos > e or tpos <= f or (tt != 1 and not V.eq(a1, dest)):
             for k in range(n):
+                if not k & 1023:  # a range of up to 2^63 elements: metered
+                    V.charge_steps(10240)
                 _seti(dest, tpos + k, _geti(a1, f + k))
         else:
             for k in range(n - 1, -1, -1):
+                if not k & 1023:
+                    V.charge_steps(10240)
                 _seti(dest, tpos + k, _geti(a1, f + k))
     return dest
 

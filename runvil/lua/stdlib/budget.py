@@ -1,0 +1,95 @@
+"""The sandbox limits as builtins see them.
+
+Memory: before a builtin builds a result it
+reserves the result's size, and the guard refuses a size that would take
+the process past the state's limit (issue 10: one `string.rep` must not take
+3 GB between two checks of the step counter).
+
+Python frees strings and tables by reference counting, so the guard reads
+what is really in use (the resident size, as the step counter's check does)
+rather than summing sizes it could never see freed; it reads it only once
+per GUARD_CHUNK bytes reserved, or for any result that large, so small
+results cost a subtraction.
+
+Steps: a builtin whose own loop can run away (the pattern matcher's
+backtracking) charges the state's step budget as compiled code does, so it
+stops with `step limit exceeded` like any loop.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from .. import values
+from ..errors import LimitExceeded, current_where
+
+#: bytes reserved between two reads of the resident size
+GUARD_CHUNK = 8 * 1024 * 1024
+
+
+class MemoryGuard:
+    """The reserve check of one state's memory limit."""
+
+    def __init__(self, state):
+        from ..state import _rss
+
+        self.state = state
+        self.rss = _rss
+        self.pending = 0
+
+    def __call__(self, n: int) -> None:
+        limit = self.state.limits.memory
+        if limit is None:
+            return
+        self.pending += n
+        if self.pending < GUARD_CHUNK:
+            return
+        self.pending = 0
+        if self.rss() - self.state._mem_base + n > limit:
+            raise LimitExceeded(f"{current_where()}memory limit exceeded ({limit} bytes)")
+
+
+class StepMeter:
+    """Charges a state's step countdown; runs its check when it runs out."""
+
+    def __init__(self, state):
+        self.steps = state._steps
+        self.tick = state._tick
+
+    def __call__(self, n: int) -> None:
+        steps = self.steps
+        steps[0] -= n
+        if steps[0] < 0:
+            self.tick()
+
+
+#: string metatable of a state (which names the running one) -> its budget
+_BUDGETS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def install(state) -> None:
+    """Makes builtins account to `state` while it runs: the running state
+    is the one whose string metatable this thread has (a builtin called
+    outside any state's call accounts to none)."""
+    meta = state.string_meta
+    if meta is not None:
+        _BUDGETS[meta] = (MemoryGuard(state), StepMeter(state))
+    values.MEMORY_GUARD[0] = _reserve
+    values.STEP_METER[0] = _charge
+
+
+def _running():
+    meta = values.running_string_meta()
+    return None if meta is None else _BUDGETS.get(meta)
+
+
+def _reserve(n: int) -> None:
+    b = _running()
+    if b is not None:
+        b[0](n)
+
+
+def _charge(n: int) -> None:
+    b = _running()
+    if b is not None:
+        b[1](n)
