@@ -13,12 +13,14 @@ positions cost nothing until an error happens.
 
 from __future__ import annotations
 
+import warnings
+
 from . import ast as A
 from .compile_expr import ExprCompiler, clear_folds
 from .compile_nesting import NestingHoister
 from .compiled import Compiled, compile_lua  # noqa: F401  (compile_lua: the entry point, re-exported)
 from .compiled import chunk_ids as _chunk_ids
-from .errors import CALL_SITES, LUA_CODE
+from .errors import CALL_SITES, LUA_CODE, LuaSyntaxError
 from .infer import int_locals
 from .resolve import FuncScope, LocalVar, resolve
 
@@ -83,12 +85,17 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
     # -------------------------------------------------------------- blocks
 
     def block(self, block: A.Block, ind: int):
-        stmts = block.stmts
-        labels = self._dispatch_labels(block)
-        if labels:
-            self._dispatch_block(block, labels, ind)
-            return
-        self.stmts(stmts, ind)
+        # a <close> variable is closed at its block's `end`
+        saved = self.cur_block_end
+        self.cur_block_end = block.end_line or saved
+        try:
+            labels = self._dispatch_labels(block)
+            if labels:
+                self._dispatch_block(block, labels, ind)
+            else:
+                self.stmts(block.stmts, ind)
+        finally:
+            self.cur_block_end = saved
 
     def stmts(self, stmts: list, ind: int):
         if stmts and self.too_deep(ind):
@@ -243,7 +250,7 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
                 if self.fast_env(env):
                     self.em.emit(ind, f"_gset({target.name!r}, {value})", line)
                 else:
-                    self.em.emit(ind, f"_setindex({self.var_ref(env)}, {target.name!r}, {value})", line)
+                    self.em.emit(ind, f"_setindex({self.var_ref(env)}, {target.name!r}, {value}, {self.env_desc(env)!r})", line)
             return
         desc = self.desc(target.obj)
         dtext = repr(desc) if desc else "None"
@@ -345,15 +352,28 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
                 self.em.emit(ind, self.expr_stmt(extra), s.line)
         raws = [self.temp() if v.is_cell else v.pyname for v in vars_]
         target = raws[0] if len(raws) == 1 else ", ".join(raws)
-        self.em.emit(ind, f"for {target} in _giter({f}, {st}, {c}, {close}, {len(vars_)}):", s.line)
+        it = self.temp()
+        self.em.emit(ind, f"{it} = _giter({f}, {st}, {c}, {close}, {len(vars_)})", s.line)
+        # an error leaving the body reaches the closing value's __close
+        self.em.emit(ind, "try:", s.line)
+        self.em.emit(ind + 1, f"for {target} in {it}:", s.line)
         for v, r in zip(vars_, raws):
             self.bind(v.pyname)
             if v.is_cell:
-                self.em.emit(ind + 1, f"{v.pyname} = [{r}]", s.line)
+                self.em.emit(ind + 2, f"{v.pyname} = [{r}]", s.line)
         self.loops.append(self._loop("for", s.body))
-        with self.nested(1):
-            self.block(s.body, ind + 1)
+        # Lua marks a generic for's state as to-be-closed: no tail calls inside
+        self.tbc_depth += 1
+        with self.nested(3):
+            self.block(s.body, ind + 2)
+        self.tbc_depth -= 1
         self.loops.pop()
+        self.em.emit(ind, "except BaseException as _e:", s.line)
+        self.em.emit(ind + 1, f"if {close} is not None and type(_e) is not _GotoSignal: {it}.throw(_e)", s.line)
+        self.em.emit(ind + 1, "raise", s.line)
+        # left by break, goto or return: closed now, with no error
+        self.em.emit(ind, "finally:", s.line)
+        self.em.emit(ind + 1, f"{it}.close()", s.line)
 
     def s_Return(self, s: A.Return, ind: int):
         self.emit_return(self.return_value(s.exprs), ind, s.line)
@@ -563,7 +583,26 @@ class ChunkCompiler:
 def compile_tree(chunk: A.Chunk, fast_env: bool = True) -> Compiled:
     """Compiles a parsed chunk. With fast_env, global accesses read the
     namespace's `_Gh` (the hash part of the state's globals) directly, so
-    the chunk must run with the state's globals as its _ENV."""
+    the chunk must run with the state's globals as its _ENV.
+
+    The passes recurse over the tree, and a chain of operators or fields
+    has no depth limit in Lua: a chunk too deep for the caller's stack is
+    compiled again on a Lua thread (a large stack, a high recursion limit);
+    too deep even there, it gets Lua's error for a chunk nested too deeply."""
+    from .contexts import on_lua_thread, run_lua
+
+    try:
+        return _compile_tree(chunk, fast_env)
+    except RecursionError:
+        if on_lua_thread():
+            raise LuaSyntaxError(f"{chunk.name}: C stack overflow") from None
+    try:
+        return run_lua(lambda: _compile_tree(chunk, fast_env))
+    except RecursionError:
+        raise LuaSyntaxError(f"{chunk.name}: C stack overflow") from None
+
+
+def _compile_tree(chunk: A.Chunk, fast_env: bool) -> Compiled:
     cc = ChunkCompiler(chunk, fast_env)
     try:
         src, linemap, main = cc.compile()
@@ -573,6 +612,9 @@ def compile_tree(chunk: A.Chunk, fast_env: bool = True) -> Compiled:
     LUA_CODE[filename] = (chunk.name, linemap)
     if cc.call_sites:
         CALL_SITES[filename] = cc.call_sites
-    code = compile(src, filename, "exec")
+    with warnings.catch_warnings():
+        # generated code is never the user's business (and should give none)
+        warnings.simplefilter("ignore")
+        code = compile(src, filename, "exec")
     env_var = chunk.scope.parent.blocks[0].vars[0]
     return Compiled(chunk.name, code, main, env_var.is_cell, src)

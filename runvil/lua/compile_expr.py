@@ -49,9 +49,10 @@ def clear_folds():
 
 
 def fold(n):
-    """`and`/`or` whose left side is a constant fold to one side, as Lua's
-    compiler folds them (so `(0 and "x")` is the constant "x" in messages);
-    a `<const>` local holding a constant is that constant."""
+    """`a and b` with a true constant `a`, and `a or b` with a false one,
+    fold to `b`, as Lua's compiler folds them (so `(0 and "x")` is the
+    constant "x" in messages); a `<const>` local holding a constant is that
+    constant."""
     hit = _FOLDED.get(id(n))
     if hit is not None and hit[0] is n:
         return hit[1]
@@ -87,12 +88,12 @@ def _fold(n):
         if type(a) is A.Number and type(b) is A.Number:
             return _number(_FOLDABLE[n.op], (a.value, b.value), n)
         return n
+    # only a left side that the jump skips folds away: `"10" or 0` is a
+    # register in Lua (never named in messages), `nil or "x"` the constant
     while type(n) is A.BinOp and n.op in ("and", "or"):
         left = fold(n.left)
-        if type(left) in _TRUTHY:
-            n = fold(n.right) if n.op == "and" else left
-        elif type(left) in _FALSY:
-            n = left if n.op == "and" else fold(n.right)
+        if type(left) in (_TRUTHY if n.op == "and" else _FALSY):
+            n = fold(n.right)
         else:
             return n
     return n
@@ -279,7 +280,13 @@ class ExprCompiler:
         if self.fast_env(env):
             v = self.temp()
             return f"({v} if ({v} := _Gh.get({key})) is not None else _gget({key}))"
-        return f"_index({self.var_ref(env)}, {key}, {self.drepr(n)})"
+        return f"_index({self.var_ref(env)}, {key}, {self.env_desc(env)!r})"
+
+    def env_desc(self, env: LocalVar) -> str | None:
+        """How Lua names an _ENV that cannot be indexed (a constant: not)."""
+        if env.const_init is not None and type(fold(env.const_init)) in _CONSTANTS:
+            return None
+        return "upvalue '_ENV'" if env.func is not self.scope else "local '_ENV'"
 
     def e_Index(self, n):
         o, k = n.obj, n.key
@@ -588,6 +595,9 @@ class ExprCompiler:
     def equality(self, left, right) -> str:
         for c, other in ((right, left), (left, right)):
             t = type(c)
+            if t in (A.Nil, A.TrueLit, A.FalseLit) and type(other) in _CONSTANTS:
+                # two constants: known now (and no `1 is None` for CPython to warn about)
+                return "True" if type(other) is t else "False"
             if t is A.Nil:
                 return f"({self.expr(other)} is None)"
             if t is A.TrueLit:

@@ -81,37 +81,34 @@ def adjust(values: tuple, n: int) -> tuple:
 
 
 def make_forprep(steps: list, tick):
-    """The numeric for. An integer loop is a `range` whose iterations are
-    charged to the step budget up front (in slices, so long loops still
-    reach `tick`); a float loop is a generator that counts each step."""
+    """The numeric for, as Lua's forprep. An integer loop is a `range` whose
+    iterations are charged to the step budget up front (in slices, so long
+    loops still reach `tick`); a float loop is a generator that counts each
+    step."""
 
     def forprep(start, stop, step):
         if type(start) is int and type(step) is int:
+            if step == 0:
+                rt_error("'for' step is zero")
             if type(stop) is not int:
                 stop = _for_limit(start, stop, step)
                 if stop is None:
                     return ()
-            if step == 0:
-                rt_error("'for' step is zero")
             r = range(start, stop + 1, step) if step > 0 else range(start, stop - 1, step)
             n = max(0, (stop - start) // step + 1)  # len(r) fails past sys.maxsize
             if n <= steps[0]:
                 steps[0] -= n
                 return r
             return _sliced(r, n, steps, tick)
-        vals = []
-        for what, v in (("initial value", start), ("limit", stop), ("step", step)):
-            if type(v) is str:
-                v = V.str2number(v)  # a numeric string counts, as a float loop
-                if v is None:
-                    rt_error(f"bad 'for' {what} (number expected, got string)")
-            elif type(v) is not int and type(v) is not float:
-                rt_error(f"bad 'for' {what} (number expected, got {V.type_name(v)})")
-            vals.append(v)
-        start, stop, step = vals
-        if step == 0:
+        # Lua checks the limit, then the step, then the initial value
+        flimit = _for_float(stop, "limit")
+        fstep = _for_float(step, "step")
+        finit = _for_float(start, "initial value")
+        if fstep == 0:
             rt_error("'for' step is zero")
-        return _float_loop(float(start), float(stop), float(step), steps, tick)
+        if (flimit < finit) if 0 < fstep else (finit < flimit):
+            return ()
+        return _float_loop(finit, flimit, fstep, steps, tick)
 
     def refund(r, i):
         """A loop left early gives back the iterations it was charged for."""
@@ -143,36 +140,56 @@ def _sliced(r: range, n: int, steps: list, tick) -> _Sliced:
     return it
 
 
+def _for_error(v, what: str):
+    rt_error(f"bad 'for' {what} (number expected, got {V.obj_typename(v)})")
+
+
+def _for_float(v, what: str) -> float:
+    """tonumber of a float loop's control value (a numeric string counts)."""
+    if type(v) is float:
+        return v
+    if type(v) is int:
+        return float(v)
+    n = V.str2number(v) if type(v) is str else None
+    if n is None:
+        _for_error(v, what)
+    return float(n)
+
+
 def _for_limit(start: int, stop, step: int):
-    """Lua's forlimit: an integer loop's limit from a float (or None to skip)."""
-    if type(stop) is not float:
-        rt_error(f"bad 'for' limit (number expected, got {V.type_name(stop)})")
-    if stop != stop:
+    """Lua's forlimit: an integer loop's limit (or None to skip the loop)."""
+    lim = V.str2number(stop) if type(stop) is str else stop
+    if type(lim) is int:
+        p = lim
+    elif type(lim) is float:
+        f = lim if lim != lim or lim in (V.INF, -V.INF) else (math.floor(lim) if step > 0 else math.ceil(lim))
+        p = int(f) if f == f and -(2**63) <= f < 2**63 else None
+        if p is None:  # NaN or out of the integers' range
+            if 0 < lim:
+                if step < 0:
+                    return None
+                p = V.MAXI
+            else:
+                if step > 0:
+                    return None
+                p = V.MINI
+    else:
+        _for_error(stop, "limit")
+    if (start > p) if step > 0 else (start < p):
         return None
-    if step > 0:
-        f = math.floor(stop) if stop not in (V.INF, -V.INF) else stop
-        if f >= 2**63:
-            return V.MAXI
-        if f < -(2**63):
-            return None
-        lim = int(f)
-        return lim if lim >= start else None
-    f = math.ceil(stop) if stop not in (V.INF, -V.INF) else stop
-    if f < -(2**63):
-        return V.MINI
-    if f >= 2**63:
-        return None
-    lim = int(f)
-    return lim if lim <= start else None
+    return p
 
 
 def _float_loop(i: float, stop: float, step: float, steps, tick):
-    while (i <= stop) if step > 0 else (i >= stop):
+    # forprep already decided the first iteration runs (also with a NaN limit)
+    while True:
         steps[0] -= 1
         if steps[0] < 0:
             tick()
         yield i
         i += step
+        if not ((i <= stop) if step > 0 else (stop <= i)):
+            return
 
 
 def make_giter(steps: list, tick, next_fn, ipairs_aux):
@@ -218,6 +235,8 @@ def _closing(it, close):
     err = None
     try:
         yield from it
+    except GeneratorExit:  # the loop was left (break, return, goto): a normal exit
+        raise
     except BaseException as e:
         err = e
         raise
@@ -292,8 +311,8 @@ def _tbc_close(v, err):
     if v is None or v is False:
         return
     h = V.getmetamethod(v, "__close")
-    if h is None:
-        return
+    if h is None:  # removed after the variable was declared
+        rt_error("attempt to call a nil value (metamethod 'close')")
     if err is None or isinstance(err, CoroutineKill):
         meta_call(h, v, None)
     else:
