@@ -251,14 +251,41 @@ def callable_of(f, desc):
         return f
     h = getmetamethod(f, "__call")
     if h is not None:
-        return _call_tm(h, f)
+        return _call_tm(h, f, desc)
     if isinstance(f, Userdata):
         return _call_ud(f)
     return _fail_call(f"attempt to call a {obj_typename(f)} value{_desc(desc)}")
 
 
-def _call_tm(h, f):
-    return lambda *a: call(h, f, *a)
+#: a chain of __call metamethods longer than this fills Lua's stack
+MAX_CALL_CHAIN = 100_000
+
+
+def _call_tm(h, f, desc):
+    """Lua puts the metamethod in the called slot, the value before the
+    arguments, and tries again: a chain of __call ends in a function (or
+    fails naming the slot, as Lua names it: `(upvalue 'a')`)."""
+    prefix = [f]
+    while type(h) is not FunctionType:
+        nxt = getmetamethod(h, "__call")
+        if nxt is None:
+            if isinstance(h, Userdata):
+                return lambda *a: h.lua_call(*reversed(prefix), *a)
+            return _fail_call(f"attempt to call a {obj_typename(h)} value{_desc(desc)}")
+        if len(prefix) >= MAX_CALL_CHAIN:
+            return _fail_call("stack overflow")
+        prefix.append(h)
+        h = nxt
+    prefix.reverse()
+    return _tm_caller(h, tuple(prefix))
+
+
+def _tm_caller(h, prefix: tuple):
+    def call_tm(*a):
+        return h(*prefix, *a)
+
+    call_tm.lua_tm = (h, prefix)  # what `tail` calls in its place
+    return call_tm
 
 
 def _call_ud(f):
@@ -277,7 +304,11 @@ def tail(f, args: tuple):
     caller's caller runs, so tail calls do not grow the stack; anything else
     (a builtin, __call, an error) runs now, in the caller's frame, as Lua
     runs a C function called in tail position."""
-    if f.__code__ in _NOT_TAIL:
+    code = f.__code__
+    if code is _TM_CODE:  # through __call: the metamethod is the tail call
+        h, prefix = f.lua_tm
+        return tail(h, prefix + args)
+    if code in _NOT_TAIL:
         return f(*args)
     return Multi((TAILCALL, f, args))
 
@@ -380,7 +411,7 @@ def _not_tail_codes():
         """Code objects a tail call runs at once: builtins and the wrappers
         above (the set of builtins grows as libraries open)."""
 
-        extra = {_call_tm(None, None).__code__, _call_ud(None).__code__, _fail_call("").__code__}
+        extra = {_call_ud(None).__code__, _fail_call("").__code__}
 
         def __contains__(self, code):
             return code in BUILTIN_CODES or code in self.extra
@@ -389,6 +420,7 @@ def _not_tail_codes():
 
 
 _NOT_TAIL = _not_tail_codes()
+_TM_CODE = _tm_caller(None, ()).__code__
 
 
 # Re-exported: the rest of runvil reads numbers and operators through values.
