@@ -186,3 +186,15 @@ def test_hostile_provider_replies(tmp_path):
     finally:
         for server in servers:
             server.stop()
+
+
+def test_results_print_as_valid_utf8(tmp_path):
+    """A result holding bytes that are not UTF-8, or a world's lone
+    surrogates, prints with U+FFFD (the driver's stdout is strict UTF-8)."""
+    files = Files(tmp_path)
+    p = files.write("bytes.md", prompt(body="# T\n" + section("A", LUA["bad bytes"])))
+    world = files.write("s.yaml", WORLDS["surrogates"])
+    hello = files.write("hello.md", prompt(body="# T\n" + section("A", "models.use('writer')\nmessages:user('hi')\n"
+                                                                    "models.loop()\nreturn messages[#messages].content")))
+    results = assert_robust([["run", p], ["run", hello, "--script", world]], tmp_path, files.texts)
+    assert [r["out"] for r in results] == ["\ufffd\ufffd\ufffd\ufffd\ufffd\n", "\ufffd\n"]
