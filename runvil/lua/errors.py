@@ -133,10 +133,40 @@ def builtin_context(fname: str) -> tuple[str, str, bool]:
         caller = caller.f_back
     if caller is None or caller.f_code in BUILTIN_CODES:
         return "", QUALNAMES.get(f.f_code, fname), False
+    event = metamethod_event(f.f_back)
+    if event is not None:  # called as a metamethod: Lua names the event
+        return where(0, caller), event, False
     site = call_site(caller)
     if site is None:
         return where(0, caller), fname, False
     return where(0, caller), site[0], site[1]
+
+
+#: the operator helpers that call metamethods (their function names) -> the
+#: event; None: the helper's own `event` argument ("__add") says
+_METAMETHOD_CALLERS = {
+    "_arith_meta": None, "string_arith": None, "unm": "unm", "bnot": "bnot", "eq": "eq", "lt": "lt",
+    "le": "le", "concat": "concat", "length": "len", "index": "index", "setindex": "newindex",
+    "_tbc_close": "close",
+}  # fmt: skip
+
+
+def metamethod_event(frame) -> str | None:
+    """The event ("add") when `frame` is the call of a metamethod by one of
+    the operator helpers (cstack.meta_call), else None."""
+    if frame is None or frame.f_code.co_name != "meta_call" or frame.f_back is None:
+        return None
+    op = frame.f_back
+    if not op.f_code.co_filename.startswith(_PACKAGE_DIR) or op.f_code.co_name not in _METAMETHOD_CALLERS:
+        return None
+    event = _METAMETHOD_CALLERS[op.f_code.co_name]
+    if event is None:
+        e = op.f_locals.get("event")
+        event = e[2:] if type(e) is str and e.startswith("__") else None
+    return event
+
+
+_PACKAGE_DIR = __file__.rsplit("/", 1)[0]
 
 
 def call_site(frame) -> tuple[str, bool] | None:

@@ -99,3 +99,31 @@ def test_closures(names, n):
         "print(table.concat(out, ' '), a, b, c)\n"
     )
     same(code)
+
+
+FOR_BOUNDS = st.sampled_from(["1", "3", "-2", "0", "1.5", "-0.5", "0/0", "1/0", "-1/0", "2^63", "-2^63", '"3"', '"2.5"',
+                              '" 0x10 "', '"x"', "nil", "{}", "math.maxinteger", "math.mininteger", "0.0", "-1"])
+
+
+@given(FOR_BOUNDS, FOR_BOUNDS, st.one_of(st.none(), FOR_BOUNDS))
+def test_numeric_for(start, limit, step):
+    # issue 12: Lua's forprep (coercions, zero steps, NaN and huge limits),
+    # at most 4 iterations of any loop
+    by = "" if step is None else f", {step}"
+    code = (
+        "print(pcall(function()\n  local n = 0\n"
+        f"  for i = {start}, {limit}{by} do n = n + 1; print(math.type(i), i); if n == 4 then break end end\n"
+        "  return n\nend))\n"
+    )
+    same(code)
+
+
+FOLDS = st.sampled_from(['("10" or 0)', '(nil or "10")', '(0 and "a")', '(false and 1)', '(nil and "b")', '("s" or nil)',
+                         "(1 and 2.5)", "(x or 1)", "(nil or x)", "(t and t[1])"])
+
+
+@given(FOLDS, st.sampled_from(BITS + ARITH + [".."]), FOLDS)
+def test_folded_operands_in_messages(a, op, b):
+    # `a or b` / `a and b` with constant sides: named only where Lua's
+    # compiler leaves a constant (issue 12's `(0 & ("10" or 0))`)
+    same(PRELUDE + f"print(pcall(function() return {a} {op} {b} end))\n")

@@ -67,6 +67,14 @@ CASES = {
     "errors inside metamethods": "local t = setmetatable({}, {__add = function(a, b) return a.x + b end,\n"
     "__lt = function(a, b) return a.x < b end})\nprint(pcall(function() return t + 1 end))\n"
     "print(pcall(function() return t < 1 end))",
+    "builtins called as metamethods are named after the event": "local t = setmetatable({}, {__add = math.floor,\n"
+    "__lt = string.rep, __index = string.rep, __concat = string.byte, __unm = math.abs, __len = string.len,\n"
+    "__eq = string.rep, __call = string.rep})\n"
+    "print(pcall(function() return t + 1 end)) print(pcall(function() return t < t end))\n"
+    "print(pcall(function() return t.x end)) print(pcall(function() return t .. 'a' end))\n"
+    "print(pcall(function() return -t end)) print(pcall(function() return #t end))\n"
+    "print(pcall(function() return t == setmetatable({}, getmetatable(t)) end)) print(pcall(function() return t() end))\n"
+    "print(pcall(function() local a <close> = setmetatable({}, {__close = string.rep}) end))",
     "__call = 7 keeps the name": "local a = setmetatable({}, {__call = 7})\n"
     "print(pcall(function() a() end)) print(pcall(function() return a() end))",
     "multi-line call": "print(pcall(function()\n  local x = nil\n  return math.max(1,\n    2,\n    x.y)\nend))\n"
