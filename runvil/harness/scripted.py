@@ -173,11 +173,18 @@ class ScriptedWorld:
 
     @classmethod
     def load(cls, path: str | Path, on_fragment=None) -> "ScriptedWorld":
+        from ..prompt.frontmatter import yaml_problem
+
         try:
             with open(path, encoding="utf-8") as f:
-                data = yaml.load(f, Loader=_loader())
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as e:
             raise WorldError(f"cannot read the scripted world {path}: {e}") from None
+        try:
+            data = yaml.load(text, Loader=_loader())
+        except yaml.YAMLError as e:  # one line, with the file's line
+            line, detail = yaml_problem(e, text)
+            raise WorldError(f"cannot read the scripted world {path}: line {line + 1}: {detail}") from None
         try:
             return cls(data, on_fragment=on_fragment)
         except WorldError as e:

@@ -396,20 +396,27 @@ def read_frontmatter(text: str, first_line: int, path: str) -> tuple[Frontmatter
     try:
         loader = _Loader(text)
     except yaml.reader.ReaderError as exc:
-        line = first_line + text.count("\n", 0, exc.position)
-        detail = BAD_CHARACTER.format(code=exc.character if isinstance(exc.character, int) else 0)
-        return None, [ParseError("Frontmatter", MESSAGE.format(detail=detail), line, path)]
+        line, detail = yaml_problem(exc, text)
+        return None, [ParseError("Frontmatter", MESSAGE.format(detail=detail), first_line + line, path)]
     try:
         top = loader.get_single_node()
         checker = _Checker(loader, text, first_line, path)
         frontmatter = checker.check(top)
         return frontmatter, checker.errors
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = first_line + (mark.line if mark is not None else 0)
-        detail = exc.problem or exc.context or "malformed YAML"
-        return None, [ParseError("Frontmatter", MESSAGE.format(detail=detail), line, path)]
-    except yaml.YAMLError as exc:  # pragma: no cover - every PyYAML error we know is marked
-        return None, [ParseError("Frontmatter", MESSAGE.format(detail=str(exc)), first_line, path)]
+    except yaml.YAMLError as exc:
+        line, detail = yaml_problem(exc, text)
+        return None, [ParseError("Frontmatter", MESSAGE.format(detail=detail), first_line + line, path)]
     finally:
         loader.dispose()
+
+
+def yaml_problem(exc: yaml.YAMLError, text: str) -> tuple[int, str]:
+    """(0-based line in `text`, one-line detail) of a PyYAML error: its
+    problem and mark, or the control character a reader refused."""
+    if isinstance(exc, yaml.reader.ReaderError):
+        code = exc.character if isinstance(exc.character, int) else 0
+        return text.count("\n", 0, exc.position), BAD_CHARACTER.format(code=code)
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        return (mark.line if mark is not None else 0), exc.problem or exc.context or "malformed YAML"
+    return 0, str(exc).split("\n")[0]  # pragma: no cover - every PyYAML error we know is marked

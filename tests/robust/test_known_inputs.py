@@ -198,3 +198,21 @@ def test_results_print_as_valid_utf8(tmp_path):
                                                                     "models.loop()\nreturn messages[#messages].content")))
     results = assert_robust([["run", p], ["run", hello, "--script", world]], tmp_path, files.texts)
     assert [r["out"] for r in results] == ["\ufffd\ufffd\ufffd\ufffd\ufffd\n", "\ufffd\n"]
+
+
+@pytest.mark.parametrize("name, message", [
+    ("control characters", "line 2: the control character U+0001 is not allowed in YAML"),
+    ("alias bomb", "line 6: the YAML's aliases expand to more than 100000 nodes"),
+    ("deep world", "line 1: the YAML nests deeper than 100 levels"),
+    ("huge integers", "line 2: an integer of 5000 digits is too long (the limit is 4300 digits)"),
+    ("nan arguments", "replies[1].tool_calls[1].arguments.x is nan, which has no JSON form"),
+    ("non-string keys", "replies[1].tool_calls[1].arguments has the key 1, which is not text"),
+])
+def test_a_hostile_world_is_a_one_line_usage_error(tmp_path, name, message):
+    from runvil.harness.scripted import ScriptedWorld, WorldError
+
+    path = tmp_path / "w.yaml"
+    path.write_text(WORLDS[name], encoding="utf-8")
+    with pytest.raises(WorldError) as e:
+        ScriptedWorld.load(path)
+    assert str(e.value).endswith(message) and "\n" not in str(e.value)
