@@ -70,7 +70,9 @@ class RunBudget:
 
 class BudgetedState(LuaState):
     """A section VM's Lua state: at each of the sandbox's periodic checks
-    (every 100,000 steps) it also checks the run's budget."""
+    (every 100,000 steps) it also checks the run's budget. It extends the
+    state's own check (`LuaState._tick`) and reads its step countdown
+    (`_armed`, `_steps`): tests/engine/test_run.py fails if those change."""
 
     def __init__(self, budget: RunBudget, **kwargs):
         self.budget = budget
