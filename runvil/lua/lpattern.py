@@ -32,8 +32,8 @@ MAXCCALLS = 200
 #: of Lua code does
 FUEL = 2000
 STEPS_PER_CALL = 16
-#: the most backtracking a regex may risk (well under a second of re),
-#: estimated as the subject's length to the power of the pattern's risk
+#: the most backtracking a regex may risk (well under a second of re), as
+#: estimated from the pattern's risk (see translate) and the subject
 RISKY_WORK = 10**8
 CAP_UNFINISHED = -1
 CAP_POSITION = -2
@@ -186,12 +186,14 @@ _QUANT = {"*": "*", "+": "+", "?": "?", "-": "*?"}
 def translate(p: str):
     """(regex source, position-capture flags, least match length, risk), or
     None when `p` is outside the subset that a regex reproduces exactly.
-    The risk is the degree of the backtracking a failing match may take:
-    each quantified item followed by more items, and each back reference,
-    multiplies the work by the subject's length."""
+    The risk says how long a failing match may backtrack: (runs, refs,
+    chars) where each of `runs` quantified items followed by more items
+    multiplies the work by the longest run of `chars` (the union of their
+    sets) in the subject, and each of `refs` back references by its length."""
     out = []
-    open_quants = 0  # quantified items no later item follows yet
-    risk = 0
+    open_quants = []  # sets of quantified items no later item follows yet
+    risky: set = set()
+    runs = refs = 0
     poscaps = []
     stack = []  # indices of the captures still open
     minlen = 0  # chars every match consumes at least
@@ -223,10 +225,12 @@ def translate(p: str):
                 continue
             if c == "$" and i + 1 == pend:
                 out.append("\\Z")
-                risk += open_quants
+                runs += len(open_quants)
+                risky.update(*open_quants)
                 break
-            risk += open_quants
-            open_quants = 0
+            runs += len(open_quants)
+            risky.update(*open_quants)
+            open_quants = []
             if c == "%" and i + 1 < pend and p[i + 1] in "bf0123456789":
                 d = p[i + 1]
                 if d == "b":
@@ -242,14 +246,15 @@ def translate(p: str):
                 if lvl < 0 or lvl >= len(poscaps) or poscaps[lvl] or lvl in stack:
                     return None
                 out.append(f"(?:\\{lvl + 1})")
-                risk += 1
+                refs += 1
                 i += 2
                 continue
             ep = class_end(p, i)
-            out.append(_set_regex(item_set(p, i, ep)))
+            cs = item_set(p, i, ep)
+            out.append(_set_regex(cs))
             if ep < pend and p[ep] in _QUANT:
                 out.append(_QUANT[p[ep]])
-                open_quants += 1
+                open_quants.append(cs)
                 depth += 1
                 if p[ep] == "+":
                     minlen += 1
@@ -261,6 +266,7 @@ def translate(p: str):
         return None
     if stack or len(poscaps) > MAXCAPTURES or depth > MAXCCALLS:
         return None
+    risk = (runs, refs, re.compile(_set_regex(frozenset(risky)) + "+") if risky else None)
     return "".join(out), tuple(poscaps), minlen, risk
 
 
@@ -483,7 +489,7 @@ class _Matcher:
 class LPattern:
     """A compiled Lua pattern (anchor stripped unless compiled for gmatch)."""
 
-    __slots__ = ("body", "anchor", "regex", "poscaps", "classes", "first", "nonempty", "spans", "risk", "scanned")
+    __slots__ = ("body", "anchor", "regex", "poscaps", "classes", "first", "nonempty", "spans", "risk", "scanned", "safe")
 
     def __init__(self, p: str, gmatch: bool = False):
         self.anchor = not gmatch and p[:1] == "^"
@@ -496,12 +502,13 @@ class LPattern:
             self.regex = None
             self.poscaps = ()
             self.nonempty = False
-            self.risk = 0
+            self.risk = (0, 0, None)
         else:
             self.regex = re.compile(tr[0], re.DOTALL)
             self.poscaps = tr[1]
             self.nonempty = tr[2] > 0  # so re.subn's scan is Lua's
             self.risk = tr[3]
+        self.safe = (None, None)  # the last subject and whether re is safe on it
         # a char every match must start with (lets search skip ahead)
         self.first = None
         if body and body[0] not in "()%[." and not (body == "$"):
@@ -543,20 +550,26 @@ class LPattern:
             return list(m.groups())
         return [m.start(g) + 1 if pos else m.group(g) for g, pos in enumerate(self.poscaps, 1)]
 
-    def regex_for(self, s: str, search: bool = True):
+    def regex_for(self, s: str):
         """The regex, when it is safe on s: re cannot be stopped by the step
         budget, so a pattern whose failing matches could backtrack for long
-        (a search tries every start, one more factor of the length) runs on
-        the metered matcher instead."""
+        on this subject runs on the metered matcher instead."""
         rx = self.regex
-        degree = self.risk + (1 if search else 0)
-        if rx is None or degree <= 1 or len(s) ** degree <= RISKY_WORK:
+        runs, refs, chars = self.risk
+        if rx is None or (runs == 0 and refs == 0):
             return rx
-        return None
+        subject, safe = self.safe
+        if subject is not s:
+            n = len(s)
+            longest = max((m.end() - m.start() for m in chars.finditer(s)), default=0) if runs else 0
+            work = n * (longest + 1) ** runs * (n + 1) ** refs  # a search: every start
+            safe = work <= RISKY_WORK
+            self.safe = (s, safe)
+        return rx if safe else None
 
     def match_at(self, s: str, i: int):
         """The match starting exactly at i, as (i, end, caps), or None."""
-        rx = self.regex_for(s, search=False)
+        rx = self.regex_for(s)
         if rx is not None:
             m = rx.match(s, i)
             if m is None:
