@@ -36,7 +36,7 @@ class RunLimits:
 
     steps: int | None = 200_000_000  # ten blocks' worth of steps
     seconds: float | None = 1800.0  # half an hour, waits on models included
-    section_entries: int | None = 10_000
+    section_entries: int | None = 1_000  # a jump loop ends in about two seconds
 
 
 class RunBudget:

@@ -264,7 +264,7 @@ PING_PONG = ("## A\n\n```lua\nlocal n = 0\nfor i = 1, 50000 do n = n + i end\nju
 
 
 def test_default_run_limits():
-    assert RunLimits() == RunLimits(steps=200_000_000, seconds=1800.0, section_entries=10_000)
+    assert RunLimits() == RunLimits(steps=200_000_000, seconds=1800.0, section_entries=1_000)
 
 
 def test_a_jump_to_itself_ends_at_the_section_entry_limit():
@@ -351,3 +351,11 @@ def test_a_chat_has_no_default_wall_clock_limit():
     run = start("## A\n\n```lua\nreturn 1\n```\n", chat=True)
     assert run.budget.limits == RunLimits(seconds=None)
     finish(run, [])
+
+
+def test_a_jump_loop_at_the_default_limits_ends_within_a_few_seconds():
+    run = start(SELF_JUMP)
+    t0 = time.monotonic()
+    outcome, _ = finish(run, [])
+    assert outcome.error.message.endswith("section entry limit exceeded (1000 section entries)")
+    assert time.monotonic() - t0 < 2 + 6  # about two seconds, and a loaded machine's slack
