@@ -139,6 +139,8 @@ def test_tonumber_of_huge_numerals():
         " tonumber('0x1p-99999'), tonumber('-0x1p99999'), tonumber('0x1p' .. string.rep('9', 5000)),"
         " tonumber('1e' .. string.rep('9', 5000)), tonumber(string.rep('7', 5000), 10) ~= nil)"
     )
+    # with a base, Lua accumulates in 64 bits: a million digits take no quadratic bignum work
+    same_as_lua("print(tonumber(string.rep('7', 1000000), 10), tonumber('ffffffffffffffffff', 16), tonumber('-zz', 36))")
 
 
 def test_next_walk_that_deletes_and_adds_keys():

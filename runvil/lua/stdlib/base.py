@@ -364,7 +364,7 @@ def tonumber(*args):
         d = "0123456789abcdefghijklmnopqrstuvwxyz".find(ch)
         if d < 0 or d >= base:
             return None
-        n = n * base + d
+        n = (n * base + d) & 0xFFFFFFFFFFFFFFFF  # wraps as Lua's unsigned accumulation
     return V.wrap(-n if neg else n)
 
 
