@@ -32,12 +32,21 @@ replies:
 """
 
 
+@pytest.fixture(scope="module")
+def source(tmp_path_factory) -> Path:
+    """A copy of the runvil package: the caches' keys hold its files' times,
+    which other work in a shared checkout may change between two runs."""
+    folder = tmp_path_factory.mktemp("src")
+    shutil.copytree(ROOT / "runvil", folder / "runvil", ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
 @pytest.fixture
-def env(tmp_path):
+def env(tmp_path, source):
     """A process environment with a cache of the test's own and no config."""
     e = {k: v for k, v in os.environ.items() if not k.startswith("RUNVIL_")}
     e["RUNVIL_CACHE_DIR"] = str(tmp_path / "cache")
-    e["PYTHONPATH"] = str(ROOT)
+    e["PYTHONPATH"] = str(source)
     return e
 
 
@@ -108,6 +117,12 @@ def test_with_the_caches_off_a_run_parses_and_writes_nothing(hello, env):
         assert p.returncode == 0 and p.stdout == "echo: hello\n"
         assert "lark" in names
     assert not Path(env["RUNVIL_CACHE_DIR"]).exists()
+
+
+def test_the_commands_run_the_copy(tmp_path, env, source):
+    p = subprocess.run([sys.executable, "-c", "import runvil; print(runvil.__file__)"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert Path(p.stdout.strip()).parent == source / "runvil"
 
 
 def test_version_imports_neither_the_lua_layer_nor_yaml(tmp_path, env):

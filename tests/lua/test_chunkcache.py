@@ -187,21 +187,31 @@ CHUNK_A = "local function mk() return function() return 'from A' end end\nreturn
 CHUNK_B = "local function mk() return function() return 'from B' end end\nreturn mk"
 
 
-def _populate(folder: str) -> None:
-    """In a process of its own (chunk numbers from 1): caches chunk B."""
+def _child(folder: str, fingerprint: bytes) -> None:
+    """A spawned process's cache: the parent's folder and fingerprint (the
+    shared checkout's files may change under a test; the keys must not)."""
     os.environ["RUNVIL_CACHE_DIR"] = folder
+    os.environ.pop("RUNVIL_CACHE", None)
+    diskcache._fingerprint = fingerprint
+
+
+def _populate(folder: str, fingerprint: bytes) -> None:
+    """In a process of its own (chunk numbers from 1): caches chunk B."""
+    _child(folder, fingerprint)
     compile_lua(CHUNK_B, "=B", cache=True)
 
 
-def _mix(folder: str, out) -> None:
+def _mix(folder: str, fingerprint: bytes, out) -> None:
     """Chunk A compiled afresh (number 1, as B's was when cached), then B
     from the cache, both in one state: each closure must stay its own."""
-    os.environ["RUNVIL_CACHE_DIR"] = folder
+    _child(folder, fingerprint)
     st = LuaState()
     a = st.instantiate(compile_lua(CHUNK_A, "=A"))
+    made = []
+    C.compile_tree = lambda *args: made.append(args) or pytest.fail("chunk B was not read from the cache")
     b = st.instantiate(compile_lua(CHUNK_B, "=B", cache=True))
     mk_a, mk_b = st.call(a)[0], st.call(b)[0]
-    out.put((st.call(st.call(mk_a)[0]), st.call(st.call(mk_b)[0])))
+    out.put((st.call(st.call(mk_a)[0]), st.call(st.call(mk_b)[0]), made))
 
 
 def _spawn(target, *args):
@@ -212,18 +222,19 @@ def _spawn(target, *args):
 
 
 def test_a_cached_chunk_never_meets_the_names_of_a_chunk_compiled_here(tmp_path):
-    p = _spawn(_populate, str(tmp_path))
+    fingerprint = diskcache.code_fingerprint()
+    p = _spawn(_populate, str(tmp_path), fingerprint)
     p.join(120)
     assert p.exitcode == 0 and entries(tmp_path)
     out = multiprocessing.get_context("spawn").Queue()
-    p = _spawn(_mix, str(tmp_path), out)
+    p = _spawn(_mix, str(tmp_path), fingerprint, out)
     got = out.get(timeout=120)
     p.join(120)
-    assert got == (("from A",), ("from B",))
+    assert got == (("from A",), ("from B",), [])
 
 
-def _compile_many(folder: str, rounds: int, out) -> None:
-    os.environ["RUNVIL_CACHE_DIR"] = folder
+def _compile_many(folder: str, fingerprint: bytes, rounds: int, out) -> None:
+    _child(folder, fingerprint)
     results = []
     for i in range(rounds):
         src = PROGRAM if i % 2 else f"return {i % 5} * 2, ...\n"
@@ -237,7 +248,7 @@ def test_concurrent_writers_leave_whole_entries(tmp_path):
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
     rounds = 12
-    procs = [_spawn(_compile_many, str(tmp_path), rounds, out) for _ in range(4)]
+    procs = [_spawn(_compile_many, str(tmp_path), diskcache.code_fingerprint(), rounds, out) for _ in range(4)]
     results = [out.get(timeout=180) for _ in procs]
     for p in procs:
         p.join(120)
