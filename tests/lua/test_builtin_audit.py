@@ -11,7 +11,6 @@ the `bad argument` it reports are compared too.
 
 from __future__ import annotations
 
-import itertools
 import random
 import time
 import zlib
@@ -21,7 +20,6 @@ import pytest
 
 from runvil.lua import Limits, LuaState
 from runvil.lua import values as V
-from runvil.lua.errors import LuaError
 from runvil.lua.table import LuaTable
 
 MAXI, MINI = 2**63 - 1, -(2**63)
@@ -166,7 +164,7 @@ def test_audit_covers_every_library():
     for lib in ("string.", "table.", "math.", "utf8.", "os.", "coroutine."):
         assert sum(n.startswith(lib) for n in names) >= 3, lib
     assert {"pcall", "load", "tonumber", "ipairs iterator", "gmatch iterator"} <= set(names)
-    assert len(list(itertools.chain(argument_lists(list(range(80)), 1)))) >= 250
+    assert len(argument_lists(list(range(80)), 1)) >= 250  # "a few hundred argument combinations"
 
 
 # ------------------------------------------------ compared with real Lua 5.4
