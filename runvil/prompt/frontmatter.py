@@ -26,7 +26,8 @@ Decisions (where the spec is silent):
 - A duplicate key (at any level we check) is refused rather than letting the
   last one win silently.
 - **Hostile YAML is a parse error** (the scripted world reads YAML with the
-  same loader): nesting deeper than `MAX_DEPTH` levels, aliases that expand
+  same loader): a frontmatter over `MAX_FRONTMATTER_BYTES`, nesting deeper
+  than `MAX_DEPTH` levels, aliases that expand
   to more than `MAX_NODES` nodes (a "billion laughs" document), an alias
   inside the node it names, an integer of more digits than CPython turns
   into a number (4300), and control characters are each refused with their
@@ -85,7 +86,10 @@ MAX_NODES = 100_000
 #: digits of an integer: CPython's limit for turning text into an int
 MAX_INT_DIGITS = 4300
 TOO_DEEP = "the YAML nests deeper than {limit} levels"
-TOO_MANY_NODES = "the YAML's aliases expand to more than {limit} nodes"
+TOO_MANY_NODES = "the YAML holds more than {limit} nodes (an alias counts as the nodes it names)"
+TOO_BIG_FRONTMATTER = "the frontmatter is {size} bytes; the limit is {limit} bytes"
+#: the frontmatter's size (bytes): PyYAML reads about a megabyte a second
+MAX_FRONTMATTER_BYTES = 256 * 1024
 RECURSIVE_ALIAS = "the alias *{anchor} is inside the node it names"
 TOO_MANY_DIGITS = "an integer of {digits} digits is too long (the limit is {limit} digits)"
 BAD_CHARACTER = "the control character U+{code:04X} is not allowed in YAML"
@@ -393,6 +397,10 @@ def read_frontmatter(text: str, first_line: int, path: str) -> tuple[Frontmatter
     """Parses and checks the YAML `text` whose first line is file line
     `first_line`. Returns the frontmatter (None when invalid) and every
     problem found."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_FRONTMATTER_BYTES:  # reported on the opening `---` line
+        detail = TOO_BIG_FRONTMATTER.format(size=size, limit=MAX_FRONTMATTER_BYTES)
+        return None, [ParseError("Frontmatter", MESSAGE.format(detail=detail), first_line - 1, path)]
     try:
         loader = _Loader(text)
     except yaml.reader.ReaderError as exc:

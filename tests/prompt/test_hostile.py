@@ -63,7 +63,7 @@ def test_a_billion_laughs_is_refused_quickly():
         lines.append(f"x-{name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]")
     start = time.monotonic()
     e = only_error(fm(*lines))
-    assert e.message == FM + f"the YAML's aliases expand to more than {MAX_NODES} nodes"
+    assert e.message == FM + f"the YAML holds more than {MAX_NODES} nodes (an alias counts as the nodes it names)"
     assert time.monotonic() - start < 5
 
 
@@ -166,3 +166,13 @@ def test_a_prompt_with_too_much_lua_is_a_structure_error():
     block = "local s = [[" + "x" * (MAX_BLOCK_BYTES - 100) + "]]"
     e = only_error(doc("# T\n" + "".join(f"\n## S{i}\n\n```lua\n{block}\n```\n" for i in range(3))))
     assert (e.kind, e.message) == ("Structure", f"the prompt's Lua blocks hold more than {MAX_LUA_BYTES} bytes")
+
+
+def test_a_frontmatter_over_the_size_limit_is_refused_before_yaml_reads_it():
+    from runvil.prompt.frontmatter import MAX_FRONTMATTER_BYTES
+
+    e = only_error(fm("x-a: " + "a" * MAX_FRONTMATTER_BYTES))
+    assert (e.kind, e.line) == ("Frontmatter", 1)
+    assert e.message.startswith(FM + "the frontmatter is ")
+    assert e.message.endswith(f"; the limit is {MAX_FRONTMATTER_BYTES} bytes")
+
