@@ -62,7 +62,7 @@ class Context:
         self.body = body
         self.name = name
         self.finished = False
-        self.parent: Context | None = None  # the context that resumed it last
+        self.parent: Context | None = None  # threads: the context that resumed it last
         self._impl = None  # its greenlet or thread, made at the first resume
         self._go = None  # threads: the baton this context waits on
         self._error: BaseException | None = None

@@ -181,6 +181,23 @@ def test_a_state_closes_its_suspended_coroutines_running_their_close_handlers():
     assert not st.coroutines
 
 
+def test_a_close_handler_that_yields_leaves_no_context_behind():
+    # issue 10: "a coroutine whose __close yields leaks its thread"
+    st = LuaState(stdout=lambda s: None)
+    (ok, err) = st.execute(
+        """
+        local co = coroutine.create(function()
+          local x <close> = setmetatable({}, {__close = function() coroutine.yield() end})
+          coroutine.yield()
+        end)
+        coroutine.resume(co)
+        return coroutine.close(co)
+        """
+    )
+    assert (ok, err) == (False, "attempt to yield across a C-call boundary")
+    assert not st.coroutines
+
+
 def test_finished_coroutines_leave_nothing_behind():
     st = LuaState(stdout=lambda s: None)
     st.execute("for i = 1, 500 do local f = coroutine.wrap(function(a) coroutine.yield(a) return a end); f(1); f() end")

@@ -139,6 +139,18 @@ CASES = {
         """,
         "false\tC stack overflow\n197\n",
     ),
+    # a table replacement is no call of its own: only its __index counts
+    "gsub through a table's __index": (
+        """
+        local count = 0
+        local t
+        local function foo() count = count + 1; string.gsub("a", ".", t) end
+        t = setmetatable({}, {__index = foo})
+        print(pcall(foo))
+        print(count)
+        """,
+        "false\tC stack overflow\n197\n",
+    ),
     "sort comparators": (
         """
         local function srt() local t = {2, 1}; table.sort(t, function(a, b) srt() return a < b end) end

@@ -151,11 +151,14 @@ class CCall:
     (runvil.lua.cstack), and a yield inside them raises `attempt to yield
     across a C-call boundary`, as in Lua 5.4."""
 
-    __slots__ = ("co", "n")
+    __slots__ = ("co", "n", "calls")
+
+    def __init__(self, calls: bool = True):
+        self.calls = calls  # False: only no yields (the calls it makes count themselves)
 
     def __enter__(self):
-        n = self.n = C[0] + 1
-        if n >= LUAI_MAXCCALLS:
+        n = self.n = C[0] + self.calls
+        if n >= LUAI_MAXCCALLS and self.calls:
             check(n, False)
         C[0] = n
         co = self.co = RUNNING_CO[0]
@@ -163,7 +166,7 @@ class CCall:
             co.nny += 1
 
     def __exit__(self, *exc):
-        C[0] = self.n - 1
+        C[0] = self.n - self.calls
         if self.co is not None:
             self.co.nny -= 1
 

@@ -268,7 +268,8 @@ def _replacer(repl, tr, src: str):
 def str_gsub(*args):
     repl = args[2] if len(args) >= 3 else None
     if type(repl) is FunctionType or type(repl) is LuaTable:
-        with CCall():  # the replacement runs as C Lua's C call: not yieldable
+        # a function is called (a C call); a table's __index counts as its own
+        with CCall(calls=type(repl) is FunctionType):  # not yieldable either way
             return _gsub(args)
     return _gsub(args)
 
