@@ -192,7 +192,7 @@ def _read(path: str | PathLike) -> tuple[str | None, ParseError | None]:
     with open(path, "rb") as f:
         data = f.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
-        size = Path(path).stat().st_size
+        size = max(Path(path).stat().st_size, len(data))  # a device reports 0
         return None, ParseError("Structure", TOO_BIG_FILE.format(size=size, limit=MAX_FILE_BYTES), 1, str(path))
     try:
         return data.decode("utf-8"), None
