@@ -23,6 +23,7 @@ from .compiled import chunk_ids as _chunk_ids
 from .errors import CALL_SITES, LUA_CODE, LuaSyntaxError
 from .infer import int_locals
 from .resolve import FuncScope, LocalVar, resolve
+from .stepcost import block_cost
 
 
 class Emitter:
@@ -297,7 +298,7 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
 
     def s_While(self, s: A.While, ind: int):
         self.em.emit(ind, f"while {self.cond(s.cond)}:", s.line)
-        self.em.emit(ind + 1, "_S[0] -= 1", s.line)
+        self.em.emit(ind + 1, f"_S[0] -= {1 + block_cost([s.cond, *s.body.stmts])}", s.line)
         self.em.emit(ind + 1, "if _S[0] < 0: _tick()", s.line)
         self.loops.append(self._loop("while", s.body))
         with self.nested(1):
@@ -306,7 +307,7 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
 
     def s_Repeat(self, s: A.Repeat, ind: int):
         self.em.emit(ind, "while True:", s.line)
-        self.em.emit(ind + 1, "_S[0] -= 1", s.line)
+        self.em.emit(ind + 1, f"_S[0] -= {1 + block_cost([*s.body.stmts, s.cond])}", s.line)
         self.em.emit(ind + 1, "if _S[0] < 0: _tick()", s.line)
         self.loops.append(self._loop("repeat", s.body))
         with self.nested(1):
@@ -333,6 +334,7 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
         self.em.emit(ind, f"for {raw} in ({rng} := _forprep({start}, {stop}, {step})):", s.line)
         if v.is_cell:
             self.em.emit(ind + 1, f"{v.pyname} = [{raw}]", s.line)
+        self.charge_body(s.body, ind + 1, s.line)
         loop = self._loop("for", s.body)
         loop["refund"] = f"_refund({rng}, {raw})"
         self.loops.append(loop)
@@ -361,6 +363,7 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
             self.bind(v.pyname)
             if v.is_cell:
                 self.em.emit(ind + 2, f"{v.pyname} = [{r}]", s.line)
+        self.charge_body(s.body, ind + 2, s.line)
         self.loops.append(self._loop("for", s.body))
         # Lua marks a generic for's state as to-be-closed: no tail calls inside
         self.tbc_depth += 1
@@ -374,6 +377,14 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
         # left by break, goto or return: closed now, with no error
         self.em.emit(ind, "finally:", s.line)
         self.em.emit(ind + 1, f"{it}.close()", s.line)
+
+    def charge_body(self, body: A.Block, ind: int, line: int):
+        """A for loop's iterations cost a step each already: what its body
+        costs beyond that (stepcost.py) is charged here."""
+        extra = block_cost(body.stmts)
+        if extra:
+            self.em.emit(ind, f"_S[0] -= {extra}", line)
+            self.em.emit(ind, "if _S[0] < 0: _tick()", line)
 
     def s_Return(self, s: A.Return, ind: int):
         self.emit_return(self.return_value(s.exprs), ind, s.line)
@@ -491,7 +502,7 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
         params = [f"{v.pyname}=None" for v in fn.param_vars]
         params.append("*VA" if fn.is_vararg else "*_")
         em.emit(1, f"def {fname}({', '.join(params)}):", line)
-        em.emit(2, "_S[0] -= 1", line)
+        em.emit(2, f"_S[0] -= {1 + block_cost(fn.body.stmts)}", line)
         em.emit(2, "if _S[0] < 0: _tick()", line)
         for v in fn.param_vars:
             if v.is_cell:

@@ -13,6 +13,7 @@ from types import FunctionType
 from . import values as V
 from .cstack import meta_call
 from .errors import CoroutineKill, LuaError, rt_error
+from .stepcost import IPAIRS_ITEM_COST, NEXT_ITEM_COST
 from .table import LuaTable
 from .values import EMPTY, TAILCALL, Multi
 
@@ -204,31 +205,36 @@ def make_giter(steps: list, tick, next_fn, ipairs_aux):
 
             got = V.type_name(s)
             raise ArgError(1, "for iterator", f"table expected, got {got}", current_where())
+        cost = 1
         if f is next_fn and type(s) is LuaTable and c is None:
-            it = _walk_next(s, n)
+            it, cost = _walk_next(s, n), NEXT_ITEM_COST
         elif f is ipairs_aux and type(s) is LuaTable and s.meta is None and c == 0:
-            it = _walk_ipairs(s, n)
+            it, cost = _walk_ipairs(s, n), IPAIRS_ITEM_COST
         else:
             walk = getattr(f, "lua_walk", None) if type(f) is FunctionType else None
-            it = walk(n) if walk is not None else _walk_calls(f, s, c, n)
+            if walk is not None:  # the sandbox pairs' own walk
+                it, cost = walk(n), NEXT_ITEM_COST
+            else:
+                it = _walk_calls(f, s, c, n)
         if close is None:
-            return _charged(it, steps, tick)
-        return _closing(_charged(it, steps, tick), close)
+            return _charged(it, steps, tick, cost)
+        return _closing(_charged(it, steps, tick, cost), close)
 
     return giter
 
 
-def _charged(it, steps, tick):
+def _charged(it, steps, tick, cost: int):
+    """Charges `cost` steps an item (stepcost.py), 64 items at a time."""
     k = 0
     for x in it:
         k += 1
         if k == 64:
-            steps[0] -= 64
+            steps[0] -= 64 * cost
             k = 0
             if steps[0] < 0:
                 tick()
         yield x
-    steps[0] -= k
+    steps[0] -= k * cost
 
 
 def _closing(it, close):

@@ -1,0 +1,101 @@
+"""Step costs: how many steps one loop iteration or function entry charges,
+so that every loop shape spends the step budget in about the same time
+(issue 10: from 2 s to 52 s, and more, before).
+
+A step is about one trip round an empty loop. The straight-line code a step
+point runs until the next one (a loop body without its nested loops and
+functions, a function body likewise) is weighed at compile time: a call
+costs what the named function typically costs in steps (`s:gsub` far more
+than `type`), a concatenation or a table constructor a little. So the
+charge is deterministic and free at run time: it is folded into the one
+decrement the step point already does.
+"""
+
+from __future__ import annotations
+
+from . import ast as A
+
+#: a call of a function of this name (method, field or global), in steps
+CALL_COSTS = {
+    "find": 40, "match": 40, "gmatch": 20, "gsub": 60, "format": 20, "rep": 6, "sort": 60, "concat": 8,
+    "pcall": 25, "xpcall": 25, "error": 25, "tostring": 4, "tonumber": 3, "insert": 4, "remove": 4,
+    "unpack": 4, "pack": 4, "sub": 3, "byte": 3, "char": 3, "upper": 3, "lower": 3, "reverse": 3, "len": 2,
+    "setmetatable": 3, "select": 2, "print": 10, "load": 100, "wrap": 30, "create": 30, "resume": 20,
+    "yield": 20, "encode": 40, "decode": 40,
+}  # fmt: skip
+#: any other call (a Lua function's entry charges its own body as well)
+CALL_COST = 3
+#: `..` and a table constructor; any other operator or an indexing
+CONCAT_COST = 2
+TABLE_COST = 2
+OP_COST = 1
+#: the method lookup of `o:m()` (on a string: through its metatable)
+METHOD_COST = 2
+#: one item of a native `pairs` / `ipairs` walk (runtime.make_giter)
+NEXT_ITEM_COST = 4
+IPAIRS_ITEM_COST = 3
+
+_NESTED = (A.While, A.Repeat, A.NumericFor, A.GenericFor, A.Function)
+
+
+def block_cost(stmts: list) -> int:
+    """Steps for running stmts once, not counting nested loops' and
+    functions' bodies (they charge for themselves)."""
+    total = 0
+    stack = list(stmts)
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is A.Call:
+            total += CALL_COSTS.get(_callee_name(n), CALL_COST)
+        elif t is A.MethodCall:
+            total += CALL_COSTS.get(n.method, CALL_COST) + METHOD_COST
+        elif t is A.BinOp:
+            total += CONCAT_COST if n.op == ".." else OP_COST
+        elif t is A.UnOp or t is A.Index:
+            total += OP_COST
+        elif t is A.Table:
+            total += TABLE_COST
+        if t in _NESTED:
+            # the loop's header expressions run here; its body counts itself
+            stack.extend(_header(n))
+            continue
+        stack.extend(_children(n))
+    return total
+
+
+def _callee_name(n) -> str | None:
+    if type(n) is A.MethodCall:
+        return n.method
+    f = n.func
+    if type(f) is A.Name:
+        return f.name
+    if type(f) is A.Index and type(f.key) is A.String:
+        return f.key.value
+    return None
+
+
+def _header(n) -> list:
+    t = type(n)
+    if t is A.While:
+        return [n.cond]
+    if t is A.NumericFor:
+        return [e for e in (n.start, n.stop, n.step) if e is not None]
+    if t is A.GenericFor:
+        return list(n.exprs)
+    return []
+
+
+def _children(n) -> list:
+    out = []
+    for a in type(n).__attrs_attrs__:
+        v = getattr(n, a.name)
+        if isinstance(v, A.Node):
+            out.append(v)
+        elif isinstance(v, list):
+            for x in v:
+                if isinstance(x, A.Node):
+                    out.append(x)
+                elif isinstance(x, tuple):  # If.tests: (cond, block)
+                    out.extend(y for y in x if isinstance(y, A.Node))
+    return out
