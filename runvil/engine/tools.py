@@ -51,7 +51,7 @@ def open_tools(vm):
 
     def pack_tool(fn, spec):
         if type(spec) is not str or spec.count("/") != 1:
-            raise_lua(BAD_TOOL_NAME.format(fn=fn, got=repr(from_lua_str(spec)) if type(spec) is str else _tname(spec)))
+            raise_lua(BAD_TOOL_NAME.format(fn=fn, got=f"'{from_lua_str(spec)}'" if type(spec) is str else _tname(spec)))
         pack, tool = from_lua_str(spec).split("/")
         check_pack(fn, pack)
         tools = run.packs[pack]

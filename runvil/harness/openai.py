@@ -144,7 +144,8 @@ class ReplyBuilder:
             self.model = str(data["model"])
         if isinstance(data.get("usage"), dict):
             self.usage = _usage(data["usage"])
-        for choice in data.get("choices") or ():
+        choices = data.get("choices")
+        for choice in choices if isinstance(choices, list) else ():
             if not isinstance(choice, dict) or (choice.get("index") or 0) != 0:
                 continue
             delta = choice.get("delta")

@@ -186,3 +186,13 @@ return found .. '|' .. tostring(ok)
     assert run.outcome.result == "found|false"
     events = [(e.type, e.data["name"], e.data.get("message")) for e in run.events.events if e.type.startswith("tool_call")]
     assert events == [("tool_call_succeeded", "web/search", None), ("tool_call_failed", "web/search", "backend down")]
+
+
+def test_a_bound_tool_name_is_quoted_as_written_not_as_a_python_repr():
+    got, _, _ = run_block("""
+local _, a = pcall(tools.offer, "it's")
+local _, b = pcall(tools.call, 'a/b/c', {})
+return tostring(a) .. '|' .. tostring(b)
+""")
+    assert got == ("tools.offer: a bound tool is named 'pack/tool', got 'it's'"
+                   "|tools.call: a bound tool is named 'pack/tool', got 'a/b/c'")

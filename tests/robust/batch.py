@@ -81,7 +81,6 @@ def problems(argv: list[str], result: dict) -> list[str]:
 #: the owner, until the fix lands
 KNOWN_ELSEWHERE = {
     "Exceeds the limit (4300 digits)": "compiler: 5,000-digit numerals (CPython's int-string limit)",
-    "TypeError: 'float' object is not iterable": "providers: a reply body {\"choices\": NaN}",
 }
 
 
