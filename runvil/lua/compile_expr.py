@@ -361,9 +361,10 @@ class ExprCompiler:
             f"({o}.hash.get({name}) or (({m} := {o}.meta) is not None and type({i} := {m}.hash.get('__index')) is _Table"
             f" and {i}.hash.get({name})) or _index({o}, {name}))"
         )
+        d = self.drepr(n.obj)
         return (
             f"{self.call_mark(n)}({f} if type({o} := {self.expr(n.obj)}) is _Table and type({f} := {lookup}) is _FT"
-            f" else _method({o}, {name}, {self.drepr(n.obj)}))({o}{comma}{args})"
+            f" else _smethod({o}, {name}, {d}) if type({o}) is str else _method({o}, {name}, {d}))({o}{comma}{args})"
         )
 
     def call_mark(self, n) -> str:
@@ -437,6 +438,9 @@ class ExprCompiler:
 
     def explist_tuple(self, exprs: list, n) -> str:
         """A tuple of the list's values: exactly n of them, or all (n None)."""
+        if n is not None and len(exprs) == 1 and type(exprs[0]) in (A.Call, A.MethodCall):
+            # `local a, b = f()`: the raw result adjusted at once, no tuple built around it
+            return f"_fixed({self.raw_call(exprs[0])}, {n})"
         parts = [self.expr(e) for e in exprs[:-1]]
         last = exprs[-1]
         if type(last) in (A.Call, A.MethodCall, A.Vararg):

@@ -68,6 +68,13 @@ def tmixed(vals: list, layout: tuple) -> LuaTable:
     return t
 
 
+def fixed(r, n: int) -> tuple:
+    """Exactly n values of a call's raw result (a value or a Multi)."""
+    if type(r) is not Multi:
+        return (r,) + (None,) * (n - 1)
+    return adjust(V.expand(r), n)
+
+
 def adjust(values: tuple, n: int) -> tuple:
     """Exactly n values: truncated or padded with nils."""
     m = len(values)
@@ -402,6 +409,8 @@ def base_namespace() -> dict:
         "_tnamed": tnamed,
         "_tmixed": tmixed,
         "_adjust": adjust,
+        "_fixed": fixed,
+        "_smethod": V.string_method,
         "_tbc_check": _tbc_check,
         "_tbc_close": _tbc_close,
         "_GotoSignal": GotoSignal,

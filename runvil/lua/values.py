@@ -322,6 +322,20 @@ def method_of(o, name: str, desc=None):
     return callable_of(f, f"method '{name}'")
 
 
+def string_method(s: str, name: str, desc=None):
+    """`s:name(...)` on a string: the function in the string metatable's
+    `__index` table, without the general lookup; anything else (a changed
+    metatable, a missing method) goes the general way, with its errors."""
+    m = string_meta()
+    if m is not None:
+        i = m.hash.get("__index")
+        if type(i) is LuaTable:
+            f = i.hash.get(name)
+            if type(f) is FunctionType:
+                return f
+    return method_of(s, name, desc)
+
+
 def call1(f, *args):
     """Calls f and returns its first result."""
     return first(call(f, *args))
