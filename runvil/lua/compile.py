@@ -278,8 +278,16 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
             )
             self.em.emit(ind, f"elif type({o}) is _Table and {o}.meta is None: {o}.set_str({k}, {value})", sline)
         else:
+            # a value for an existing slot of the array part is stored in place
+            a = self.temp()
             self.em.emit(
-                ind, f"if type({o}) is _Table and {o}.meta is None and type({k}) is int: {o}.set_int({k}, {value})", sline
+                ind,
+                f"if type({o}) is _Table and type({k}) is int and {value} is not None and 0 < {k} <= len({a} := {o}.arr)"
+                f" and {a}[{k} - 1] is not None: {a}[{k} - 1] = {value}",
+                sline,
+            )
+            self.em.emit(
+                ind, f"elif type({o}) is _Table and {o}.meta is None and type({k}) is int: {o}.set_int({k}, {value})", sline
             )
         self.em.emit(ind, f"else: _setindex({o}, {k}, {value}, {dtext})", sline)
 

@@ -309,6 +309,14 @@ class ExprCompiler:
             )
         if self.is_pure(o) and self.is_pure(k):
             ot, kt = self.expr(o), self.expr(k)
+            if self.is_int(k):
+                # an integer key: the array part read in place
+                a = self.temp()
+                return (
+                    f"({v} if type({ot}) is _Table and ((0 < {kt} <= len({a} := {ot}.arr) and ({v} := {a}[{kt} - 1])"
+                    f" is not None) or ({v} := {ot}.get({kt})) is not None or {ot}.meta is None)"
+                    f" else {m}_index({ot}, {kt}, {d}))"
+                )
             return (
                 f"({v} if type({ot}) is _Table and (({v} := {ot}.get({kt})) is not None or {ot}.meta is None)"
                 f" else {m}_index({ot}, {kt}, {d}))"
