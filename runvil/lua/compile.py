@@ -23,7 +23,7 @@ from .compiled import chunk_ids as _chunk_ids
 from .errors import CALL_SITES, LUA_CODE, LuaSyntaxError
 from .infer import int_locals
 from .resolve import FuncScope, LocalVar, resolve
-from .stepcost import block_cost
+from .compile_steps import block_cost
 
 
 class Emitter:

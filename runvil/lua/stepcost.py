@@ -9,11 +9,12 @@ costs what the named function typically costs in steps (`s:gsub` far more
 than `type`), a concatenation or a table constructor a little. So the
 charge is deterministic and free at run time: it is folded into the one
 decrement the step point already does.
+
+This module holds the costs alone, so the runtime can read them without
+the AST; the compiler's weighing of a block is compile_steps.py.
 """
 
 from __future__ import annotations
-
-from . import ast as A
 
 #: a call of a function of this name (method, field or global), in steps
 CALL_COSTS = {
@@ -34,68 +35,3 @@ METHOD_COST = 2
 #: one item of a native `pairs` / `ipairs` walk (runtime.make_giter)
 NEXT_ITEM_COST = 4
 IPAIRS_ITEM_COST = 3
-
-_NESTED = (A.While, A.Repeat, A.NumericFor, A.GenericFor, A.Function)
-
-
-def block_cost(stmts: list) -> int:
-    """Steps for running stmts once, not counting nested loops' and
-    functions' bodies (they charge for themselves)."""
-    total = 0
-    stack = list(stmts)
-    while stack:
-        n = stack.pop()
-        t = type(n)
-        if t is A.Call:
-            total += CALL_COSTS.get(_callee_name(n), CALL_COST)
-        elif t is A.MethodCall:
-            total += CALL_COSTS.get(n.method, CALL_COST) + METHOD_COST
-        elif t is A.BinOp:
-            total += CONCAT_COST if n.op == ".." else OP_COST
-        elif t is A.UnOp or t is A.Index:
-            total += OP_COST
-        elif t is A.Table:
-            total += TABLE_COST
-        if t in _NESTED:
-            # the loop's header expressions run here; its body counts itself
-            stack.extend(_header(n))
-            continue
-        stack.extend(_children(n))
-    return total
-
-
-def _callee_name(n) -> str | None:
-    if type(n) is A.MethodCall:
-        return n.method
-    f = n.func
-    if type(f) is A.Name:
-        return f.name
-    if type(f) is A.Index and type(f.key) is A.String:
-        return f.key.value
-    return None
-
-
-def _header(n) -> list:
-    t = type(n)
-    if t is A.While:
-        return [n.cond]
-    if t is A.NumericFor:
-        return [e for e in (n.start, n.stop, n.step) if e is not None]
-    if t is A.GenericFor:
-        return list(n.exprs)
-    return []
-
-
-def _children(n) -> list:
-    out = []
-    for a in type(n).__attrs_attrs__:
-        v = getattr(n, a.name)
-        if isinstance(v, A.Node):
-            out.append(v)
-        elif isinstance(v, list):
-            for x in v:
-                if isinstance(x, A.Node):
-                    out.append(x)
-                elif isinstance(x, tuple):  # If.tests: (cond, block)
-                    out.extend(y for y in x if isinstance(y, A.Node))
-    return out

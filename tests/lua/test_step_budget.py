@@ -16,7 +16,7 @@ import pytest
 
 from runvil.lua import LimitExceeded, LuaState
 from runvil.lua.state import Limits
-from runvil.lua.stepcost import block_cost
+from runvil.lua.compile_steps import block_cost
 
 SHAPES = {
     "empty numeric for": "for i = 1, math.huge do end",
