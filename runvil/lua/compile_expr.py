@@ -654,10 +654,12 @@ class ExprCompiler:
             e = e.right
         ops.append(e)
         if len(ops) == 2:
-            a, b, r = self.temp(), self.temp(), self.temp()
+            a, b = self.temp(), self.temp()
             x, y = self.expr(ops[0]), self.expr(ops[1])
+            # short strings join inline; a long result is reserved (memory
+            # limit) before it is built, in _concat
             return (
-                f"({r} if type({a} := {x}) is type({b} := {y}) is str and len({r} := {a} + {b}) <= _MAXS[0]"
+                f"({a} + {b} if type({a} := {x}) is type({b} := {y}) is str and len({a}) + len({b}) <= {V.INLINE_CONCAT}"
                 f" else \x01{line}\x02_concat({a}, {b}, {self.drepr(ops[0])}, {self.drepr(ops[1])}))"
             )
         parts = ", ".join(self.expr(o) for o in ops)

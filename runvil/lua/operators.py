@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from . import values as _values  # reserve_memory, defined after values imports this module
 from .cstack import meta_call
 from .errors import rt_error
 from .numbers import DEFAULT_NAN, INF, MAXI, float_to_int, fmt_number, tonumber, wrap
@@ -310,9 +311,14 @@ def _compare_error(a, b):
 def concat(a, b, da=None, db=None):
     ta, tb = type(a), type(b)
     if (ta is str or ta is int or ta is float) and (tb is str or tb is int or tb is float):
-        s = (a if ta is str else fmt_number(a)) + (b if tb is str else fmt_number(b))
-        check_string_size(len(s))
-        return s
+        a = a if ta is str else fmt_number(a)
+        b = b if tb is str else fmt_number(b)
+        n = len(a) + len(b)
+        if n > INLINE_CONCAT:
+            _values.reserve_memory(n)  # counted against the memory limit before it is built
+        else:
+            check_string_size(n)
+        return a + b
     h = getmetamethod(a, "__concat")
     if h is None:
         h = getmetamethod(b, "__concat")
@@ -346,6 +352,10 @@ def length(v, desc=None):
 
 #: the largest string an operation may build; the sandbox lowers it
 MAX_STRING = [2**31]
+
+
+#: the longest result of `..` built inline; a longer one is reserved first
+INLINE_CONCAT = 65536
 
 
 def check_string_size(n: int) -> None:

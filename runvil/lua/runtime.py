@@ -361,7 +361,10 @@ def concatn(parts: tuple, descs: tuple):
     """`a .. b .. c ...`: joins strings at once, else right to left as Lua."""
     if all(type(p) is str for p in parts):
         n = sum(map(len, parts))
-        V.check_string_size(n)
+        if n > V.INLINE_CONCAT:
+            V.reserve_memory(n)
+        else:
+            V.check_string_size(n)
         return "".join(parts)
     acc = parts[-1]
     for i in range(len(parts) - 2, -1, -1):

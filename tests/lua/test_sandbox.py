@@ -105,6 +105,23 @@ def test_memory_limit_on_strings():
     assert out[0].startswith("false\t") and "memory limit exceeded" in out[0]
 
 
+def test_a_long_concatenation_is_refused_before_it_is_built():
+    """`..` reserves a long result against the memory limit before building
+    it (issue 10: check the size a builtin is about to build first): doubling
+    a string under a 64 MB limit stops without ever holding far more."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        out = run("local s = ('x'):rep(2^20) print(pcall(function() for i = 1, 40 do s = s .. s end end))",
+                  memory=64 * 1024 * 1024)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert out[0].startswith("false\t") and "memory limit exceeded (67108864 bytes)" in out[0]
+    assert peak < 80 * 1024 * 1024  # the 64 MB string, never the 128 MB one (104 MB before)
+
+
 def test_memory_limit_on_table_growth():
     out = run(
         "print(pcall(function() local t = {} for i = 1, 10^9 do t[i] = {i} end end))",
