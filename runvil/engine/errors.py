@@ -8,7 +8,8 @@ message that `tostring(err)` returns; `error(err)` re-raises the same value.
 from __future__ import annotations
 
 from ..lua import LuaError, LuaTable, Userdata
-from ..lua.values import tostring_basic
+from ..lua.errors import caller_where
+from ..lua.values import getmetamethod, tostring, tostring_basic, type_name
 
 #: error value kind -> run error kind (spec/runvil.md §5, "Run error kinds")
 RUN_ERROR_KIND = {
@@ -32,8 +33,6 @@ class ErrorValue(Userdata):
     lua_type_name = "userdata"
 
     def __init__(self, kind: str, message: str, **fields):
-        from ..lua.errors import caller_where
-
         assert kind in RUN_ERROR_KIND, kind
         self.kind = kind
         self.message = message
@@ -66,8 +65,6 @@ class ErrorValue(Userdata):
 def message_type(v) -> str:
     """A value's type name in Engine messages (spec/runvil.md §12): `integer`
     for an integer, `number` for a float, otherwise Lua's `type()` name."""
-    from ..lua.values import type_name
-
     if type(v) is int:
         return "integer"
     if type(v) is float:
@@ -110,8 +107,6 @@ def run_error_from(value) -> RunError:
     if type(value) is str:
         return RunError("Lua", _text(value))
     if type(value) is LuaTable:
-        from ..lua.values import getmetamethod, tostring
-
         if getmetamethod(value, "__tostring") is not None:
             try:
                 return RunError("Lua", _text(tostring(value)))

@@ -40,6 +40,7 @@ import weakref
 
 from ..lua import LuaTable, Userdata
 from ..lua.errors import builtin
+from ..lua.stdlib import lib_table
 from ..lua.values import MAXI, MINI, check_string_size, type_name
 from .errors import message_type, raise_lua
 
@@ -173,12 +174,11 @@ class _Refusal(Exception):
 def record_views(ud):
     """The default `views` hook: a record view (`messages[i]`) inside a table
     converts to the JSON form of its record, meta included
-    (conversations.md "Using a view as a record"); other userdata have none."""
-    from .conversation.views import RecordView
-
-    if isinstance(ud, RecordView):
-        return copy_json(ud.record.as_json())
-    return NO_JSON_FORM
+    (conversations.md "Using a view as a record"); other userdata have none.
+    A userdata class with a JSON form says so with a `json_form` method, so
+    this module needs no knowledge of the conversation's classes."""
+    form = getattr(type(ud), "json_form", None)
+    return NO_JSON_FORM if form is None else form(ud)
 
 
 _NESTED_VIEWS = object()
@@ -433,8 +433,6 @@ def json_array(*args):
 
 def open_json(state) -> None:
     """Installs the `json` global table in a LuaState."""
-    from ..lua.stdlib import lib_table
-
     lib = lib_table({"encode": json_encode, "decode": json_decode, "array": json_array}, "json.")
     lib.set_str("null", JSON_NULL)
     state.set_global("json", lib)

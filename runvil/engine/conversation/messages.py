@@ -12,7 +12,9 @@ from ...lua import Multi, Userdata
 from ...lua.errors import builtin
 from ...lua.values import float_to_int
 from ..errors import raise_lua
+from .precheck import Anchor
 from .records import LATE_SYSTEM, RecordError, late_system_position, record_from_builder, record_from_table
+from .replace import replace_records
 from .views import RecordView
 
 ASSIGN_GLOBAL = (
@@ -31,8 +33,6 @@ class MessageList(Userdata):
     __slots__ = ("records", "vm", "_methods", "last_sent", "anchor", "compose_state")
 
     def __init__(self, vm=None):
-        from .precheck import Anchor
-
         self.records: list = []
         self.vm = vm
         self.last_sent: list = []  # the composed messages of the last send
@@ -143,8 +143,6 @@ def _methods_of(lst: MessageList) -> dict:
         return add(rec)
 
     def replace(*args):
-        from .replace import replace_records
-
         a = check_self("replace", args)
         return replace_records(lst, a)
 

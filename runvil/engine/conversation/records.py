@@ -8,7 +8,8 @@ Edits build new records, so anything derived from a record can be cached.
 
 from __future__ import annotations
 
-from ..jsonlib import NotJSON, json_size, to_json
+from ..jsonlib import JSON_NULL, NotJSON, json_size, to_json
+from .views import RecordView
 
 ROLES = ("system", "user", "assistant", "tool")
 META_LIMIT = 8192
@@ -82,8 +83,6 @@ class Record:
 
 def record_from_table(value, n: int) -> Record:
     """append/replace: a whole Lua record table (or view) at position n."""
-    from .views import RecordView
-
     if isinstance(value, RecordView):
         return value.record
     if value is None:
@@ -118,8 +117,6 @@ def record_from_builder(role: str, n: int, content, tool_calls=None, tool_call_i
 
 
 def _is_null(v) -> bool:
-    from ..jsonlib import JSON_NULL
-
     return v is JSON_NULL
 
 
