@@ -1,39 +1,40 @@
-"""Models (spec/runvil.md §6): the `models` global — roles, `use`, `default`,
-`get` and handles, `infer` — and one model round as an effect."""
+"""Models (spec/runvil.md §6; conversations.md "Loop arguments and
+errors"): the `models` global — roles, `use`, `default`, `get` and
+handles, `infer`, `loop` and `compact` with their arguments checked. The
+rounds themselves are conversation/rounds.py's, the loop
+conversation/loop.py's."""
 
 from __future__ import annotations
+
+from types import FunctionType
 
 from ..lua import Multi, Userdata
 from ..lua.errors import builtin
 from ..lua.stdlib import lib_table
-from .effects import ModelFailure, ModelReply, ModelRound
-from .errors import engine_error, message_type, raise_lua
-
-MISSING_MODEL = "no model selected; call models.use(role) or models.default(role) first"
-EMPTY_REPLY = "the model replied with no text and no tool calls"
-REASONING_IGNORED = ": reasoning content was present but ignored"
-EMPTY_FALLBACK = "empty model reply"
-REJECTED = "the model backend rejected the request (status {status})"
-UNREACHABLE = "the model backend could not be reached: {detail}"
-RAW_MODEL_CONTEXT = 8192
-
-OVERFLOW_PHRASES = (
-    "context length",
-    "context window",
-    "context size",
-    "context_length_exceeded",
-    "maximum context length",
-    "prompt is too long",
-    "too many tokens",
-    "exceeds the available context size",
-    "exceed_context_size",
-    "input is too long",
-    "exceeds the maximum number of tokens",
-    "too large for model",
+from .conversation.compaction import NOT_A_FUNCTION, exhausted, models_compact
+from .conversation.loop import run_loop
+from .conversation.precheck import admit, estimate
+from .conversation.rounds import (
+    EMPTY_REPLY,  # noqa: F401  the Harness's empty-reply phrase, read from here
+    REJECTED,  # noqa: F401  the Harness's rejection text, read from here
+    context_of,
+    current_role,
+    empty_reply_error,
+    failure_error,
+    failure_message,  # noqa: F401  read from here by the Harness's tests
+    is_overflow,
+    reserve_of,
+    send_round,
 )
+from .effects import ModelFailure
+from .errors import message_type, raise_lua
+from .strings import from_lua_str, to_lua_str
 
-
-type_for_message = message_type  # type names in Engine messages (spec/runvil.md §12)
+TAKES = "models.loop takes (compactor?)"
+TAKES_HANDLE = "models.loop takes (compactor?); call handle:loop(compactor?) to run on a model handle"
+H_TAKES = "handle:loop takes (compactor?)"
+H_RECEIVER = "call loop on a model handle with a colon: handle:loop(compactor?)"
+ALREADY_RUNNING = "a loop or a compactor is already running in this section; ask a side question with models.infer(prompt)"
 
 
 class ModelHandle(Userdata):
@@ -55,8 +56,6 @@ class ModelHandle(Userdata):
 
         @builtin
         def h_loop(*args):
-            from .conversation.loop import H_RECEIVER, check_loop_args
-
             if not args or not isinstance(args[0], ModelHandle):
                 raise_lua(H_RECEIVER)
             return loop(vm, args[0].name, check_loop_args(vm, args[0], args[1:]))
@@ -65,8 +64,6 @@ class ModelHandle(Userdata):
 
     def lua_index(self, key):
         if key == "name":
-            from .vm import to_lua_str
-
             return to_lua_str(self.name)
         if key == "context":
             return self.context
@@ -81,11 +78,9 @@ def open_models(vm):
     roles = run.prompt.frontmatter.models
 
     def role_arg(fname, args) -> str:
-        from .vm import from_lua_str
-
         v = args[0] if args else None
         if type(v) is not str:
-            raise_lua(f"models.{fname} needs a model role name, got {type_for_message(v)}")
+            raise_lua(f"models.{fname} needs a model role name, got {message_type(v)}")
         return from_lua_str(v)
 
     def use(*args):
@@ -112,13 +107,9 @@ def open_models(vm):
         return infer(vm, None, args[0] if args else None)
 
     def m_loop(*args):
-        from .conversation.loop import check_loop_args
-
         return loop(vm, None, check_loop_args(vm, None, args))
 
     def compact(*args):
-        from .conversation.compaction import models_compact
-
         return models_compact(vm, args)
 
     return lib_table(
@@ -126,159 +117,12 @@ def open_models(vm):
     )
 
 
-def context_of(run, name: str) -> int:
-    b = run.bindings.get(name)
-    opts = run.prompt.frontmatter.models.get(name)
-    if opts is not None and getattr(opts, "context", None):
-        return opts.context
-    return b.context if b is not None else RAW_MODEL_CONTEXT
-
-
-def reserve_of(vm, role: str):
-    """(context window, max_tokens of the model in use, model id) for the
-    precheck: the role's options first, then the bound model's."""
-    run = vm.run
-    binding = run.bindings.get(role)
-    opts = run.prompt.frontmatter.models.get(role)
-    max_tokens = getattr(opts, "max_tokens", None) if opts is not None else None
-    if max_tokens is None and binding is not None:
-        max_tokens = binding.max_tokens
-    return context_of(run, role), max_tokens, binding.id if binding is not None else role
-
-
-def current_role(vm) -> str:
-    role = vm.role or vm.run.default_role
-    if role is None:
-        raise engine_error("missing_model", MISSING_MODEL)
-    return role
-
-
-# ------------------------------------------------------------------ rounds
-
-
-def send_round(vm, role: str, messages: list, tools: list, origin: str):
-    """Posts one model round and waits for its answer (a ModelReply or a
-    ModelFailure)."""
-    from .run import ModelBinding
-
-    run = vm.run
-    binding = run.bindings.get(role) or ModelBinding(role, RAW_MODEL_CONTEXT)
-    opts = run.prompt.frontmatter.models.get(role)
-    options = {}
-    if opts is not None:
-        for k in ("temperature", "top_p", "max_tokens", "thinking"):
-            v = getattr(opts, k, None)
-            if v is not None:
-                options[k] = v
-    if "max_tokens" not in options and binding.max_tokens is not None:
-        options["max_tokens"] = binding.max_tokens
-    effect = ModelRound(
-        id=run.sched.new_id(),
-        role=role,
-        model=binding.name or binding.id,
-        origin=origin,
-        messages=tuple(messages),
-        tools=tuple(tools),
-        options=options,
-    )
-    if run.debug:
-        run.events.emit("debug_request", vm.execution_id, vm.section, round=effect.id, role=role, model=effect.model,
-                        origin=origin, messages=list(messages), tools=list(tools), options=options)
-    (answer,) = run.sched.await_effects([effect])
-    if run.debug and not (isinstance(answer, ModelReply) and answer.empty):  # an empty reply has no bodies
-        body = ({"status": answer.status, "body": answer.body, "stream_error": answer.stream_error,
-                 "unreachable": answer.unreachable} if isinstance(answer, ModelFailure) else
-                {"text": answer.text, "tool_calls": [dict(c) for c in answer.tool_calls],
-                 "finish_reason": answer.finish_reason, "usage": answer.usage, "reasoning": answer.reasoning})
-        run.events.emit("debug_response", vm.execution_id, vm.section, round=effect.id, **body)
-    turn = report_round(vm, effect, answer)
-    vm.last_turn = turn
-    return answer
-
-
-def report_round(vm, effect: ModelRound, answer) -> int | None:
-    """The events of one answered round, in the chapter's order ("The round
-    counter and what each round reports"): completed, thinking, truncated,
-    the reply. A round that returns a reply advances the run's round
-    counter (its turn, returned); a failed round leaves it and reports no
-    response body."""
-    run = vm.run
-    emit = run.events.emit
-    where = (vm.execution_id, vm.section)
-    if isinstance(answer, ModelFailure):
-        emit("model_turn_failed", *where, round=effect.id, origin=effect.origin, model=effect.model,
-             status=answer.status, message=failure_message(answer))
-        return None
-    run.turns += 1
-    turn = run.turns
-    served_by = answer.model or effect.model
-    emit("model_turn_completed", *where, round=effect.id, turn=turn, origin=effect.origin, model=served_by,
-         finish_reason=answer.finish_reason, usage=answer.usage,
-         message=empty_reply_message(answer) if answer.empty else None)
-    if answer.reasoning:
-        emit("thinking", *where, round=effect.id, origin=effect.origin, model=served_by, text=answer.reasoning)
-    if answer.finish_reason == "length" and answer.text.strip() and not answer.tool_calls:
-        # a text reply cut short: an empty one has nothing truncated
-        emit("model_turn_truncated", *where, round=effect.id, origin=effect.origin)
-    if not answer.empty:
-        emit("assistant_reply", *where, round=effect.id, turn=turn, origin=effect.origin, model=served_by,
-             finish_reason=answer.finish_reason, usage=answer.usage, text=answer.text,
-             tool_calls=[dict(c) for c in answer.tool_calls])
-    return turn
-
-
-def failure_message(f: ModelFailure) -> str:
-    """What a failed round says: never the backend's response body, but a
-    message a real provider chose from it (host.md "Talking to real
-    providers")."""
-    if f.unreachable is not None:
-        return UNREACHABLE.format(detail=f.unreachable)
-    if f.status is not None:
-        return f.message or REJECTED.format(status=f.status)
-    return f.message or f"the model stream failed: {f.stream_error}"
-
-
-def failure_error(f: ModelFailure):
-    """The error a failed round raises when it is not a context overflow."""
-    return engine_error("internal", failure_message(f), status=f.status)
-
-
-def is_overflow(f: ModelFailure) -> bool:
-    """A provider failure classified as a context overflow."""
-    if f.stream_error is not None:
-        text = f.stream_error
-    elif f.status in (400, 413):
-        text = f.body or ""
-    else:
-        return False
-    low = text.lower()
-    return any(p in low for p in OVERFLOW_PHRASES)
-
-
-def empty_reply_message(reply: ModelReply) -> str:
-    """The backend's empty-reply phrase (extended when reasoning was
-    ignored), or the fallback for a reply the Host built itself."""
-    if reply.empty_phrase is None:
-        return EMPTY_FALLBACK
-    return reply.empty_phrase + REASONING_IGNORED if reply.reasoning else reply.empty_phrase
-
-
-def empty_reply_error(reply: ModelReply):
-    finish = reply.finish_reason
-    return engine_error("empty_model_reply", empty_reply_message(reply),
-                        finish_reason=None if finish is None else str(finish))
-
-
 def infer(vm, handle_role: str | None, prompt):
     """models.infer(prompt) / h:infer(prompt): one user message, no system
     message, no tools; never reads or changes `messages`."""
-    from .vm import from_lua_str, to_lua_str
-
     role = handle_role or current_role(vm)
     if type(prompt) is not str:
-        raise_lua(f"models.infer needs a prompt string, got {type_for_message(prompt)}")
-    from .conversation.compaction import exhausted
-    from .conversation.precheck import admit, estimate
+        raise_lua(f"models.infer needs a prompt string, got {message_type(prompt)}")
 
     msgs = [{"role": "user", "content": from_lua_str(prompt)}]
     window, max_tokens, _model = reserve_of(vm, role)
@@ -297,6 +141,22 @@ def infer(vm, handle_role: str | None, prompt):
 
 def loop(vm, handle_role: str | None, compactor):
     """models.loop(compactor?) / h:loop(compactor?)."""
-    from .conversation.loop import run_loop
-
     return run_loop(vm, handle_role, compactor)
+
+
+def check_loop_args(vm, handle, args: tuple):
+    """models.loop's and h:loop's argument errors, in their fixed order;
+    returns the compactor (None for the default)."""
+    if handle is None:
+        if args and isinstance(args[0], ModelHandle):
+            raise_lua(TAKES_HANDLE)
+        if len(args) > 1:
+            raise_lua(TAKES)
+    elif len(args) > 1:
+        raise_lua(H_TAKES)
+    compactor = args[0] if args else None
+    if compactor is not None and type(compactor) is not FunctionType:
+        raise_lua(NOT_A_FUNCTION.format(type=message_type(compactor)))
+    if vm.in_loop or vm.compacting:
+        raise_lua(ALREADY_RUNNING)
+    return compactor

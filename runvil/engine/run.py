@@ -17,29 +17,14 @@ from __future__ import annotations
 from attrs import define
 
 from ..lua import Limits, LuaError
+from .conversation.rounds import ModelBinding
 from .errors import ErrorValue, RunError, run_error_from
 from .events import EventLog
 from .limits import RunBudget, RunLimits
 from .scheduler import Scheduler
 from .tasks import TaskRegistry
 from .var import VarStore
-
-
-@define
-class ModelBinding:
-    """A catalog model a role is bound to at prepare."""
-
-    id: str  # catalog id, e.g. "openai/gpt-4o-mini" or "scripted"
-    context: int = 8192  # context window, tokens
-    max_tokens: int | None = None  # the model's default output reserve
-    name: str | None = None  # the name requests show (defaults to the id)
-
-
-class JumpSignal(BaseException):
-    """`jump('Name')`: ends the section; the walk continues at Name."""
-
-    def __init__(self, target: str):
-        self.target = target
+from .vm import JumpSignal, SectionVM
 
 
 class PrepareError(Exception):
@@ -158,8 +143,6 @@ class Run:
     # ---------------------------------------------------------------- walk
 
     def _walk_body(self):
-        from .vm import SectionVM
-
         self.events.emit("run_started", "0", None, prompt=self.prompt.frontmatter.name)
         h1 = SectionVM(self, None, "0")
         try:
@@ -179,8 +162,6 @@ class Run:
         fan-out arm ends with the section it is in. Returns `finish(vm,
         value)` for the last section's value (called before its VM closes),
         or None when it produced none."""
-        from .vm import SectionVM
-
         sections = self.prompt.sections
         index = {s.name: i for i, s in enumerate(sections)}
         i = index[start]

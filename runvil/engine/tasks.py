@@ -21,8 +21,13 @@ from attrs import define, field
 
 from ..lua import LuaError, LuaTable
 from ..lua.stdlib import lib_table
+from ..lua.values import fmt_number
+from .conversation.records import Record
 from .errors import ErrorValue, RunError, engine_error, raise_lua, run_error_from
+from .errors import message_type as type_for_message
 from .jsonlib import NotJSON, encode_compact, from_json, mark_list, record_views, to_json
+from .strings import from_lua_str, to_lua_str
+from .tools import ToolDef, add_offer, check_offer_open
 
 NOTICE_COMPLETED = "Task id={id} (## {section}) completed: {text}"
 NOTICE_FAILED = "Task id={id} (## {section}) failed: {text}"
@@ -164,8 +169,6 @@ class TaskRegistry:
 
 def result_of(vm, value):
     """A section's result as JSON data, read before its VM closes."""
-    from .vm import from_lua_str
-
     if type(value) is str:
         return from_lua_str(value)
     try:
@@ -182,8 +185,6 @@ def result_text(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        from ..lua.values import fmt_number
-
         return fmt_number(value)
     return encode_compact(value)
 
@@ -197,8 +198,6 @@ def raise_failure(task: Task):
 
 def input_text(fn: str, value) -> str | None:
     """A task's input: text as it is, other JSON data as compact JSON."""
-    from .vm import from_lua_str
-
     if value is None or type(value) is str:
         return None if value is None else from_lua_str(value)
     try:
@@ -212,10 +211,6 @@ def input_text(fn: str, value) -> str | None:
 
 def open_tasks(vm):
     """The `tasks` global of a VM."""
-    from .models import type_for_message
-    from .tools import ToolDef, add_offer, check_offer_open
-    from .vm import from_lua_str, to_lua_str
-
     registry = vm.run.tasks
 
     def section_arg(fn, args):
@@ -305,8 +300,6 @@ def open_tasks(vm):
 def deliver_notices(vm) -> None:
     """Queued task notices join the list as user records when a round's
     request is sent (before the precheck)."""
-    from .conversation.records import Record
-
     while vm.notices:
         text = vm.notices.pop(0)
         vm.messages.records.append(Record("user", text))

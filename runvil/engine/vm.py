@@ -8,24 +8,32 @@ import os
 import re
 from pathlib import Path
 
-from ..lua import Limits, LuaError, LuaTable
+from ..lua import Limits, LuaError, LuaTable, Userdata
 from ..lua.errors import builtin
-from ..lua.values import fmt_number
+from ..lua.stdlib import lib_table
+from ..lua.values import fmt_number, type_name
+from ..prompt import MAX_BLOCK_BYTES
+from ..prompt.interpolate import NULL, InterpolationError, fill
+from ..prompt.interpolate import NotJSON as Unfit
+from ..prompt.model import LuaBlock
+from .conversation.compaction import open_compactors
 from .conversation.messages import ASSIGN_GLOBAL, MessageList
-from .errors import raise_lua
-from .jsonlib import NotJSON, encode_compact, open_json, record_views, to_json
+from .effects import UserTurn
+from .errors import ErrorValue, raise_lua
+from .jsonlib import JSON_NULL, NotJSON, encode_compact, open_json, record_views, to_json
 from .limits import SECTION_ENTRIES, BudgetedState
+from .models import loop, open_models
+from .strings import from_lua_str, to_lua_str
+from .tasks import open_tasks
+from .tools import open_tools
 from .var import VarView
 
 
-def to_lua_str(s: str) -> str:
-    """Python text -> a Lua byte string (one char per UTF-8 byte)."""
-    return s.encode("utf-8", "surrogateescape").decode("latin-1")
+class JumpSignal(BaseException):
+    """`jump('Name')`: ends the section; the walk continues at Name."""
 
-
-def from_lua_str(s: str) -> str:
-    """A Lua byte string -> Python text."""
-    return s.encode("latin-1").decode("utf-8", "surrogateescape")
+    def __init__(self, target: str):
+        self.target = target
 
 
 class SectionVM:
@@ -57,11 +65,6 @@ class SectionVM:
     # ------------------------------------------------------------- globals
 
     def _install_globals(self):
-        from .conversation.compaction import open_compactors
-        from .models import open_models
-        from .tasks import open_tasks
-        from .tools import open_tools
-
         st = self.state
         G = st.G
         open_json(st)
@@ -120,9 +123,6 @@ class SectionVM:
 
     def _open_chat(self):
         """`chat.read()`: the user's next message, or nil when they are done."""
-        from ..lua.stdlib import lib_table
-        from .effects import UserTurn
-
         def read(*args):
             sched = self.run.sched
             (text,) = sched.await_effects([UserTurn(sched.new_id())])
@@ -134,8 +134,6 @@ class SectionVM:
         self.run.events.emit("print", self.execution_id, self.section, text=from_lua_str(text.rstrip("\n")))
 
     def _jump(self, *args):
-        from .run import JumpSignal
-
         name = args[0] if args else None
         if self.section is None:
             raise_lua("jump works only in a section, not in the H1 body")
@@ -157,8 +155,6 @@ class SectionVM:
         cached = loaded.get(name)
         if cached is not None and cached is not False:
             return cached
-        from ..prompt import MAX_BLOCK_BYTES
-
         folder = Path(self.run.prompt.folder).resolve()
         rel = from_lua_str(name).replace(".", "/") + ".lua"
         try:  # a name with NUL, or too long for the file system, names no file
@@ -187,9 +183,6 @@ class SectionVM:
         """Runs prose and blocks in order; returns the first non-nil value a
         block returns (which ends the section), or the terminal reply when
         trailing prose is sent, or None."""
-        from ..prompt.interpolate import fill
-        from ..prompt.model import LuaBlock
-
         pending: list[str] = []
         saw_lua = False
         for piece in pieces:
@@ -227,8 +220,6 @@ class SectionVM:
             budget.steps += self.state.block_steps()
 
     def fill_prose(self, pieces: list[str], fill) -> str:
-        from ..prompt.interpolate import InterpolationError
-
         text = trim_blank_lines(_COMMENT.sub("", "\n".join(pieces)))
         if not text:
             return ""
@@ -240,12 +231,6 @@ class SectionVM:
     def lookup_global(self, path: list[str]):
         """`{{name.field}}` in prose: a global's value as Python JSON data
         (str as text), None for nil, or NotJSON for anything else."""
-        from ..lua import Userdata
-        from ..lua.values import type_name
-        from ..prompt.interpolate import NULL
-        from ..prompt.interpolate import NotJSON as Unfit
-        from .jsonlib import JSON_NULL
-
         v = self.messages if path[0] == "messages" else self.state.G.get(to_lua_str(path[0]))
         for key in path[1:]:
             k = _path_key(key)
@@ -278,8 +263,6 @@ class SectionVM:
     def send_prose(self, text: str):
         """Trailing prose is sent: messages:user(prose), then models.loop();
         the terminal reply is the section's result."""
-        from .models import loop
-
         self.state.call(lambda: (self.messages._methods["user"](self.messages, to_lua_str(text)), None)[1])
         self.state.call(lambda: loop(self, None, None))
         last = self.messages.records[-1].content if self.messages.records else None
@@ -319,8 +302,6 @@ def _path_key(key: str):
 
 
 def _engine_lua_error(message: str):
-    from .errors import ErrorValue
-
     return ErrorValue("lua", message)
 
 

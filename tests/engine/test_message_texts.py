@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from runvil.engine import models
-from runvil.engine.conversation import compaction, compose, loop, messages, records, replace, views
+from runvil.engine.conversation import compaction, compose, loop, messages, records, replace, rounds, views
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT.parent / "shared" / "spec" / "conversations.md"
-MODULES = (records, messages, views, replace, compaction, loop, compose, models)
+MODULES = (records, messages, views, replace, compaction, loop, compose, rounds, models)
 # texts the chapter leaves to us (spec/runvil.md §12 or our own wording)
 NOT_IN_CHAPTER = {"REJECTED", "UNREACHABLE", "RAW_MODEL_CONTEXT", "H_RECEIVER", "USER_SEPARATOR", "SYSTEM_SEPARATOR",
                   "META_LIMIT", "ROLES", "FIELDS", "OVERFLOW_PHRASES", "EXHAUSTED", "DETAIL", "REASONING_IGNORED", "EMPTY_FALLBACK",
@@ -22,8 +22,10 @@ NOT_IN_CHAPTER = {"REJECTED", "UNREACHABLE", "RAW_MODEL_CONTEXT", "H_RECEIVER", 
 
 def texts():
     for mod in MODULES:
+        source = Path(mod.__file__).read_text(encoding="utf-8")
         for name, value in vars(mod).items():
-            if name.isupper() and isinstance(value, str) and " " in value:
+            defined_here = re.search(rf"^{name} = ", source, re.M)  # not one imported from elsewhere
+            if defined_here and name.isupper() and isinstance(value, str) and " " in value:
                 yield pytest.param(name, value, id=f"{mod.__name__.rsplit('.', 1)[1]}.{name}")
 
 

@@ -8,7 +8,10 @@ from types import FunctionType
 
 from ...lua import LuaError, LuaTable
 from ...lua.stdlib import lib_table
-from ..errors import engine_error, raise_lua
+from ...lua.values import tostring_basic
+from ..errors import engine_error, message_type, raise_lua
+from ..strings import from_lua_str, to_lua_str
+from .compose import composed
 from .precheck import exhausted_message
 
 COMPACT_TAKES = "models.compact takes (compactor, reason)"
@@ -28,11 +31,9 @@ def exhausted(reason: str) -> LuaError:
 def open_compactors(vm) -> LuaTable:
     """The `compactors` global: fail (the default) and clear. The loop reads
     the default from this table, whatever the global is rebound to."""
-    from ..vm import from_lua_str
-
     def fail(*args):
         reason = args[0] if args else None
-        raise exhausted(from_lua_str(reason) if type(reason) is str else _lua_tostring(reason))
+        raise exhausted(from_lua_str(reason) if type(reason) is str else tostring_basic(reason))
 
     def clear(*args):
         if not vm.compacting:
@@ -42,12 +43,6 @@ def open_compactors(vm) -> LuaTable:
     table = lib_table({"fail": fail, "clear": clear}, "compactors.")
     vm.compactors_table = table
     return table
-
-
-def _lua_tostring(v) -> str:
-    from ...lua.values import tostring_basic
-
-    return tostring_basic(v)
 
 
 def default_compactor(vm):
@@ -60,8 +55,6 @@ def run_compactor(vm, compactor, reason: str, check) -> None:
     """Calls compactor(reason) over the list. On a raise, or when `check`
     (the rules the compaction must pass) raises, the records are put back
     as they were and the failure propagates."""
-    from ..vm import to_lua_str
-
     snapshot = list(vm.messages.records)
     vm.compacting = True
     try:
@@ -74,21 +67,24 @@ def run_compactor(vm, compactor, reason: str, check) -> None:
         vm.compacting = False
 
 
+def structural_check(vm) -> None:
+    """The structural rules a compaction must pass ("The rules a compaction
+    must pass"): the list composes (an empty list passes)."""
+    if vm.messages.records:
+        composed(vm)
+
+
 def models_compact(vm, args: tuple):
     """models.compact(compactor, reason): argument checks in their order,
     then one compaction checked by the structural rules only."""
-    from ..models import type_for_message
-    from ..vm import from_lua_str
-    from .loop import structural_check
-
     if len(args) > 2:
         raise_lua(COMPACT_TAKES)
     compactor = args[0] if args else None
     reason = args[1] if len(args) > 1 else None
     if type(compactor) is not FunctionType:
-        raise_lua(NOT_A_FUNCTION.format(type=type_for_message(compactor)))
+        raise_lua(NOT_A_FUNCTION.format(type=message_type(compactor)))
     if type(reason) is not str:
-        raise_lua(REASON_NOT_STRING.format(type=type_for_message(reason)))
+        raise_lua(REASON_NOT_STRING.format(type=message_type(reason)))
     if vm.in_loop or vm.compacting:
         raise_lua(COMPACT_RUNNING)
     run_compactor(vm, compactor, from_lua_str(reason), lambda: structural_check(vm))

@@ -51,6 +51,7 @@ returns.
 
 from __future__ import annotations
 
+from ..errors import raise_lua
 from .records import LATE_SYSTEM
 
 # The five cross-record messages (conversations.md "Cross-record errors";
@@ -203,6 +204,15 @@ def compose_incremental(records, state: list) -> list[dict]:
     except ComposeError:
         state[:] = []
         raise
+
+
+def composed(vm) -> list:
+    """A VM's list as the model receives it; a broken cross-record rule is a
+    lua-kind error."""
+    try:
+        return compose_incremental(vm.messages.records, vm.messages.compose_state)
+    except ComposeError as e:
+        raise_lua(str(e))
 
 
 def _compose_run(role: str, run: list) -> dict:

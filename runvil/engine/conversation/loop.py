@@ -1,6 +1,7 @@
 """The loop (conversations.md "How the loop runs", "Tool rounds and the
 round cap", "Empty replies and finish reasons", "Compactors and context
-exhaustion"): models.loop and h:loop.
+exhaustion"): models.loop and h:loop once their arguments are checked
+(models.py), and the tool rounds they run.
 
 Each round renders the tool list (once per section), composes the list
 (the cross-record checks), runs the precheck, sends, and judges the answer
@@ -11,59 +12,22 @@ exit; anything else is an empty_model_reply.
 
 from __future__ import annotations
 
-from types import FunctionType
-
-from ..effects import ModelFailure
+from ..effects import ModelFailure, ToolCall, ToolDropped, ToolFailure, ToolResult
 from ..errors import engine_error, raise_lua
-from .compaction import NOT_A_FUNCTION, default_compactor, exhausted, run_compactor
-from .compose import ComposeError, compose_incremental
+from ..jsonlib import NotJSON, encode_compact, from_json, record_views, to_json
+from ..strings import from_lua_str
+from ..tasks import deliver_notices, run_task_tool
+from ..tools import DROPPED, MALFORMED, OUT_OF_SCOPE, ToolDef, render_tools
+from .compaction import default_compactor, exhausted, run_compactor, structural_check
+from .compose import composed
 from .precheck import admit, estimate, output_reserve
 from .records import Record
+from .rounds import current_role, empty_reply_error, failure_error, is_overflow, reserve_of, send_round
 
-TAKES = "models.loop takes (compactor?)"
-TAKES_HANDLE = "models.loop takes (compactor?); call handle:loop(compactor?) to run on a model handle"
-H_TAKES = "handle:loop takes (compactor?)"
-H_RECEIVER = "call loop on a model handle with a colon: handle:loop(compactor?)"
-ALREADY_RUNNING = "a loop or a compactor is already running in this section; ask a side question with models.infer(prompt)"
 EMPTY_LIST = "messages must not be empty"
 NOT_CONVERGED = "tool-call loop did not converge"
 TRUNCATED_TOOL_ROUND = "the model's tool-call reply was cut short (finish reason {finish_reason}); its calls were not run"
 TRUNCATING = ("length", "content_filter")
-
-
-def check_loop_args(vm, handle, args: tuple):
-    """Argument errors, in their fixed order; returns the compactor (None
-    for the default)."""
-    from ..models import ModelHandle, type_for_message
-
-    if handle is None:
-        if args and isinstance(args[0], ModelHandle):
-            raise_lua(TAKES_HANDLE)
-        if len(args) > 1:
-            raise_lua(TAKES)
-    elif len(args) > 1:
-        raise_lua(H_TAKES)
-    compactor = args[0] if args else None
-    if compactor is not None and type(compactor) is not FunctionType:
-        raise_lua(NOT_A_FUNCTION.format(type=type_for_message(compactor)))
-    if vm.in_loop or vm.compacting:
-        raise_lua(ALREADY_RUNNING)
-    return compactor
-
-
-def composed(vm) -> list:
-    """The list as the model receives it; a broken cross-record rule is a
-    lua-kind error."""
-    try:
-        return compose_incremental(vm.messages.records, vm.messages.compose_state)
-    except ComposeError as e:
-        raise_lua(str(e))
-
-
-def structural_check(vm) -> None:
-    """The structural rules a compaction must pass (an empty list passes)."""
-    if vm.messages.records:
-        composed(vm)
 
 
 class _Overflow(Exception):
@@ -72,10 +36,7 @@ class _Overflow(Exception):
 
 
 def run_loop(vm, handle_role: str | None, compactor):
-    from ..models import current_role, empty_reply_error, failure_error, is_overflow, reserve_of, send_round
-    from ..tasks import deliver_notices
-    from ..tools import check_calls, render_tools, run_tool_calls
-
+    """Runs rounds on the VM's list until the model replies with text."""
     run = vm.run
     if compactor is None:
         compactor = default_compactor(vm)  # read when the call begins
@@ -178,3 +139,98 @@ def since_last_send(vm, messages: list) -> tuple[int, list]:
     while i < n and (last[i] is messages[i] or last[i] == messages[i]):
         i += 1
     return i + 1, messages[i:]
+
+
+# ------------------------------------------------------------ tool rounds
+
+
+def untrusted(text: str, call_id: str) -> str:
+    """A bound tool's failure as untrusted text. The nonce is derived from
+    the text itself, so it is repeatable yet cannot be guessed by whoever
+    wrote the text."""
+    import hashlib  # here: OpenSSL is slow to import and few runs get here
+
+    nonce = hashlib.sha256(f"{call_id}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"<untrusted_input_{nonce}>{text}</untrusted_input_{nonce}>"
+
+
+def check_calls(calls: list) -> None:
+    """A malformed tool-call reply fails the round as kind internal."""
+    ids = set()
+    for c in calls:
+        if not isinstance(c.get("id"), str) or not c["id"].strip():
+            raise engine_error("internal", MALFORMED.format(why="a call has a blank id"))
+        if not isinstance(c.get("name"), str) or not c["name"].strip():
+            raise engine_error("internal", MALFORMED.format(why="a call has a blank name"))
+        if c["id"] in ids:
+            raise engine_error("internal", MALFORMED.format(why=f"the id {c['id']} is repeated"))
+        ids.add(c["id"])
+        if not isinstance(c.get("arguments"), dict):
+            raise engine_error("internal", MALFORMED.format(why=f"the arguments of {c['id']} are not a JSON object"))
+
+
+def run_tool_calls(vm, calls: list) -> list:
+    """Answers every call of a tool round; returns the tool records in the
+    model's order. Bound calls in a row are issued together; a local call
+    runs alone between its neighbours, and so does a task tool call.
+    Nothing is appended here: the loop appends the whole round once every
+    call has its answer. A dropped call raises `cancelled`."""
+    scope = {t.name: t for t in (vm.rendered_tools or [])}
+    for c in calls:
+        if c["name"] not in scope:
+            raise engine_error("out_of_scope_tool", OUT_OF_SCOPE.format(name=c["name"]), name=c["name"])
+    results: dict[str, str] = {}
+    i = 0
+    while i < len(calls):
+        tool = scope[calls[i]["name"]]
+        if tool.kind != "bound":
+            run_alone = run_local if tool.kind == "local" else run_task_tool
+            results[calls[i]["id"]] = run_alone(vm, tool, calls[i])
+            i += 1
+            continue
+        j = i
+        batch = []
+        while j < len(calls) and scope[calls[j]["name"]].kind == "bound":
+            c = calls[j]
+            batch.append(ToolCall(vm.run.sched.new_id(), scope[c["name"]].target, c["arguments"], c["id"]))
+            j += 1
+        answers = vm.run.sched.await_effects(batch)
+        for eff, ans in zip(batch, answers):
+            if isinstance(ans, ToolDropped):
+                vm.run.events.emit("tool_call_failed", vm.execution_id, vm.section, name=eff.name, id=eff.call_id,
+                                   message=DROPPED.format(id=eff.call_id, name=scope_name(eff)))
+                raise engine_error("cancelled", DROPPED.format(id=eff.call_id, name=scope_name(eff)))
+            if isinstance(ans, ToolResult):
+                results[eff.call_id] = ans.text
+                vm.run.events.emit("tool_call_succeeded", vm.execution_id, vm.section, name=eff.name, id=eff.call_id)
+            else:
+                msg = ans.message if isinstance(ans, ToolFailure) else str(ans)
+                results[eff.call_id] = untrusted(msg, eff.call_id)
+                vm.run.events.emit("tool_call_failed", vm.execution_id, vm.section, name=eff.name, id=eff.call_id,
+                                   message=msg)
+        i = j
+    return [Record("tool", results[c["id"]], tool_call_id=c["id"]) for c in calls]
+
+
+def scope_name(eff: ToolCall) -> str:
+    """The name the model called a bound tool by."""
+    return eff.name.replace("/", "_")
+
+
+def run_local(vm, tool: ToolDef, call: dict) -> str:
+    """A local tool: its handler gets the decoded arguments; a string result
+    is the text, other JSON data is encoded. A raise ends the loop."""
+    args = from_json(call["arguments"])
+    results = vm.state.call(tool.handler, args)
+    value = results[0] if results else None
+    if type(value) is str:
+        text = from_lua_str(value)
+    elif value is None:
+        text = ""
+    else:
+        try:
+            text = encode_compact(to_json(value, views=record_views))
+        except NotJSON as e:
+            raise_lua(f"tool {tool.name}: the handler's result {e.must_be_json('').strip()}")
+    vm.run.events.emit("tool_call_succeeded", vm.execution_id, vm.section, name=tool.name, id=call["id"])
+    return text
