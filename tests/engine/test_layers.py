@@ -129,9 +129,9 @@ def test_the_prompt_layer_names_the_engine_only_in_prompt_start():
     uses = []
     for path in (ROOT / "runvil" / "prompt").rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        for fn in ast.walk(tree):
-            body = fn.body if isinstance(fn, (ast.FunctionDef, ast.Module)) else []
-            for node in body:
-                if isinstance(node, ast.ImportFrom) and "engine" in (node.module or ""):
-                    uses.append((path.name, getattr(fn, "name", None)))
-    assert uses == [("model.py", "start")]
+        functions = [tree] + [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for target, line, _ in imports_of(path):
+            if ".engine" in target or target.startswith("runvil.engine"):
+                inside = [f.name for f in functions[1:] if f.lineno <= line <= f.end_lineno]
+                uses.append((path.name, inside[-1] if inside else None))
+    assert set(uses) == {("model.py", "start")}
