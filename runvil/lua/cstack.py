@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from types import FunctionType
 
-from .errors import LuaError, where
+from .errors import LuaError, metamethod_event, rt_error, where
 
 LUAI_MAXCCALLS = 200
 #: where `error in error handling` replaces `C stack overflow`
@@ -51,8 +51,12 @@ def meta_call(h, *args):
     try:
         if type(h) is FunctionType:
             return h(*args)
-        from .values import call
+        from .values import Userdata, call, getmetamethod, obj_typename
 
+        if getmetamethod(h, "__call") is None and not isinstance(h, Userdata):
+            event = metamethod_event(sys._getframe(0))
+            named = f" (metamethod '{event}')" if event else ""
+            rt_error(f"attempt to call a {obj_typename(h)} value{named}")  # luaG_callerror
         return call(h, *args)
     finally:
         C[0] = n - 1

@@ -109,6 +109,20 @@ class _Builder:
         self.varargs = [True]  # is the function being parsed vararg?
         self.deep = False  # nesting that Lua may count beyond its limit
         self.labels = 0  # consecutive labels nest in lparser.c too
+        # Lua's limits on locals, upvalues and registers (the checker's):
+        # the locals declared, and the longest list of values
+        self.locals = 0
+        self.widest = 0
+
+    def near_limits(self) -> bool:
+        """Could the chunk pass one of lparser.c's limits (200 locals in a
+        function, 255 upvalues or registers)? Then the checker decides."""
+        return self.locals >= 200 or self.locals + self.widest >= 250
+
+    def _values(self, exprs: list) -> list:
+        if len(exprs) > self.widest:
+            self.widest = len(exprs)
+        return exprs
 
     def first(self, c):
         return c[0]
@@ -142,7 +156,8 @@ class _Builder:
         c[0].append(c[1])
         return c[0]
 
-    ret = _keyword(ast.Return, 1)
+    def ret(self, c):
+        return ast.Return(self._values(c[1]), line=c[0][2], col=c[0][3])
     break_ = _leaf(ast.Break)
 
     def ret0(self, c):
@@ -156,7 +171,7 @@ class _Builder:
         if len(targets) > 150:
             self.deep = True
         s = _start(targets[0])
-        return ast.Assign(targets, c[2], line=s.line, col=s.col, end_line=_last[0][2])
+        return ast.Assign(targets, self._values(c[2]), line=s.line, col=s.col, end_line=_last[0][2])
 
     def callstat(self, c):
         e = c[0]
@@ -201,15 +216,20 @@ class _Builder:
         return ast.If(tests, _close(c[2], c[3]), line=t[2], col=t[3])
 
     def fornum(self, c):
+        self.locals += 4  # its three hidden ones and its variable
         body = _close(c[7], c[8])
         return ast.NumericFor(c[1][1], c[3], c[5], None, body, line=c[0][2], col=c[0][3])
 
     def fornum_step(self, c):
+        self.locals += 4
         body = _close(c[9], c[10])
         return ast.NumericFor(c[1][1], c[3], c[5], c[7], body, line=c[0][2], col=c[0][3])
 
     def forin(self, c):
-        return ast.GenericFor(c[1], c[3], _close(c[5], c[6]), line=c[0][2], col=c[0][3])
+        self.locals += 4  # its hidden ones (its names are a namelist)
+        # Lua gives the loop (its iterator calls) the line of the token after 'in'
+        start = _start(c[3][0])
+        return ast.GenericFor(c[1], c[3], _close(c[5], c[6]), line=start.line, col=c[0][3])
 
     def funcstat(self, c):
         t, f = c[0], c[2]
@@ -228,6 +248,7 @@ class _Builder:
         f = c[3]
         f.name = c[2][1]
         f.col = c[1][3]
+        self.locals += 1
         return ast.LocalFunction(c[2][1], f, line=c[0][2], col=c[0][3])
 
     def local(self, c, exprs=()):
@@ -236,15 +257,18 @@ class _Builder:
         if attribs.count("close") > 1:
             raise _Reject  # multiple to-be-closed variables
         names = [n for n, _ in attnames]
+        self.locals += len(names)
         return ast.Local(names, attribs, list(exprs), line=c[0][2], col=c[0][3])
 
     def local_assign(self, c):
-        return self.local(c, c[3])
+        return self.local(c, self._values(c[3]))
 
     def names_new(self, c):
+        self.locals += 1  # a for loop's or a function's
         return [c[0][1]]
 
     def names_add(self, c):
+        self.locals += 1
         c[0].append(c[2][1])
         return c[0]
 
@@ -370,7 +394,7 @@ class _Builder:
         return ([], c[0][2], c[0][3])
 
     def args(self, c):
-        return (c[1], c[0][2], c[0][3])
+        return (self._values(c[1]), c[0][2], c[0][3])
 
     def args_table(self, c):
         return ([c[0]], c[0].line, c[0].col)
@@ -535,7 +559,7 @@ def parse(source: str, chunkname: str) -> ast.Chunk:
             failure = None
         finally:
             _starts.clear()
-        deep = _builder.deep or (failure is None and deepest > 60)
+        deep = _builder.deep or (failure is None and (deepest > 60 or _builder.near_limits()))
     if failure is not None:
         _Checker(source, chunkname).run()  # raises Lua's own message
         raise LuaSyntaxError(_fallback_message(failure, chunkname))

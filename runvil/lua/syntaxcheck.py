@@ -25,6 +25,9 @@ _UNARY_PRIORITY = 12
 #: Lua counts nesting ("C levels") in statement() and subexpr(); with the one
 #: level a call to `load` itself takes, the 199th level overflows.
 _MAX_LEVELS = 199
+#: lparser.c's limits: MAXVARS, MAXUPVAL, and MAXREGS (lcode.c)
+_MAXVARS, _MAXUPVAL, _MAXREGS = 200, 255, 255
+
 
 def _fallback_message(e, chunkname) -> str:
     """Only if the checker and the grammar disagree (a bug): a plain message."""
@@ -50,6 +53,27 @@ def _tokstr(t: str) -> str:
     return f"'{_KEYWORD_TEXT.get(t) or t.lower()}'"
 
 
+class _Func:
+    """What lparser.c's FuncState counts against Lua's limits: the locals
+    declared (active ones first, then those of a `local` not yet in
+    scope), the upvalues by name, and the registers in use (`free`, an
+    estimate that follows lcode.c where values go to registers)."""
+
+    __slots__ = ("parent", "line", "names", "nactive", "nreg", "free", "upvals")
+
+    def __init__(self, parent, line: int, upvals=()):
+        self.parent = parent
+        self.line = line  # linedefined; 0 for the main function
+        self.names: list[str] = []
+        self.nactive = 0
+        self.nreg = 0  # registers the active locals hold
+        self.free = 0
+        self.upvals = set(upvals)
+
+    def where(self) -> str:
+        return "main function" if self.line == 0 else f"function at line {self.line}"
+
+
 class _Checker:
     """lparser.c's recursive descent, reduced to its checks and messages."""
 
@@ -62,6 +86,7 @@ class _Checker:
         self.level = 0
         self.varargs = [True]
         self.tok = None
+        self.fn = _Func(None, 0, ("_ENV",))
 
     def run(self):
         old = sys.getrecursionlimit()
@@ -131,6 +156,55 @@ class _Checker:
         self.next()
         return v
 
+    # ------------------------------------------------------------ limits
+
+    def errorlimit(self, fn: _Func, limit: int, what: str):
+        self.error(f"too many {what} (limit is {limit}) in {fn.where()}")
+
+    def new_localvar(self, name: str):
+        fn = self.fn
+        if len(fn.names) + 1 > _MAXVARS:
+            self.errorlimit(fn, _MAXVARS, "local variables")
+        fn.names.append(name)
+
+    def adjustlocalvars(self, n: int, regs: int | None = None):
+        """The last `n` declared locals come into scope, `regs` of them
+        (default all) in registers (a compile-time constant holds none)."""
+        fn = self.fn
+        fn.nactive += n
+        fn.nreg += n if regs is None else regs
+        fn.free = fn.nreg
+
+    def setfree(self, n: int):
+        """luaK_checkstack: registers up to `n` are in use."""
+        if n > self.fn.free:
+            if n >= _MAXREGS:
+                self.error("function or expression needs too many registers")
+            self.fn.free = n
+
+    def singlevar(self, name: str) -> str:
+        """Resolves a name as singlevar does (a global reads _ENV), adding
+        the upvalues it needs; returns "local", "upvalue" or "global"."""
+        kind = self._var(self.fn, name)
+        if kind is None:
+            self._var(self.fn, "_ENV")
+            return "global"
+        return kind
+
+    def _var(self, fn: _Func | None, name: str) -> str | None:
+        if fn is None:
+            return None
+        if name in fn.names[: fn.nactive]:
+            return "local"
+        if name in fn.upvals:
+            return "upvalue"
+        if self._var(fn.parent, name) is None:
+            return None
+        if len(fn.upvals) + 1 > _MAXUPVAL:
+            self.errorlimit(fn, _MAXUPVAL, "upvalues")
+        fn.upvals.add(name)
+        return "upvalue"
+
     def enter(self):
         self.level += 1
         if self.level >= _MAX_LEVELS:
@@ -143,11 +217,16 @@ class _Checker:
         return t in _BLOCK_END or (withuntil and t == "UNTIL")
 
     def statlist(self):
+        fn = self.fn
+        names, nactive, nreg = len(fn.names), fn.nactive, fn.nreg
         while not self.block_follow(True):
             if self.tok[0] == "RETURN":
                 self.statement()
-                return
+                break
             self.statement()
+        del fn.names[names:]
+        fn.nactive, fn.nreg = nactive, nreg
+        fn.free = nreg
 
     def statement(self):
         line = self.line
@@ -181,17 +260,19 @@ class _Checker:
             self.expr()
         elif t == "FUNCTION":
             self.next()
-            self.checkname()
+            self.singlevar(self.checkname())
             while self.tok[0] == "DOT":
                 self.next()
                 self.checkname()
-            if self.testnext("COLON"):
+            method = self.testnext("COLON")
+            if method:
                 self.checkname()
-            self.body(line)
+            self.body(line, method)
         elif t == "LOCAL":
             self.next()
             if self.testnext("FUNCTION"):
-                self.checkname()
+                self.new_localvar(self.checkname())
+                self.adjustlocalvars(1)
                 self.body(self.line)
             else:
                 self.localstat()
@@ -204,7 +285,10 @@ class _Checker:
         elif t == "RETURN":
             self.next()
             if not (self.block_follow(True) or self.tok[0] == "SEMI"):
-                self.explist()
+                start = self.fn.free
+                n = self.explist()
+                if n > 1:
+                    self.setfree(start + n)
             self.testnext("SEMI")
         elif t == "BREAK":
             self.next()
@@ -213,6 +297,7 @@ class _Checker:
             self.checkname()
         else:
             self.exprstat()
+        self.fn.free = self.fn.nreg
         self.level -= 1
 
     def test_then_block(self):
@@ -222,34 +307,59 @@ class _Checker:
         self.statlist()
 
     def forstat(self, line: int):
+        fn = self.fn
+        names, nactive, nreg = len(fn.names), fn.nactive, fn.nreg
         self.next()
-        self.checkname()
+        name = self.checkname()
         t = self.tok[0]
+        start = fn.free
         if t == "ASSIGN":
+            for _ in range(3):
+                self.new_localvar("(for state)")
+            self.new_localvar(name)
             self.next()
             self.expr()
+            self.setfree(start + 1)
             self.checknext("COMMA")
             self.expr()
+            self.setfree(start + 2)
             if self.testnext("COMMA"):
                 self.expr()
+            self.setfree(start + 3)
+            nvars = 1
         elif t in ("COMMA", "IN"):
+            for _ in range(4):
+                self.new_localvar("(for state)")
+            self.new_localvar(name)
+            nvars = 1
             while self.testnext("COMMA"):
-                self.checkname()
+                self.new_localvar(self.checkname())
+                nvars += 1
             self.checknext("IN")
             self.explist()
+            self.setfree(start + 4)
         else:
             self.error("'=' or 'in' expected")
+        self.adjustlocalvars(len(fn.names) - names - nvars)
         self.checknext("DO")
+        self.adjustlocalvars(nvars)
+        self.setfree(fn.nreg)
         self.statlist()
         self.check_match("END", "FOR", line)
+        del fn.names[names:]
+        fn.nactive, fn.nreg = nactive, nreg
 
-    def body(self, line: int):
+    def body(self, line: int, method: bool = False):
+        self.fn = fn = _Func(self.fn, line)
+        if method:
+            self.new_localvar("self")
         self.checknext("LPAREN")
         vararg = False
         if self.tok[0] != "RPAREN":
             while True:
                 t = self.tok[0]
                 if t == "NAME":
+                    self.new_localvar(self.tok[1])
                     self.next()
                 elif t == "DOTS":
                     self.next()
@@ -259,15 +369,20 @@ class _Checker:
                 if vararg or not self.testnext("COMMA"):
                     break
         self.checknext("RPAREN")
+        self.adjustlocalvars(len(fn.names))
+        self.setfree(fn.nreg)
         self.varargs.append(vararg)
         self.statlist()
         self.check_match("END", "FUNCTION", line)
         self.varargs.pop()
+        self.fn = fn.parent
 
     def localstat(self):
         toclose = False
+        nvars = consts = 0
         while True:
-            self.checkname()
+            self.new_localvar(self.checkname())
+            nvars += 1
             if self.testnext("LT"):
                 attr = self.checkname()
                 self.checknext("GT")
@@ -277,17 +392,25 @@ class _Checker:
                     toclose = True
                 elif attr != "const":
                     self.semerror(f"unknown attribute '{attr}'")
+                else:
+                    consts += 1
             if not self.testnext("COMMA"):
                 break
+        start = self.fn.free
         if self.testnext("ASSIGN"):
-            self.explist()
+            if self.explist() == nvars and consts:
+                self.fn.free = start
+                self.adjustlocalvars(nvars, nvars - consts)  # constants hold no register
+                return
+        self.setfree(start + nvars)
+        self.adjustlocalvars(nvars)
 
     def exprstat(self):
         kind = self.suffixedexp()
         if self.tok[0] in ("ASSIGN", "COMMA"):
             levels = 0
             while True:  # restassign, which counts a C level per target
-                if kind != "var":
+                if kind != "var" and kind != "local":
                     self.error("syntax error")
                 if not self.testnext("COMMA"):
                     break
@@ -302,31 +425,50 @@ class _Checker:
 
     # ------------------------------------------------------- expressions
 
-    def explist(self):
+    def explist(self) -> int:
+        """An expression list; each value but the last goes to the next
+        register (luaK_exp2nextreg). Returns the count."""
+        start = self.fn.free
+        n = 1
         self.expr()
         while self.testnext("COMMA"):
+            self.setfree(start + n)
+            self.fn.free = start + n
             self.expr()
+            n += 1
+        return n
 
-    def expr(self):
-        self.subexpr(0)
+    def expr(self) -> bool:
+        return self.subexpr(0)
 
-    def subexpr(self, limit: int):
+    def subexpr(self, limit: int) -> bool:
+        """Returns whether the value needs no register of its own (a local
+        or a numeral); registers it leaves in use stay counted in `free`."""
         self.enter()
+        start = self.fn.free
         if self.tok[0] in _UNOPS:
             self.next()
             self.subexpr(_UNARY_PRIORITY)
+            self.fn.free, free = start, False
         else:
-            self.simpleexp()
+            free = self.simpleexp()
         op = _PRI.get(self.tok[0])
         while op is not None and op[0] > limit:
             self.next()
+            if not free:  # the left operand waits in a register
+                self.setfree(start + 1)
             self.subexpr(op[1])
+            self.fn.free, free = start, False
             op = _PRI.get(self.tok[0])
         self.level -= 1
+        return free
 
-    def simpleexp(self):
+    def simpleexp(self) -> bool:
         t = self.tok[0]
-        if t in ("NUMBER", "STRING", "NIL", "TRUE", "FALSE"):
+        if t == "NUMBER":
+            self.next()
+            return True
+        if t in ("STRING", "NIL", "TRUE", "FALSE"):
             self.next()
         elif t == "DOTS":
             if not self.varargs[-1]:
@@ -338,9 +480,12 @@ class _Checker:
             self.next()
             self.body(self.line)
         else:
-            self.suffixedexp()
+            return self.suffixedexp() == "local"
+        return False
 
     def suffixedexp(self) -> str:
+        """Returns "call", "var", "local" (a local's name alone) or "other"."""
+        start = self.fn.free
         t = self.tok[0]
         if t == "LPAREN":
             line = self.line
@@ -349,54 +494,70 @@ class _Checker:
             self.check_match("RPAREN", "LPAREN", line)
             kind = "other"
         elif t == "NAME":
+            name = self.tok[1]
             self.next()
-            kind = "var"
+            kind = "local" if self.singlevar(name) == "local" else "var"
         else:
             self.error("unexpected symbol")
         while True:
             t = self.tok[0]
             if t == "DOT":
                 self.next()
+                if kind != "local":
+                    self.setfree(start + 1)
                 self.checkname()
                 kind = "var"
             elif t == "LBRACK":
                 self.next()
+                if kind != "local":
+                    self.setfree(start + 1)
                 self.expr()
                 self.checknext("RBRACK")
                 kind = "var"
             elif t == "COLON":
                 self.next()
                 self.checkname()
-                self.funcargs()
+                self.setfree(start + 2)  # luaK_self: the method and the object
+                self.funcargs(start)
                 kind = "call"
             elif t in ("LPAREN", "STRING", "LBRACE"):
-                self.funcargs()
+                self.setfree(start + 1)
+                self.fn.free = start + 1
+                self.funcargs(start)
                 kind = "call"
             else:
                 return kind
 
-    def funcargs(self):
+    def funcargs(self, base: int):
         line = self.line
         t = self.tok[0]
         if t == "LPAREN":
             self.next()
             if self.tok[0] != "RPAREN":
-                self.explist()
-            self.check_match("RPAREN", "LPAREN", line)
+                n = self.explist()
+                self.check_match("RPAREN", "LPAREN", line)
+                self.setfree(base + 1 + n)  # the last argument is closed after the ')'
+            else:
+                self.check_match("RPAREN", "LPAREN", line)
         elif t == "LBRACE":
             self.constructor()
         elif t == "STRING":
             self.next()
         else:
             self.error("function arguments expected")
+        self.fn.free = base + 1  # the call's result
 
     def constructor(self):
         line = self.line
         self.checknext("LBRACE")
+        table = self.fn.free
+        self.setfree(table + 1)
+        pending = 0  # list items waiting in registers (flushed every 50)
         while self.tok[0] != "RBRACE":
             if self.tok[0] == "NAME":
                 if self.lookahead() != "ASSIGN":
                     self.expr()
+                    pending += 1
                 else:
                     self.next()
                     self.checknext("ASSIGN")
@@ -409,6 +570,11 @@ class _Checker:
                 self.expr()
             else:
                 self.expr()
+                pending += 1
             if not (self.testnext("COMMA") or self.testnext("SEMI")):
                 break
+            pending %= 50
+            self.setfree(table + 1 + pending)
+            self.fn.free = table + 1 + pending
         self.check_match("RBRACE", "LBRACE", line)
+        self.fn.free = table + 1

@@ -142,14 +142,7 @@ def prepared_copy(name: str, dest: Path) -> Path:
 
 
 #: files whose failure under runvil is another part's, with the reason
-XFAIL: dict[str, str] = {
-    "errors.lua": (
-        "the compiler and parser, not the library: a metamethod that is not a function is not named"
-        " ('(metamethod 'add')', line 30); the call of a for iterator spanning lines is reported at its"
-        " first line, not the line Lua gives (line 372); Lua's parser limits are not enforced (260 call"
-        " arguments give no 'too many registers', 255 upvalues no 'too many upvalues', lines 624 and 647)"
-    ),
-}
+XFAIL: dict[str, str] = {}
 
 MAIN_FILES = [
     "math.lua", "vararg.lua", "sort.lua", "pm.lua", "utf8.lua", "tpack.lua", "bitwise.lua", "strings.lua",

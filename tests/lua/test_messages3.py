@@ -1,0 +1,74 @@
+"""Lua fidelity, round 2 (issues 10 and 12), the parser's and the
+messages' part: a metamethod that is not a function is named, a generic
+for's iterator call has the line Lua gives it, and lparser.c's limits
+(200 locals, 255 upvalues, 255 registers) hold with Lua's messages —
+each compared with real Lua 5.4 (lupa)."""
+
+from __future__ import annotations
+
+import pytest
+
+from .harness import ours, real
+
+#: prints load's message for the chunk built by the Lua expression `src`
+#: (nil when it loads)
+def _load(src: str) -> str:
+    return f"local s = {src}\nprint(select(2, load(s)))"
+
+
+UPVALUES = (
+    '(function() local lim = 127 local s = "local function fooA ()\\n  local "'
+    ' for j = 1, lim do s = s .. "a" .. j .. ", " end s = s .. "b,c\\nlocal function fooB ()\\n  local "'
+    ' for j = 1, lim do s = s .. "b" .. j .. ", " end s = s .. "b\\nfunction fooC () return b+c"'
+    ' for j = 1, lim do s = s .. "+a" .. j .. "+b" .. j end return s .. "\\nend  end end" end)()'
+)
+
+CASES = {
+    # a metamethod that is not a function: "(metamethod 'add')" (errors.lua)
+    "__add not a function": "local a = setmetatable({}, {__add = 34})\nprint(pcall(function() return a + 1 end))",
+    "__lt a table": "local a = setmetatable({}, {__lt = {}})\nprint(pcall(function() return a < a end))",
+    "__unm, __len, __eq, __concat, __band": "local a = setmetatable({}, {__unm = 3, __len = true, __eq = 1,"
+    " __concat = 'x', __band = 2})\n"
+    "print(pcall(function() return -a end)) print(pcall(function() return #a end))\n"
+    "print(pcall(function() return a == setmetatable({}, getmetatable(a)) end))\n"
+    "print(pcall(function() return a .. 'x' end)) print(pcall(function() return a & 1 end))",
+    "__close not a function": "print(pcall(function() local a <close> = setmetatable({}, {__close = 1}) end))",
+    "__index a number still indexes": "local a = setmetatable({}, {__index = 3})\nprint(pcall(function() return a.x end))",
+    "__call chain still works": "local a = setmetatable({}, {__call = function(_, x) return x end})\nprint(a(5))",
+    # the line of a generic for's iterator call: the token after 'in'
+    "for iterator on its own line": 'print(pcall(load("\\n\\n for k,v in \\n 3 \\n do \\n print(k) \\n end")))',
+    "for iterator list over lines": 'print(pcall(load("\\n\\n for k,v in \\n 3, \\n 4 \\n do \\n print(k) \\n end")))',
+    "for iterator from pairs": 'print(pcall(load("for k in \\n pairs(nil) \\n do end")))',
+    # lparser.c's limits
+    "260 call arguments": _load('"a = f(x" .. string.rep(",x", 260) .. ")"'),
+    "253 call arguments load": _load('"a = f(x" .. string.rep(",x", 252) .. ")"'),
+    "254 call arguments": _load('"a = f(x" .. string.rep(",x", 253) .. ")"'),
+    "a method call's arguments": _load('"local t = {} t:m(x" .. string.rep(",x", 253) .. ")"'),
+    "300 returned values": _load('"return x" .. string.rep(",x", 300)'),
+    "a long table constructor is fine": _load('"local a,b; a = {x" .. string.rep(",x", 300) .. "}"'),
+    "300 locals in one statement": _load('"local a" .. string.rep(", a", 300)'),
+    "201 local statements": _load('string.rep("local a\\n", 201)'),
+    "200 local statements load": _load('string.rep("local a\\n", 200)'),
+    "locals in a function": _load('"\\nfunction foo ()\\n  local a" .. string.rep(", a", 300) .. "\\nend"'),
+    "locals in nested blocks go out of scope": _load('string.rep("do local a, b end\\n", 300)'),
+    "for loops' own locals count": _load('string.rep("local a\\n", 197) .. "for i = 1, 2 do end"'),
+    "256 upvalues": _load(UPVALUES),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_as_in_lua(name):
+    code = CASES[name] + "\n"
+    assert ours(code) == real(code)
+
+
+def test_the_quoted_messages():
+    # errors.lua's expectations, quoted
+    assert "metamethod 'add'" in ours("local a = setmetatable({}, {__add = 34}); return a + 1")
+    assert "metamethod 'lt'" in ours("local a = setmetatable({}, {__lt = {}}); return a < a")
+    assert "too many registers" in ours(_load('"a = f(x" .. string.rep(",x", 260) .. ")"'))
+    assert "too many local variables (limit is 200) in main function near ','" in ours(
+        _load('"local a" .. string.rep(", a", 300)')
+    )
+    out = ours(_load(UPVALUES))
+    assert "too many upvalues (limit is 255)" in out and "line 5" in out
