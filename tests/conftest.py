@@ -5,7 +5,10 @@ import os
 import shutil
 import tempfile
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from .harness.chat_server import ChatServer
 
 # CI: the same examples every run, and no example database (a failure found
 # once must not follow a checkout around; .hypothesis/ is never committed)
@@ -19,3 +22,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 # (RUNVIL_CACHE=0 in the environment still turns them off)
 os.environ["RUNVIL_CACHE_DIR"] = tempfile.mkdtemp(prefix="runvil-test-cache-")
 atexit.register(shutil.rmtree, os.environ["RUNVIL_CACHE_DIR"], True)
+
+
+@pytest.fixture
+def server():
+    """A loopback Chat Completions server (tests/harness/chat_server.py) for
+    one test."""
+    s = ChatServer().start()
+    yield s
+    s.stop()

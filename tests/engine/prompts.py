@@ -18,3 +18,17 @@ def head(models=("writer",), uses=(), extra: str = "", name: str = "t") -> str:
 def source(*sections: tuple[str, str], models=("writer",), uses=(), extra: str = "", name: str = "t") -> str:
     """A prompt file with one `## Name` section per (name, lua) pair."""
     return head(models, uses, extra, name) + "".join(f"\n## {sec}\n\n```lua\n{textwrap.dedent(lua).strip()}\n```\n" for sec, lua in sections)
+
+
+#: a one-round chat on the writer: the input (else 'hello') as the user's turn
+CHAT = """
+models.use('writer')
+messages:user(input or 'hello')
+models.loop()
+return messages[#messages].content
+"""
+
+
+def chat_prompt(uses=()) -> str:
+    """A prompt whose one section `## A` runs CHAT."""
+    return source(("A", CHAT), uses=uses)

@@ -16,16 +16,9 @@ from runvil.harness.retries import RetryPolicy
 from runvil.harness.providers import ProviderSet, answer_concurrently
 from runvil.host.config import parse_config
 
-from .chat_server import ChatServer, Reply, chunk, error, stream, text_stream, usage_chunk
+from .chat_server import Reply, chunk, error, stream, text_stream, usage_chunk
 
 KEY = "sk-test-SECRET-0123456789"
-
-
-@pytest.fixture
-def server():
-    s = ChatServer().start()
-    yield s
-    s.stop()
 
 
 @pytest.fixture

@@ -17,17 +17,10 @@ from runvil.harness.errortext import REDACTED, detail, mask_keys, provider_messa
 from runvil.harness.openai import STREAM_ENDED, OpenAIProvider
 from runvil.harness.retries import RetryPolicy
 
-from .chat_server import ChatServer, Reply, chunk, error, stream, text_stream
+from .chat_server import chunk, error, stream, text_stream
 
 KEY = "sk-test-FAIL-0123456789abcdef"
 REJECTED_400 = "the model backend rejected the request (status 400)"
-
-
-@pytest.fixture
-def server():
-    s = ChatServer().start()
-    yield s
-    s.stop()
 
 
 def rnd() -> ModelRound:

@@ -17,17 +17,10 @@ from runvil.engine.effects import ModelFailure, ModelRound
 from runvil.harness.openai import STREAM_ENDED, OpenAIProvider
 from runvil.harness.retries import RetryPolicy, header_wait, retryable_status
 
-from .chat_server import ChatServer, chunk, dropped, error, stream, text_stream
+from .chat_server import chunk, dropped, error, stream, text_stream
 
 KEY = "sk-test-RETRY-0123456789"
 FAST = RetryPolicy(backoff_start=0.02)  # the spec's shape, with short waits
-
-
-@pytest.fixture
-def server():
-    s = ChatServer().start()
-    yield s
-    s.stop()
 
 
 def rnd() -> ModelRound:

@@ -20,31 +20,14 @@ import pytest
 
 from runvil.host.cli import main
 
+from ..engine.prompts import chat_prompt
+
 ROOT = Path(__file__).resolve().parents[2]
 FIRST_CHAT = ROOT / "conformance" / "starting-a-conversation" / "first-chat.yaml"
 PY = shlex.quote(sys.executable)
 RUNVIL_RUN = f"{PY} -m runvil.host.cli run"  # `runvil run` without relying on PATH
 
-PROMPT = """\
----
-name: t
-description: A test prompt.
-runvil: 0
-models:
-  writer: {}
----
-
-# T
-
-## A
-
-```lua
-models.use('writer')
-messages:user(input or 'hello')
-models.loop()
-return messages[#messages].content
-```
-"""
+PROMPT = chat_prompt()
 
 BROKEN = """\
 import json, subprocess, sys

@@ -17,7 +17,7 @@ import pytest
 
 from runvil.host.cli import main
 
-from ..harness.chat_server import ChatServer, chunk, error, stream, text_stream, usage_chunk
+from ..harness.chat_server import chunk, error, stream, text_stream, usage_chunk
 
 KEY = "sk-test-CLI-SECRET-9f8e7d6c5b4a"
 TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -44,13 +44,6 @@ models.loop()
 return messages[#messages].content
 ```
 """
-
-
-@pytest.fixture
-def server():
-    s = ChatServer().start()
-    yield s
-    s.stop()
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import yaml
 
 from runvil.host.cli import main
 
-from ..harness.chat_server import ChatServer, chunk, error, stream, text_stream, usage_chunk
+from ..harness.chat_server import chunk, error, stream, text_stream, usage_chunk
 
 KEY = "sk-record-SECRET-0123456789"
 
@@ -41,13 +41,6 @@ models.loop()
 return messages[#messages].content
 ```
 """
-
-
-@pytest.fixture
-def server():
-    s = ChatServer().start()
-    yield s
-    s.stop()
 
 
 def config(tmp_path, server) -> str:

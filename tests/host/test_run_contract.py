@@ -17,27 +17,9 @@ import runvil
 from runvil.engine.run import ModelBinding
 from runvil.host.cli import main
 
-PROMPT = """\
----
-name: t
-description: A test prompt.
-runvil: 0
-models:
-  writer: {}
-uses: [web, files]
----
+from ..engine.prompts import chat_prompt
 
-# T
-
-## A
-
-```lua
-models.use('writer')
-messages:user(input or 'hello')
-models.loop()
-return messages[#messages].content
-```
-"""
+PROMPT = chat_prompt(uses=('web', 'files'))
 
 TOOLS = PROMPT.replace("messages:user(input or 'hello')", "tools.offer('web/search')\nmessages:user('hello')")
 

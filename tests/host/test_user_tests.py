@@ -11,11 +11,10 @@ import os
 import textwrap
 from pathlib import Path
 
-import pytest
 
 from runvil.host.cli import main
 
-from ..harness.chat_server import ChatServer, chunk, stream, usage_chunk
+from ..harness.chat_server import chunk, stream, usage_chunk
 
 TESTS = Path(__file__).resolve().parents[2] / "examples" / "tests"
 WORLD = TESTS / "worlds" / "crash-report.yaml"
@@ -39,13 +38,6 @@ def test_an_edited_prompt_fails_its_test(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "FAIL cases/triage.yaml::the-model-sees-the-instructions-and-the-report\n  requests[1].messages:\n" in out
     assert '-    "content": "You triage' in out and '+    "content": "You sort' in out
-
-
-@pytest.fixture
-def server():
-    s = ChatServer().start()
-    yield s
-    s.stop()
 
 
 def test_the_recorded_world_is_a_recording(tmp_path, capsys, server):
