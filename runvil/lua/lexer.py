@@ -113,8 +113,7 @@ _HEX = re.compile(r"0[xX]([0-9a-fA-F]*)(?:(\.)([0-9a-fA-F]*))?(?:[pP]([+-]?[0-9]
 def convert_number(text: str):
     """Lua's luaO_str2num for a numeral as the scanner reads it, or None."""
     if text.isdigit():  # (isascii: the scanner's regex only takes 0-9 here)
-        v = int(text)
-        return v if v < 1 << 63 else float(text)
+        return _decimal_integer(text)
     m = _HEX.fullmatch(text)
     if m:
         ipart, dot, fpart, exp = m.groups()
@@ -131,9 +130,19 @@ def convert_number(text: str):
     if _DEC.fullmatch(text):
         if "." in text or "e" in text or "E" in text:
             return float(text)
-        v = int(text)
-        return v if v < 1 << 63 else float(text)
+        return _decimal_integer(text)
     return None
+
+
+def _decimal_integer(text: str):
+    """A decimal integer numeral: an int, or a float when it overflows (as
+    l_str2int gives up and the numeral is read as a float). Checked by
+    length first: int() of thousands of digits exceeds CPython's limit."""
+    digits = text.lstrip("0")
+    if len(digits) > 19:
+        return float(text)
+    v = int(digits or "0")
+    return v if v < 1 << 63 else float(text)
 
 
 # ------------------------------------------------------------------- strings

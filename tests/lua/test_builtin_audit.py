@@ -76,9 +76,7 @@ def builtins_of(state: LuaState) -> list[tuple[str, object]]:
 
 
 #: problems found whose fix is in another part: builtin -> (text, whose)
-KNOWN_ELSEWHERE = {
-    "load": ("Exceeds the limit (4300 digits)", "the scanner (lexer.py convert_number) reads a 5,000-digit numeral with int()"),
-}
+KNOWN_ELSEWHERE: dict[str, tuple[str, str]] = {}
 
 #: builtins whose odd calls would block or leave the state unusable
 LEFT_OUT = {"coroutine.yield", "wrap function"}

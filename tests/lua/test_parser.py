@@ -455,6 +455,17 @@ def test_literal_values_as_lua(code):
 @needs_lua
 @pytest.mark.parametrize(
     "code",
+    ["9" * 5000, "0" * 5000 + "17", "9" * 5000 + ".5", "9" * 5000 + "e-4990", "0x" + "f" * 5000, "1" + "0" * 19],
+)
+def test_numerals_past_cpythons_digit_limit_as_lua(code):
+    # issue 10: "5,000-digit numerals ... (CPython's int-string limit)"; Lua
+    # reads a decimal integer numeral that overflows as a float
+    assert _same(_lua()[1](code), _ours_value(code))
+
+
+@needs_lua
+@pytest.mark.parametrize(
+    "code",
     ["'a\\\nb'", "'a\\\r\nb'", "'a\\\n\rb'", "'a\\\rb'", "'a\\z  \n\t  b'", "[[\nabc]]", "[[\r\nabc]]",
      "[[\n\rabc]]", "[[a\r\nb\rc\n\rd]]", "[=[\n]=]", "'\xe9\xff\x01'"],
 )  # fmt: skip

@@ -79,9 +79,7 @@ def problems(argv: list[str], result: dict) -> list[str]:
 #: failures in other helpers' areas (issue 10), by a text of their error:
 #: a batch whose only failures are these is an expected failure, naming
 #: the owner, until the fix lands
-KNOWN_ELSEWHERE = {
-    "Exceeds the limit (4300 digits)": "compiler: 5,000-digit numerals (CPython's int-string limit)",
-}
+KNOWN_ELSEWHERE: dict[str, str] = {}
 
 
 def assert_robust(cases: list[list[str]], cwd: Path, files: dict[str, str] | None = None) -> list[dict]:
