@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..lua import Limits, LuaError, LuaTable, Userdata
 from ..lua.errors import builtin
+from ..lua.files import file_source
 from ..lua.stdlib import lib_table
 from ..lua.values import fmt_number, type_name
 from ..prompt import MAX_BLOCK_BYTES
@@ -164,7 +165,7 @@ class SectionVM:
             found = False
         if not found:
             raise_lua(f"module '{from_lua_str(name)}' not found: no file '{rel}' beside the prompt")
-        source = path.read_bytes().decode("latin-1")
+        source = file_source(path.read_bytes())  # as luaL_loadfilex: a BOM and a '#' line skipped
         if len(source) > MAX_BLOCK_BYTES:  # compiling costs as much as a block's
             raise_lua(f"module '{from_lua_str(name)}' is {len(source)} bytes of Lua; the limit is {MAX_BLOCK_BYTES} bytes")
         fn = self.state.load(source, "@" + os.path.relpath(path, folder))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 from ..lua import Limits, LuaError, LuaState, LuaSyntaxError, LuaTable
+from ..lua.files import file_source
 from ..lua.values import tostring, tostring_basic, getmetamethod
 from .repl import INTERRUPTED, Console, Interrupt, compile_chunk, incomplete, show_values, to_lua
 
@@ -113,14 +114,12 @@ def run_lua_command(chunks: list[str], file: str | None, script_args: list[str],
             state.call(state.load(code, "=(command line)", cache=True))
         if file is not None:
             if file == "-":
-                source = sys.stdin.buffer.read().decode("latin-1")
+                source = file_source(sys.stdin.buffer.read())
                 name = "=stdin"
             else:
                 try:
                     with open(file, "rb") as f:
-                        source = f.read().decode("latin-1")
-                    if source.startswith("\xef\xbb\xbf"):
-                        source = source[3:]  # a UTF-8 byte order mark, skipped as Lua does
+                        source = file_source(f.read())  # a BOM and a '#' line skipped, as Lua does
                 except OSError:
                     sys.stdout.flush()
                     print(f"runvil: cannot open {file}", file=sys.stderr)

@@ -544,9 +544,6 @@ def _drive(tokens, states, state, end):
 
 def parse(source: str, chunkname: str) -> ast.Chunk:
     """Parses a chunk; raises LuaSyntaxError with Lua 5.4's message."""
-    if source[:1] == "#":  # a first line "#..." is skipped (shebang)
-        cut = source.find("\n")
-        source = source[cut:] if cut >= 0 else ""
     with _lock:
         states, start, end = _get_table()
         _builder.reset()

@@ -1,14 +1,21 @@
 """Lua fidelity, round 2 (issues 10 and 12), the parser's and the
-messages' part: a metamethod that is not a function is named, a generic
+messages' part: a first '#' line skipped by files only, a metamethod that is not a function is named, a generic
 for's iterator call has the line Lua gives it, and lparser.c's limits
 (200 locals, 255 upvalues, 255 registers) hold with Lua's messages —
 each compared with real Lua 5.4 (lupa)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from .harness import ours, real
+
+ROOT = Path(__file__).resolve().parents[2]
 
 #: prints load's message for the chunk built by the Lua expression `src`
 #: (nil when it loads)
@@ -72,3 +79,42 @@ def test_the_quoted_messages():
     )
     out = ours(_load(UPVALUES))
     assert "too many upvalues (limit is 255)" in out and "line 5" in out
+
+
+# ------------------------------------------------- a first '#' line: files only
+
+
+def _runvil(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "runvil.host.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120, env=env)  # fmt: skip
+
+
+def test_a_lua_file_skips_its_first_hash_line(tmp_path):
+    (tmp_path / "s.lua").write_text("#!/usr/bin/env runvil lua\nprint('ran') error('x')\n")
+    got = _runvil("lua", "s.lua", cwd=tmp_path)
+    assert got.stdout == "ran\n"
+    assert "s.lua:2: x" in got.stderr  # the line numbers hold
+
+
+def test_an_e_chunk_and_load_keep_a_hash_line(tmp_path):
+    # lua.c: `lua -e '#x'` is "(command line):1: unexpected symbol near '#'"
+    got = _runvil("lua", "-e", "#!x\nprint(1)", cwd=tmp_path)
+    assert got.returncode == 1 and "(command line):1: unexpected symbol near '#'" in got.stderr
+    code = "print(load('#!x\\nreturn 1'))"
+    assert ours(code) == real(code)
+
+
+def test_a_required_module_skips_its_first_hash_line(tmp_path):
+    from runvil.engine.run import ModelBinding, Run
+    from runvil.prompt import parse_file
+
+    (tmp_path / "mod.lua").write_text("#!/usr/bin/env lua\nreturn {line = 2}\n")
+    (tmp_path / "p.md").write_text(
+        "---\nname: t\ndescription: A test prompt.\nrunvil: 0\nmodels:\n  writer: {}\n---\n\n# T\n\n## A\n\n"
+        "```lua\nreturn tostring(require('mod').line)\n```\n"
+    )
+    run = Run(parse_file(tmp_path / "p.md"), bindings={"writer": ModelBinding("w")})
+    run.step()
+    assert run.done and run.outcome.ok, run.outcome.error
+    assert run.outcome.result == "2"
