@@ -326,7 +326,7 @@ def string_method(s: str, name: str, desc=None):
     """`s:name(...)` on a string: the function in the string metatable's
     `__index` table, without the general lookup; anything else (a changed
     metatable, a missing method) goes the general way, with its errors."""
-    m = string_meta()
+    m = getattr(_tls, "string_meta", _default_string_meta[0])  # string_meta(), inline
     if m is not None:
         i = m.hash.get("__index")
         if type(i) is LuaTable:
@@ -355,7 +355,25 @@ def _desc(d) -> str:
 
 def index(o, k, desc=None):
     """o[k] with __index, as the GETTABLE/GETFIELD instructions."""
-    for _ in range(2000):
+    n = 2000
+    if type(k) is str:
+        # a field through a chain of __index tables (classes): hash parts only
+        while type(o) is LuaTable:
+            v = o.hash.get(k)
+            if v is not None:
+                return v
+            m = o.meta
+            if m is None:
+                return None
+            h = m.hash.get("__index")
+            if type(h) is not LuaTable:
+                break
+            o = h
+            desc = None
+            n -= 1
+            if not n:
+                rt_error("'__index' chain too long; possible loop")
+    for _ in range(n):
         if type(o) is LuaTable:
             v = o.get(k)
             if v is not None:
