@@ -276,16 +276,31 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
                 ind, f"if type({o}) is _Table and {value} is not None and {o}.hash.get({k}) is not None: {o}.hash[{k}] = {value}",
                 sline,
             )
-            self.em.emit(ind, f"elif type({o}) is _Table and {o}.meta is None: {o}.set_str({k}, {value})", sline)
-        else:
-            # a value for an existing slot of the array part is stored in place
-            a = self.temp()
+            # a new field: stored raw when no __newindex can intercept it
             self.em.emit(
                 ind,
-                f"if type({o}) is _Table and type({k}) is int and {value} is not None and 0 < {k} <= len({a} := {o}.arr)"
-                f" and {a}[{k} - 1] is not None: {a}[{k} - 1] = {value}",
+                f"elif type({o}) is _Table and ({o}.meta is None or {o}.meta.hash.get('__newindex') is None):"
+                f" {o}.set_str({k}, {value})",
                 sline,
             )
+        else:
+            a = self.temp()
+            existing = (
+                f"type({o}) is _Table and type({k}) is int and {value} is not None and 0 < {k} <= len({a} := {o}.arr)"
+                f" and {a}[{k} - 1] is not None: {a}[{k} - 1] = {value}"
+            )
+            if _is_append(target):
+                # `t[#t + 1] = v` on a plain table appends to its array part
+                self.em.emit(
+                    ind,
+                    f"if type({o}) is _Table and {o}.meta is None and type({k}) is int and {value} is not None"
+                    f" and {k} == len({a} := {o}.arr) + 1 and not {o}.hash: {a}.append({value})",
+                    sline,
+                )
+                self.em.emit(ind, f"elif {existing}", sline)
+            else:
+                # a value for an existing slot of the array part is stored in place
+                self.em.emit(ind, f"if {existing}", sline)
             self.em.emit(
                 ind, f"elif type({o}) is _Table and {o}.meta is None and type({k}) is int: {o}.set_int({k}, {value})", sline
             )
@@ -521,6 +536,13 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
         em.lines[mark:mark] = self.nesting_prologue({v.pyname for v in fn.param_vars})
         em.emit(2, "return _EMPTY", fn.end_line or line)
         em.emit(1, f"return {fname}", line)
+
+
+def _is_append(target) -> bool:
+    """Whether the store target is written `x[#x + 1]`."""
+    k = target.key
+    return (type(k) is A.BinOp and k.op == "+" and type(k.left) is A.UnOp and k.left.op == "#"
+            and type(k.right) is A.Number and k.right.value == 1 and type(k.right.value) is int)
 
 
 def _gotos_in(node):

@@ -314,7 +314,7 @@ class ExprCompiler:
                 a = self.temp()
                 return (
                     f"({v} if type({ot}) is _Table and ((0 < {kt} <= len({a} := {ot}.arr) and ({v} := {a}[{kt} - 1])"
-                    f" is not None) or ({v} := {ot}.get({kt})) is not None or {ot}.meta is None)"
+                    f" is not None) or ({v} := {ot}.hash.get({kt})) is not None or {ot}.meta is None)"
                     f" else {m}_index({ot}, {kt}, {d}))"
                 )
             return (
@@ -323,6 +323,15 @@ class ExprCompiler:
             )
         if not self.is_pure(o) and not self.is_pure(k):
             return f"{m}_index({self.expr(o)}, {self.expr(k)}, {d})"
+        fk = fold(k)
+        if type(fk) is A.Number and type(fk.value) is int and 0 < fk.value < 2**31:
+            # a constant positive key (`pair[1]`): the array part read in place
+            ot, a, c = self.temp(), self.temp(), fk.value
+            return (
+                f"({v} if type({ot} := {self.expr(o)}) is _Table and (({c} <= len({a} := {ot}.arr) and ({v} := {a}[{c - 1}])"
+                f" is not None) or ({v} := {ot}.hash.get({c})) is not None or {ot}.meta is None)"
+                f" else {m}_index({ot}, {c}, {d}))"
+            )
         ot, kt = self.temp(), self.temp()
         # evaluate the table, then the key, whatever the table's type
         return (
@@ -360,7 +369,9 @@ class ExprCompiler:
 
     def raw_method_call(self, n) -> str:
         # the method is looked up in the object, then in its metatable's
-        # __index table (a class), inline; anything else goes to _method
+        # __index table (a class), inline; on a string, in the string
+        # metatable's __index table (_SMh: its hash); anything else goes to
+        # _method
         o, f, m, i = self.temp(), self.temp(), self.temp(), self.temp()
         args = self.args(n.args)
         comma = ", " if args else ""
@@ -372,6 +383,8 @@ class ExprCompiler:
         d = self.drepr(n.obj)
         return (
             f"{self.call_mark(n)}({f} if type({o} := {self.expr(n.obj)}) is _Table and type({f} := {lookup}) is _FT"
+            f" else {f} if type({o}) is str and type({i} := _SMh.get('__index')) is _Table"
+            f" and type({f} := {i}.hash.get({name})) is _FT"
             f" else _smethod({o}, {name}, {d}) if type({o}) is str else _method({o}, {name}, {d}))({o}{comma}{args})"
         )
 
@@ -546,6 +559,9 @@ class ExprCompiler:
             return self.compare(op, n.left, n.right)
         if op == "..":
             return self.concat(n)
+        if op in ("+", "-") and _is_len(n.left) and type(n.right) is A.Number and type(n.right.value) is int \
+                and 0 <= n.right.value < 2**31:
+            return self.len_offset(n)
         a, b = self.temp(), self.temp()
         x, y = self.expr(n.left), self.expr(n.right)
         da, db = self.drepr(n.left), self.drepr(n.right)
@@ -591,6 +607,20 @@ class ExprCompiler:
         if op == ">>":
             return f"{L}_shr({x}, {y}, {da}, {db})"
         raise AssertionError(op)
+
+    def len_offset(self, n) -> str:
+        """`#t + k` (`- k`), as in `buf[#buf + 1]`: on a table without a
+        metatable, the length plus k is an integer in range, no checks."""
+        t, a, rv = self.temp(), self.temp(), self.temp()
+        e = n.left.operand
+        fn, pyop = _ARITH[n.op]
+        c = n.right.value
+        L = f"\x01{n.line}\x02"
+        slow = (
+            f"({rv} if type({a} := _len({t}, {self.drepr(e)})) is int and {MN} <= ({rv} := {a} {pyop} {c}) <= {M}"
+            f" else {a} {pyop} {c} if type({a}) is float else {L}{fn}({a}, {c}, {self.drepr(n.left)}, None))"
+        )
+        return f"(len({t}.arr) {pyop} {c} if type({t} := {self.expr(e)}) is _Table and {t}.meta is None else {slow})"
 
     def int_arith(self, op: str, x: str, y: str, right) -> str | None:
         """Both operands are known integers: no type checks, only Lua's
@@ -688,6 +718,10 @@ class ExprCompiler:
             return f"({self.expr(n)} is not None)" if t is A.Table else "True"
         v = self.temp()
         return f"(({v} := {self.expr(n)}) is not None and {v} is not False)"
+
+
+def _is_len(n) -> bool:
+    return type(n) is A.UnOp and n.op == "#"
 
 
 def _slow_compare(op: str, a: str, b: str) -> str:

@@ -71,8 +71,15 @@ def tmixed(vals: list, layout: tuple) -> LuaTable:
 def fixed(r, n: int) -> tuple:
     """Exactly n values of a call's raw result (a value or a Multi)."""
     if type(r) is not Multi:
-        return (r,) + (None,) * (n - 1)
-    return adjust(V.expand(r), n)
+        return (r, None) if n == 2 else (r,) + (None,) * (n - 1)
+    if r and r[0] is TAILCALL:
+        r = V.expand(r)
+    m = len(r)
+    if m == n:
+        return r
+    if m > n:
+        return r[:n]
+    return r + (None,) * (n - m)
 
 
 def adjust(values: tuple, n: int) -> tuple:
@@ -358,8 +365,9 @@ class GotoSignal(Exception):
 
 
 def concatn(parts: tuple, descs: tuple):
-    """`a .. b .. c ...`: joins strings at once, else right to left as Lua."""
-    if all(type(p) is str for p in parts):
+    """`a .. b .. c ...`: joins strings and numbers at once (a number as
+    Lua converts it), else right to left as Lua."""
+    if all(type(p) is str for p in parts) or type(parts := _as_strings(parts)) is list:
         n = sum(map(len, parts))
         if n > V.INLINE_CONCAT:
             V.reserve_memory(n)
@@ -370,6 +378,23 @@ def concatn(parts: tuple, descs: tuple):
     for i in range(len(parts) - 2, -1, -1):
         acc = V.concat(parts[i], acc, descs[i], descs[i + 1] if i + 1 == len(parts) - 1 else None)
     return acc
+
+
+def _as_strings(parts: tuple):
+    """The parts as a list of strings if they are all strings or numbers,
+    else the parts as they are."""
+    strs = []
+    for p in parts:
+        t = type(p)
+        if t is str:
+            strs.append(p)
+        elif t is int:
+            strs.append(str(p))
+        elif t is float:
+            strs.append(V.fmt_number(p))
+        else:
+            return parts
+    return strs
 
 
 def base_namespace() -> dict:
@@ -414,6 +439,7 @@ def base_namespace() -> dict:
         "_adjust": adjust,
         "_fixed": fixed,
         "_smethod": V.string_method,
+        "_SMh": {},  # the state's string metatable's hash, once the string library is open
         "_tbc_check": _tbc_check,
         "_tbc_close": _tbc_close,
         "_GotoSignal": GotoSignal,

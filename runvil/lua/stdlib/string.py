@@ -63,6 +63,18 @@ def str_len(*args):
 
 
 def str_sub(*args):
+    if len(args) <= 3:  # the common shape, s:sub(i[, j]) with positive positions
+        if len(args) == 3:
+            s, i, j = args
+        elif len(args) == 2:
+            (s, i), j = args, -1
+        else:
+            s = i = j = None
+        if type(s) is str and type(i) is int and type(j) is int and i > 0:
+            if j >= 0:
+                return s[i - 1:j]
+            if j == -1:
+                return s[i - 1:]
     s = check_str(args, 1, "sub")
     n = len(s)
     i = posrelat_start(check_int(args, 2, "sub"), n)
@@ -108,6 +120,10 @@ def str_rep(*args):
 
 
 def str_byte(*args):
+    if len(args) == 2:  # the common shape, s:byte(i) with a positive i
+        s, i = args
+        if type(s) is str and type(i) is int and i > 0:
+            return ord(s[i - 1]) if i <= len(s) else EMPTY
     s = check_str(args, 1, "byte")
     n = len(s)
     pi = opt_int(args, 2, "byte", 1)
@@ -137,6 +153,10 @@ def str_char(*args):
 
 
 def _find_aux(args, find: bool):
+    if 2 <= len(args) <= 3:  # the common shape: s:find(p[, init]), a positive init
+        s, p, init = args if len(args) == 3 else (*args, 1)
+        if type(s) is str and type(p) is str and type(init) is int and init > 0:
+            return _find_from(s, p, init - 1, find, False) if init - 1 <= len(s) else None
     fname = "find" if find else "match"
     s = check_str(args, 1, fname)
     p = check_str(args, 2, fname)
@@ -144,8 +164,12 @@ def _find_aux(args, find: bool):
     init = posrelat_start(opt_int(args, 3, fname, 1), ls) - 1
     if init > ls:
         return None
-    if find and ((len(args) >= 4 and args[3] is not None and args[3] is not False)
-                 or not has_specials(p)):
+    return _find_from(s, p, init, find, len(args) >= 4 and args[3] is not None and args[3] is not False)
+
+
+def _find_from(s: str, p: str, init: int, find: bool, plain: bool):
+    """find/match from the 0-based `init` (at most #s)."""
+    if find and (plain or not has_specials(p)):
         k = s.find(p, init)
         if k < 0:
             return None
@@ -274,6 +298,10 @@ def str_gsub(*args):
     return _gsub(args)
 
 
+#: gsub reserves the memory of its replacements in steps of this many bytes
+_RESERVE_STEP = 64 * 1024
+
+
 def _gsub(args):
     src = check_str(args, 1, "gsub")
     p = check_str(args, 2, "gsub")
@@ -289,7 +317,7 @@ def _gsub(args):
     pat = compile_pattern(p)
     value = _replacer(repl, tr, src)
     limit = values.MAX_STRING[0]
-    state = [0, False]  # size of the replacements, changed
+    state = [0, False, 0]  # size of the replacements, changed, size reserved so far
     if pat.nonempty and not pat.anchor and max_s > 0 and pat.regex_for(src) is not None:
         count = min(max_s, srcl)
         if tr is str and "%" not in repl and srcl + count * len(repl) <= limit:
@@ -302,7 +330,9 @@ def _gsub(args):
             if ch:
                 state[1] = True
             state[0] += len(text)
-            reserve_memory(len(text))
+            if state[0] - state[2] >= _RESERVE_STEP:  # reserved in steps: the result is reserved whole at the end
+                reserve_memory(state[0] - state[2])
+                state[2] = state[0]
             if state[0] > limit:
                 reserve_memory(state[0])
             return text
@@ -318,6 +348,7 @@ def _gsub(args):
     last = -1
     n = 0
     changed = False
+    reserved = 0
     while n < max_s:
         if pat.anchor:
             r = pat.match_at(src, pos) if pos == 0 else None
@@ -334,7 +365,9 @@ def _gsub(args):
         changed = changed or ch
         out.append(text)
         size += len(text)
-        reserve_memory(len(text))
+        if size - reserved >= _RESERVE_STEP:
+            reserve_memory(size - reserved)
+            reserved = size
         if size > limit:
             reserve_memory(size)
         pos = last = e
@@ -376,6 +409,7 @@ def open_lib(state) -> None:
         meta.set_str(event, builtin(_arith_metamethod(event)))
     try:
         state.string_meta = meta
+        state.ns["_SMh"] = meta.hash  # s:m() in compiled code looks here first
     except AttributeError:
         pass
     values.set_string_meta(meta, default=True)
