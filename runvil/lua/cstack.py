@@ -19,6 +19,7 @@ import sys
 from types import FunctionType
 
 from .errors import LuaError, metamethod_event, rt_error, where
+from .stepcost import META_CALL_COST
 
 LUAI_MAXCCALLS = 200
 #: where `error in error handling` replaces `C stack overflow`
@@ -43,13 +44,20 @@ def check(n: int, positioned: bool = True) -> None:
 
 
 def meta_call(h, *args):
-    """Calls a metamethod as luaT_callTMres does: one nested C call."""
+    """Calls a metamethod as luaT_callTMres does: one nested C call. A Lua
+    metamethod is also charged META_CALL_COST steps from its state's
+    budget: the operator that calls it was weighed as a plain one."""
     n = C[0] + 1
     if n >= LUAI_MAXCCALLS:
         check(n)
     C[0] = n
     try:
         if type(h) is FunctionType:
+            steps = h.__globals__.get("_S")  # a Lua function's: its state's countdown
+            if steps is not None:
+                steps[0] -= META_CALL_COST
+                if steps[0] < 0:
+                    h.__globals__["_tick"]()
             return h(*args)
         from .values import Userdata, call, getmetamethod, obj_typename
 

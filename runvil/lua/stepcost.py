@@ -32,6 +32,9 @@ TABLE_COST = 2
 OP_COST = 1
 #: the method lookup of `o:m()` (on a string: through its metatable)
 METHOD_COST = 2
+#: a metamethod's call by an operator or an indexing (cstack.meta_call): an
+#: operator cannot tell at compile time that it will call one
+META_CALL_COST = 6
 #: one item of a native `pairs` / `ipairs` walk (runtime.make_giter)
 NEXT_ITEM_COST = 4
 IPAIRS_ITEM_COST = 3
