@@ -448,16 +448,22 @@ class _Checker:
         start = self.fn.free
         if self.tok[0] in _UNOPS:
             self.next()
-            self.subexpr(_UNARY_PRIORITY)
+            if not self.subexpr(_UNARY_PRIORITY):  # the operand goes to a register
+                self.setfree(start + 1)
             self.fn.free, free = start, False
         else:
             free = self.simpleexp()
         op = _PRI.get(self.tok[0])
         while op is not None and op[0] > limit:
             self.next()
-            if not free:  # the left operand waits in a register
-                self.setfree(start + 1)
-            self.subexpr(op[1])
+            concat = op[2] == ".."  # its operands go to consecutive registers
+            held = start if free and not concat else start + 1  # the left operand goes to a register
+            self.setfree(held)
+            jump = op[2] == "and" or op[2] == "or"
+            if jump:  # tested there, then jumped over
+                self.fn.free = start
+            if (not self.subexpr(op[1]) or concat) and not jump:
+                self.setfree(held + 1)  # and so does the right one
             self.fn.free, free = start, False
             op = _PRI.get(self.tok[0])
         self.level -= 1
@@ -478,7 +484,9 @@ class _Checker:
             self.constructor()
         elif t == "FUNCTION":
             self.next()
+            start = self.fn.free
             self.body(self.line)
+            self.setfree(start + 1)  # codeclosure: the closure goes to the next register
         else:
             return self.suffixedexp() == "local"
         return False
@@ -502,15 +510,15 @@ class _Checker:
         while True:
             t = self.tok[0]
             if t == "DOT":
-                self.next()
                 if kind != "local":
                     self.setfree(start + 1)
+                self.next()
                 self.checkname()
                 kind = "var"
             elif t == "LBRACK":
-                self.next()
                 if kind != "local":
                     self.setfree(start + 1)
+                self.next()
                 self.expr()
                 self.checknext("RBRACK")
                 kind = "var"
@@ -518,17 +526,19 @@ class _Checker:
                 self.next()
                 self.checkname()
                 self.setfree(start + 2)  # luaK_self: the method and the object
-                self.funcargs(start)
+                self.funcargs(start, 2)
                 kind = "call"
             elif t in ("LPAREN", "STRING", "LBRACE"):
                 self.setfree(start + 1)
                 self.fn.free = start + 1
-                self.funcargs(start)
+                self.funcargs(start, 1)
                 kind = "call"
             else:
                 return kind
 
-    def funcargs(self, base: int):
+    def funcargs(self, base: int, held: int):
+        """The arguments of a call whose function (and object) hold `held`
+        registers from `base`."""
         line = self.line
         t = self.tok[0]
         if t == "LPAREN":
@@ -536,7 +546,7 @@ class _Checker:
             if self.tok[0] != "RPAREN":
                 n = self.explist()
                 self.check_match("RPAREN", "LPAREN", line)
-                self.setfree(base + 1 + n)  # the last argument is closed after the ')'
+                self.setfree(base + held + n)  # the last argument is closed after the ')'
             else:
                 self.check_match("RPAREN", "LPAREN", line)
         elif t == "LBRACE":
@@ -549,15 +559,18 @@ class _Checker:
 
     def constructor(self):
         line = self.line
-        self.checknext("LBRACE")
         table = self.fn.free
         self.setfree(table + 1)
+        self.checknext("LBRACE")
         pending = 0  # list items waiting in registers (flushed every 50)
+        last = False  # the last field was a list item
         while self.tok[0] != "RBRACE":
+            last = False
             if self.tok[0] == "NAME":
                 if self.lookahead() != "ASSIGN":
                     self.expr()
                     pending += 1
+                    last = True
                 else:
                     self.next()
                     self.checknext("ASSIGN")
@@ -571,10 +584,14 @@ class _Checker:
             else:
                 self.expr()
                 pending += 1
+                last = True
             if not (self.testnext("COMMA") or self.testnext("SEMI")):
                 break
             pending %= 50
             self.setfree(table + 1 + pending)
             self.fn.free = table + 1 + pending
+            last = False
         self.check_match("RBRACE", "LBRACE", line)
+        if last:  # lastlistfield: the last item goes to its register
+            self.setfree(table + 1 + pending)
         self.fn.free = table + 1

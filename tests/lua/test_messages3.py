@@ -118,3 +118,17 @@ def test_a_required_module_skips_its_first_hash_line(tmp_path):
     run.step()
     assert run.done and run.outcome.ok, run.outcome.error
     assert run.outcome.result == "2"
+
+
+#: values as call arguments, each needing registers as lcode.c gives them
+ARGUMENTS = ["x", "v1", "x.y", "x[1]", "f(x)", "o:m(1)", "a+b", "v1+x", "v1..v1", "-x", "not x", "{1}", "{x, y}",
+             "x and y", "function() end"]  # fmt: skip
+
+
+@pytest.mark.parametrize("extra", [2, 3])
+@pytest.mark.parametrize("arg", ARGUMENTS)
+def test_registers_run_out_where_lua_says(arg, extra):
+    # 190 locals hold registers; the call's arguments take the rest
+    src = "local " + ", ".join(f"v{i}" for i in range(190)) + "\nf(" + "x," * (60 + extra) + arg + ", x)"
+    code = f"local s = [==[{src}]==]\nprint(select(2, load(s)))"
+    assert ours(code) == real(code)
