@@ -218,12 +218,13 @@ class _Builder:
     def fornum(self, c):
         self.locals += 4  # its three hidden ones and its variable
         body = _close(c[7], c[8])
-        return ast.NumericFor(c[1][1], c[3], c[5], None, body, line=c[0][2], col=c[0][3])
+        # its checks are forprep's, on the line of 'do' (as Lua gives them)
+        return ast.NumericFor(c[1][1], c[3], c[5], None, body, line=c[6][2], col=c[0][3])
 
     def fornum_step(self, c):
         self.locals += 4
         body = _close(c[9], c[10])
-        return ast.NumericFor(c[1][1], c[3], c[5], c[7], body, line=c[0][2], col=c[0][3])
+        return ast.NumericFor(c[1][1], c[3], c[5], c[7], body, line=c[8][2], col=c[0][3])
 
     def forin(self, c):
         self.locals += 4  # its hidden ones (its names are a namelist)
@@ -388,7 +389,8 @@ class _Builder:
 
     def method(self, c):
         args, line, col = c[3]
-        return _MethodCall(c[0], c[2][1], args, line=line, col=col)
+        # Lua gives a call the line where its chain starts (suffixedexp)
+        return _MethodCall(c[0], c[2][1], args, line=_start(c[0]).line, col=col)
 
     def args_none(self, c):
         return ([], c[0][2], c[0][3])
