@@ -8,9 +8,7 @@ from __future__ import annotations
 
 def file_source(data: bytes) -> str:
     """The chunk text of a Lua file's bytes (one character per byte)."""
-    source = data.decode("latin-1")
-    if source.startswith("\xef\xbb\xbf"):
-        source = source[3:]
+    source = data.decode("latin-1").removeprefix("\xef\xbb\xbf")
     if source[:1] == "#":
         cut = source.find("\n")
         source = source[cut:] if cut >= 0 else ""

@@ -120,8 +120,7 @@ class _Builder:
         return self.locals >= 200 or self.locals + self.widest >= 250
 
     def _values(self, exprs: list) -> list:
-        if len(exprs) > self.widest:
-            self.widest = len(exprs)
+        self.widest = max(self.widest, len(exprs))
         return exprs
 
     def first(self, c):
@@ -388,7 +387,7 @@ class _Builder:
         return _Call(c[0], args, line=line, col=col)
 
     def method(self, c):
-        args, line, col = c[3]
+        args, _, col = c[3]
         # Lua gives a call the line where its chain starts (suffixedexp)
         return _MethodCall(c[0], c[2][1], args, line=_start(c[0]).line, col=col)
 

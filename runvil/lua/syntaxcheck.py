@@ -9,6 +9,7 @@ import sys
 
 from .errors import LuaSyntaxError
 from .lexer import LexError, count_lines, token_text, tokenize
+from .syntaxlimits import Func, Limits
 
 # (left, right) priorities of the binary operators, from lparser.c
 _PRI = {
@@ -25,9 +26,6 @@ _UNARY_PRIORITY = 12
 #: Lua counts nesting ("C levels") in statement() and subexpr(); with the one
 #: level a call to `load` itself takes, the 199th level overflows.
 _MAX_LEVELS = 199
-#: lparser.c's limits: MAXVARS, MAXUPVAL, and MAXREGS (lcode.c)
-_MAXVARS, _MAXUPVAL, _MAXREGS = 200, 255, 255
-
 
 def _fallback_message(e, chunkname) -> str:
     """Only if the checker and the grammar disagree (a bug): a plain message."""
@@ -53,28 +51,7 @@ def _tokstr(t: str) -> str:
     return f"'{_KEYWORD_TEXT.get(t) or t.lower()}'"
 
 
-class _Func:
-    """What lparser.c's FuncState counts against Lua's limits: the locals
-    declared (active ones first, then those of a `local` not yet in
-    scope), the upvalues by name, and the registers in use (`free`, an
-    estimate that follows lcode.c where values go to registers)."""
-
-    __slots__ = ("parent", "line", "names", "nactive", "nreg", "free", "upvals")
-
-    def __init__(self, parent, line: int, upvals=()):
-        self.parent = parent
-        self.line = line  # linedefined; 0 for the main function
-        self.names: list[str] = []
-        self.nactive = 0
-        self.nreg = 0  # registers the active locals hold
-        self.free = 0
-        self.upvals = set(upvals)
-
-    def where(self) -> str:
-        return "main function" if self.line == 0 else f"function at line {self.line}"
-
-
-class _Checker:
+class _Checker(Limits):
     """lparser.c's recursive descent, reduced to its checks and messages."""
 
     def __init__(self, source: str, chunkname: str):
@@ -86,7 +63,7 @@ class _Checker:
         self.level = 0
         self.varargs = [True]
         self.tok = None
-        self.fn = _Func(None, 0, ("_ENV",))
+        self.fn = Func(None, 0, ("_ENV",))
 
     def run(self):
         old = sys.getrecursionlimit()
@@ -155,55 +132,6 @@ class _Checker:
         v = self.tok[1]
         self.next()
         return v
-
-    # ------------------------------------------------------------ limits
-
-    def errorlimit(self, fn: _Func, limit: int, what: str):
-        self.error(f"too many {what} (limit is {limit}) in {fn.where()}")
-
-    def new_localvar(self, name: str):
-        fn = self.fn
-        if len(fn.names) + 1 > _MAXVARS:
-            self.errorlimit(fn, _MAXVARS, "local variables")
-        fn.names.append(name)
-
-    def adjustlocalvars(self, n: int, regs: int | None = None):
-        """The last `n` declared locals come into scope, `regs` of them
-        (default all) in registers (a compile-time constant holds none)."""
-        fn = self.fn
-        fn.nactive += n
-        fn.nreg += n if regs is None else regs
-        fn.free = fn.nreg
-
-    def setfree(self, n: int):
-        """luaK_checkstack: registers up to `n` are in use."""
-        if n > self.fn.free:
-            if n >= _MAXREGS:
-                self.error("function or expression needs too many registers")
-            self.fn.free = n
-
-    def singlevar(self, name: str) -> str:
-        """Resolves a name as singlevar does (a global reads _ENV), adding
-        the upvalues it needs; returns "local", "upvalue" or "global"."""
-        kind = self._var(self.fn, name)
-        if kind is None:
-            self._var(self.fn, "_ENV")
-            return "global"
-        return kind
-
-    def _var(self, fn: _Func | None, name: str) -> str | None:
-        if fn is None:
-            return None
-        if name in fn.names[: fn.nactive]:
-            return "local"
-        if name in fn.upvals:
-            return "upvalue"
-        if self._var(fn.parent, name) is None:
-            return None
-        if len(fn.upvals) + 1 > _MAXUPVAL:
-            self.errorlimit(fn, _MAXUPVAL, "upvalues")
-        fn.upvals.add(name)
-        return "upvalue"
 
     def enter(self):
         self.level += 1
@@ -350,7 +278,7 @@ class _Checker:
         fn.nactive, fn.nreg = nactive, nreg
 
     def body(self, line: int, method: bool = False):
-        self.fn = fn = _Func(self.fn, line)
+        self.fn = fn = Func(self.fn, line)
         if method:
             self.new_localvar("self")
         self.checknext("LPAREN")
@@ -397,11 +325,10 @@ class _Checker:
             if not self.testnext("COMMA"):
                 break
         start = self.fn.free
-        if self.testnext("ASSIGN"):
-            if self.explist() == nvars and consts:
-                self.fn.free = start
-                self.adjustlocalvars(nvars, nvars - consts)  # constants hold no register
-                return
+        if self.testnext("ASSIGN") and self.explist() == nvars and consts:
+            self.fn.free = start
+            self.adjustlocalvars(nvars, nvars - consts)  # constants hold no register
+            return
         self.setfree(start + nvars)
         self.adjustlocalvars(nvars)
 
