@@ -321,6 +321,14 @@ class ExprCompiler:
                 f"({v} if type({ot}) is _Table and (({v} := {ot}.get({kt})) is not None or {ot}.meta is None)"
                 f" else {m}_index({ot}, {kt}, {d}))"
             )
+        if self.is_int(k):
+            # an integer key computed (`t[i - 1]`): the array part read in place
+            ot, kt, a = self.temp(), self.temp(), self.temp()
+            return (
+                f"({v} if (type({ot} := {self.expr(o)}) is _Table) & (({kt} := {self.expr(k)}) is {kt})"
+                f" and ((0 < {kt} <= len({a} := {ot}.arr) and ({v} := {a}[{kt} - 1]) is not None)"
+                f" or ({v} := {ot}.hash.get({kt})) is not None or {ot}.meta is None) else {m}_index({ot}, {kt}, {d}))"
+            )
         if not self.is_pure(o) and not self.is_pure(k):
             return f"{m}_index({self.expr(o)}, {self.expr(k)}, {d})"
         fk = fold(k)

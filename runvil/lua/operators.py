@@ -11,18 +11,17 @@ from .cstack import meta_call
 from .errors import rt_error
 from .numbers import DEFAULT_NAN, INF, MAXI, float_to_int, fmt_number, tonumber, wrap
 from .table import LuaTable
-from .values import Userdata, _desc, first, getmetamethod, is_number, obj_typename, type_name
+from .values import Multi, Userdata, _desc, first, getmetamethod, is_number, obj_typename, type_name
 
 # ------------------------------------------------------------- arithmetic
 
 
 def _arith_meta(a, b, event: str, da, db):
     """trybinTM: the operands' metamethod, else Lua's error for the operator."""
-    h = getmetamethod(a, event)
-    if h is None:
-        h = getmetamethod(b, event)
+    h = _metamethod2(a, b, event)
     if h is not None:
-        return first(meta_call(h, a, b))
+        r = meta_call(h, a, b)
+        return first(r) if type(r) is Multi else r
     if event in _BITWISE:
         if is_number(a) and is_number(b):
             d = da if type(a) is float and float_to_int(a) is None else db
@@ -251,12 +250,12 @@ def eq(a, b) -> bool:
     ta, tb = type(a), type(b)
     if ta is tb:
         if ta is LuaTable:
-            h = getmetamethod(a, "__eq")
-            if h is None:
-                h = getmetamethod(b, "__eq")
+            h = _metamethod2(a, b, "__eq")
             if h is None:
                 return False
-            r = first(meta_call(h, a, b))
+            r = meta_call(h, a, b)
+            if type(r) is Multi:
+                r = first(r)
             return r is not None and r is not False
         if isinstance(a, Userdata):
             return bool(a.lua_eq(b))
@@ -268,17 +267,33 @@ def eq(a, b) -> bool:
     return False
 
 
+def _metamethod2(a, b, event: str):
+    """The first operand's metamethod for `event`, else the second's (a
+    table's metatable read inline)."""
+    if type(a) is LuaTable:
+        m = a.meta
+        h = m.hash.get(event) if m is not None else None
+    else:
+        h = getmetamethod(a, event)
+    if h is None:
+        if type(b) is LuaTable:
+            m = b.meta
+            return m.hash.get(event) if m is not None else None
+        return getmetamethod(b, event)
+    return h
+
+
 def lt(a, b) -> bool:
     ta, tb = type(a), type(b)
     if (ta is int or ta is float) and (tb is int or tb is float):
         return a < b
     if ta is str and tb is str:
         return a < b
-    h = getmetamethod(a, "__lt")
-    if h is None:
-        h = getmetamethod(b, "__lt")
+    h = _metamethod2(a, b, "__lt")
     if h is not None:
-        r = first(meta_call(h, a, b))
+        r = meta_call(h, a, b)
+        if type(r) is Multi:
+            r = first(r)
         return r is not None and r is not False
     _compare_error(a, b)
 
@@ -289,11 +304,11 @@ def le(a, b) -> bool:
         return a <= b
     if ta is str and tb is str:
         return a <= b
-    h = getmetamethod(a, "__le")
-    if h is None:
-        h = getmetamethod(b, "__le")
+    h = _metamethod2(a, b, "__le")
     if h is not None:
-        r = first(meta_call(h, a, b))
+        r = meta_call(h, a, b)
+        if type(r) is Multi:
+            r = first(r)
         return r is not None and r is not False
     _compare_error(a, b)
 

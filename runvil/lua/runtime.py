@@ -282,7 +282,8 @@ def _walk_next(t: LuaTable, n: int):
 def _walk_ipairs(t: LuaTable, n: int):
     i = 0
     while True:
-        v = t.get_int(i + 1)
+        a = t.arr  # get_int(i + 1), inline
+        v = a[i] if i < len(a) else t.hash.get(i + 1)
         if v is None:
             return
         i += 1
@@ -295,9 +296,8 @@ def _walk_ipairs(t: LuaTable, n: int):
 
 
 def _walk_calls(f, s, c, n: int):
-    call = V.call
     while True:
-        r = call(f, s, c) if type(f) is FunctionType else V.callx(f, "for iterator 'for iterator'", s, c)
+        r = f(s, c) if type(f) is FunctionType else V.callx(f, "for iterator 'for iterator'", s, c)
         if type(r) is Multi:
             r = V.expand(r)
             c = r[0] if r else None

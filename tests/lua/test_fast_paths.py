@@ -99,8 +99,10 @@ local old = mt.__index
 mt.__index = function(s, k) return function() return k end end
 print(("x"):anything())
 mt.__index = old
+local byte = string.byte
 string.byte = function() return "replaced" end
 print(("x"):byte(1))
+string.byte = byte  -- the reference Lua state is shared by the tests
 """,
     # .. joins numbers and strings at once, as Lua converts them
     "concat": """
@@ -133,6 +135,17 @@ r, n = s:gsub("b", function(c) return c .. c end)
 print(#r, n)
 r, n = ("abc"):gsub("", "-")
 print(r, n)
+""",
+    # table.concat of a plain list of strings joins it at once
+    "table.concat": """
+print(table.concat({}), table.concat({"a", "b", "c"}), table.concat({"a", "b"}, ", "))
+print(table.concat({1, 2.5, "x"}, "-"), table.concat({"a", "b"}, 3))
+local holes = {"a"}
+holes[3] = "c"
+print(pcall(table.concat, holes), table.concat({[1] = "h"}))
+print(pcall(table.concat, {"a", {}, "c"}), pcall(table.concat, {"a"}, {}))
+local proxy = setmetatable({}, {__index = function(t, i) return "p" .. i end, __len = function() return 3 end})
+print(table.concat(proxy, "+"), table.concat({"a", "b", "c"}, "", 2), table.concat({"a", "b"}, nil))
 """,
 }
 

@@ -174,6 +174,16 @@ def _find_from(s: str, p: str, init: int, find: bool, plain: bool):
         if k < 0:
             return None
         return Multi((k + 1, k + len(p)))
+    pat = compile_pattern(p)
+    if not pat.anchor and (rx := pat.regex_for(s)) is not None:
+        # find_match's regex search, without its layers
+        m = rx.search(s, init)
+        if m is None:
+            return None
+        st, e = m.start(), m.end()
+        if find:
+            return Multi((st + 1, e) + all_captures(pat.caps_of(m), s, st, e, False))
+        return _ret(all_captures(pat.caps_of(m), s, st, e))
     r = find_match(s, p, init)
     if r is None:
         return None

@@ -192,6 +192,15 @@ def _field_str(v, i):
 
 
 def t_concat(*args):
+    if 1 <= len(args) <= 2:  # the common shape: a plain list of strings, the whole of it
+        t, sep = args if len(args) == 2 else (args[0], "")
+        if type(t) is LuaTable and t.meta is None and type(sep) is str and (t.arr or not t.hash):
+            a = t.arr
+            if not a:
+                return ""
+            if all(type(v) is str for v in a):
+                V.reserve_memory(sum(map(len, a)) + len(sep) * (len(a) - 1))
+                return sep.join(a)
     t = _checktab(args, 1, "concat", _TAB_R | _TAB_L)
     last = _len(t)
     sep = check_str(args, 2, "concat") if len(args) >= 2 and args[1] is not None else ""
