@@ -152,9 +152,7 @@ class _Checker(Limits):
                 self.statement()
                 break
             self.statement()
-        del fn.names[names:]
-        fn.nactive, fn.nreg = nactive, nreg
-        fn.free = nreg
+        self.close_scope(names, nactive, nreg)
 
     def statement(self):
         line = self.line
@@ -274,8 +272,7 @@ class _Checker(Limits):
         self.setfree(fn.nreg)
         self.statlist()
         self.check_match("END", "FOR", line)
-        del fn.names[names:]
-        fn.nactive, fn.nreg = nactive, nreg
+        self.close_scope(names, nactive, nreg)
 
     def body(self, line: int, method: bool = False):
         self.fn = fn = Func(self.fn, line)

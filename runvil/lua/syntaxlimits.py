@@ -16,13 +16,14 @@ class Func:
     scope), the upvalues by name, and the registers in use (`free`, an
     estimate that follows lcode.c where values go to registers)."""
 
-    __slots__ = ("free", "line", "nactive", "names", "nreg", "parent", "upvals")
+    __slots__ = ("active", "free", "line", "nactive", "names", "nreg", "parent", "upvals")
 
     def __init__(self, parent, line: int, upvals=()):
         self.parent = parent
         self.line = line  # linedefined; 0 for the main function
         self.names: list[str] = []
         self.nactive = 0
+        self.active: dict[str, int] = {}  # name -> how many active locals have it
         self.nreg = 0  # registers the active locals hold
         self.free = 0
         self.upvals = set(upvals)
@@ -48,9 +49,23 @@ class Limits:
         """The last `n` declared locals come into scope, `regs` of them
         (default all) in registers (a compile-time constant holds none)."""
         fn = self.fn
+        active = fn.active
+        for name in fn.names[fn.nactive : fn.nactive + n]:
+            active[name] = active.get(name, 0) + 1
         fn.nactive += n
         fn.nreg += n if regs is None else regs
         fn.free = fn.nreg
+
+    def close_scope(self, names: int, nactive: int, nreg: int):
+        """A block ends: the locals declared in it (from index `names` on)
+        go out of scope."""
+        fn = self.fn
+        active = fn.active
+        for name in fn.names[names : fn.nactive]:
+            active[name] -= 1
+        del fn.names[names:]
+        fn.nactive, fn.nreg = nactive, nreg
+        fn.free = nreg
 
     def setfree(self, n: int):
         """luaK_checkstack: registers up to `n` are in use."""
@@ -71,7 +86,7 @@ class Limits:
     def _var(self, fn: Func | None, name: str) -> str | None:
         if fn is None:
             return None
-        if name in fn.names[: fn.nactive]:
+        if fn.active.get(name):
             return "local"
         if name in fn.upvals:
             return "upvalue"
