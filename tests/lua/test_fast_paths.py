@@ -135,6 +135,8 @@ r, n = s:gsub("b", function(c) return c .. c end)
 print(#r, n)
 r, n = ("abc"):gsub("", "-")
 print(r, n)
+print(("abc"):gsub("x", function() error("never") end), ("abc"):gsub("x", "%9"), ("abc"):gsub("[xy]", {}))
+print(pcall(string.gsub, "abc", "x", true), pcall(string.gsub, "abc", "x"), ("abc"):gsub("b", "", 0))
 """,
     # table.concat of a plain list of strings joins it at once
     "table.concat": """

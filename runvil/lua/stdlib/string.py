@@ -325,10 +325,13 @@ def _gsub(args):
     elif tr is not str and tr is not FunctionType and tr is not LuaTable:
         type_error(args, 3, "gsub", "string/function/table")
     pat = compile_pattern(p)
+    fast = pat.nonempty and not pat.anchor and max_s > 0 and (rx := pat.regex_for(src)) is not None
+    if fast and rx.search(src) is None:  # nothing to replace (escaping text that needs none)
+        return Multi((src, 0))
     value = _replacer(repl, tr, src)
     limit = values.MAX_STRING[0]
     state = [0, False, 0]  # size of the replacements, changed, size reserved so far
-    if pat.nonempty and not pat.anchor and max_s > 0 and pat.regex_for(src) is not None:
+    if fast:
         count = min(max_s, srcl)
         if tr is str and "%" not in repl and srcl + count * len(repl) <= limit:
             reserve_memory(srcl + count * len(repl))
