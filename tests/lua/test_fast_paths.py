@@ -138,6 +138,16 @@ print(r, n)
 print(("abc"):gsub("x", function() error("never") end), ("abc"):gsub("x", "%9"), ("abc"):gsub("[xy]", {}))
 print(pcall(string.gsub, "abc", "x", true), pcall(string.gsub, "abc", "x"), ("abc"):gsub("b", "", 0))
 """,
+    # pairs while the loop changes the table
+    "pairs": """
+local t = {1, 2, 3, x = 1, y = 2} for k in pairs(t) do t[k] = nil end print(next(t))
+local u = {a = 1, b = 2, c = 3} local n = 0 for k, v in pairs(u) do n = n + v; u[k] = v * 2 end print(n, u.a, u.b, u.c)
+local w = {[true] = 1, [false] = 2, [1.5] = 3, 10, 20} local s = {}
+for k, v in pairs(w) do s[#s + 1] = tostring(k) .. "=" .. v end table.sort(s) print(table.concat(s, " "))
+local nested = {a = 1, b = 2} local c = 0 for k in pairs(nested) do for k2 in pairs(nested) do c = c + 1 end end print(c)
+local m = {1, 2, 3} for k in pairs(m) do if k == 1 then m[3] = nil end end print(#m)
+local q = {x = 1, y = 2} for k, v, extra in pairs(q) do q[k] = nil; print(extra) end print(next(q))
+""",
     # table.concat of a plain list of strings joins it at once
     "table.concat": """
 print(table.concat({}), table.concat({"a", "b", "c"}), table.concat({"a", "b"}, ", "))
