@@ -130,7 +130,8 @@ RUNAWAYS = [
      "run step limit exceeded (3000000 steps across the run's blocks)"),
     ("[limits]\nrun_seconds = 1\nsection_entries = 100000000\n", "jump('A')", "run time limit exceeded (1 s)"),
     ("[limits]\nblock_steps = 1000000\n", "while true do end", "step limit exceeded (1000000 steps)"),
-    ("[limits]\nblock_seconds = 1\n", "while true do end", "time limit exceeded (1 s)"),
+    # steps raised so the time limit, not the step budget, is what stops it
+    ("[limits]\nblock_seconds = 1\nblock_steps = 1000000000\n", "while true do end", "time limit exceeded (1 s)"),
 ]
 
 
