@@ -305,7 +305,8 @@ def test_a_spent_run_budget_stays_spent_after_pcall():
 
 @pytest.mark.parametrize("body", [SELF_JUMP, PING_PONG, "## A\n\n```lua\nwhile true do end\n```\n"])
 def test_the_run_time_limit_stops_each_runaway_within_two_seconds(body):
-    run = start(body, run_limits=RunLimits(seconds=1.0, steps=None, section_entries=None))
+    # no block step budget either: the run's time, not 20M steps, must stop it
+    run = start(body, limits=Limits(steps=None), run_limits=RunLimits(seconds=1.0, steps=None, section_entries=None))
     t0 = time.monotonic()
     outcome, _ = finish(run, [])
     elapsed = time.monotonic() - t0
