@@ -18,6 +18,7 @@ import threading
 from types import FunctionType
 
 from .cstack import meta_call
+from .stepcost import META_CALL_COST
 from .errors import rt_error
 from .table import LuaTable
 
@@ -281,7 +282,15 @@ def _call_tm(h, f, desc):
 
 
 def _tm_caller(h, prefix: tuple):
+    # a call through __call is charged as a metamethod call (cstack.meta_call):
+    # the call site was weighed as a plain call
+    steps = h.__globals__.get("_S") if type(h) is FunctionType else None
+
     def call_tm(*a):
+        if steps is not None:
+            steps[0] -= META_CALL_COST
+            if steps[0] < 0:
+                h.__globals__["_tick"]()
         return h(*prefix, *a)
 
     call_tm.lua_tm = (h, prefix)  # what `tail` calls in its place

@@ -34,6 +34,7 @@ SHAPES = {
     "sort": "while true do local t = {5, 3, 1, 4, 2, 9, 8, 7, 6} table.sort(t) end",
     "__add metamethod": "local a = setmetatable({}, {__add = function(a, b) return a end}) while true do a = a + 1 end",
     "__index function": "local t = setmetatable({}, {__index = function(t, k) return k end}) while true do local x = t.x end",
+    "__call": "local o = setmetatable({}, {__call = function(self, x) return x end}) while true do o(1) end",
 }
 
 
