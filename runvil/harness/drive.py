@@ -40,10 +40,12 @@ def drive(run, answer, requests: list | None = None):
             requests.extend(
                 request_record(e)
                 for e in effects
-                if isinstance(e, ModelRound) and not _unreached(answers.get(e.id))
+                if reached_provider(e, answers.get(e.id))
             )
         run.resume(answers)
 
 
-def _unreached(answer) -> bool:
-    return isinstance(answer, ModelFailure) and answer.unreachable is not None
+def reached_provider(effect, answer) -> bool:
+    """A model round reached a provider whatever came back, unless its
+    backend could not be reached: what `requests` lists and usage counts."""
+    return isinstance(effect, ModelRound) and not (isinstance(answer, ModelFailure) and answer.unreachable is not None)

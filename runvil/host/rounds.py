@@ -24,7 +24,8 @@ from __future__ import annotations
 import threading
 import time
 
-from ..engine.effects import ModelFailure, ModelReply, ModelRound
+from ..engine.effects import ModelReply
+from ..harness.drive import reached_provider
 
 USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens")
 NO_USAGE = {"rounds": 0, **{k: 0 for k in USAGE_FIELDS}}
@@ -46,7 +47,7 @@ class UsageMeter:
 
     def __call__(self, effect):
         got = self.answer(effect)
-        if isinstance(effect, ModelRound) and not (isinstance(got, ModelFailure) and got.unreachable is not None):
+        if reached_provider(effect, got):
             self.add(got.usage if isinstance(got, ModelReply) else None)
         return got
 
