@@ -16,7 +16,9 @@ import json
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from .loopback import LoopbackServer
 
 
 @dataclass
@@ -70,12 +72,10 @@ def text_stream(*fragments, finish: str | None = "stop") -> Reply:
     return stream(*chunks)
 
 
-class ChatServer:
+class ChatServer(LoopbackServer):
     def __init__(self):
         self.replies: list[Reply] = []
         self.requests: list[dict] = []
-        self.stopping = threading.Event()
-        self._lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -102,14 +102,7 @@ class ChatServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.block_on_close = False
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-
-    @property
-    def port(self) -> int:
-        return self.httpd.server_address[1]
+        super().__init__(Handler)
 
     @property
     def base_url(self) -> str:
@@ -119,15 +112,6 @@ class ChatServer:
         with self._lock:
             self.replies.extend(replies)
         return self
-
-    def start(self) -> "ChatServer":
-        self.thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.stopping.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
     def _wait(self, seconds: float) -> None:
         self.stopping.wait(seconds)

@@ -9,10 +9,11 @@ Every request is recorded with its path and the times it started and ended
 from __future__ import annotations
 
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
+
+from .loopback import LoopbackServer
 
 PAGE = """<!DOCTYPE html><html><head><title>Paris</title><style>p {color: red}</style>
 <script>var hidden = "script text";</script></head>
@@ -36,12 +37,10 @@ RESULTS = {
 }
 
 
-class WebServer:
+class WebServer(LoopbackServer):
     def __init__(self, sleep: float = 0.3):
         self.sleep = sleep  # seconds /slow takes
         self.hits: list[dict] = []
-        self.stopping = threading.Event()
-        self._lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -59,22 +58,10 @@ class WebServer:
                 with server._lock:
                     server.hits.append({"path": self.path, "start": start, "end": time.monotonic()})
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.block_on_close = False
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        super().__init__(Handler)
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}{path}"
-
-    def start(self) -> "WebServer":
-        self.thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.stopping.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
     def route(self, h: BaseHTTPRequestHandler) -> None:
         parts = urlsplit(h.path)
