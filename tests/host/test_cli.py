@@ -9,6 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from .terminal import on_a_terminal as terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -263,25 +264,8 @@ MY_HEAD = """
 
 def on_a_terminal(*args, cwd=None):
     """Runs runvil with stderr on a pseudo-terminal; returns what it showed."""
-    import os
-    import pty
-
-    leader, follower = pty.openpty()
-    p = subprocess.Popen([sys.executable, "-m", "runvil.host.cli", *args], stdout=subprocess.PIPE,
-                         stderr=follower, cwd=cwd or ROOT)
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            data = os.read(leader, 4096)
-        except OSError:  # the terminal closed
-            break
-        if not data:
-            break
-        chunks.append(data)
-    p.wait(timeout=120)
-    os.close(leader)
-    return p.returncode, b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+    code, _, seen = terminal([sys.executable, "-m", "runvil.host.cli", *args], cwd=cwd or ROOT)
+    return code, seen.decode("utf-8", "replace").replace("\r\n", "\n")
 
 
 def test_a_run_error_on_a_terminal_shows_the_line_with_a_caret(tmp_path):

@@ -7,8 +7,6 @@ or a usage error. Subprocess runs stay on a handful of cases."""
 
 from __future__ import annotations
 
-import os
-import pty
 import shlex
 import subprocess
 import sys
@@ -21,6 +19,7 @@ import pytest
 from runvil.host.cli import main
 
 from ..engine.prompts import chat_prompt
+from .terminal import on_a_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST_CHAT = ROOT / "conformance" / "starting-a-conversation" / "first-chat.yaml"
@@ -122,20 +121,8 @@ def test_a_pipe_gets_plain_lines_and_a_terminal_a_progress_bar(tmp_path):
     assert piped.stdout.splitlines() == ["PASS starting-a-conversation/first-chat.yaml::hello",
                                          "PASS starting-a-conversation/first-chat.yaml::fresh-lists",
                                          "2 passed, 0 failed"]
-    master, slave = pty.openpty()
-    p = subprocess.Popen(args, stdout=slave, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, cwd=ROOT)
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            data = os.read(master, 4096)
-        except OSError:  # the terminal closed
-            break
-        if not data:
-            break
-        seen += data
-    os.close(master)
-    assert p.wait(timeout=60) == 0
+    code, _, seen = on_a_terminal(args, streams=("stdout",), timeout=60)
+    assert code == 0
     text = seen.decode()
     assert "\r\x1b[K[" in text and "] 1/2" in text and "] 2/2" in text and "PASS" not in text
     assert text.replace("\r\n", "\n").endswith("2 passed, 0 failed\n")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 import textwrap
 
@@ -18,6 +17,7 @@ import pytest
 from runvil.host.cli import main
 
 from ..harness.chat_server import chunk, error, stream, text_stream, usage_chunk
+from .terminal import on_a_terminal
 
 KEY = "sk-test-CLI-SECRET-9f8e7d6c5b4a"
 TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -193,25 +193,8 @@ def test_usage_in_a_scripted_world_comes_from_the_replies(tmp_path, capsys):
 def run_on_a_terminal(args, env, stdout_too: bool = False):
     """Runs `runvil` with stderr (and stdout when asked) on a pty; returns
     (stdout bytes, what the terminal showed)."""
-    import pty
-
-    master, slave = pty.openpty()
-    p = subprocess.Popen([sys.executable, "-m", "runvil.host.cli", *args],
-                         stdout=slave if stdout_too else subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL,
-                         cwd=ROOT, env=env)
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            data = os.read(master, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        seen += data
-    out = b"" if stdout_too else p.stdout.read()
-    p.wait(timeout=60)
-    os.close(master)
+    code, out, seen = on_a_terminal([sys.executable, "-m", "runvil.host.cli", *args],
+                                    streams=("stdout", "stderr") if stdout_too else ("stderr",), env=env, timeout=60)
     return out, re.sub(rb"\x1b\[[0-9;]*[A-Za-z]|\r", b"", seen).decode("utf-8")
 
 

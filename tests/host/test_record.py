@@ -15,6 +15,7 @@ import yaml
 from runvil.host.cli import main
 
 from ..harness.chat_server import chunk, error, stream, text_stream, usage_chunk
+from .terminal import on_a_terminal
 
 KEY = "sk-record-SECRET-0123456789"
 
@@ -225,31 +226,16 @@ def test_a_batch_of_tools_performed_concurrently_is_recorded_in_call_order(tmp_p
 def test_recording_on_a_terminal_still_streams_the_reply(tmp_path, server):
     """Live output and the recorder both get the streamed fragments."""
     import os
-    import pty
-    import subprocess
     import sys
 
     server.reply(text_stream("Bon", "jour"))
     prompt = tmp_path / "notes.md"
     prompt.write_text(PROMPT, encoding="utf-8")
-    master, slave = pty.openpty()
     env = dict(os.environ, RUNVIL_RECORD_TEST_KEY=KEY)
-    p = subprocess.Popen([sys.executable, "-m", "runvil.host.cli", "run", str(prompt), "--config",
-                          config(tmp_path, server), "--record", str(tmp_path / "w.yaml")],
-                         stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, env=env)
-    os.close(slave)
-    out, _ = p.communicate(timeout=60)
-    seen = b""
-    while True:
-        try:
-            data = os.read(master, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        seen += data
-    os.close(master)
-    assert p.returncode == 0 and out == b"Bonjour\n"
+    code, out, seen = on_a_terminal([sys.executable, "-m", "runvil.host.cli", "run", str(prompt), "--config",
+                                     config(tmp_path, server), "--record", str(tmp_path / "w.yaml")],
+                                    env=env, timeout=60)
+    assert code == 0 and out == b"Bonjour\n"
     assert b"Bon" in seen and b"jour" in seen
     assert yaml.safe_load((tmp_path / "w.yaml").read_text(encoding="utf-8"))["replies"][0]["fragments"] == ["Bon", "jour"]
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import sys
 import textwrap
 
@@ -18,6 +17,7 @@ from runvil.engine.run import ModelBinding
 from runvil.host.cli import main
 
 from ..engine.prompts import chat_prompt
+from .terminal import on_a_terminal
 
 PROMPT = chat_prompt(uses=('web', 'files'))
 
@@ -123,28 +123,10 @@ def test_chat_reads_the_world_input_as_its_system_message(tmp_path, monkeypatch,
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
 def test_scripted_fragments_are_live_output_on_a_terminal(tmp_path):
-    import pty
-    import subprocess
 
     prompt = write(tmp_path, "p.md", PROMPT)
     w = write(tmp_path, "w.yaml", "replies:\n  - {text: bonjour, fragments: [bon, jour]}\n")
-    master, slave = pty.openpty()
-    p = subprocess.Popen([sys.executable, "-m", "runvil.host.cli", "run", prompt, "--script", w],
-                         stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL,
-                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    out = p.stdout.read()
-    p.wait(timeout=60)
-    os.close(master)
+    _, out, seen = on_a_terminal([sys.executable, "-m", "runvil.host.cli", "run", prompt, "--script", w], timeout=60)
     assert out == b"bonjour\n"
     assert b"bonjour" in seen.replace(b"\r\x1b[K", b"")
 

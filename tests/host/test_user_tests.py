@@ -11,7 +11,6 @@ import os
 import textwrap
 from pathlib import Path
 
-
 from runvil.host.cli import main
 
 from ..harness.chat_server import chunk, stream, usage_chunk
