@@ -18,7 +18,7 @@ import warnings
 from . import ast as A
 from .compile_expr import ExprCompiler, clear_folds
 from .compile_nesting import NestingHoister
-from .compiled import Compiled, compile_lua  # noqa: F401  (compile_lua: the entry point, re-exported)
+from .compiled import PY_SOURCE, Compiled, compile_lua  # noqa: F401  (compile_lua: the entry point, re-exported)
 from .compiled import chunk_ids as _chunk_ids
 from .errors import CALL_SITES, LUA_CODE, LuaSyntaxError
 from .infer import int_locals
@@ -161,7 +161,12 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
             self.assign_local(vars_[0], self.expr(exprs[0]), ind, line, declare=True)
             return
         values = self.explist(exprs, n)
-        if values is None:
+        if values is None and not any(v.is_cell for v in vars_):
+            # unpacked straight into the locals
+            for v in vars_:
+                self.bind(v.pyname)
+            self.em.emit(ind, f"{', '.join(v.pyname for v in vars_)}, = {self.explist_tuple(exprs, n)}", line)
+        elif values is None:
             tmp = self.temp()
             self.em.emit(ind, f"{tmp} = {self.explist_tuple(exprs, n)}", line)
             for i, v in enumerate(vars_):
@@ -210,7 +215,8 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
         """`end_line`, the line of the statement's last token, is where Lua
         reports a failing store (the store runs after the values)."""
         if len(targets) == 1 and len(exprs) == 1:
-            self.store(targets[0], None, None, self.expr(exprs[0]), ind, line, end_line)
+            nonnil = self.never_nil(exprs[0])
+            self.store(targets[0], None, None, self.expr(exprs[0]), ind, line, end_line, nonnil)
             return
         # Lua order: the targets' table and key expressions, then the values,
         # then the stores from the last target to the first.
@@ -239,9 +245,11 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
         for t, (o, k), tmp in reversed(list(zip(targets, pre, tmps))):
             self.store(t, o, k, tmp, ind, line, end_line)
 
-    def store(self, target, o, k, value: str, ind: int, line: int, end_line: int = 0):
+    def store(self, target, o, k, value: str, ind: int, line: int, end_line: int = 0, nonnil: bool = False):
         """Emits target = value; o/k are temps already holding the table
-        and key of an Index target (or None to evaluate them here)."""
+        and key of an Index target (or None to evaluate them here). With
+        `nonnil`, the value is known not to be nil (never_nil): the fast
+        paths skip that check."""
         if type(target) is A.Name:
             b = target.binding
             if isinstance(b, LocalVar):
@@ -255,6 +263,7 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
             return
         desc = self.desc(target.obj)
         dtext = repr(desc) if desc else "None"
+        int_key = self.is_int(target.key)
         if o is None:
             ot = self.temp()
             self.em.emit(ind, f"{ot} = {self.expr(target.obj)}", line)
@@ -270,10 +279,11 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
             self.em.emit(ind, f"{vt} = {value}", line)
             value = vt
         sline = end_line or target.line
+        given = "" if nonnil else f" and {value} is not None"
         if k.startswith("'") or k.startswith('"'):
             # a field that exists is overwritten in place, metatable or not
             self.em.emit(
-                ind, f"if type({o}) is _Table and {value} is not None and {o}.hash.get({k}) is not None: {o}.hash[{k}] = {value}",
+                ind, f"if type({o}) is _Table{given} and {o}.hash.get({k}) is not None: {o}.hash[{k}] = {value}",
                 sline,
             )
             # a new field: stored raw when no __newindex can intercept it
@@ -285,15 +295,16 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
             )
         else:
             a = self.temp()
+            is_int = "" if int_key else f" and type({k}) is int"
             existing = (
-                f"type({o}) is _Table and type({k}) is int and {value} is not None and 0 < {k} <= len({a} := {o}.arr)"
+                f"type({o}) is _Table{is_int}{given} and 0 < {k} <= len({a} := {o}.arr)"
                 f" and {a}[{k} - 1] is not None: {a}[{k} - 1] = {value}"
             )
             if _is_append(target):
                 # `t[#t + 1] = v` on a plain table appends to its array part
                 self.em.emit(
                     ind,
-                    f"if type({o}) is _Table and {o}.meta is None and type({k}) is int and {value} is not None"
+                    f"if type({o}) is _Table and {o}.meta is None and type({k}) is int{given}"
                     f" and {k} == len({a} := {o}.arr) + 1 and not {o}.hash: {a}.append({value})",
                     sline,
                 )
@@ -302,7 +313,7 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
                 # a value for an existing slot of the array part is stored in place
                 self.em.emit(ind, f"if {existing}", sline)
             self.em.emit(
-                ind, f"elif type({o}) is _Table and {o}.meta is None and type({k}) is int: {o}.set_int({k}, {value})", sline
+                ind, f"elif type({o}) is _Table and {o}.meta is None{is_int}: {o}.set_int({k}, {value})", sline
             )
         self.em.emit(ind, f"else: _setindex({o}, {k}, {value}, {dtext})", sline)
 
@@ -651,6 +662,7 @@ def _compile_tree(chunk: A.Chunk, fast_env: bool) -> Compiled:
         clear_folds()
     filename = f"<lua:{cc.id}>"
     LUA_CODE[filename] = (chunk.name, linemap)
+    PY_SOURCE[filename] = (src, None)
     if cc.call_sites:
         CALL_SITES[filename] = cc.call_sites
     with warnings.catch_warnings():

@@ -162,6 +162,21 @@ class ExprCompiler:
             return True
         return t is A.Name and isinstance(n.binding, LocalVar)
 
+    def never_nil(self, n) -> bool:
+        """Whether n's value can never be nil: a constant other than nil, a
+        constructor, a closure, a comparison or `not` (always booleans), an
+        integer expression. (Arithmetic and `..` can call a metamethod,
+        which may return nil.)"""
+        n = fold(n)
+        t = type(n)
+        if t in (A.Number, A.String, A.TrueLit, A.FalseLit, A.Table, A.Function):
+            return True
+        if t is A.BinOp and n.op in ("==", "~=", "<", "<=", ">", ">="):
+            return True
+        if t is A.UnOp and n.op == "not":
+            return True
+        return self.is_int(n)
+
     def desc(self, n) -> str | None:
         """Lua's varinfo for an operand: how error messages name it."""
         n = fold(n)
@@ -307,6 +322,20 @@ class ExprCompiler:
                 f"({v} if type({ot} := {self.expr(o)}) is _Table and (({v} := {ot}.hash.get({key})) is not None"
                 f" or {ot}.meta is None) else {m}_index({ot}, {key}, {d}))"
             )
+        fk = fold(k)
+        if type(fk) is A.Number and type(fk.value) is int and 0 < fk.value < 2**31:
+            # a constant positive key (`pair[1]`): the array part read in place
+            a, c = self.temp(), fk.value
+            if self.is_pure(o):
+                ot = obj = self.expr(o)
+            else:
+                ot = self.temp()
+                obj = f"{ot} := {self.expr(o)}"
+            return (
+                f"({v} if type({obj}) is _Table and (({c} <= len({a} := {ot}.arr) and ({v} := {a}[{c - 1}])"
+                f" is not None) or ({v} := {ot}.hash.get({c})) is not None or {ot}.meta is None)"
+                f" else {m}_index({ot}, {c}, {d}))"
+            )
         if self.is_pure(o) and self.is_pure(k):
             ot, kt = self.expr(o), self.expr(k)
             if self.is_int(k):
@@ -331,15 +360,6 @@ class ExprCompiler:
             )
         if not self.is_pure(o) and not self.is_pure(k):
             return f"{m}_index({self.expr(o)}, {self.expr(k)}, {d})"
-        fk = fold(k)
-        if type(fk) is A.Number and type(fk.value) is int and 0 < fk.value < 2**31:
-            # a constant positive key (`pair[1]`): the array part read in place
-            ot, a, c = self.temp(), self.temp(), fk.value
-            return (
-                f"({v} if type({ot} := {self.expr(o)}) is _Table and (({c} <= len({a} := {ot}.arr) and ({v} := {a}[{c - 1}])"
-                f" is not None) or ({v} := {ot}.hash.get({c})) is not None or {ot}.meta is None)"
-                f" else {m}_index({ot}, {c}, {d}))"
-            )
         ot, kt = self.temp(), self.temp()
         # evaluate the table, then the key, whatever the table's type
         return (
@@ -468,8 +488,15 @@ class ExprCompiler:
     def explist_tuple(self, exprs: list, n) -> str:
         """A tuple of the list's values: exactly n of them, or all (n None)."""
         if n is not None and len(exprs) == 1 and type(exprs[0]) in (A.Call, A.MethodCall):
-            # `local a, b = f()`: the raw result adjusted at once, no tuple built around it
-            return f"_fixed({self.raw_call(exprs[0])}, {n})"
+            # `local a, b = f()`: the raw result adjusted at once, no tuple built
+            # around it; a Multi of exactly n values (not a pending tail call,
+            # which is a Multi of 3) is taken as it is, inline
+            r = self.temp()
+            pending = f" and {r}[0] is not _TAILCALL" if n == 3 else ""
+            return (
+                f"({r} if type({r} := {self.raw_call(exprs[0])}) is _Multi and len({r}) == {n}{pending}"
+                f" else _fixed({r}, {n}))"
+            )
         parts = [self.expr(e) for e in exprs[:-1]]
         last = exprs[-1]
         if type(last) in (A.Call, A.MethodCall, A.Vararg):
@@ -676,6 +703,12 @@ class ExprCompiler:
             c = repr(right.value) if right.value >= 0 else f"({right.value})"
             return f"({a} {op} {c} if type({a} := {x}) is int else {_slow_compare(op, a, c)})"
         y = self.expr(right)
+        if self.is_int(right) and self.is_pure(right):
+            # a known integer on the right (`l <= size`): only the left's type to check
+            return f"({a} {op} {y} if type({a} := {x}) is int else {_slow_compare(op, a, y)})"
+        if self.is_int(left) and self.is_pure(left):
+            # a known integer on the left: evaluated first, and only the right's type to check
+            return f"({x} {op} {b} if type({b} := {y}) is int else {_slow_compare(op, x, b)})"
         ta = self.temp()
         return (
             f"({a} {op} {b} if ({ta} := type({a} := {x})) is type({b} := {y}) and ({ta} is int or {ta} is float)"
