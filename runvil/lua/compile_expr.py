@@ -526,14 +526,30 @@ class ExprCompiler:
             last = items[-1].value
             if type(last) in (A.Call, A.MethodCall, A.Vararg):
                 parts.append("*" + self.multi(last))
-            else:
-                parts.append(self.expr(last))
-            return f"_tlist([{', '.join(parts)}])"
+                return f"_tlist([{', '.join(parts)}])"
+            parts.append(self.expr(last))
+            if self.never_nil(last):
+                # the list cannot end in nil: it is the array part as it is
+                return f"_Table([{', '.join(parts)}])"
+            lt = self.temp()
+            return f"(_Table({lt}) if ({lt} := [{', '.join(parts)}])[-1] is not None else _tlist({lt}))"
         if all(type(i) is A.NamedItem for i in items):
             names = [i.name for i in items]
             if len(set(names)) == len(names):
-                body = ", ".join(f"{i.name!r}: {self.expr(i.value)}" for i in items)
-                return f"_tnamed({{{body}}})"
+                vals = [self.expr(i.value) for i in items]
+                maybe = [k for k, i in enumerate(items) if not self.never_nil(i.value)]
+                if not maybe:
+                    # no value can be nil: the dict is the hash part as it is
+                    body = ", ".join(f"{i.name!r}: {v}" for i, v in zip(items, vals))
+                    return f"_Table(None, {{{body}}})"
+                # the values in order, each possibly nil one tested (`&`: all
+                # are evaluated); a nil among them leaves its key out (_tnamed)
+                temps = {k: self.temp() for k in maybe}
+                parts = [f"{i.name!r}: ({temps[k]} := {v})" if k in temps else f"{i.name!r}: {v}"
+                         for k, (i, v) in enumerate(zip(items, vals))]
+                d = self.temp()
+                test = " & ".join(f"({temps[k]} is not None)" for k in maybe)
+                return f"(_Table(None, {d}) if ({d} := {{{', '.join(parts)}}}) and {test} else _tnamed({d}))"
         # mixed: values in Lua's order, with a layout saying where each goes
         vals, layout = [], []
         for k, it in enumerate(items):

@@ -98,6 +98,31 @@ local cell1, cell2 = two()
 local function get() return cell1 + cell2 end
 print(get())
 """,
+    # constructors built inline: lists and records, with nils anywhere
+    "constructors": """
+local x, y = 1, nil
+local function none() return nil end
+local t = {a = x, b = y, c = 3}
+print(t.a, t.b, t.c, next(t, "c"))
+local r = {p = none(), q = "q", s = none()}
+print(r.p, r.q, r.s, next(r), next(r, "q"))
+local l = {x, y}
+print(#l, l[1], l[2])
+local l2 = {y, y, x}
+print(l2[1], l2[3])
+local l3 = {1, 2, none()}
+print(#l3, l3[3])
+local l4 = {nil}
+print(#l4, next(l4))
+local order = {}
+local function mark(v) order[#order + 1] = v; return v end
+local o = {first = mark(1), second = mark(nil), third = mark(3)}
+print(table.concat(order, ","), o.first, o.second, o.third)
+local ol = {mark("a"), mark(nil)}
+print(#order, #ol, ol[1])
+local rec = {count = 0, total = 0.5, name = "n", flag = false, sub = {}}
+print(rec.count, rec.total, rec.name, rec.flag, type(rec.sub))
+""",
 }
 
 
