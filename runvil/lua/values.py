@@ -19,7 +19,7 @@ from types import FunctionType
 
 from .cstack import meta_call
 from .stepcost import META_CALL_COST
-from .errors import rt_error
+from .errors import BUILTIN_CODES, LUA_CODE, rt_error
 from .table import LuaTable
 
 
@@ -212,11 +212,12 @@ def tostring(v) -> str:
 
 
 def first(r):
-    """The first value of a call result (running a pending tail call)."""
+    """The first value of a call result (running a pending tail call: its
+    callee is always a Python function, see `tail`)."""
     if type(r) is not Multi:
         return r
     while r and r[0] is TAILCALL:
-        r = call(r[1], *r[2])
+        r = r[1](*r[2])
         if type(r) is not Multi:
             return r
     return r[0] if r else None
@@ -227,7 +228,7 @@ def expand(r) -> tuple:
     if type(r) is not Multi:
         return (r,)
     while r and r[0] is TAILCALL:
-        r = call(r[1], *r[2])
+        r = r[1](*r[2])
         if type(r) is not Multi:
             return (r,)
     return r
@@ -313,11 +314,18 @@ def tail(f, args: tuple):
     caller's caller runs, so tail calls do not grow the stack; anything else
     (a builtin, __call, an error) runs now, in the caller's frame, as Lua
     runs a C function called in tail position."""
+    # The code object is told apart by its file name or its id: CPython
+    # recomputes a code object's hash (from its bytecode) on every lookup.
     code = f.__code__
+    if code.co_filename in LUA_CODE:  # a compiled Lua function (never a builtin)
+        return Multi((TAILCALL, f, args))
+    if id(code) in _RUNS_NOW:
+        return f(*args)
     if code is _TM_CODE:  # through __call: the metamethod is the tail call
         h, prefix = f.lua_tm
         return tail(h, prefix + args)
-    if code in _NOT_TAIL:
+    if code in BUILTIN_CODES:
+        _RUNS_NOW.add(id(code))  # BUILTIN_CODES keeps it alive: the id stays its own
         return f(*args)
     return Multi((TAILCALL, f, args))
 
@@ -445,22 +453,9 @@ def rawset(t: LuaTable, k, v):
         rt_error(f"table {e}")
 
 
-def _not_tail_codes():
-    from .errors import BUILTIN_CODES
-
-    class _Codes:
-        """Code objects a tail call runs at once: builtins and the wrappers
-        above (the set of builtins grows as libraries open)."""
-
-        extra = {_call_ud(None).__code__, _fail_call("").__code__}
-
-        def __contains__(self, code):
-            return code in BUILTIN_CODES or code in self.extra
-
-    return _Codes()
-
-
-_NOT_TAIL = _not_tail_codes()
+#: ids of the code objects a tail call runs at once: the callables above
+#: (module-level code, alive for good), and each builtin once seen
+_RUNS_NOW = {id(_call_ud(None).__code__), id(_fail_call("").__code__)}
 _TM_CODE = _tm_caller(None, ()).__code__
 
 
