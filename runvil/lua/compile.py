@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 
 from . import ast as A
-from .compile_expr import ExprCompiler, clear_folds
+from .compile_expr import MN as M_N, M as M_X, ExprCompiler, clear_folds, fold
 from .compile_nesting import NestingHoister
 from .compiled import PY_SOURCE, Compiled, compile_lua  # noqa: F401  (compile_lua: the entry point, re-exported)
 from .compiled import chunk_ids as _chunk_ids
@@ -216,6 +216,11 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
         reports a failing store (the store runs after the values)."""
         if len(targets) == 1 and len(exprs) == 1:
             nonnil = self.never_nil(exprs[0])
+            fast = self.field_update(targets[0], exprs[0])
+            if fast is not None:
+                self.em.emit(ind, f"if {fast}", line)
+                self.em.emit(ind, "else:", line)
+                ind += 1
             self.store(targets[0], None, None, self.expr(exprs[0]), ind, line, end_line, nonnil)
             return
         # Lua order: the targets' table and key expressions, then the values,
@@ -244,6 +249,48 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
                 self.em.emit(ind, self.expr_stmt(extra), line)
         for t, (o, k), tmp in reversed(list(zip(targets, pre, tmps))):
             self.store(t, o, k, tmp, ind, line, end_line)
+
+    def field_update(self, target, value) -> str | None:
+        """`o.k = o.k + e` (or - *), o a plain local, e a plain local or a
+        number: the text of one test that, when o is a table holding k and
+        both operands are integers (no overflow) or floats, stores the
+        result in place (`if <text>`); anything else then takes the general
+        path, which starts over. Nothing between the test's read and its
+        write can run Lua code, so the field still exists when written."""
+        value = fold(value)
+        if type(target) is not A.Index or type(target.key) is not A.String:
+            return None
+        o = target.obj
+        if type(o) is not A.Name or not isinstance(o.binding, LocalVar) or o.binding.is_cell:
+            return None
+        if type(value) is not A.BinOp or value.op not in ("+", "-", "*"):
+            return None
+        left, right = fold(value.left), fold(value.right)
+        if (type(left) is not A.Index or type(left.obj) is not A.Name or left.obj.binding is not o.binding
+                or type(left.key) is not A.String or left.key.value != target.key.value):
+            return None
+        int_right = self.is_int(right)
+        if type(right) is A.Number:
+            rv = right.value
+            if type(rv) is float and (rv != rv or rv in (float("inf"), float("-inf"))):
+                return None
+        elif type(right) is not A.Name or not isinstance(right.binding, LocalVar) or right.binding.is_cell:
+            return None
+        e = self.e_Number(right) if type(right) is A.Number else right.binding.pyname
+        ot, op, k = o.binding.pyname, value.op, repr(target.key.value)
+        h, v, r = self.temp(), self.temp(), self.temp()
+        int_case = f"type({v}) is int and {M_N} <= ({r} := {v} {op} {e}) <= {M_X}"
+        float_case = f"type({v}) is float and ({r} := {v} {op} {e}) is {r}"
+        if type(right) is A.Number:
+            cases = int_case if type(right.value) is int else ""
+            cases = f"{cases} or {float_case}" if cases else float_case
+        elif int_right:
+            cases = int_case
+        else:
+            cases = (f"type({v}) is type({e}) is int and {M_N} <= ({r} := {v} {op} {e}) <= {M_X}"
+                     f" or type({v}) is type({e}) is float and ({r} := {v} {op} {e}) is {r}")
+        return (f"type({ot}) is _Table and ({v} := ({h} := {ot}.hash).get({k})) is not None and ({cases}):"
+                f" {h}[{k}] = {r}")
 
     def store(self, target, o, k, value: str, ind: int, line: int, end_line: int = 0, nonnil: bool = False):
         """Emits target = value; o/k are temps already holding the table

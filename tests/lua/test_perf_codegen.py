@@ -123,6 +123,42 @@ print(#order, #ol, ol[1])
 local rec = {count = 0, total = 0.5, name = "n", flag = false, sub = {}}
 print(rec.count, rec.total, rec.name, rec.flag, type(rec.sub))
 """,
+    # o.k = o.k + e in place, and every way out of the shortcut
+    "field updates": """
+local o = {n = 1, f = 0.5, s = "10", big = math.maxinteger}
+local one, half = 1, 0.25
+o.n = o.n + one
+o.n = o.n * 3
+o.n = o.n - 1
+o.f = o.f + half
+o.f = o.f * 2
+o.f = o.f + 1
+o.n = o.n + 0.5
+o.s = o.s + 1
+o.big = o.big + one
+print(o.n, o.f, o.s, o.big, math.type(o.big))
+local mixed = {i = 2}
+mixed.i = mixed.i * half
+print(mixed.i)
+local V = {}
+V.__add = function(a, b) return "added" end
+local w = {v = setmetatable({}, V)}
+w.v = w.v + one
+print(w.v)
+local proto = {count = 5}
+local inst = setmetatable({}, {__index = proto})
+inst.count = inst.count + 1
+print(inst.count, proto.count, rawget(inst, "count"))
+local seen = {}
+local guarded = setmetatable({}, {__index = function(t, k) return 100 end, __newindex = function(t, k, v) seen[#seen + 1] = k .. "=" .. v end})
+guarded.x = guarded.x + one
+print(seen[1], rawget(guarded, "x"))
+print(pcall(function() local e = {} e.x = e.x + one end))
+print(pcall(function() local e = {x = {}} e.x = e.x + 1 end))
+print(pcall(function() local e = "str" e.x = e.x + 1 end))
+print(pcall(function() local e = {x = 1} local d = nil e.x = e.x + d end))
+print(pcall(function() local e = {x = 1} local d = "z" e.x = e.x - d end))
+""",
 }
 
 
