@@ -267,9 +267,12 @@ class _Matcher:
 class LPattern:
     """A compiled Lua pattern (anchor stripped unless compiled for gmatch)."""
 
-    __slots__ = ("body", "anchor", "regex", "poscaps", "classes", "first", "nonempty", "spans", "risk", "scanned", "safe")
+    __slots__ = ("body", "anchor", "regex", "poscaps", "classes", "first", "nonempty", "spans", "risk", "scanned", "safe",
+                 "plain", "any_rx", "textcaps", "subs")
 
     def __init__(self, p: str, gmatch: bool = False):
+        self.plain = not gmatch and SPECIALS.isdisjoint(p)  # find searches it as plain text
+        self.subs = {}  # gsub's replacement strings as re templates (see template_for)
         self.anchor = not gmatch and p[:1] == "^"
         self.body = body = p[1:] if self.anchor else p
         self.classes = {}
@@ -286,6 +289,10 @@ class LPattern:
             self.poscaps = tr[1]
             self.nonempty = tr[2] > 0  # so re.subn's scan is Lua's
             self.risk = tr[3]
+        # the regex when it is safe on every subject (no risky backtracking)
+        self.any_rx = self.regex if self.risk[0] == 0 and self.risk[1] == 0 else None
+        # the captures are all text ones: m.groups() are Lua's captures
+        self.textcaps = True not in self.poscaps
         self.safe = (None, None)  # the last subject and whether re is safe on it
         # a char every match must start with (lets search skip ahead)
         self.first = None
@@ -324,7 +331,7 @@ class LPattern:
     def caps_of(self, m) -> list:
         if not self.poscaps:
             return []
-        if True not in self.poscaps:
+        if self.textcaps:
             return list(m.groups())
         return [m.start(g) + 1 if pos else m.group(g) for g, pos in enumerate(self.poscaps, 1)]
 
@@ -339,6 +346,8 @@ class LPattern:
         subject, safe = self.safe
         if subject is not s:
             n = len(s)
+            if n * (n + 1) ** (runs + refs) <= RISKY_WORK:  # safe whatever its runs (a short subject)
+                return rx
             longest = max((m.end() - m.start() for m in chars.finditer(s)), default=0) if chars else 0
             work = n * (longest + 1) ** runs * (n + 1) ** refs  # a search: every start
             safe = work <= RISKY_WORK
@@ -390,16 +399,19 @@ class LPattern:
         return None
 
 
-_CACHE: dict = {}
+#: compiled patterns by source: PATTERNS for find/match/gsub (builtins look
+#: here first, one dict hit), GMATCH_PATTERNS for gmatch (no '^' anchor)
+PATTERNS: dict = {}
+GMATCH_PATTERNS: dict = {}
 
 
 def compile_pattern(p: str, gmatch: bool = False) -> LPattern:
-    key = (p, gmatch)
-    pat = _CACHE.get(key)
+    cache = GMATCH_PATTERNS if gmatch else PATTERNS
+    pat = cache.get(p)
     if pat is None:
-        if len(_CACHE) >= 512:
-            _CACHE.clear()
-        pat = _CACHE[key] = LPattern(p, gmatch)
+        if len(cache) >= 512:
+            cache.clear()
+        pat = cache[p] = LPattern(p, gmatch)
     return pat
 
 

@@ -12,6 +12,7 @@ from .. import values
 from ..args import arg_error, check_int, check_str, opt_int, opt_str, type_error
 from ..errors import builtin
 from ..lpattern import (
+    PATTERNS,
     all_captures,
     capture,
     compile_pattern,
@@ -27,6 +28,10 @@ from .strformat import str_format, str_pack, str_packsize, str_unpack
 
 MAXSIZE = 2**31 - 1  # lstrlib's MAXSIZE (INT_MAX)
 MAXSTACK = 1000000  # LUAI_MAXSTACK: limit of values a builtin may return
+#: a result up to this size is built without reserving it first (as `..`
+#: builds one): the step counter's periodic check of the resident size
+#: still sees many of them
+INLINE_RESULT = values.INLINE_CONCAT
 
 
 def _ret(vals):
@@ -153,10 +158,6 @@ def str_char(*args):
 
 
 def _find_aux(args, find: bool):
-    if 2 <= len(args) <= 3:  # the common shape: s:find(p[, init]), a positive init
-        s, p, init = args if len(args) == 3 else (*args, 1)
-        if type(s) is str and type(p) is str and type(init) is int and init > 0:
-            return _find_from(s, p, init - 1, find, False) if init - 1 <= len(s) else None
     fname = "find" if find else "match"
     s = check_str(args, 1, fname)
     p = check_str(args, 2, fname)
@@ -193,12 +194,60 @@ def _find_from(s: str, p: str, init: int, find: bool, plain: bool):
     return _ret(all_captures(caps, s, st, e))
 
 
+def _quick_match(args):
+    """The re match object of s:find(p[, init]) / s:match(p[, init]) in
+    their common shape (string subject and pattern, a positive init within
+    the subject, a compiled pattern whose regex is safe on any subject), or
+    None (no match) or False (not that shape: the caller takes the general
+    path, which checks the arguments and raises Lua's errors)."""
+    n = len(args)
+    if n == 2:
+        s, p = args
+        init = 0
+    elif n == 3:
+        s, p, init = args
+        if type(init) is not int or init <= 0:
+            return False
+        init -= 1
+    else:
+        return False
+    if type(s) is not str or type(p) is not str or init > len(s):
+        return False
+    pat = PATTERNS.get(p) or compile_pattern(p)
+    if not pat.textcaps:
+        return False
+    rx = pat.any_rx
+    if rx is None and (pat.regex is None or (rx := pat.regex_for(s)) is None):
+        return False
+    return rx.match(s, init) if pat.anchor else rx.search(s, init)
+
+
 def str_find(*args):
+    if 2 <= len(args) <= 3 and type(p := args[1]) is str:
+        pat = PATTERNS.get(p) or compile_pattern(p)
+        if pat.plain and type(s := args[0]) is str:  # no specials: plain text, as lmemfind
+            init = args[2] if len(args) == 3 else 1
+            if type(init) is int and 0 < init <= len(s) + 1:
+                k = s.find(p, init - 1)
+                return None if k < 0 else Multi((k + 1, k + len(p)))
+        elif (m := _quick_match(args)) is not False:
+            if m is None:
+                return None
+            return Multi((m.start() + 1, m.end(), *m.groups()))
     return _find_aux(args, True)
 
 
 def str_match(*args):
-    return _find_aux(args, False)
+    m = _quick_match(args)
+    if m is None:
+        return None
+    if m is False:
+        return _find_aux(args, False)
+    if m.re.groups == 0:
+        return m.group()
+    if m.re.groups == 1:
+        return m.group(1)
+    return Multi(m.groups())
 
 
 def str_gmatch(*args):
@@ -299,7 +348,80 @@ def _replacer(repl, tr, src: str):
     return by_call
 
 
+def _template(pat, repl: str):
+    """A replacement string as (what re.subn takes, its literal length,
+    its capture references), or False where that could differ from
+    add_s: an invalid '%', a capture index the pattern lacks or a position
+    capture (Lua's errors and numbers stay on its own path). Without
+    references it is the literal text (re copies it at C speed); with
+    them a function filling a %-format with the groups (re's own
+    templates expand in Python on 3.11, slower)."""
+    fmt = []
+    groups = []
+    literal = []
+    ncaps = len(pat.poscaps)
+    for piece in _parse_repl(repl):
+        if type(piece) is str:
+            fmt.append(piece.replace("%", "%%"))
+            literal.append(piece)
+            continue
+        if piece is None:
+            return False
+        if piece == 0 or (piece == 1 and ncaps == 0):  # %1 without captures is the whole match
+            groups.append(0)
+        elif piece <= ncaps and not pat.poscaps[piece - 1]:
+            groups.append(piece)
+        else:
+            return False
+        fmt.append("%s")
+    text = "".join(fmt)
+    lit = sum(map(len, literal))
+    if not groups:
+        return "".join(literal).replace("\\", "\\\\"), lit, 0
+    if len(groups) == 1:
+        g = groups[0]
+        return (lambda m: text % m.group(g)), lit, 1
+    return (lambda m: text % m.group(*groups)), lit, len(groups)
+
+
+def _gsub_by_template(pat, src: str, repl: str, max_s: int):
+    """gsub with a string replacement as one re.subn, or None where that
+    is not Lua's result (the pattern may match empty or is anchored, its
+    regex is not safe on src, the replacement has no template) or the
+    result could pass the string limit (the general path refuses it
+    exactly where Lua's buffer would)."""
+    if not pat.nonempty or pat.anchor or max_s <= 0:
+        return None
+    rx = pat.any_rx
+    if rx is None and (pat.regex is None or (rx := pat.regex_for(src)) is None):
+        return None
+    t = pat.subs.get(repl)
+    if t is None:
+        if len(pat.subs) >= 64:
+            pat.subs.clear()
+        t = pat.subs[repl] = _template(pat, repl)
+    if t is False:
+        return None
+    template, lit, refs = t
+    srcl = len(src)
+    count = min(max_s, srcl)  # matches are not empty: at most one per char
+    # each match's text is replaced by the literals and at most `refs`
+    # copies of it, so this bounds the result
+    bound = srcl * max(1, refs) + count * lit
+    if bound > values.MAX_STRING[0]:
+        return None
+    if bound > INLINE_RESULT:  # a small result is built at once, as `..` builds one
+        reserve_memory(bound)
+    return Multi(rx.subn(template, src, count))
+
+
 def str_gsub(*args):
+    if len(args) == 3:  # the common shape: s:gsub(p, repl) with string arguments
+        src, p, repl = args
+        if type(src) is str and type(p) is str and type(repl) is str:
+            r = _gsub_by_template(PATTERNS.get(p) or compile_pattern(p), src, repl, len(src) + 1)
+            if r is not None:
+                return r
     repl = args[2] if len(args) >= 3 else None
     if type(repl) is FunctionType or type(repl) is LuaTable:
         # a function is called (a C call); a table's __index counts as its own
@@ -325,18 +447,18 @@ def _gsub(args):
     elif tr is not str and tr is not FunctionType and tr is not LuaTable:
         type_error(args, 3, "gsub", "string/function/table")
     pat = compile_pattern(p)
+    if tr is str and (r := _gsub_by_template(pat, src, repl, max_s)) is not None:
+        return r
     fast = pat.nonempty and not pat.anchor and max_s > 0 and (rx := pat.regex_for(src)) is not None
     if fast and rx.search(src) is None:  # nothing to replace (escaping text that needs none)
         return Multi((src, 0))
-    value = _replacer(repl, tr, src)
     limit = values.MAX_STRING[0]
+    if fast and tr is FunctionType and pat.textcaps:
+        return _gsub_by_function(pat, src, repl, min(max_s, srcl), limit)
+    value = _replacer(repl, tr, src)
     state = [0, False, 0]  # size of the replacements, changed, size reserved so far
     if fast:
         count = min(max_s, srcl)
-        if tr is str and "%" not in repl and srcl + count * len(repl) <= limit:
-            reserve_memory(srcl + count * len(repl))
-            res, n = pat.regex.subn(repl.replace("\\", "\\\\"), src, count)
-            return Multi((res if n else src, n))
         # no empty match can occur, so re.subn scans exactly as Lua's loop
         def sub(m):
             text, ch = value(m.start(), m.end(), pat.caps_of(m))
@@ -391,6 +513,43 @@ def _gsub(args):
     out.append(src[pos:])
     reserve_memory(size + srcl - pos)
     return Multi(("".join(out), n))
+
+
+
+def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
+    """gsub with a function replacement on a regex with text captures
+    only: re.subn calls it with the captures (or the whole match) as Lua's
+    add_value does; the sizes are reserved as _gsub's loop reserves them."""
+    state = [0, False, 0]  # size of the replacements, changed, size reserved so far
+    first = values.first
+    whole = not pat.poscaps
+
+    def sub(m):
+        v = first(repl(m.group())) if whole else first(repl(*m.groups()))
+        if v is None or v is False:
+            text = m.group()
+        else:
+            tv = type(v)
+            if tv is str:
+                text = v
+            elif tv is int or tv is float:
+                text = values.fmt_number(v)
+            else:
+                error(f"invalid replacement value (a {values.type_name(v)})")
+            state[1] = True
+        size = state[0] = state[0] + len(text)
+        if size - state[2] >= _RESERVE_STEP:  # reserved in steps: the result is reserved whole at the end
+            reserve_memory(size - state[2])
+            state[2] = size
+        if size > limit:
+            reserve_memory(size)
+        return text
+
+    res, n = pat.regex.subn(sub, src, count)
+    if not state[1]:
+        return Multi((src, n))
+    reserve_memory(len(res))
+    return Multi((res, n))
 
 
 # ---------------------------------------------------------------- opening

@@ -1,0 +1,122 @@
+"""The string library's fast paths (issue 13: builtins that do less) must
+behave exactly as the general ones: each program takes a fast path and
+then the edges around it, and prints what real Lua 5.4 prints."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from runvil.lua import values
+from runvil.lua.errors import LimitExceeded
+from runvil.lua.lpattern import compile_pattern
+from runvil.lua.state import LuaState
+from runvil.lua.stdlib import budget
+
+from .harness import ours, real
+
+PROGRAMS = {
+    # s:find(p[, init]) and s:match(p[, init]) on a compiled pattern's regex
+    "find and match": r"""
+local s = "hello world, hello moon"
+print(s:find("hello"), s:find("hello", 2), s:find("hello", 24), s:find("", 24), s:find("", 25))
+print(s:find("o", -3), s:find("o", 0), s:find("l", 3.0), s:find("xyz"))
+print(s:find("[^ ]", 6), s:find("(h)(e)", 2), s:find("()o"), s:find("%s(%a+)$"))
+print(s:find("wor", 1, true), s:find("w.r", 1, true), s:find("w.r"), s:find("^hello", 2))
+print(s:match("^(%a+)"), s:match("^%a+"), s:match("(%a+), (%a+)"), s:match("moon$"))
+print(s:match("^-?%d+"), ("  -123x"):match("^-?%d+", 3), ("  -123x"):match("-?%d+", 7))
+print(s:match("()ll()"), s:match("o", 100), s:match("x*"), s:match("%f[%a]%a+", 2))
+print(pcall(string.find, s, "(%a"))
+print(pcall(string.match, s, "[a"))
+print(pcall(string.find, s))
+print(pcall(string.find, s, "x", "y"))
+print(pcall(string.match, nil, "x"))
+print(pcall(string.find, s, {}))
+print(string.find(123, 2), string.match(1.5, "%d"), ("x"):find("x", 1, false))
+""",
+    # gsub with a string replacement as one re.subn
+    "gsub strings": r"""
+print(("987654321"):reverse():gsub("(%d%d%d)", "%1,"))
+print(("hello world"):gsub("o", "0"), ("hello"):gsub("l", "%%"), ("hello"):gsub("l", "\\1"))
+print(("hello world"):gsub("%w+", "<%0>"), ("hello world"):gsub("%w+", "<%1>"))
+print(("hello world"):gsub("(%w+) (%w+)", "%2 %1 %0 %%2"), ("abc"):gsub("b", "%%%%"))
+print(("abc"):gsub("", "-"), ("abc"):gsub("^a", "A"), ("abc"):gsub("b*", "-"), ("abc"):gsub("x", "%"))
+print(pcall(string.gsub, "abc", "b", "%2"))
+print(pcall(string.gsub, "abc", "(b)", "%2"))
+print(pcall(string.gsub, "abc", "b", "%x"))
+print(pcall(string.gsub, "abc", "b", "x%"))
+print(("abc"):gsub("()b", "%1"), ("abcb"):gsub("(b)()", "[%2%1]"), ("aaa"):gsub("a", "b", 2))
+print(("aaa"):gsub("a", "b", 0), ("aaa"):gsub("a", "b", -1), ("aaa"):gsub("a", "b", 2.0))
+print(("a.b.c"):gsub("%.", "%%"), ("x y"):gsub("%s", 5), ("x y"):gsub(" ", 2.5))
+print(pcall(string.gsub, "abc", "b", "x", 1.5))
+print(pcall(string.gsub, "abc", "b", true))
+print(("\0a\0"):gsub("%z", "0"), ("a\nb"):gsub("\n", "\\n"), ("tab\there"):gsub("%c", "%0%0"))
+""",
+    # gsub with a function replacement, called by re.subn
+    "gsub functions": r"""
+local function up(w) return w:upper() end
+print(("hello world"):gsub("%a+", up), ("hello world"):gsub("(%a)(%a*)", function(a, b) return a:upper() .. b end))
+print(("a1b2"):gsub("%d", function(d) return d * 2 end), ("a1b2"):gsub("%d", function() return nil end))
+print(("a1b2"):gsub("%d", function() return false end), ("a1b2"):gsub("%a", function(c) if c == "b" then return "B" end end))
+print(pcall(string.gsub, "abc", "b", function() return {} end))
+print(pcall(string.gsub, "abc", "b", function() return true end))
+print(pcall(string.gsub, "abc", "b", function() error("inside") end))
+print(("abc"):gsub("()", function(p) return p end), ("abc"):gsub("b", function(...) return select("#", ...) end))
+print(("hello"):gsub("l+", {ll = "LL"}), ("hello"):gsub("(h)(e)", {h = 1}), ("x"):gsub("x", function() return 1.5 end))
+local n = 0
+print(("aaaa"):gsub("a", function() n = n + 1; return n end, 3), n)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_fast_path_matches_lua(name):
+    code = PROGRAMS[name]
+    assert ours(code) == real(code)
+
+
+def test_gsub_template_result_over_the_string_limit_is_refused():
+    st = LuaState()
+    old = values.MAX_STRING[0]
+    values.MAX_STRING[0] = 10_000  # (a state sets it from its limit when it is made)
+    try:
+        fn = st.load('local s = ("x"):rep(100) return (s:gsub("(x)", "%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1"))')
+        with pytest.raises(LimitExceeded):
+            st.call(fn)
+    finally:
+        values.MAX_STRING[0] = old
+
+
+def test_gsub_template_result_is_reserved_against_the_memory_limit():
+    st = LuaState()
+    seen = []
+    guard = budget._BUDGETS[id(st.string_meta)][1]
+    st.limits.memory = 1 << 40
+    guard.pending = 0
+    real_call = type(guard).__call__
+    try:
+        type(guard).__call__ = lambda self, n: seen.append(n) or real_call(self, n)
+        st.call(st.load('local s = ("ab"):rep(50000) return (s:gsub("(a)", "%1-"))'))
+    finally:
+        type(guard).__call__ = real_call
+    assert max(seen) >= 150_000  # the bound of the result, reserved before re.subn builds it
+
+
+def test_budget_entry_goes_with_its_state():
+    st = LuaState()
+    key = id(st.string_meta)
+    assert budget._BUDGETS[key][0]() is st.string_meta
+    st.close()
+    del st
+    gc.collect()
+    entry = budget._BUDGETS.get(key)
+    assert entry is None or entry[0]() is not None  # gone, or a newer metatable's
+
+
+def test_plain_and_safe_patterns_are_flagged():
+    assert compile_pattern("hello world").plain
+    assert not compile_pattern("a.b").plain
+    assert compile_pattern("[^ ]").any_rx is not None
+    assert compile_pattern("^-?%d+").any_rx is None  # its '-?' may backtrack: regex_for decides per subject
+    assert not compile_pattern("()x").textcaps
