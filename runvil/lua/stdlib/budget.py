@@ -22,6 +22,7 @@ import weakref
 
 from .. import values
 from ..errors import LimitExceeded, current_where
+from ..values import running_string_meta
 
 #: bytes reserved between two reads of the resident size
 GUARD_CHUNK = 8 * 1024 * 1024
@@ -63,8 +64,11 @@ class StepMeter:
             self.tick()
 
 
-#: string metatable of a state (which names the running one) -> its budget
-_BUDGETS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: id of a state's string metatable (which names the running state) ->
+#: (a weak reference to it, its MemoryGuard, its StepMeter): a plain dict
+#: read with one hit (a WeakKeyDictionary's get costs a Python call and a
+#: new weak reference each time); an entry goes with its metatable
+_BUDGETS: dict = {}
 
 
 def install(state) -> None:
@@ -73,23 +77,32 @@ def install(state) -> None:
     outside any state's call accounts to none)."""
     meta = state.string_meta
     if meta is not None:
-        _BUDGETS[meta] = (MemoryGuard(state), StepMeter(state))
+        key = id(meta)
+        ref = weakref.ref(meta, lambda r, key=key: _forget(key, r))
+        _BUDGETS[key] = (ref, MemoryGuard(state), StepMeter(state))
     values.MEMORY_GUARD[0] = _reserve
     values.STEP_METER[0] = _charge
 
 
+def _forget(key: int, ref) -> None:
+    entry = _BUDGETS.get(key)
+    if entry is not None and entry[0] is ref:  # not a newer metatable's that reuses the id
+        del _BUDGETS[key]
+
+
 def _running():
-    meta = values.running_string_meta()
-    return None if meta is None else _BUDGETS.get(meta)
+    meta = running_string_meta()
+    entry = _BUDGETS.get(id(meta))
+    return entry if entry is not None and entry[0]() is meta else None
 
 
 def _reserve(n: int) -> None:
     b = _running()
     if b is not None:
-        b[0](n)
+        b[1](n)
 
 
 def _charge(n: int) -> None:
     b = _running()
     if b is not None:
-        b[1](n)
+        b[2](n)
