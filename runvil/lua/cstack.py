@@ -29,6 +29,14 @@ C = [0]
 #: the count a chunk called by the host starts at, as under lua.c (its
 #: `pmain` and `docall` are two protected calls)
 HOST_CCALLS = 1
+#: set while a generator twin calls an operator helper directly
+#: (runvil.lua.twins): a metamethod may not start on the twin's stack then,
+#: so the helper stops with NeedsContext and is run again on a context
+DIRECT = [False]
+
+
+class NeedsContext(Exception):
+    """A metamethod was about to run where it could not yield."""
 
 
 def check(n: int, positioned: bool = True) -> None:
@@ -43,10 +51,26 @@ def check(n: int, positioned: bool = True) -> None:
         raise LuaError("error in error handling")
 
 
-def meta_call(h, *args):
+#: `meta_call`'s third operand when there is none
+_NONE = object()
+#: true while a generator twin calls an operator helper directly
+#: (runvil.lua.twins): a metamethod call is then refused
+DIRECT = [False]
+
+
+class NeedsContext(Exception):
+    """meta_call's refusal while DIRECT: the helper has changed nothing yet,
+    and runs again on an execution context of its own (runvil.lua.twins)."""
+
+
+def meta_call(h, a, b, c=_NONE):
     """Calls a metamethod as luaT_callTMres does: one nested C call. A Lua
     metamethod is also charged META_CALL_COST steps from its state's
-    budget: the operator that calls it was weighed as a plain one."""
+    budget: the operator that calls it was weighed as a plain one. The
+    operands are fixed parameters (two, or three for __newindex), so the
+    call of a Lua metamethod is a plain call, which CPython runs inline."""
+    if DIRECT[0]:
+        raise NeedsContext
     n = C[0] + 1
     if n >= LUAI_MAXCCALLS:
         check(n)
@@ -58,14 +82,14 @@ def meta_call(h, *args):
                 steps[0] -= META_CALL_COST
                 if steps[0] < 0:
                     h.__globals__["_tick"]()
-            return h(*args)
+            return h(a, b) if c is _NONE else h(a, b, c)
         from .values import Userdata, call, getmetamethod, obj_typename
 
         if getmetamethod(h, "__call") is None and not isinstance(h, Userdata):
             event = metamethod_event(sys._getframe(0))
             named = f" (metamethod '{event}')" if event else ""
             rt_error(f"attempt to call a {obj_typename(h)} value{named}")  # luaG_callerror
-        return call(h, *args)
+        return call(h, a, b) if c is _NONE else call(h, a, b, c)
     finally:
         C[0] = n - 1
 

@@ -18,7 +18,10 @@ from .values import Multi, Userdata, _desc, first, getmetamethod, is_number, obj
 
 def _arith_meta(a, b, event: str, da, db):
     """trybinTM: the operands' metamethod, else Lua's error for the operator."""
-    h = _metamethod2(a, b, event)
+    if type(a) is LuaTable and (m := a.meta) is not None and (h := m.hash.get(event)) is not None:
+        pass  # the common case, read inline: an object whose class has the event
+    else:
+        h = _metamethod2(a, b, event)
     if h is not None:
         r = meta_call(h, a, b)
         return first(r) if type(r) is Multi else r
@@ -57,33 +60,30 @@ def _nums(a, b):
 
 
 def add(a, b, da=None, db=None):
-    n = _nums(a, b)
-    if n is None:
-        return _arith_meta(a, b, "__add", da, db)
-    x, y = n
-    if type(x) is int and type(y) is int:
-        return wrap(x + y)
-    return float(x) + float(y)
+    ta, tb = type(a), type(b)
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        if ta is int and tb is int:
+            return wrap(a + b)
+        return float(a) + float(b)
+    return _arith_meta(a, b, "__add", da, db)
 
 
 def sub(a, b, da=None, db=None):
-    n = _nums(a, b)
-    if n is None:
-        return _arith_meta(a, b, "__sub", da, db)
-    x, y = n
-    if type(x) is int and type(y) is int:
-        return wrap(x - y)
-    return float(x) - float(y)
+    ta, tb = type(a), type(b)
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        if ta is int and tb is int:
+            return wrap(a - b)
+        return float(a) - float(b)
+    return _arith_meta(a, b, "__sub", da, db)
 
 
 def mul(a, b, da=None, db=None):
-    n = _nums(a, b)
-    if n is None:
-        return _arith_meta(a, b, "__mul", da, db)
-    x, y = n
-    if type(x) is int and type(y) is int:
-        return wrap(x * y)
-    return float(x) * float(y)
+    ta, tb = type(a), type(b)
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        if ta is int and tb is int:
+            return wrap(a * b)
+        return float(a) * float(b)
+    return _arith_meta(a, b, "__mul", da, db)
 
 
 def div(a, b, da=None, db=None):
@@ -250,9 +250,13 @@ def eq(a, b) -> bool:
     ta, tb = type(a), type(b)
     if ta is tb:
         if ta is LuaTable:
-            h = _metamethod2(a, b, "__eq")
+            m = a.meta  # the first operand's metamethod, else the second's, inline
+            h = m.hash.get("__eq") if m is not None else None
             if h is None:
-                return False
+                m = b.meta
+                h = m.hash.get("__eq") if m is not None else None
+                if h is None:
+                    return False
             r = meta_call(h, a, b)
             if type(r) is Multi:
                 r = first(r)
@@ -289,7 +293,10 @@ def lt(a, b) -> bool:
         return a < b
     if ta is str and tb is str:
         return a < b
-    h = _metamethod2(a, b, "__lt")
+    if ta is LuaTable and (m := a.meta) is not None and (h := m.hash.get("__lt")) is not None:
+        pass  # the common case, read inline: an object whose class has the event
+    else:
+        h = _metamethod2(a, b, "__lt")
     if h is not None:
         r = meta_call(h, a, b)
         if type(r) is Multi:
@@ -304,7 +311,10 @@ def le(a, b) -> bool:
         return a <= b
     if ta is str and tb is str:
         return a <= b
-    h = _metamethod2(a, b, "__le")
+    if ta is LuaTable and (m := a.meta) is not None and (h := m.hash.get("__le")) is not None:
+        pass  # the common case, read inline: an object whose class has the event
+    else:
+        h = _metamethod2(a, b, "__le")
     if h is not None:
         r = meta_call(h, a, b)
         if type(r) is Multi:

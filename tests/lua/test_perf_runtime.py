@@ -40,6 +40,39 @@ local function caller() raise_level() end
 print(pcall(caller))
 print(select("#", (function() return select(1) end)()))
 """,
+    # metamethods of arithmetic and comparisons: the first operand's, else
+    # the second's; several results cut to one; builtins and non-callables
+    # as metamethods; recursion through them ends in C stack overflow
+    "operator metamethods": """
+local M = {}
+M.__index = M
+M.__add = function(a, b) return setmetatable({c = (tonumber(a) or a.c) + (tonumber(b) or b.c)}, M) end
+M.__sub = function(a, b) return 1, 2, 3 end
+M.__lt = function(a, b) return a.c < b.c, "extra" end
+M.__le = function(a, b) return nil end
+M.__eq = function(a, b) return a.c == b.c end
+local function new(c) return setmetatable({c = c}, M) end
+local x, y = new(1), new(2)
+print((x + y).c, (x + 5).c, (5 + y).c, x - y, select("#", x - y))
+print(x < y, y < x, x <= y, x == new(1), x == y, x ~= new(1))
+local plain = {}
+print(pcall(function() return x < plain end), pcall(function() return plain < x end))
+print(pcall(function() return plain < {} end))
+print(pcall(function() return plain + 1 end))
+print(pcall(function() return 1 < plain end))
+local B = {__add = string.rep, __lt = rawequal, __concat = 3}
+local s = setmetatable({}, B)
+print(pcall(function() return s + 2 end))
+print(pcall(function() return s < s end))
+print(pcall(function() return s .. "x" end))
+local R = {}
+R.__add = function(a, b) return a + b end
+R.__lt = function(a, b) return a < b end
+local r = setmetatable({}, R)
+print(pcall(function() return r + 1 end))
+print(pcall(function() return r < r end))
+print(select(2, pcall(function() return r + 1 end)) == select(2, pcall(function() return r + 1 end)))
+""",
 }
 
 
