@@ -23,7 +23,7 @@ import types
 from importlib.util import MAGIC_NUMBER
 
 from . import diskcache
-from .compiled import Compiled, chunk_ids, compile_lua
+from .compiled import PY_SOURCE, Compiled, chunk_ids, compile_lua
 from .errors import CALL_SITES, LUA_CODE
 
 _VERSION = b"chunk-1"
@@ -79,6 +79,7 @@ def _load(path: str, key: bytes, chunkname: str) -> Compiled | None:
     LUA_CODE[filename] = (chunkname, linemap)
     if sites:
         CALL_SITES[filename] = sites
+    PY_SOURCE[filename] = (source, rename)  # twins are compiled from the stored text, then renamed
     return Compiled(chunkname, code, rename.name(main), env_is_cell, rename.text(source))
 
 
@@ -89,6 +90,10 @@ class _Renamer:
         self.old, self.new = old, new
         self._ident = re.compile(rf"\b(_mk_)?c{old}_(\d+)\b")
         self._filename = f"<lua:{new}>"
+
+    def old_name(self, s: str) -> str:
+        """A renamed identifier as the stored source spells it."""
+        return re.sub(rf"\b(_mk_)?c{self.new}_(\d+)\b", lambda m: f"{m.group(1) or ''}c{self.old}_{m.group(2)}", s)
 
     def name(self, s: str) -> str:
         return self._ident.sub(lambda m: f"{m.group(1) or ''}c{self.new}_{m.group(2)}", s)

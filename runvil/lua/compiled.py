@@ -12,6 +12,10 @@ import itertools
 #: (`c7_2`, `<lua:7>`) carry it, so chunks sharing a namespace never clash
 chunk_ids = itertools.count(1)
 
+#: chunk file name (`<lua:7>`) -> (its Python source, the cache's renamer or
+#: None): what generator twins are made from (compile_twins.py)
+PY_SOURCE: dict = {}
+
 
 class Compiled:
     """A compiled chunk: Python code made once, instantiated per state.

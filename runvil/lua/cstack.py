@@ -29,16 +29,6 @@ C = [0]
 #: the count a chunk called by the host starts at, as under lua.c (its
 #: `pmain` and `docall` are two protected calls)
 HOST_CCALLS = 1
-#: set while a generator twin calls an operator helper directly
-#: (runvil.lua.twins): a metamethod may not start on the twin's stack then,
-#: so the helper stops with NeedsContext and is run again on a context
-DIRECT = [False]
-
-
-class NeedsContext(Exception):
-    """A metamethod was about to run where it could not yield."""
-
-
 def check(n: int, positioned: bool = True) -> None:
     """luaE_checkcstack for a count about to become `n` (>= the limit):
     raises at the limit, lets calls that handle that error through, and

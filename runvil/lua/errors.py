@@ -78,6 +78,24 @@ def builtin(fn):
     return fn
 
 
+#: code -> frame -> the frame a walk goes on at: the bottom of an escalated
+#: call's context continues at the generator twin that escalated it
+#: (runvil.lua.twins); None ends the walk (where a coroutine's stack begins)
+_HOPS: dict = {}
+
+
+def add_stack_hop(code, hop) -> None:
+    _HOPS[code] = hop
+
+
+def up(f):
+    """The frame below `f` in its Lua-visible stack."""
+    hop = _HOPS.get(f.f_code)
+    if hop is not None:
+        return hop(f)
+    return f.f_back
+
+
 def lua_frames(frame=None):
     """Yields (frame, where) for each Lua-visible level, innermost first.
 
@@ -99,7 +117,7 @@ def lua_frames(frame=None):
             merge = deep  # a hoisted expression and its function are one Lua level
         elif code in BUILTIN_CODES:
             yield f, ""
-        f = f.f_back
+        f = up(f)
 
 
 def where(level: int = 1, frame=None) -> str:
@@ -125,12 +143,12 @@ def builtin_context(fname: str) -> tuple[str, str, bool]:
     while f is not None and f.f_code not in BUILTIN_CODES:
         if f.f_code.co_filename in LUA_CODE:
             return where(0, f), fname, False
-        f = f.f_back
+        f = up(f)
     if f is None:
         return "", fname, False
-    caller = f.f_back
+    caller = up(f)
     while caller is not None and caller.f_code not in BUILTIN_CODES and caller.f_code.co_filename not in LUA_CODE:
-        caller = caller.f_back
+        caller = up(caller)
     if caller is None or caller.f_code in BUILTIN_CODES:
         return "", QUALNAMES.get(f.f_code, fname), False
     event = metamethod_event(f.f_back)
@@ -188,7 +206,7 @@ def caller_where() -> str:
     while f is not None and f.f_code not in BUILTIN_CODES:
         if f.f_code.co_filename in LUA_CODE:
             return where(0, f)
-        f = f.f_back
+        f = up(f)
     if f is None:
         return ""
     return where(1, f)

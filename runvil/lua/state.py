@@ -81,6 +81,7 @@ class LuaState:
     def bind_iterators(self, next_fn, ipairs_aux) -> None:
         """Called by the base library: lets the generic for walk tables
         natively when the iterator is `next` or ipairs' own."""
+        self.iterators = (next_fn, ipairs_aux)
         self.ns["_giter"] = make_giter(self._steps, self._tick, next_fn, ipairs_aux)
 
     def _rearm(self):

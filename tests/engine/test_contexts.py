@@ -55,7 +55,7 @@ def test_on_threads_a_coroutine_without_a_thread_is_a_lua_error():
         "print(pcall(function() for i = 1, 100 do cos[i] = coroutine.wrap(function() coroutine.yield() end); cos[i]() end end))\n"
         "print(#cos < 100)\n"
     )
-    env = dict(os.environ, RUNVIL_CONTEXTS="threads")
+    env = dict(os.environ, RUNVIL_CONTEXTS="threads", RUNVIL_TWINS="0")  # twins need no thread
     limit = 4 * 1024**3
     out = subprocess.run([sys.executable, "-c", "from runvil.host.cli import main; raise SystemExit(main())", "lua",
                           "-e", code], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT,
@@ -241,7 +241,33 @@ def test_the_coroutine_and_context_tests_pass_on_the_threads_backend():
     files = ["tests/lua/test_coroutines.py", "tests/lua/test_cstack.py", "tests/engine/test_contexts.py",
              "tests/engine/test_tasks.py"]
     # the tests that start processes of their own check no backend
-    skip = "not default_recursion_limit and not tostring_recurses and not greenlet_is_chosen and not stands_in and not without_a_thread"
+    skip = ("not default_recursion_limit and not tostring_recurses and not greenlet_is_chosen and not stands_in"
+            " and not without_a_thread and not twins_off")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", skip, *files],
+                         env=env, capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert out.returncode == 0, out.stdout[-4000:]
+
+
+def test_on_threads_100000_coroutines_run_as_twins_without_a_thread_each():
+    code = ("local cos, s = {}, 0\n"
+            "for i = 1, 100000 do cos[i] = coroutine.wrap(function(a) local b = coroutine.yield(a) return a + b end) end\n"
+            "for i = 1, #cos do s = s + cos[i](i) end\n"
+            "for i = 1, #cos do s = s + cos[i](1) end\n"
+            "print(s)\n")
+    env = dict(os.environ, RUNVIL_CONTEXTS="threads")
+    out = subprocess.run([sys.executable, "-m", "runvil.host.cli", "lua", "-e", code], env=env,
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == f"{2 * sum(range(1, 100001)) + 100000}\n"
+
+
+def test_the_coroutine_tests_pass_with_twins_off():
+    """RUNVIL_TWINS=0: every coroutine runs on a context of its own (the
+    path a function without a twin takes), in a subprocess."""
+    env = dict(os.environ, RUNVIL_TWINS="0", HYPOTHESIS_PROFILE="ci")
+    files = ["tests/lua/test_coroutines.py", "tests/lua/test_cstack.py", "tests/lua/test_programs.py",
+             "tests/engine/test_contexts.py"]
+    skip = "not threads_backend and not twins_off and not without_a_thread_each"
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", skip, *files],
                          env=env, capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert out.returncode == 0, out.stdout[-4000:]

@@ -32,3 +32,6 @@ def open_libs(state, names=LIBRARIES) -> None:
         mod = importlib.import_module(f"{__name__}.{name}")
         mod.open_lib(state)
     budget.install(state)
+    enable = getattr(state, "enable_twins", None)
+    if enable is not None:  # once every library is open: twins look up the builtins
+        enable()

@@ -22,10 +22,11 @@ from __future__ import annotations
 from .. import values as V
 from ..args import type_error
 from ..contexts import RUNNING_CO, Context, on_lua_thread, run_lua
+from ..contexts import current as current_context
 from ..contexts import resume as run_context
 from ..contexts import suspend as leave_context
 from ..cstack import LUAI_MAXCCALLS, C, check
-from ..errors import CoroutineKill, LuaError, builtin, caller_where
+from ..errors import CoroutineKill, LuaError, add_stack_hop, builtin, caller_where
 from ..state import stack_overflow_message
 from ..values import Multi
 from . import lib_table
@@ -35,7 +36,7 @@ class Coroutine:
     """A Lua thread value."""
 
     __slots__ = ("fn", "status", "state", "ctx", "_transfer", "_kill", "error", "errored", "nny", "base",
-                 "held", "__weakref__")
+                 "held", "twin", "gen", "escalations", "__weakref__")
 
     def __init__(self, fn, state):
         self.fn = fn
@@ -49,6 +50,15 @@ class Coroutine:
         self.nny = 0  # builtin callbacks running in it (C calls in C Lua): no yield while > 0
         self.base = 0  # the C-call count it was resumed at
         self.held = 0  # nested C calls its suspended frames hold
+        # runs as its function's generator twin (runvil.lua.twins) when it has one
+        has_twin = getattr(state, "has_twin", None)
+        self.twin = fn is not None and has_twin is not None and has_twin(fn)
+        self.gen = None  # the running twin's generator
+        self.escalations: list = []  # contexts of calls its twin escalated, innermost last
+
+    @property
+    def started(self) -> bool:
+        return self.gen is not None if self.twin else self.ctx.started
 
     # -------------------------------------------------------- resumer side
 
@@ -59,7 +69,7 @@ class Coroutine:
         if mine + 1 >= LUAI_MAXCCALLS:
             if mine >= LUAI_MAXCCALLS:  # lua_resume's own check: nothing happens
                 return "error", "C stack overflow"
-            if not self.ctx.started:  # the call of its body fails: it dies
+            if not self.started:  # the call of its body fails: it dies
                 try:
                     check(mine + 1, False)
                 except LuaError as e:
@@ -70,33 +80,35 @@ class Coroutine:
         if prev is not None:
             prev.status = "normal"
         self.status = "running"
-        self._transfer = args
         self.base = mine + 1
         C[0] = self.base + self.held
-        live = self.state.coroutines
         RUNNING_CO[0] = self
         try:
-            run_context(self.ctx)
+            if self.twin:
+                kind, values = self._step_twin(args)
+            else:
+                self._transfer = args
+                run_context(self.ctx)
+                kind, values = self._transfer
+                self._transfer = None
         except BaseException:  # not a Lua error (a host cancelling), or no thread for it
-            self.status = "dead" if self.ctx.started else "suspended"
+            self.status = "dead" if self.started else "suspended"
             if self.status == "dead":
-                live.discard(self)
+                self.state.coroutines.discard(self)
             raise
         finally:
             C[0] = mine
             RUNNING_CO[0] = prev
             if prev is not None:
                 prev.status = "running"
-        kind, values = self._transfer
-        self._transfer = None
         if kind == "yield":
             self.status = "suspended"
-        else:
-            self.status = "dead"
-            live.discard(self)
-            if kind == "error":
-                self.error = values
-                self.errored = True
+            return kind, values
+        self.status = "dead"
+        self.state.coroutines.discard(self)
+        if kind == "error":
+            self.error = values
+            self.errored = True
         return kind, values
 
     def kill(self):
@@ -104,7 +116,7 @@ class Coroutine:
         it may not yield)."""
         if self.status != "suspended":
             return
-        if not self.ctx.started:
+        if not self.started:
             self.status = "dead"
             return
         self._kill = True
@@ -115,6 +127,30 @@ class Coroutine:
             self.nny -= 1
 
     # ------------------------------------------------------ coroutine side
+
+    def _step_twin(self, args: tuple):
+        """One resume of a coroutine running as a generator twin, on the
+        resumer's stack (its Lua stack begins here: errors.up stops)."""
+        self.held = 0  # set again by a yield inside an escalated call
+        gen = self.gen
+        try:
+            if gen is None:
+                self.state.coroutines.add(self)
+                gen = self.gen = self.state.twin_call(self.fn, args)
+                return "yield", gen.send(None)
+            if self._kill:
+                return "yield", gen.throw(CoroutineKill())
+            return "yield", gen.send(args)
+        except StopIteration as e:
+            return "return", V.expand(e.value)
+        except CoroutineKill:
+            return "return", ()
+        except LuaError as e:
+            return "error", e.value
+        except RecursionError as e:
+            return "error", stack_overflow_message(e)
+        except MemoryError:
+            return "error", "not enough memory"
 
     def _body(self):
         self.state.coroutines.add(self)  # started: closed with its state unless it ends
@@ -132,6 +168,10 @@ class Coroutine:
         self._transfer = result
 
     def yield_(self, values: tuple) -> tuple:
+        if self.twin and (not self.escalations or current_context() is not self.escalations[-1]):
+            # Lua code ran on a twin's stack outside any escalated call: a
+            # builtin the twins take for one that runs none (twins._SAFE_BUILTINS)
+            raise LuaError("attempt to yield across a C-call boundary")
         self._transfer = ("yield", values)
         self.held = C[0] - self.base
         leave_context()
@@ -143,6 +183,7 @@ class Coroutine:
 
 
 V.register_type(Coroutine, "thread")
+add_stack_hop(Coroutine._step_twin.__code__, lambda frame: None)
 
 
 class CCall:
@@ -253,7 +294,7 @@ def open_lib(state) -> None:
                 if type(v) is str:
                     v = caller_where() + v
                 raise LuaError(v)
-            return Multi(tuple(values))
+            return Multi(values)
 
         return builtin(wrapped)
 
@@ -269,6 +310,7 @@ def open_lib(state) -> None:
             return Multi((False, err))
         return True
 
+    state.enable_twins = lambda: _enable_twins(state, yield_, wrap)
     lib = lib_table(
         {
             "create": create,
@@ -283,6 +325,15 @@ def open_lib(state) -> None:
         "coroutine.",
     )
     state.G.set_str("coroutine", lib)
+
+
+def _enable_twins(state, yield_fn, wrap) -> None:
+    """Lets the state's coroutines run as generator twins (runvil.lua.twins)."""
+    from .. import twins
+
+    if twins.ENABLED and hasattr(state, "iterators"):
+        wrapped_code = next(c for c in wrap.__code__.co_consts if getattr(c, "co_name", None) == "wrapped")
+        twins.install(state, yield_fn, wrapped_code)
 
 
 def close_all(state) -> None:

@@ -1,0 +1,244 @@
+"""Generator twins: a Lua function recompiled as a Python generator, so a
+coroutine can run on its resumer's stack and yield with a plain Python
+`yield` (runvil.lua.twins runs them; docs/DECISIONS.md, "coroutines as
+generators").
+
+A switch between greenlets costs about 1 µs; a generator's `yield` a tenth
+of that. The twin is the function's own generated code, transformed on the
+Python syntax tree (so line numbers, and the positions Lua's messages are
+read from, stay those of the original):
+
+- a Lua call site `(callee)(args)` becomes a real `yield` when the callee
+  is `coroutine.yield`, else `yield from _gcall(callee, args)`: the callee
+  runs as a twin too, or directly when it is a builtin that never runs Lua
+  code, or on an execution context of its own (an *escalation*, where it
+  may yield as in any coroutine);
+- a runtime helper that may run a metamethod (`_index`, `_add`, ...)
+  becomes `yield from _gop(helper, args)`: it runs directly, and is run
+  again escalated only if it reached a metamethod (cstack.meta_call refuses
+  to start one while a twin calls a helper directly: the helpers change
+  nothing before their metamethod call, so running them again is exact);
+- `return f(args)` stays a proper tail call (`_gtail`), and a generic `for`
+  asks its iterator for the next values through `yield from` when the
+  iterator function may run Lua code.
+
+A function with nested Python functions (an expression or block hoisted
+for CPython's nesting limits) has no twin: a call of it from a twin is
+escalated, and a coroutine on it runs on a context of its own.
+
+Twins are made on first use, per function code, from the chunk's Python
+source (compiled.PY_SOURCE), and bound to each closure's own cells.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+import itertools
+import types
+
+from .compiled import PY_SOURCE
+
+#: runtime helpers that never run Lua code: called directly from a twin
+PURE_HELPERS = frozenset({
+    "type", "len", "isinstance", "next", "str", "int", "float", "tuple", "repr",
+    "_first", "_expand", "_fixed", "_adjust", "_Multi", "_Table", "_tlist", "_tnamed", "_tmixed",
+    "_callable", "_tbc_check", "_forprep", "_tick", "_refund",
+})  # fmt: skip
+
+#: methods generated code calls on runtime objects that never run Lua code
+PURE_METHODS = frozenset({"get", "set_str", "set_int", "append", "length", "get_int", "get_str"})
+
+#: Python syntax a twin cannot hold: a `yield` inside would belong to the
+#: nested function, and the twin's own would change what it is
+_NO_TWIN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+            ast.DictComp, ast.GeneratorExp, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)
+
+_trees: dict[str, dict] = {}  # chunk file name -> {factory name: its ast}
+_codes: dict = {}  # a function's code -> its twin's code (None: it has none)
+#: codes of Lua functions that call nothing that may run Lua code: their
+#: twin would never yield, so a twin calls them as they are
+LEAF_CODES: set = set()
+
+
+class NoTwin(Exception):
+    """The function's code cannot become a generator."""
+
+
+def twin_code(code: types.CodeType):
+    """The code of `code`'s twin, or None (made once per code)."""
+    try:
+        return _codes[code]
+    except KeyError:
+        pass
+    try:
+        made = _make(code)
+    except NoTwin:
+        made = None
+    _codes[code] = made
+    return made
+
+
+def bind(f: types.FunctionType, code: types.CodeType) -> types.FunctionType:
+    """The twin of the closure `f`: its code over f's own cells."""
+    cells = dict(zip(f.__code__.co_freevars, f.__closure__ or ()))
+    closure = tuple(cells[n] for n in code.co_freevars)
+    return types.FunctionType(code, f.__globals__, code.co_name, f.__defaults__, closure)
+
+
+def _make(code: types.CodeType):
+    source = PY_SOURCE.get(code.co_filename)
+    qual = code.co_qualname.split(".<locals>.")
+    if source is None or len(qual) != 2:
+        raise NoTwin
+    factory_name, name = qual
+    factories = _trees.get(code.co_filename)
+    if factories is None:
+        text, _rename = source
+        tree = ast.parse(text)
+        factories = _trees[code.co_filename] = {d.name: d for d in tree.body if isinstance(d, ast.FunctionDef)}
+    text, rename = source
+    factory = factories.get(rename.old_name(factory_name) if rename else factory_name)
+    if factory is None:
+        raise NoTwin
+    inner = [d for d in factory.body if isinstance(d, ast.FunctionDef)]
+    if len(inner) != 1:
+        raise NoTwin
+    fn = _Twin().function(inner[0])
+    shell = ast.FunctionDef(name=factory.name, args=factory.args, body=[fn, ast.Return(ast.Name(fn.name, ast.Load()))],
+                            decorator_list=[], returns=None, type_comment=None)
+    ast.copy_location(shell, factory)
+    module = ast.Module(body=[shell], type_ignores=[])
+    ast.fix_missing_locations(module)
+    compiled = compile(module, code.co_filename, "exec")
+    made = _find(compiled, fn.name)
+    if not made.co_flags & inspect.CO_GENERATOR:
+        LEAF_CODES.add(code)
+        raise NoTwin
+    if rename is not None:
+        made = rename.code(made)
+    return made
+
+
+def _find(code, name: str):
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            if c.co_name == name:
+                return c
+            found = _find(c, name)
+            if found is not None:
+                return found
+    return None
+
+
+def _at(node, like):
+    return ast.fix_missing_locations(ast.copy_location(node, like))
+
+
+def _name(n: str) -> ast.Name:
+    return ast.Name(n, ast.Load())
+
+
+def _args_tuple(args: list) -> ast.Tuple:
+    return ast.Tuple(elts=args, ctx=ast.Load())
+
+
+class _Twin(ast.NodeTransformer):
+    """Rewrites one generated function's body into its generator twin."""
+
+    def __init__(self):
+        self.temps = itertools.count(1)
+        self.loops: set[str] = set()  # names holding a generic for's iterator
+
+    def temp(self) -> str:
+        return f"_gv{next(self.temps)}"
+
+    def function(self, fn: ast.FunctionDef) -> ast.FunctionDef:
+        for node in ast.walk(fn):
+            if node is not fn and isinstance(node, _NO_TWIN):
+                raise NoTwin
+            if isinstance(node, ast.Call) and node.keywords:
+                raise NoTwin
+            if isinstance(node, ast.For) and node.orelse:
+                raise NoTwin
+        body = [self.visit(s) for s in fn.body]
+        out = []
+        for s in body:
+            out.extend(s if isinstance(s, list) else [s])
+        twin = ast.FunctionDef(name=fn.name, args=fn.args, body=out, decorator_list=[], returns=None,
+                               type_comment=None)
+        return ast.copy_location(twin, fn)
+
+    # -------------------------------------------------------------- calls
+
+    def visit_Call(self, node: ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name):
+            if func.id in PURE_HELPERS or func.id.startswith("_mk_"):
+                return self.generic_visit(node)
+            args = [self.visit(a) for a in node.args]
+            if func.id == "_tail":
+                return _at(ast.YieldFrom(ast.Call(_name("_gtail"), args, [])), node)
+            if func.id == "_giter":
+                return _at(ast.Call(_name("_ggiter"), args, []), node)
+            if func.id.startswith("L_"):  # a Lua local called directly
+                return self.lua_call(node, func, args)
+            return _at(ast.YieldFrom(ast.Call(_name("_gop"), [func, _args_tuple(args)], [])), node)
+        if isinstance(func, ast.Attribute):
+            if func.attr in PURE_METHODS:
+                return self.generic_visit(node)
+            args = [self.visit(a) for a in node.args]
+            target = self.visit(func.value)
+            if func.attr in ("close", "throw") and isinstance(target, ast.Name) and target.id in self.loops:
+                call = ast.Call(_name("_gloop_end"), [target, ast.Constant(func.attr), *args], [])
+                return _at(ast.YieldFrom(call), node)
+            bound = ast.Attribute(target, func.attr, ast.Load())
+            return _at(ast.YieldFrom(ast.Call(_name("_gop"), [bound, _args_tuple(args)], [])), node)
+        return self.lua_call(node, self.visit(func), [self.visit(a) for a in node.args])
+
+    def lua_call(self, node, func, args):
+        """`(yield args)` for coroutine.yield, else `yield from _gcall(...)`:
+        the callee is evaluated first, then the arguments, as in Lua."""
+        v = self.temp()
+        test = ast.Compare(ast.NamedExpr(ast.Name(v, ast.Store()), func), [ast.Is()], [_name("_YIELD")])
+        yielded = ast.Call(_name("_Multi"), [ast.Yield(_args_tuple(args))], [])
+        called = ast.YieldFrom(ast.Call(_name("_gcall"), [_name(v), _args_tuple([_clone(a) for a in args])], []))
+        return _at(ast.IfExp(test, yielded, called), node)
+
+    # ------------------------------------------------------- generic for
+
+    def visit_Assign(self, node: ast.Assign):
+        v = node.value
+        if (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "_giter"
+                and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            self.loops.add(node.targets[0].id)
+        return self.generic_visit(node)
+
+    def visit_For(self, node: ast.For):
+        """`for T in it:` over a generic for's iterator becomes a loop that
+        takes each item with `next` (a native walk, or an iterator function
+        that runs no Lua code) or through `yield from it.step()`."""
+        it = node.iter
+        if not (isinstance(it, ast.Name) and it.id in self.loops):
+            return self.generic_visit(node)
+        v = self.temp()
+        plain = ast.Call(_name("next"), [_name(it.id), _name("_GDONE")], [])
+        stepped = ast.YieldFrom(ast.Call(ast.Attribute(_name(it.id), "step", ast.Load()), [], []))
+        test = ast.Compare(ast.Call(_name("type"), [_name(it.id)], []), [ast.IsNot()], [_name("_GLoop")])
+        take = ast.Assign([ast.Name(v, ast.Store())], ast.IfExp(test, plain, stepped))
+        done = ast.If(ast.Compare(_name(v), [ast.Is()], [_name("_GDONE")]), [ast.Break()], [])
+        bind_ = ast.Assign([node.target], _name(v))
+        body = []
+        for s in node.body:
+            r = self.visit(s)
+            body.extend(r if isinstance(r, list) else [r])
+        loop = ast.While(ast.Constant(True), [take, done, bind_, *body], [])
+        for n in (take, done, bind_, loop):
+            ast.copy_location(n, node)
+        return ast.fix_missing_locations(loop)
+
+
+def _clone(node):
+    """A second copy of an argument (each branch of a call holds its own)."""
+    return copy.deepcopy(node)

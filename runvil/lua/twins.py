@@ -1,0 +1,282 @@
+"""Running coroutines as generators (their functions' twins, made by
+compile_twins.py): the names a twin calls, bound per state.
+
+A coroutine whose function has a twin runs it as a Python generator on the
+stack of whoever resumes it: `coroutine.yield` in the twin is a `yield`,
+and a Lua call is `yield from _gcall(...)`, so a yield at any depth of
+twins reaches the resumer through the generators alone. Where Lua code
+would run on that stack outside a twin (a builtin that calls back, a
+metamethod, a function without a twin), the call is *escalated*: it runs
+on an execution context of its own (runvil.lua.contexts), where a yield
+suspends the context, and the twin that escalated passes the yield on with
+its own `yield`.
+
+RUNVIL_TWINS=0 turns twins off: every coroutine then runs on a context.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from types import FunctionType
+
+from . import values as V
+from .contexts import RUNNING_CO, Context
+from .contexts import resume as run_context
+from .cstack import DIRECT, NeedsContext
+from .errors import LUA_CODE, CoroutineKill, add_stack_hop
+from .runtime import _tbc_check, _tbc_close, fixed
+from .table import LuaTable
+from .values import TAILCALL, Multi
+
+ENABLED = os.environ.get("RUNVIL_TWINS", "").strip() not in ("0", "off", "no", "false")
+
+#: a generic for's iterator has no more items
+GDONE = object()
+
+
+class Escalation:
+    """A call run on an execution context of its own, from a twin; its
+    frames continue, for positions and levels, at the twin that made it."""
+
+    __slots__ = ("fn", "args", "result", "from_frame", "string_meta")
+
+    def __init__(self, fn, args, from_frame, string_meta):
+        self.fn, self.args, self.from_frame, self.string_meta = fn, args, from_frame, string_meta
+        self.result = None
+
+    def run(self):
+        V.set_string_meta(self.string_meta)  # a context on a thread of its own needs it set
+        r = self.fn(*self.args)
+        if type(r) is Multi and r and r[0] is TAILCALL:  # run here: it may yield
+            r = Multi(V.expand(r))
+        self.result = r
+
+
+add_stack_hop(Escalation.run.__code__, lambda frame: frame.f_locals["self"].from_frame)
+
+
+def escalate(fn, args: tuple):
+    """Runs fn(*args) on a context of its own; a yield of the running
+    coroutine inside it is passed on as this generator's yield."""
+    co = RUNNING_CO[0]
+    esc = Escalation(fn, args, sys._getframe(1), co.state.string_meta)
+    ctx = Context(esc.run, "lua-escalation")
+    co.escalations.append(ctx)
+    try:
+        while True:
+            run_context(ctx)
+            if ctx.finished:
+                return esc.result
+            _kind, values = co._transfer  # set by the yield inside (Coroutine.yield_)
+            try:
+                co._transfer = yield values
+            except CoroutineKill:  # coroutine.close: the context unwinds (co._kill is set)
+                continue
+    finally:
+        co.escalations.pop()
+
+
+def direct(helper, args: tuple):
+    """A runtime helper called from a twin: directly, unless it reaches a
+    metamethod, which makes it start again escalated (it changed nothing)."""
+    DIRECT[0] = True
+    try:
+        return helper(*args)
+    except NeedsContext:
+        pass
+    finally:
+        DIRECT[0] = False
+    return (yield from escalate(helper, args))
+
+
+def is_lua(f) -> bool:
+    return f.__code__.co_filename in LUA_CODE
+
+
+def _plain(v) -> bool:
+    """Whether tostring(v) runs no Lua code (no __tostring to call)."""
+    t = type(v)
+    if t is int or t is float or t is bool or v is None:
+        return True
+    return t is str and V.getmetamethod(v, "__tostring") is None
+
+
+def _raw_table(a: tuple) -> bool:
+    return bool(a) and type(a[0]) is LuaTable and a[0].meta is None
+
+
+#: builtins that run no Lua code: None, always; else, for arguments that
+#: pass the test (the others run escalated)
+_SAFE_BUILTINS = {
+    "": ("assert error getmetatable ipairs next rawequal rawget rawlen rawset select setmetatable tonumber "
+         "type"),
+    "coroutine": "close create isyieldable resume running status wrap",
+    "math": ("abs ceil cos exp floor fmod log max min modf random randomseed sin sqrt tan tointeger type "
+             "ult acos asin atan"),
+    "string": "byte char find len lower match rep reverse sub upper",
+    "utf8": "char codepoint len offset",
+    "os": "clock date difftime time getenv",
+}
+_SAFE_WHEN = {
+    ("", "pairs"): lambda a: not a or V.getmetamethod(a[0], "__pairs") is None,
+    ("", "tostring"): lambda a: not a or _plain(a[0]),
+    ("", "print"): lambda a: all(_plain(v) for v in a),
+    ("string", "format"): lambda a: all(_plain(v) for v in a),
+    ("string", "gsub"): lambda a: len(a) >= 3 and type(a[2]) is str,
+    ("table", "insert"): _raw_table,
+    ("table", "remove"): _raw_table,
+    ("table", "concat"): _raw_table,
+    ("table", "unpack"): _raw_table,
+}
+
+
+def _safe_builtins(G) -> dict:
+    safe = {}
+
+    def lookup(lib: str, name: str):
+        t = G.get(lib) if lib else G
+        f = t.get(name) if type(t) is LuaTable else None
+        return f if type(f) is FunctionType else None
+
+    for lib, names in _SAFE_BUILTINS.items():
+        for name in names.split():
+            f = lookup(lib, name)
+            if f is not None:
+                safe[f] = None
+    for (lib, name), test in _SAFE_WHEN.items():
+        f = lookup(lib, name)
+        if f is not None:
+            safe[f] = test
+    return safe
+
+
+def install(state, yield_fn, wrapped_code) -> None:
+    """Binds the twins' names in a state's namespace (once its libraries
+    are open): `yield_fn` is its coroutine.yield; a coroutine.wrap function
+    (code `wrapped_code`) only resumes another coroutine."""
+    from .compile_twins import LEAF_CODES, bind, twin_code
+
+    ns = state.ns
+    giter = ns["_giter"]
+    steps, tick = state._steps, state._tick
+    safe = _safe_builtins(state.G)
+    missing = object()
+
+    def runs_no_lua(f, args: tuple) -> bool:
+        test = safe.get(f, missing)
+        if test is missing:
+            code = f.__code__
+            return code is wrapped_code or code in LEAF_CODES
+        return test is None or test(args)
+
+    def twin_of(f):
+        """f's generator twin, or None (a builtin, or a function without
+        one); kept on the function."""
+        try:
+            return f.lua_twin
+        except AttributeError:
+            pass
+        code = twin_code(f.__code__) if is_lua(f) else None
+        twin = bind(f, code) if code is not None else None
+        f.lua_twin = twin
+        return twin
+
+    def gcall(f, args: tuple):
+        """A call from a twin (or a coroutine's body): a twin runs as a
+        generator, with its tail calls in this loop (a proper tail call)."""
+        while True:
+            try:
+                twin = f.lua_twin
+            except AttributeError:
+                twin = twin_of(f)
+            if twin is None:
+                if runs_no_lua(f, args):
+                    return f(*args)
+                return (yield from escalate(f, args))
+            r = yield from twin(*args)
+            if type(r) is not Multi or not r or r[0] is not TAILCALL:
+                return r
+            f, args = r[1], r[2]
+
+    def gtail(f, args: tuple):
+        """`return f(args)` in a twin: a Lua function becomes the pending
+        call `gcall` runs; anything else runs now, as `values.tail` does."""
+        while True:
+            if f is yield_fn:
+                return Multi((yield args))
+            if runs_no_lua(f, args):
+                return f(*args)
+            tm = getattr(f, "lua_tm", None)
+            if tm is not None:  # through __call: the metamethod is the tail call
+                f, args = tm[0], tm[1] + args
+                continue
+            if is_lua(f):
+                return Multi((TAILCALL, f, args))
+            return (yield from escalate(f, args))
+
+    class GLoop:
+        """A generic for whose iterator function may run Lua code, or whose
+        closing value has a __close: each item is asked for through
+        `yield from step()`."""
+
+        __slots__ = ("f", "s", "c", "close", "n", "walk", "done")
+
+        def __init__(self, f, s, c, close, n):
+            if close is not None:
+                _tbc_check(close, "(for state)")
+            self.f, self.s, self.c, self.close, self.n = f, s, c, close, n
+            self.done = False
+            # next, a raw ipairs and builtins walk natively, as giter does
+            self.walk = giter(f, s, c, None, n) if loops_no_lua(f, s) else None
+
+        def step(self):
+            if self.walk is not None:
+                return next(self.walk, GDONE)
+            steps[0] -= 1
+            if steps[0] < 0:
+                tick()
+            r = yield from gcall(self.f, (self.s, self.c))
+            vals = fixed(r, self.n)
+            if vals[0] is None:
+                return GDONE
+            self.c = vals[0]
+            return vals[0] if self.n == 1 else vals
+
+    next_fn, ipairs_aux = state.iterators
+
+    def loops_no_lua(f, s) -> bool:
+        """Whether a generic for's iterator runs no Lua code."""
+        if f is next_fn or getattr(f, "lua_walk", None) is not None:
+            return True
+        if f is ipairs_aux:
+            return type(s) is LuaTable and s.meta is None
+        # a builtin that runs no Lua code whatever its arguments (the test of
+        # one that depends on them would hold for the first item only)
+        return safe.get(f, missing) is None or f.__code__ is wrapped_code
+
+    def ggiter(f, s, c, close, n):
+        if close is None and loops_no_lua(f, s):
+            return giter(f, s, c, close, n)
+        return GLoop(f, s, c, close, n)
+
+    def gloop_end(it, what: str, *args):
+        """`it.close()` / `it.throw(e)` as a generic for is left: runs the
+        closing value's __close once (never while a twin is being dropped)."""
+        if type(it) is not GLoop:
+            return getattr(it, what)(*args)
+        if it.done:
+            return None
+        it.done = True
+        err = args[0] if args else None
+        if it.close is None or isinstance(err, GeneratorExit):
+            return None
+        return (yield from direct(_tbc_close, (it.close, err)))
+
+    ns.update({
+        "_YIELD": yield_fn, "_gcall": gcall, "_gtail": gtail, "_gop": direct, "_ggiter": ggiter,
+        "_gloop_end": gloop_end, "_GLoop": GLoop, "_GDONE": GDONE,
+    })  # fmt: skip
+    state.has_twin = lambda f: twin_of(f) is not None or f.__code__ in LEAF_CODES
+    state.twin_call = gcall
+

@@ -1,0 +1,260 @@
+"""Coroutines as generator twins (runvil.lua.twins, compile_twins.py; issue
+13: "a resume/yield pair <= 3 us", whole programs within 10x of Python):
+the same results, messages, positions and levels as real Lua 5.4 wherever
+a twin runs its code, yields and errors at every depth, and the escalated
+calls (metamethods, builtins that call back) that keep the rest exact.
+tests/engine/test_contexts.py runs the coroutine tests again with twins off.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from runvil.lua import LuaState
+from runvil.lua import twins as T
+
+from .harness import ours, real
+
+pytestmark = pytest.mark.skipif(not T.ENABLED, reason="twins are off (RUNVIL_TWINS=0)")
+
+PROGRAMS = {
+    "generator and ping-pong": """
+        local function gen(n) return coroutine.wrap(function() for i = 1, n do coroutine.yield(i) end end) end
+        local s = 0
+        for v in gen(10) do s = s + v end
+        local co = coroutine.create(function(a) while true do a = coroutine.yield(a * 2) end end)
+        for i = 1, 3 do print(coroutine.resume(co, i)) end
+        print(s, coroutine.status(co))
+    """,
+    "yield at depth through Lua calls": """
+        local function leaf(x) return coroutine.yield(x) + 1 end
+        local function mid(x) local y = leaf(x) * 10; return y, leaf(y) end
+        local co = coroutine.wrap(function(a) local p, q = mid(a); return 'done', p, q end)
+        print(co(1)); print(co(2)); print(co(3)); print(pcall(co))
+    """,
+    "values passed both ways": """
+        local co = coroutine.create(function(...)
+          print('start', select('#', ...), ...)
+          local a, b, c = coroutine.yield(1, nil, 3)
+          print('got', a, b, c)
+          return select('#', coroutine.yield()), 'end'
+        end)
+        print(coroutine.resume(co, 'x', nil))
+        print(coroutine.resume(co, 4, 5))
+        print(coroutine.resume(co, nil, nil, nil))
+        print(coroutine.resume(co))
+    """,
+    "yield inside metamethods": """
+        local mt = {
+          __add = function(a, b) coroutine.yield('add'); return a.v + b.v end,
+          __lt = function(a, b) coroutine.yield('lt'); return a.v < b.v end,
+          __eq = function(a, b) coroutine.yield('eq'); return a.v == b.v end,
+          __index = function(t, k) coroutine.yield('idx'); return k .. '!' end,
+          __newindex = function(t, k, v) coroutine.yield('nidx'); rawset(t, k, v * 2) end,
+          __concat = function(a, b) coroutine.yield('cat'); return 'C' end,
+          __len = function(a) coroutine.yield('len'); return 42 end,
+          __call = function(self, x) coroutine.yield('call'); return x + 1 end,
+        }
+        local a, b = setmetatable({v = 1}, mt), setmetatable({v = 2}, mt)
+        local co = coroutine.wrap(function()
+          local r = {a + b, a < b, a == b, a.zz, #a, a .. 'x', a(5)}
+          a.w = 21
+          return table.concat({tostring(r[1]), tostring(r[2]), tostring(r[3]), r[4], r[5], r[6], r[7], rawget(a, 'w')}, ' ')
+        end)
+        local steps = {}
+        while true do
+          local v = co()
+          steps[#steps + 1] = v
+          if v:find(' ') then break end
+        end
+        print(table.concat(steps, ','))
+    """,
+    "yield inside pcall and error after": """
+        local co = coroutine.wrap(function()
+          local ok, e = pcall(function() coroutine.yield('in pcall'); error('boom') end)
+          coroutine.yield(tostring(ok) .. ' ' .. e)
+          local ok2, e2 = pcall(error, {code = 7})
+          return type(e2), e2.code
+        end)
+        print(co()); print(co()); print(co())
+    """,
+    "error positions and levels": """
+        local function lvl2() error('two', 2) end
+        local co = coroutine.create(function()
+          local t = nil
+          coroutine.yield(pcall(function() return t.x end))
+          coroutine.yield(pcall(lvl2))
+          coroutine.yield(pcall(string.rep))
+          coroutine.yield(pcall(table.insert, nil, 1))
+          coroutine.yield(pcall(setmetatable, 1, 2))
+          error('top level')
+        end)
+        for i = 1, 6 do print(coroutine.resume(co)) end
+        local w = coroutine.wrap(function() local x = nil; return x.y end)
+        print(pcall(w))
+        local w2 = coroutine.wrap(function() error('lvl', 2) end)
+        print(pcall(w2))
+        local w3 = coroutine.wrap(function() local s = ('x'):rep(2); return s + 1 end)
+        print(pcall(w3))
+    """,
+    "bad arguments name the call site": """
+        local co = coroutine.wrap(function()
+          local fmt, ins = string.format, table.insert
+          print(pcall(function() return fmt('%d', 'x') end))
+          print(pcall(function() ins(1, 2) end))
+          print(pcall(function() return ('x'):rep({}) end))
+          print(pcall(function() return math.floor('a') end))
+          coroutine.yield()
+        end)
+        co()
+    """,
+    "yield across a C-call boundary is refused": """
+        local co = coroutine.wrap(function()
+          local t = {3, 1, 2}
+          print(pcall(table.sort, t, function(a, b) coroutine.yield(); return a < b end))
+          print(pcall(string.gsub, 'abc', '%w', function(c) coroutine.yield(c) end))
+          return 'after'
+        end)
+        print(co())
+    """,
+    "proper tail calls in a coroutine": """
+        local function count(n, acc) if n == 0 then return acc end return count(n - 1, acc + 1) end
+        local co = coroutine.wrap(function() coroutine.yield(count(300000, 0)); return count(1000000, 0) end)
+        print(co(), co())
+        local function loop(n) if n == 0 then return coroutine.yield('bottom') end return loop(n - 1) end
+        local c2 = coroutine.wrap(function() return loop(200000) end)
+        print(c2(), c2('back'))
+    """,
+    "generic for with iterators that yield": """
+        local function iter(s, i) if i < 3 then coroutine.yield('it' .. i); return i + 1 end end
+        local co = coroutine.wrap(function()
+          local seen = {}
+          for i in iter, nil, 0 do seen[#seen + 1] = i end
+          for k, v in pairs({a = 1}) do seen[#seen + 1] = k .. v end
+          for i, v in ipairs({'p', 'q'}) do seen[#seen + 1] = i .. v end
+          for w in ('a b'):gmatch('%a') do seen[#seen + 1] = w end
+          return table.concat(seen, ' ')
+        end)
+        for i = 1, 5 do print(co()) end
+    """,
+    "to-be-closed values and coroutine.close": """
+        local log = {}
+        local function closer(name) return setmetatable({}, {__close = function(_, e) log[#log + 1] = name .. ':' .. tostring(e) end}) end
+        local co = coroutine.create(function()
+          local a <close> = closer('a')
+          for i in function(s, c) if c < 2 then return c + 1 end end, nil, 0, closer('for') do
+            local b <close> = closer('b' .. i)
+            coroutine.yield(i)
+          end
+          local function deep() local c <close> = closer('c'); coroutine.yield('deep') end
+          deep()
+        end)
+        print(coroutine.resume(co)); print(coroutine.resume(co)); print(coroutine.resume(co))
+        print(coroutine.close(co), coroutine.status(co))
+        print(table.concat(log, ' '))
+        local c2 = coroutine.create(function()
+          local x <close> = setmetatable({}, {__close = function() error('in close') end})
+          coroutine.yield()
+        end)
+        coroutine.resume(c2)
+        print(coroutine.close(c2))
+    """,
+    "status, running and isyieldable inside": """
+        local co
+        co = coroutine.create(function()
+          local me, ismain = coroutine.running()
+          print(me == co, ismain, coroutine.status(co), coroutine.isyieldable())
+          local inner = coroutine.wrap(function() print(coroutine.status(co)); coroutine.yield() end)
+          inner()
+          coroutine.yield()
+        end)
+        coroutine.resume(co)
+        print(coroutine.status(co), coroutine.isyieldable())
+        print(coroutine.resume(co)); print(coroutine.resume(co)); print(coroutine.status(co))
+    """,
+    "wraps inside wraps (a pipeline)": """
+        local function numbers(n) return coroutine.wrap(function() for i = 1, n do coroutine.yield(i) end end) end
+        local function filter(p, g) return coroutine.wrap(function() for x in g do if p(x) then coroutine.yield(x) end end end) end
+        local function map(f, g) return coroutine.wrap(function() for x in g do coroutine.yield(f(x)) end end) end
+        local t = 0
+        for x in map(function(x) return x * x end, filter(function(x) return x % 2 == 0 end, numbers(20))) do t = t + x end
+        print(t)
+    """,
+    "goto, varargs and globals in a coroutine": """
+        g = 0
+        local co = coroutine.wrap(function(...)
+          local n = select('#', ...)
+          local i = 1
+          ::top::
+          if i <= n then g = g + (select(i, ...)); coroutine.yield(g); i = i + 1; goto top end
+          return 'sum', g
+        end)
+        print(co(1, 2, 3)); print(co()); print(co()); print(co())
+    """,
+    "resuming the running or a dead coroutine": """
+        local co
+        co = coroutine.create(function() print(coroutine.resume(co)); return 1 end)
+        print(coroutine.resume(co)); print(coroutine.resume(co))
+        local w = coroutine.wrap(function() return 1 end)
+        w(); print(pcall(w))
+    """,
+    "stack overflow inside a coroutine": """
+        local function inf(n) return 1 + inf(n + 1) end
+        local co = coroutine.create(function() return inf(1) end)
+        local ok, e = coroutine.resume(co)
+        print(ok, e:match('stack overflow') ~= nil)
+        local function depth(n) if n == 0 then return 0 end return 1 + depth(n - 1) end
+        print(coroutine.wrap(function() return depth(5000) end)())
+    """,
+}
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_twins_behave_as_real_lua(name):
+    code = PROGRAMS[name]
+    assert ours(code) == real(code)
+
+
+def test_a_coroutine_on_a_function_with_a_twin_runs_as_one():
+    st = LuaState(stdout=lambda s: None)
+    co, = st.execute("return coroutine.create(function(a) return coroutine.yield(a) end)")
+    assert co.twin
+    assert st.execute("local co = ... ; return coroutine.resume(co, 5)", "=t", co) == (True, 5)
+    st.close()
+
+
+def test_a_function_too_nested_for_a_twin_runs_on_a_context():
+    # 30 nested loops are hoisted into local Python functions (compile_nesting):
+    # the coroutine runs on a context of its own, with the same results
+    loops = "".join(f"for i{k} = 1, 1 do " for k in range(30)) + "coroutine.yield(i0 + i29)" + " end" * 30
+    code = f"local co = coroutine.wrap(function() {loops} return 'end' end)\nprint(co(), co())"
+    st = LuaState(stdout=lambda s: None)
+    co, = st.execute(f"return coroutine.create(function() {loops} end)")
+    assert not co.twin
+    st.close()
+    assert ours(code) == real(code) == "2\tend\n"
+
+
+def test_twins_are_made_from_a_chunk_read_from_the_disk_cache(tmp_path, monkeypatch):
+    from runvil.lua.compiled import compile_lua
+
+    monkeypatch.setenv("RUNVIL_CACHE_DIR", str(tmp_path))
+    src = "local s = 'c1_1' .. 'x'\nreturn coroutine.wrap(function() coroutine.yield(s) return s .. '!' end)"
+    first = compile_lua(src, "cached", cache=True)
+    again = compile_lua(src, "cached", cache=True)  # a hit: renamed identifiers, same constants
+    assert again.code.co_filename != first.code.co_filename
+    st = LuaState(stdout=lambda s: None)
+    wrapped, = st.call(st.instantiate(again))
+    assert st.call(wrapped) == ("c1_1x",)
+    assert st.call(wrapped) == ("c1_1x!",)
+    st.close()
+
+
+def test_a_leaf_function_is_called_as_it_is():
+    from runvil.lua.compile_twins import LEAF_CODES
+
+    st = LuaState(stdout=lambda s: None)
+    leaf, = st.execute("local function leaf(a, b) return a end\n"
+                       "coroutine.wrap(function() coroutine.yield(leaf(1, 2)) end)()\nreturn leaf")
+    assert leaf.__code__ in LEAF_CODES
+    st.close()
