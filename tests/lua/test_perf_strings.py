@@ -67,6 +67,29 @@ print(("hello"):gsub("l+", {ll = "LL"}), ("hello"):gsub("(h)(e)", {h = 1}), ("x"
 local n = 0
 print(("aaaa"):gsub("a", function() n = n + 1; return n end, 3), n)
 """,
+    # string.format by Python's % operator for ints, finite floats and strings
+    "format": r"""
+print(string.format("%d %s %5.2f", 7, "item", 7 / 3), string.format("%s.%02d", "1,234", 5))
+print(string.format("%2d. %-10s %8d %16s %6.1f%%", 3, "pears", 42, "1,234.56", 12.345))
+print(string.format("%5d|%-5d|%05d|%+d|% d|%+ d|%-+5d|%i", 42, 42, -42, 5, 5, 5, 5, -7))
+print(string.format("%d", math.mininteger), string.format("%d", math.maxinteger), string.format("%5.d|%.0d|%.3d", 0, 0, 7))
+print(string.format("%e|%E|%g|%G|%.3g|%#g|%+.2e|%10.4f|%-10.1f|", 12345.678, 0.5, 1e20, 1e-5, 2 / 3, 1.0, -3.0, math.pi, 2.25))
+print(string.format("%5.2f|%5.2f|%f|%e", 1 / 0, -1 / 0, 0 / 0, -(0 / 0)))
+print(string.format("%.2f|%d|%5.1f|%s", 3, 3.0, 7, 12), string.format("%g", 2^63), string.format("%.1f", 0.05))
+print(string.format("%s|%.3s|%10.3s|%-6s|", "a\0b", "abcdef", "abcdef", "ab"), #string.format("%s", "a\0b"))
+print(string.format("no conversions"), string.format("100%%"), string.format("%s %s", "a", "b", "extra"))
+print(pcall(string.format, "%5s", "a\0b"))
+print(pcall(string.format, "%d %d", 1))
+print(pcall(string.format, "%d", 3.5))
+print(pcall(string.format, "%d", "x"))
+print(pcall(string.format, "%123d", 1))
+print(pcall(string.format, "%.123f", 1))
+print(pcall(string.format, "%#d", 1))
+print(pcall(string.format, "%5.2f", "x"))
+print(pcall(string.format, "%s"))
+print(pcall(string.format, "%y", 1))
+print(string.format("%x|%X|%o|%c|%q", 255, 255, 8, 65, "a\n"), string.format("%-5c|", 66))
+""",
 }
 
 

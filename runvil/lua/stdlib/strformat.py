@@ -33,6 +33,15 @@ def checkformat(form: str, flags: str, precision: bool) -> None:
     of at most 2 digits each may come between '%' and the conversion."""
     if form in _CHECKED:  # the conversion letter implies flags and precision
         return
+    if not valid_form(form, flags, precision):
+        error(f"invalid conversion specification: '{form}'")
+    if len(_CHECKED) >= 1024:
+        _CHECKED.clear()
+    _CHECKED.add(form)
+
+
+def valid_form(form: str, flags: str, precision: bool) -> bool:
+    """Whether checkformat accepts `form`."""
     i = 1
     while form[i] in flags:
         i += 1
@@ -48,11 +57,7 @@ def checkformat(form: str, flags: str, precision: bool) -> None:
                 if _isdigit(form[i]):
                     i += 1
     c = form[i]
-    if not ("a" <= c <= "z" or "A" <= c <= "Z"):
-        error(f"invalid conversion specification: '{form}'")
-    if len(_CHECKED) >= 1024:
-        _CHECKED.clear()
-    _CHECKED.add(form)
+    return "a" <= c <= "z" or "A" <= c <= "Z"
 
 
 def _parse(form: str):
@@ -300,6 +305,17 @@ _PARSED: dict = {}
 
 
 def str_format(*args):
+    if args and type(fmt := args[0]) is str:
+        fast = _FAST.get(fmt)
+        if fast is None:
+            if len(_FAST) >= 256:
+                _FAST.clear()
+            fast = _FAST[fmt] = _fast_format(fmt)
+        if fast is not False:
+            pyfmt, types, floats, strings, zeros = fast
+            vals = args[1:len(types) + 1]
+            if tuple(map(type, vals)) == types and _fast_args_ok(args, floats, strings, zeros):
+                return pyfmt % vals
     items = parse_format(check_str(args, 1, "format"))
     top = len(args)
     arg = 1
@@ -326,6 +342,77 @@ def str_format(*args):
         return out[0]
     reserve_memory(sum(map(len, out)))
     return "".join(out)
+
+
+#: format string -> its fast form (see _fast_format) or False
+_FAST: dict = {}
+#: a result up to this size is built without reserving it first
+_INLINE_RESULT = values.INLINE_CONCAT
+
+
+def _fast_format(fmt: str):
+    """A format whose conversions Python's % operator prints exactly as
+    glibc's printf (ints by %d/%i without a precision, finite floats by
+    %e %f %g, strings by %s), given arguments of exactly the expected
+    types: (the Python format, the argument types, the positions of the
+    floats, of the strings, and of the strings a modified %s prints),
+    or False. A format Lua refuses is never fast: its error comes from
+    the general path."""
+    py = []
+    types = []
+    floats = []
+    strings = []
+    zeros = []
+    for item in parse_format(fmt):
+        if type(item) is str:
+            py.append(item.replace("%", "%%"))
+            continue
+        form, conv = item
+        pos = len(types) + 1
+        if form is None:
+            return False
+        if conv == "d" or conv == "i":
+            # Python prints a zero with precision 0 as "0" (C prints nothing)
+            if "." in form or not valid_form(form, FLAGS_I, True):
+                return False
+            types.append(int)
+        elif conv in "efgEG":
+            if not valid_form(form, FLAGS_F, True):
+                return False
+            types.append(float)
+            floats.append(pos)
+        elif conv == "s":
+            if len(form) > 2:
+                if not valid_form(form, FLAGS_C, True):
+                    return False
+                zeros.append(pos)
+            types.append(str)
+            strings.append(pos)
+        else:
+            return False
+        py.append(form)
+    return "".join(py), tuple(types), tuple(floats), tuple(strings), tuple(zeros)
+
+
+def _fast_args_ok(args, floats: tuple, strings: tuple, zeros: tuple) -> bool:
+    """The values a fast format prints as printf does: finite floats (C
+    prints a negative NaN as "-nan"), strings without a zero byte under a
+    modified %s (Lua's error), and strings short enough to be built without
+    reserving them (the general path reserves a longer result)."""
+    for i in floats:
+        x = args[i]
+        if x - x != 0.0:  # inf or nan
+            return False
+    if strings:
+        size = 0
+        for i in strings:
+            size += len(args[i])
+        if size > _INLINE_RESULT:
+            return False
+        for i in zeros:
+            if "\0" in args[i]:
+                return False
+    return True
 
 
 def _format_item(args, arg: int, form: str, conv: str) -> str:
