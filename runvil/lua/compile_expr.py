@@ -396,24 +396,32 @@ class ExprCompiler:
         return f"{mark}({f} if type({f} := {fn}) is _FT else _callable({f}, {self.drepr(n.func)}))({args})"
 
     def raw_method_call(self, n) -> str:
-        # the method is looked up in the object, then in its metatable's
-        # __index table (a class), inline; on a string, in the string
-        # metatable's __index table (_SMh: its hash); anything else goes to
-        # _method
-        o, f, m, i = self.temp(), self.temp(), self.temp(), self.temp()
+        o, f = self.temp(), self.temp()
         args = self.args(n.args)
         comma = ", " if args else ""
+        return f"{self.call_mark(n)}{self.method_callee(n, o, f)}({o}{comma}{args})"
+
+    def method_callee(self, n, o: str, f: str) -> str:
+        """The function `o:m()` calls, with the object left in temp `o`.
+
+        Inline: a function in the object itself, else (the object holds no
+        `m` at all) in its metatable's __index table (a class), else what
+        _method finds through the whole chain (called there at once, so an
+        __index function further on runs once); on a string, the string
+        metatable's __index table (_SMh: its hash). Anything else (a value
+        that is not a function, a missing method, __index functions, other
+        types) goes to _method / _smethod with Lua's errors."""
+        m, i = self.temp(), self.temp()
         name = repr(n.method)
-        lookup = (
-            f"({o}.hash.get({name}) or (({m} := {o}.meta) is not None and type({i} := {m}.hash.get('__index')) is _Table"
-            f" and {i}.hash.get({name})) or _index({o}, {name}))"
-        )
         d = self.drepr(n.obj)
         return (
-            f"{self.call_mark(n)}({f} if type({o} := {self.expr(n.obj)}) is _Table and type({f} := {lookup}) is _FT"
+            f"({f} if type({o} := {self.expr(n.obj)}) is _Table and ((({f} := {o}.hash.get({name})) is None"
+            f" and ({m} := {o}.meta) is not None and type({i} := {m}.hash.get('__index')) is _Table"
+            f" and (type({f} := {i}.hash.get({name})) is _FT or {f} is None and ({f} := _method({o}, {name}, {d})) is {f}))"
+            f" or type({f}) is _FT)"
             f" else {f} if type({o}) is str and type({i} := _SMh.get('__index')) is _Table"
             f" and type({f} := {i}.hash.get({name})) is _FT"
-            f" else _smethod({o}, {name}, {d}) if type({o}) is str else _method({o}, {name}, {d}))({o}{comma}{args})"
+            f" else _smethod({o}, {name}, {d}) if type({o}) is str else _method({o}, {name}, {d}))"
         )
 
     def call_mark(self, n) -> str:
@@ -467,11 +475,7 @@ class ExprCompiler:
         f = self.temp()
         if type(n) is A.MethodCall:
             o = self.temp()
-            name = repr(n.method)
-            callee = (
-                f"({f} if type({o} := {self.expr(n.obj)}) is _Table and type({f} := _index({o}, {name})) is _FT"
-                f" else _method({o}, {name}, {self.drepr(n.obj)}))"
-            )
+            callee = self.method_callee(n, o, f)
             return f"{self.call_mark(n)}_tail({callee}, ({o}, *{tail}))"
         callee = f"({f} if type({f} := {self.expr(n.func)}) is _FT else _callable({f}, {self.drepr(n.func)}))"
         return f"{self.call_mark(n)}_tail({callee}, {tail})"

@@ -103,9 +103,10 @@ print(get())
 local x, y = 1, nil
 local function none() return nil end
 local t = {a = x, b = y, c = 3}
-print(t.a, t.b, t.c, next(t, "c"))
+local keys = 0 for _ in pairs(t) do keys = keys + 1 end
+print(t.a, t.b, t.c, keys)
 local r = {p = none(), q = "q", s = none()}
-print(r.p, r.q, r.s, next(r), next(r, "q"))
+print(r.p, r.q, r.s, next(r))
 local l = {x, y}
 print(#l, l[1], l[2])
 local l2 = {y, y, x}
@@ -158,6 +159,44 @@ print(pcall(function() local e = {x = {}} e.x = e.x + 1 end))
 print(pcall(function() local e = "str" e.x = e.x + 1 end))
 print(pcall(function() local e = {x = 1} local d = nil e.x = e.x + d end))
 print(pcall(function() local e = {x = 1} local d = "z" e.x = e.x - d end))
+""",
+    # o:m() through the object, its class, a chain, and every way around
+    "method calls": """
+local Base = {}
+Base.__index = Base
+function Base:name() return "base" end
+function Base:who() return self:name() end
+local Mid = setmetatable({}, Base)
+Mid.__index = Mid
+function Mid:name() return "mid" end
+local Leaf = setmetatable({}, Mid)
+Leaf.__index = Leaf
+local o = setmetatable({}, Leaf)
+print(o:name(), o:who(), setmetatable({}, Base):who())
+o.name = function() return "own" end
+print(o:name(), o:who())
+o.name = false
+print(pcall(function() return o:name() end))
+o.name = 0
+print(pcall(function() return o:who() end))
+o.name = nil
+Leaf.name = setmetatable({}, {__call = function(self, obj) return "callable" end})
+print(o:name(), o:who())
+Leaf.name = false
+print(pcall(function() return o:name() end))
+Leaf.name = nil
+local calls = 0
+local dyn = setmetatable({}, {__index = function(t, k) calls = calls + 1; return function() return k end end})
+print(dyn:hello(), calls)
+local dyn2 = setmetatable({}, {__index = setmetatable({}, {__index = function(t, k) calls = calls + 1; return 42 end})})
+print(pcall(function() return dyn2:nope() end))
+print(calls)
+print(pcall(function() local t = {} return t:nope() end))
+print(pcall(function() local t = setmetatable({}, {}) return t:nope() end))
+print(("abc"):upper(), ("x"):rep(3))
+print(pcall(function() local n = 5 return n:foo() end))
+local function tail(x) return x:who() end
+print(tail(o), tail(setmetatable({}, Mid)))
 """,
 }
 
