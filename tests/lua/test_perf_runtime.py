@@ -73,6 +73,27 @@ print(pcall(function() return r + 1 end))
 print(pcall(function() return r < r end))
 print(select(2, pcall(function() return r + 1 end)) == select(2, pcall(function() return r + 1 end)))
 """,
+    # named-field constructors: a nil field is no key, for every walk and read
+    "named constructors": """
+local none
+local t = {x = none, y = 1, z = none}
+local keys = {}
+for k, v in pairs(t) do keys[#keys + 1] = k .. "=" .. tostring(v) end
+print(#keys, keys[1], t.x, rawget(t, "z"), next(t))
+local e = {a = none, b = none}
+print(next(e), #e, rawlen(e))
+e.a = 5
+print(next(e))
+e.a = nil
+print(next(e))
+e.b = 7
+for k, v in pairs(e) do print(k, v) end
+local obj = setmetatable({name = none}, {__index = function(_, k) return "dflt " .. k end})
+print(obj.name, obj.other)
+local n = 0
+for i = 1, 100 do local u = {p = (i % 2 == 0) and i or nil, q = i} u.p = nil u.r = i if u.p == nil then n = n + 1 end end
+print(n)
+""",
 }
 
 
