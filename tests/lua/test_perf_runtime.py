@@ -94,6 +94,22 @@ local n = 0
 for i = 1, 100 do local u = {p = (i % 2 == 0) and i or nil, q = i} u.p = nil u.r = i if u.p == nil then n = n + 1 end end
 print(n)
 """,
+    # setmetatable's common shape and everything around it
+    "setmetatable": """
+local C = {__index = {hello = "hi"}}
+local o = {}
+print(setmetatable(o, C) == o, o.hello, getmetatable(o) == C)
+print(setmetatable(o, C) == o, setmetatable(o, nil) == o, getmetatable(o))
+local P = {__metatable = "locked"}
+local p = setmetatable({}, P)
+print(getmetatable(p), pcall(setmetatable, p, C))
+print(pcall(setmetatable, p, nil))
+print(pcall(setmetatable, {}, 1))
+print(pcall(setmetatable, 1, C))
+print(pcall(setmetatable, {}))
+print(pcall(setmetatable))
+print(select("#", setmetatable({}, C)), setmetatable({}, C, "extra").hello)
+""",
 }
 
 

@@ -151,6 +151,11 @@ def getmetatable(*args):
 
 @builtin
 def setmetatable(*args):
+    if len(args) == 2:
+        t, mt = args
+        if type(t) is LuaTable and type(mt) is LuaTable and t.meta is None:
+            t.meta = mt  # the common shape, an object getting its class: nothing to refuse
+            return t
     t = check_table(args, 1, "setmetatable")
     mt = args[1] if len(args) > 1 else None
     if len(args) < 2 or (mt is not None and type(mt) is not LuaTable):
