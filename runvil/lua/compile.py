@@ -216,7 +216,7 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
         reports a failing store (the store runs after the values)."""
         if len(targets) == 1 and len(exprs) == 1:
             nonnil = self.never_nil(exprs[0])
-            fast = self.field_update(targets[0], exprs[0])
+            fast = self.field_update(targets[0], exprs[0]) or self.append_pure(targets[0], exprs[0])
             if fast is not None:
                 self.em.emit(ind, f"if {fast}", line)
                 self.em.emit(ind, "else:", line)
@@ -291,6 +291,27 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
                      f" or type({v}) is type({e}) is float and ({r} := {v} {op} {e}) is {r}")
         return (f"type({ot}) is _Table and ({v} := ({h} := {ot}.hash).get({k})) is not None and ({cases}):"
                 f" {h}[{k}] = {r}")
+
+    def append_pure(self, target, value) -> str | None:
+        """`t[#t + 1] = v`, t a plain local and v a constant or a plain
+        local: nothing runs between the length and the store, so on a table
+        without a metatable and with an empty hash part the value is
+        appended to the array part in one test (`if <text>`)."""
+        if type(target) is not A.Index or not _is_append(target):
+            return None
+        t, e = target.obj, target.key.left.operand
+        if not (_plain_local(t) and type(e) is A.Name and e.binding is t.binding):
+            return None
+        value = fold(value)
+        if type(value) in (A.Number, A.String, A.TrueLit, A.FalseLit):
+            v, given = self.expr(value), ""
+        elif _plain_local(value):
+            v = value.binding.pyname
+            given = f" and {v} is not None"
+        else:
+            return None
+        x = t.binding.pyname
+        return f"type({x}) is _Table and {x}.meta is None and not {x}.hash{given}: {x}.arr.append({v})"
 
     def store(self, target, o, k, value: str, ind: int, line: int, end_line: int = 0, nonnil: bool = False):
         """Emits target = value; o/k are temps already holding the table
@@ -594,6 +615,11 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
         em.lines[mark:mark] = self.nesting_prologue({v.pyname for v in fn.param_vars})
         em.emit(2, "return _EMPTY", fn.end_line or line)
         em.emit(1, f"return {fname}", line)
+
+
+def _plain_local(n) -> bool:
+    """A name of a local that no closure can assign (no cell)."""
+    return type(n) is A.Name and isinstance(n.binding, LocalVar) and not n.binding.is_cell
 
 
 def _is_append(target) -> bool:

@@ -198,6 +198,34 @@ print(pcall(function() local n = 5 return n:foo() end))
 local function tail(x) return x:who() end
 print(tail(o), tail(setmetatable({}, Mid)))
 """,
+    # t[#t + 1] = constant or local: appended in place, and the edges
+    "appends": """
+local buf = {}
+local s, none, f = "x", nil, false
+buf[#buf + 1] = "["
+buf[#buf + 1] = s
+buf[#buf + 1] = f
+buf[#buf + 1] = 1.5
+buf[#buf + 1] = none
+print(#buf, buf[1], buf[2], buf[3], buf[4], buf[5])
+local holes = {}
+holes[2] = "b"
+holes[#holes + 1] = "a"
+print(#holes, holes[1], holes[2])
+local named = {k = 1}
+named[#named + 1] = s
+print(#named, named[1], named.k)
+local log = {}
+local m = setmetatable({}, {__newindex = function(t, k, v) log[#log + 1] = k; rawset(t, k, v) end})
+m[#m + 1] = s
+m[#m + 1] = "y"
+print(#m, log[1], log[2])
+local l = setmetatable({}, {__len = function() return 7 end})
+l[#l + 1] = s
+print(rawget(l, 8), rawlen(l))
+print(pcall(function() local n = nil n[#n + 1] = s end))
+print(pcall(function() local n = "str" n[#n + 1] = s end))
+""",
 }
 
 
