@@ -191,6 +191,10 @@ def _field_str(v, i):
     _error(f"invalid value ({V.type_name(v)}) at index {i} in table for 'concat'")
 
 
+#: a result up to this size is built without reserving it first
+_INLINE_RESULT = V.INLINE_CONCAT
+
+
 def t_concat(*args):
     if 1 <= len(args) <= 2:  # the common shape: a plain list of strings, the whole of it
         t, sep = args if len(args) == 2 else (args[0], "")
@@ -198,9 +202,13 @@ def t_concat(*args):
             a = t.arr
             if not a:
                 return ""
-            if all(type(v) is str for v in a):
-                V.reserve_memory(sum(map(len, a)) + len(sep) * (len(a) - 1))
+            try:  # len() and join() refuse (TypeError) any value not a string: the general path says which
+                size = sum(map(len, a)) + len(sep) * (len(a) - 1)
+                if size > _INLINE_RESULT or size > V.MAX_STRING[0]:  # a small result is built at once, as '..' builds one
+                    V.reserve_memory(size)
                 return sep.join(a)
+            except TypeError:
+                pass
     t = _checktab(args, 1, "concat", _TAB_R | _TAB_L)
     last = _len(t)
     sep = check_str(args, 2, "concat") if len(args) >= 2 and args[1] is not None else ""
