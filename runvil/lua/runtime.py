@@ -368,22 +368,31 @@ class GotoSignal(Exception):
 def concatn(parts: tuple, descs: tuple):
     """`a .. b .. c ...`: joins strings and numbers at once (a number as
     Lua converts it), else right to left as Lua."""
-    if all(type(p) is str for p in parts) or type(parts := _as_strings(parts)) is list:
-        n = sum(map(len, parts))
-        if n > V.INLINE_CONCAT:
-            V.reserve_memory(n)
-        else:
-            V.check_string_size(n)
-        return "".join(parts)
+    for p in parts:  # a plain loop: all() over a generator costs twice as much
+        if type(p) is not str:
+            strs = _as_strings(parts)
+            if strs is None:
+                return _concat_right(parts, descs)
+            parts = strs
+            break
+    n = sum(map(len, parts))
+    if n > V.INLINE_CONCAT:
+        V.reserve_memory(n)
+    elif n > V.MAX_STRING[0]:
+        V.check_string_size(n)  # raises Lua's memory error
+    return "".join(parts)
+
+
+def _concat_right(parts: tuple, descs: tuple):
+    """Right to left, each step with its metamethods and errors, as Lua."""
     acc = parts[-1]
     for i in range(len(parts) - 2, -1, -1):
         acc = V.concat(parts[i], acc, descs[i], descs[i + 1] if i + 1 == len(parts) - 1 else None)
     return acc
 
 
-def _as_strings(parts: tuple):
-    """The parts as a list of strings if they are all strings or numbers,
-    else the parts as they are."""
+def _as_strings(parts: tuple) -> list | None:
+    """The parts as a list of strings if they are all strings or numbers."""
     strs = []
     for p in parts:
         t = type(p)
@@ -394,7 +403,7 @@ def _as_strings(parts: tuple):
         elif t is float:
             strs.append(V.fmt_number(p))
         else:
-            return parts
+            return None
     return strs
 
 

@@ -110,6 +110,21 @@ print(pcall(setmetatable, {}))
 print(pcall(setmetatable))
 print(select("#", setmetatable({}, C)), setmetatable({}, C, "extra").hello)
 """,
+    # a .. b .. c: strings, numbers, __concat from the right, Lua's errors
+    "concatenation chains": """
+local a, b, i, f = "ab", "cd", 42, 2.5
+print(a .. "#" .. b, a .. i .. b, i .. f .. 3, 1e100 .. "|" .. -0.0 .. "|" .. 2^63)
+local C = setmetatable({}, {__concat = function(x, y)
+  return "[" .. (type(x) == "table" and "T" or x) .. "+" .. (type(y) == "table" and "T" or y) .. "]" end})
+print(a .. b .. C, C .. a .. b, a .. C .. b, i .. C .. f)
+local t = {}
+print(pcall(function() return a .. t .. b end))
+print(pcall(function() return a .. b .. t end))
+print(pcall(function() return t.x .. a .. b end))
+print(pcall(function() local n return a .. b .. n end))
+print(pcall(function() return a .. true .. b end))
+print(#(string.rep("x", 40000) .. a .. string.rep("y", 40000)))
+""",
 }
 
 
