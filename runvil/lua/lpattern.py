@@ -268,7 +268,7 @@ class LPattern:
     """A compiled Lua pattern (anchor stripped unless compiled for gmatch)."""
 
     __slots__ = ("body", "anchor", "regex", "poscaps", "classes", "first", "nonempty", "spans", "risk", "scanned", "safe",
-                 "plain", "any_rx", "textcaps", "subs")
+                 "plain", "any_rx", "textcaps", "find_rx", "subs")
 
     def __init__(self, p: str, gmatch: bool = False):
         self.plain = not gmatch and SPECIALS.isdisjoint(p)  # find searches it as plain text
@@ -293,6 +293,8 @@ class LPattern:
         self.any_rx = self.regex if self.risk[0] == 0 and self.risk[1] == 0 else None
         # the captures are all text ones: m.groups() are Lua's captures
         self.textcaps = True not in self.poscaps
+        # the regex find and match use on any subject: safe, text captures
+        self.find_rx = self.any_rx if self.textcaps else None
         self.safe = (None, None)  # the last subject and whether re is safe on it
         # a char every match must start with (lets search skip ahead)
         self.first = None

@@ -90,6 +90,21 @@ print(pcall(string.format, "%s"))
 print(pcall(string.format, "%y", 1))
 print(string.format("%x|%X|%o|%c|%q", 255, 255, 8, 65, "a\n"), string.format("%-5c|", 66))
 """,
+    # receivers taken at once, and table.concat of a list of strings
+    "receivers and concat": r"""
+print(("abc"):len(1), string.len(12), string.reverse(1.5), ("abc"):reverse(), ("aBc\200"):upper(), string.lower(10))
+print(pcall(string.len))
+print(pcall(string.reverse, {}))
+print(pcall(string.upper, nil))
+print(table.concat({"a", "b", "c"}), table.concat({"a", "b"}, ", "), table.concat({}), table.concat({"x"}, 5))
+print(table.concat({"a", 1, 2.5}, "-"), table.concat({"a", "b", "c"}, "", 2), table.concat({1, 2, 3}, ",", 2, 3))
+print(pcall(table.concat, {"a", {}, "c"}))
+print(pcall(table.concat, {"a", nil, "c"}))
+print(pcall(table.concat, {"a", true}))
+print(pcall(table.concat, {"a"}, {}))
+local t = setmetatable({}, {__index = function(_, i) return "v" .. i end, __len = function() return 3 end})
+print(table.concat(t, "|"))
+""",
 }
 
 

@@ -63,7 +63,13 @@ def posrelat_end(pos: int, n: int) -> int:
 # ---------------------------------------------------------------- basics
 
 
+# s:len(), s:reverse(), s:lower(), s:upper(): a string receiver is taken at
+# once (extra arguments are ignored, as in Lua); any other takes check_str
+
+
 def str_len(*args):
+    if args and type(s := args[0]) is str:
+        return len(s)
     return len(check_str(args, 1, "len"))
 
 
@@ -90,6 +96,8 @@ def str_sub(*args):
 
 
 def str_reverse(*args):
+    if args and type(s := args[0]) is str:
+        return s[::-1]
     return check_str(args, 1, "reverse")[::-1]
 
 
@@ -98,12 +106,12 @@ _UPPER = {c: c - 32 for c in range(97, 123)}
 
 
 def str_lower(*args):
-    s = check_str(args, 1, "lower")
+    s = args[0] if args and type(args[0]) is str else check_str(args, 1, "lower")
     return s.lower() if s.isascii() else s.translate(_LOWER)
 
 
 def str_upper(*args):
-    s = check_str(args, 1, "upper")
+    s = args[0] if args and type(args[0]) is str else check_str(args, 1, "upper")
     return s.upper() if s.isascii() else s.translate(_UPPER)
 
 
@@ -194,60 +202,60 @@ def _find_from(s: str, p: str, init: int, find: bool, plain: bool):
     return _ret(all_captures(caps, s, st, e))
 
 
-def _quick_match(args):
-    """The re match object of s:find(p[, init]) / s:match(p[, init]) in
-    their common shape (string subject and pattern, a positive init within
-    the subject, a compiled pattern whose regex is safe on any subject), or
-    None (no match) or False (not that shape: the caller takes the general
-    path, which checks the arguments and raises Lua's errors)."""
+def str_find(*args):
+    # the common shape: s:find(p[, init]) with a positive init within the
+    # subject, on a plain pattern or on a regex safe on this subject with
+    # text captures only; anything else (and every error) takes _find_aux
     n = len(args)
     if n == 2:
         s, p = args
         init = 0
     elif n == 3:
         s, p, init = args
-        if type(init) is not int or init <= 0:
-            return False
-        init -= 1
+        init = init - 1 if type(init) is int and init > 0 else -1
     else:
-        return False
-    if type(s) is not str or type(p) is not str or init > len(s):
-        return False
-    pat = PATTERNS.get(p) or compile_pattern(p)
-    if not pat.textcaps:
-        return False
-    rx = pat.any_rx
-    if rx is None and (pat.regex is None or (rx := pat.regex_for(s)) is None):
-        return False
-    return rx.match(s, init) if pat.anchor else rx.search(s, init)
-
-
-def str_find(*args):
-    if 2 <= len(args) <= 3 and type(p := args[1]) is str:
+        init = -1
+    if init >= 0 and type(s) is str and type(p) is str and init <= len(s):
         pat = PATTERNS.get(p) or compile_pattern(p)
-        if pat.plain and type(s := args[0]) is str:  # no specials: plain text, as lmemfind
-            init = args[2] if len(args) == 3 else 1
-            if type(init) is int and 0 < init <= len(s) + 1:
-                k = s.find(p, init - 1)
-                return None if k < 0 else Multi((k + 1, k + len(p)))
-        elif (m := _quick_match(args)) is not False:
+        if pat.plain:  # no specials: plain text, as lmemfind
+            k = s.find(p, init)
+            return None if k < 0 else Multi((k + 1, k + len(p)))
+        rx = pat.find_rx
+        if rx is not None or (pat.textcaps and pat.regex is not None and (rx := pat.regex_for(s)) is not None):
+            m = rx.match(s, init) if pat.anchor else rx.search(s, init)
             if m is None:
                 return None
-            return Multi((m.start() + 1, m.end(), *m.groups()))
+            if pat.poscaps:
+                return Multi((m.start() + 1, m.end(), *m.groups()))
+            return Multi((m.start() + 1, m.end()))
     return _find_aux(args, True)
 
 
 def str_match(*args):
-    m = _quick_match(args)
-    if m is None:
-        return None
-    if m is False:
-        return _find_aux(args, False)
-    if m.re.groups == 0:
-        return m.group()
-    if m.re.groups == 1:
-        return m.group(1)
-    return Multi(m.groups())
+    # the common shape, as str_find's
+    n = len(args)
+    if n == 2:
+        s, p = args
+        init = 0
+    elif n == 3:
+        s, p, init = args
+        init = init - 1 if type(init) is int and init > 0 else -1
+    else:
+        init = -1
+    if init >= 0 and type(s) is str and type(p) is str and init <= len(s):
+        pat = PATTERNS.get(p) or compile_pattern(p)
+        rx = pat.find_rx
+        if rx is not None or (pat.textcaps and pat.regex is not None and (rx := pat.regex_for(s)) is not None):
+            m = rx.match(s, init) if pat.anchor else rx.search(s, init)
+            if m is None:
+                return None
+            ncaps = len(pat.poscaps)
+            if ncaps == 0:
+                return m.group()
+            if ncaps == 1:
+                return m.group(1)
+            return Multi(m.groups())
+    return _find_aux(args, False)
 
 
 def str_gmatch(*args):
@@ -418,10 +426,15 @@ def _gsub_by_template(pat, src: str, repl: str, max_s: int):
 def str_gsub(*args):
     if len(args) == 3:  # the common shape: s:gsub(p, repl) with string arguments
         src, p, repl = args
-        if type(src) is str and type(p) is str and type(repl) is str:
-            r = _gsub_by_template(PATTERNS.get(p) or compile_pattern(p), src, repl, len(src) + 1)
-            if r is not None:
-                return r
+        if type(src) is str and type(p) is str:
+            tr = type(repl)
+            pat = PATTERNS.get(p) or compile_pattern(p)
+            if tr is str:
+                r = _gsub_by_template(pat, src, repl, len(src) + 1)
+                if r is not None:
+                    return r
+            elif (tr is FunctionType or tr is LuaTable) and (rx := pat.any_rx) is not None and rx.search(src) is None:
+                return Multi((src, 0))  # nothing to replace (escaping text that needs none): repl is never called
     repl = args[2] if len(args) >= 3 else None
     if type(repl) is FunctionType or type(repl) is LuaTable:
         # a function is called (a C call); a table's __index counts as its own
