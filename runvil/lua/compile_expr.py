@@ -635,7 +635,7 @@ class ExprCompiler:
                 c = n.right.value
                 y = repr(c) if c >= 0 else f"({c})"
                 return (
-                    f"({rv} if type({a} := {x}) is int and {MN} <= ({rv} := {a} {pyop} {y}) <= {M}"
+                    f"({rv} if type({a} := {x}) is int and {_in_range(op, n.right, f'({rv} := {a} {pyop} {y})')}"
                     f" else {a} {pyop} {y} if type({a}) is float else {L}{fn}({a}, {y}, {da}, None))"
                 )
             return (
@@ -682,7 +682,7 @@ class ExprCompiler:
         64-bit wraparound where the result can leave the range."""
         if op in _ARITH:
             r = self.temp()
-            return f"({r} if {MN} <= ({r} := {x} {_ARITH[op][1]} {y}) <= {M} else _wrap({r}))"
+            return f"({r} if {_in_range(op, right, f'({r} := {x} {_ARITH[op][1]} {y})')} else _wrap({r}))"
         if op in ("//", "%") and type(fold(right)) is A.Number and fold(right).value > 0:
             return f"({x} {op} {y})"
         if op in _BITS:
@@ -779,6 +779,17 @@ class ExprCompiler:
             return f"({self.expr(n)} is not None)" if t is A.Table else "True"
         v = self.temp()
         return f"(({v} := {self.expr(n)}) is not None and {v} is not False)"
+
+
+def _in_range(op: str, right, value: str) -> str:
+    """The test that an integer result `value` of `x op right` is within
+    64 bits: adding or subtracting a small constant (|c| < 2**62) can only
+    leave the range on one side, so one comparison is enough."""
+    c = fold(right)
+    if op in ("+", "-") and type(c) is A.Number and type(c.value) is int and abs(c.value) < 2**62:
+        up = (c.value >= 0) == (op == "+")
+        return f"{value} <= {M}" if up else f"{MN} <= {value}"
+    return f"{MN} <= {value} <= {M}"
 
 
 def _is_len(n) -> bool:

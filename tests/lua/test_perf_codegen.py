@@ -226,6 +226,24 @@ print(rawget(l, 8), rawlen(l))
 print(pcall(function() local n = nil n[#n + 1] = s end))
 print(pcall(function() local n = "str" n[#n + 1] = s end))
 """,
+    # integer + - a constant: one side of the range checked, wrapping exact
+    "constant offsets": """
+local hi, lo = math.maxinteger, math.mininteger
+local a = hi
+local b = lo
+a = a + 1
+b = b - 1
+print(a, b, hi + 1, lo - 1, hi - (-1), lo + (-1), hi + (-1), lo - (-1))
+local function gen(x) return x + 1, x - 1, x + (-2), x - (-2) end
+print(gen(hi))
+print(gen(lo))
+print(gen(1.5))
+print(gen("10"))
+print(pcall(gen, {}))
+local k = 0
+for i = 1, 3 do k = k + 4611686018427387904 end
+print(k)
+""",
 }
 
 
