@@ -348,10 +348,11 @@ class LPattern:
         subject, safe = self.safe
         if subject is not s:
             n = len(s)
-            if n * (n + 1) ** (runs + refs) <= RISKY_WORK:  # safe whatever its runs (a short subject)
+            starts = 1 if self.anchor else n  # a search tries every start, an anchored match one
+            if starts * (n + 1) ** (runs + refs) <= RISKY_WORK:  # safe whatever its runs (a short subject)
                 return rx
-            longest = max((m.end() - m.start() for m in chars.finditer(s)), default=0) if chars else 0
-            work = n * (longest + 1) ** runs * (n + 1) ** refs  # a search: every start
+            longest = max(map(len, chars.findall(s)), default=0) if chars else 0
+            work = starts * (longest + 1) ** runs * (n + 1) ** refs
             safe = work <= RISKY_WORK
             self.safe = (s, safe)
         return rx if safe else None

@@ -105,6 +105,31 @@ print(pcall(table.concat, {"a"}, {}))
 local t = setmetatable({}, {__index = function(_, i) return "v" .. i end, __len = function() return 3 end})
 print(table.concat(t, "|"))
 """,
+    # gmatch over re's matches; anchored matches judged safe per start
+    "gmatch": r"""
+local text = "alpha1=10 beta22=20 gamma333=30"
+local out = {}
+local function w_(...) for i = 1, select("#", ...) do out[#out + 1] = tostring((select(i, ...))) end end
+local function flush() print(table.concat(out, " ")); out = {} end
+for k, v in text:gmatch("(%a+)%d+=(%d+)") do w_(k, v) end flush()
+for w in text:gmatch("%a+") do w_(w) end flush()
+for w in text:gmatch("(%d)") do w_(w) end flush()
+for a, p in text:gmatch("(%a)()") do w_(a, p) end flush()
+for w in text:gmatch("%d*") do w_("[" .. w .. "]") end flush()
+for w in text:gmatch("%a+", 10) do w_(w) end flush()
+for w in text:gmatch("%a+", -5) do w_(w) end flush()
+for w in text:gmatch("%a+", 100) do w_(w) end flush()
+for w in ("^a^b"):gmatch("^.") do w_(w) end flush()
+local it = ("ab"):gmatch(".")
+print(it(), it(), it(), it())
+print((pcall(string.gmatch, "x", "(%a")))
+for w in ("a(b"):gmatch("(%a") do w_(w) end
+""",
+    "anchored": r"""
+local line = "  " .. string.rep("word ", 40) .. ". (12)  "
+print(#line:match("^%s*(.-)%s*$"), line:match("%((%d+)%)$"), line:match("^%s*(%a+)"))
+print(("  x  "):match("^%s*(.-)%s*$"), ("ab"):match("^(a-)b"), (""):match("^%s*(.-)%s*$"))
+""",
 }
 
 

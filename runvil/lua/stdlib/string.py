@@ -266,6 +266,10 @@ def str_gmatch(*args):
     if init > ls:
         init = ls + 1
     pat = compile_pattern(p, gmatch=True)
+    if pat.nonempty and init <= ls and (rx := pat.regex_for(s)) is not None:
+        # no empty match can occur, so re's scan is Lua's (the rule against
+        # an empty match at the end of the last one never applies)
+        return builtin(_gmatch_by_regex(pat, rx.finditer(s, init)))
     state = [init, -1]  # next position, end of the last match
 
     def gmatch_iter(*_):
@@ -281,6 +285,29 @@ def str_gmatch(*args):
         return _ret(all_captures(caps, s, st, e))
 
     builtin(gmatch_iter)
+    return gmatch_iter
+
+
+def _gmatch_by_regex(pat, matches):
+    """gmatch's iterator over re's matches (each call the next one, then
+    nothing ever after), its values as push_captures makes them."""
+    ncaps = len(pat.poscaps)
+    if ncaps == 0:
+        def gmatch_iter(*_):
+            m = next(matches, None)
+            return EMPTY if m is None else m.group()
+    elif ncaps == 1 and pat.textcaps:
+        def gmatch_iter(*_):
+            m = next(matches, None)
+            return EMPTY if m is None else m.group(1)
+    elif pat.textcaps:
+        def gmatch_iter(*_):
+            m = next(matches, None)
+            return EMPTY if m is None else Multi(m.groups())
+    else:
+        def gmatch_iter(*_):
+            m = next(matches, None)
+            return EMPTY if m is None else _ret(pat.caps_of(m))
     return gmatch_iter
 
 
