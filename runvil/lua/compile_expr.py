@@ -710,9 +710,15 @@ class ExprCompiler:
                 return f"({self.expr(other)} == {self.expr(c)})"
         if self.is_int(left) and self.is_int(right):
             return f"({self.expr(left)} == {self.expr(right)})"
-        a, b, ta = self.temp(), self.temp(), self.temp()
+        a, b, ta, tb = self.temp(), self.temp(), self.temp(), self.temp()
         x, y = self.expr(left), self.expr(right)
-        return f"({a} == {b} if ({ta} := type({a} := {x})) is type({b} := {y}) and {ta} in _PRIM else _eq({a}, {b}))"
+        # values of different types are never equal (`v == null`, a string
+        # and a table) unless both are numbers, or both userdata with __eq
+        return (
+            f"({a} == {b} if ({ta} := type({a} := {x})) is ({tb} := type({b} := {y})) and {ta} in _PRIM"
+            f" else False if {ta} is not {tb} and ({ta} is str or {tb} is str or {ta} is _Table or {tb} is _Table)"
+            f" else _eq({a}, {b}))"
+        )
 
     def compare(self, op: str, left, right) -> str:
         if self.is_int(left) and self.is_int(right):

@@ -244,6 +244,27 @@ local k = 0
 for i = 1, 3 do k = k + 4611686018427387904 end
 print(k)
 """,
+    # equality across types: never equal but for numbers and __eq
+    "equality": """
+local null = setmetatable({}, {__eq = function() return true end})
+local vals = {"s", 1, 1.0, 2.5, true, false, null, {}, print, "1"}
+local out = {}
+for i = 1, #vals do
+  for j = 1, #vals do
+    local a, b = vals[i], vals[j]
+    out[#out + 1] = (a == b) and "1" or "0"
+    out[#out + 1] = (a ~= b) and "1" or "0"
+  end
+end
+print(table.concat(out))
+local nan = 0 / 0
+local n2 = nan
+print(nan == n2, nan ~= n2, math.huge == math.huge, 3 == 3.0, "3" == 3)
+local other = setmetatable({}, getmetatable(null))
+print(null == other, null == {}, {} == null, null ~= other)
+local co = coroutine.create(function() end)
+print(co == co, co == print, co == "x")
+""",
 }
 
 
