@@ -92,6 +92,10 @@ print(string.format("%x|%X|%o|%c|%q", 255, 255, 8, 65, "a\n"), string.format("%-
 """,
     # receivers taken at once, and table.concat of a list of strings
     "receivers and concat": r"""
+local s = "hello"
+print(s:byte(-1), s:byte(-5), s:byte(-6), s:byte(0), s:byte(6), s:byte(1), string.byte(12, -1), s:byte(-1.0))
+print(s:sub(-3), s:sub(-5), s:sub(-6), s:sub(-100), s:sub(-2, -1), s:sub(-3, 4), s:sub(0), s:sub(2), s:sub(2, 3), s:sub(4, 2))
+print(s:sub(math.mininteger), s:sub(-1, math.maxinteger), s:sub(6), s:sub(3, -2), s:sub(-3, -3))
 print(("abc"):len(1), string.len(12), string.reverse(1.5), ("abc"):reverse(), ("aBc\200"):upper(), string.lower(10))
 print(pcall(string.len))
 print(pcall(string.reverse, {}))

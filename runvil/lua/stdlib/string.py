@@ -74,18 +74,21 @@ def str_len(*args):
 
 
 def str_sub(*args):
-    if len(args) <= 3:  # the common shape, s:sub(i[, j]) with positive positions
+    if len(args) <= 3:  # the common shapes, s:sub(i[, j]) with positive positions, s:sub(-k)
         if len(args) == 3:
             s, i, j = args
         elif len(args) == 2:
             (s, i), j = args, -1
         else:
             s = i = j = None
-        if type(s) is str and type(i) is int and type(j) is int and i > 0:
-            if j >= 0:
-                return s[i - 1:j]
-            if j == -1:
-                return s[i - 1:]
+        if type(s) is str and type(i) is int and type(j) is int:
+            if i > 0:
+                if j >= 0:
+                    return s[i - 1:j]
+                if j == -1:
+                    return s[i - 1:]
+            elif i < 0 and j == -1:  # the last -i chars (all of them when -i > #s, as posrelat)
+                return s[i:]
     s = check_str(args, 1, "sub")
     n = len(s)
     i = posrelat_start(check_int(args, 2, "sub"), n)
@@ -133,10 +136,13 @@ def str_rep(*args):
 
 
 def str_byte(*args):
-    if len(args) == 2:  # the common shape, s:byte(i) with a positive i
+    if len(args) == 2:  # the common shape, s:byte(i) with i within the string (or past its end)
         s, i = args
-        if type(s) is str and type(i) is int and i > 0:
-            return ord(s[i - 1]) if i <= len(s) else EMPTY
+        if type(s) is str and type(i) is int:
+            if i > 0:
+                return ord(s[i - 1]) if i <= len(s) else EMPTY
+            if i < 0 and -i <= len(s):  # counted from the end, as posrelat
+                return ord(s[i])
     s = check_str(args, 1, "byte")
     n = len(s)
     pi = opt_int(args, 2, "byte", 1)
