@@ -42,7 +42,7 @@ from .compiled import PY_SOURCE
 
 #: runtime helpers that never run Lua code: called directly from a twin
 PURE_HELPERS = frozenset({
-    "type", "len", "isinstance", "next", "str", "int", "float", "tuple", "repr",
+    "type", "len", "isinstance", "next", "str", "int", "float", "tuple", "repr", "getattr",
     "_first", "_expand", "_fixed", "_adjust", "_Multi", "_Table", "_tlist", "_tnamed", "_tmixed",
     "_callable", "_tbc_check", "_forprep", "_tick", "_refund",
 })  # fmt: skip
@@ -198,13 +198,38 @@ class _Twin(ast.NodeTransformer):
         return self.lua_call(node, self.visit(func), [self.visit(a) for a in node.args])
 
     def lua_call(self, node, func, args):
-        """`(yield args)` for coroutine.yield, else `yield from _gcall(...)`:
-        the callee is evaluated first, then the arguments, as in Lua."""
-        v = self.temp()
+        """A Lua call site: the callee is evaluated first, then the
+        arguments, as in Lua; then, by what the callee is:
+
+            _Multi((yield (args))) if (v := callee) is _YIELD
+            else <the result of yield from t(args), its tail calls run> if (t := v's twin)
+            else v(args) if v in _GSAFE        # a builtin that never runs Lua code
+            else (yield from _gcall(v, (args)))  # the rest: gcall sorts it out
+        """
+        v, t, r = self.temp(), self.temp(), self.temp()
+        tup = lambda: _args_tuple([_clone(a) for a in args])  # noqa: E731
+        star = lambda: [_clone(a) for a in args]  # noqa: E731
+        yielded = ast.Call(_name("_Multi"), [ast.Yield(tup())], [])
+        ran = ast.YieldFrom(ast.Call(_name(t), star(), []))
+        pending = ast.BoolOp(ast.And(), [
+            ast.Compare(ast.Call(_name("type"), [ast.NamedExpr(ast.Name(r, ast.Store()), ran)], []), [ast.Is()],
+                        [_name("_Multi")]),
+            _name(r),
+            ast.Compare(ast.Subscript(_name(r), ast.Constant(0), ast.Load()), [ast.Is()], [_name("_TAILCALL")]),
+        ])
+        tails = ast.YieldFrom(ast.Call(_name("_gcall"), [ast.Subscript(_name(r), ast.Constant(1), ast.Load()),
+                                                        ast.Subscript(_name(r), ast.Constant(2), ast.Load())], []))
+        twin_result = ast.IfExp(pending, tails, _name(r))
+        has_twin = ast.Compare(
+            ast.NamedExpr(ast.Name(t, ast.Store()),
+                          ast.Call(_name("getattr"), [_name(v), ast.Constant("lua_twin"), ast.Constant(None)], [])),
+            [ast.IsNot()], [ast.Constant(None)])
+        safe = ast.Compare(_name(v), [ast.In()], [_name("_GSAFE")])
+        direct = ast.Call(_name(v), star(), [])
+        called = ast.YieldFrom(ast.Call(_name("_gcall"), [_name(v), tup()], []))
         test = ast.Compare(ast.NamedExpr(ast.Name(v, ast.Store()), func), [ast.Is()], [_name("_YIELD")])
-        yielded = ast.Call(_name("_Multi"), [ast.Yield(_args_tuple(args))], [])
-        called = ast.YieldFrom(ast.Call(_name("_gcall"), [_name(v), _args_tuple([_clone(a) for a in args])], []))
-        return _at(ast.IfExp(test, yielded, called), node)
+        expr = ast.IfExp(test, yielded, ast.IfExp(has_twin, twin_result, ast.IfExp(safe, direct, called)))
+        return _at(expr, node)
 
     # ------------------------------------------------------- generic for
 

@@ -274,9 +274,11 @@ def install(state, yield_fn, wrapped_code) -> None:
         return (yield from direct(_tbc_close, (it.close, err)))
 
     ns.update({
+        "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
         "_YIELD": yield_fn, "_gcall": gcall, "_gtail": gtail, "_gop": direct, "_ggiter": ggiter,
         "_gloop_end": gloop_end, "_GLoop": GLoop, "_GDONE": GDONE,
     })  # fmt: skip
+    state.twin_of = twin_of
     state.has_twin = lambda f: twin_of(f) is not None or f.__code__ in LEAF_CODES
     state.twin_call = gcall
 

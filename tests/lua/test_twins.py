@@ -180,6 +180,20 @@ PROGRAMS = {
         for x in map(function(x) return x * x end, filter(function(x) return x % 2 == 0 end, numbers(20))) do t = t + x end
         print(t)
     """,
+    "a generic for over coroutine.wrap functions": """
+        local function gen(t) return coroutine.wrap(function(s, c) for _, v in ipairs(t) do s, c = coroutine.yield(v, s, c) end return 'last', 'x' end) end
+        print(pcall(function() for v, s, c in gen({1, 2}) do print(v, s, c) end end))
+        print(pcall(function() for v in gen({1}) do end end))
+        local bad = coroutine.wrap(function() coroutine.yield(1); error('in gen') end)
+        print(pcall(function() for v in bad do print(v) end end))
+        local bad2 = coroutine.wrap(function() coroutine.yield(1); error({}) end)
+        print(type(select(2, pcall(function() for v in bad2 do end end))))
+        local outer = coroutine.wrap(function()
+          for v in coroutine.wrap(function() coroutine.yield(3); coroutine.yield(4) end) do coroutine.yield(v * 10) end
+          for v in bad do end
+        end)
+        print(outer(), outer(), outer(), pcall(outer))
+    """,
     "goto, varargs and globals in a coroutine": """
         g = 0
         local co = coroutine.wrap(function(...)

@@ -26,9 +26,10 @@ from ..contexts import current as current_context
 from ..contexts import resume as run_context
 from ..contexts import suspend as leave_context
 from ..cstack import LUAI_MAXCCALLS, C, check
-from ..errors import CoroutineKill, LuaError, add_stack_hop, builtin, caller_where
+from ..errors import CoroutineKill, LuaError, add_stack_hop, builtin, caller_where, current_where
+from ..runtime import adjust
 from ..state import stack_overflow_message
-from ..values import Multi
+from ..values import TAILCALL, Multi
 from . import lib_table
 
 
@@ -82,10 +83,20 @@ class Coroutine:
         self.status = "running"
         self.base = mine + 1
         C[0] = self.base + self.held
+        self.held = 0  # a twin: set again by a yield inside an escalated call
         RUNNING_CO[0] = self
         try:
-            if self.twin:
-                kind, values = self._step_twin(args)
+            if self.twin:  # on this stack: the common case, a yield, in this frame
+                try:
+                    gen = self.gen
+                    if gen is None or self._kill:
+                        kind, values = self._step_twin(args)
+                    else:
+                        kind, values = "yield", gen.send(args)
+                except StopIteration as e:
+                    kind, values = self._twin_returned(e.value)
+                except (CoroutineKill, LuaError, RecursionError, MemoryError) as e:
+                    kind, values = _twin_failed(e)
             else:
                 self._transfer = args
                 run_context(self.ctx)
@@ -129,28 +140,26 @@ class Coroutine:
     # ------------------------------------------------------ coroutine side
 
     def _step_twin(self, args: tuple):
-        """One resume of a coroutine running as a generator twin, on the
-        resumer's stack (its Lua stack begins here: errors.up stops)."""
-        self.held = 0  # set again by a yield inside an escalated call
-        gen = self.gen
-        try:
-            if gen is None:
-                self.state.coroutines.add(self)
-                gen = self.gen = self.state.twin_call(self.fn, args)
-                return "yield", gen.send(None)
-            if self._kill:
-                return "yield", gen.throw(CoroutineKill())
-            return "yield", gen.send(args)
-        except StopIteration as e:
-            return "return", V.expand(e.value)
-        except CoroutineKill:
-            return "return", ()
-        except LuaError as e:
-            return "error", e.value
-        except RecursionError as e:
-            return "error", stack_overflow_message(e)
-        except MemoryError:
-            return "error", "not enough memory"
+        """A twin's first resume, or its resume by coroutine.close."""
+        if self.gen is None:
+            self.state.coroutines.add(self)
+            twin = self.state.twin_of(self.fn)
+            self.gen = twin(*args) if twin is not None else self.state.twin_call(self.fn, args)
+            return "yield", self.gen.send(None)
+        return "yield", self.gen.throw(CoroutineKill())
+
+    def _twin_returned(self, r):
+        """The twin's function returned `r`: a pending tail call goes on as
+        the coroutine's generator (a proper tail call), anything else ends it."""
+        while type(r) is Multi and r and r[0] is TAILCALL:
+            self.gen = self.state.twin_call(r[1], r[2])
+            try:
+                return "yield", self.gen.send(None)
+            except StopIteration as e:
+                r = e.value
+            except (CoroutineKill, LuaError, RecursionError, MemoryError) as e:
+                return _twin_failed(e)
+        return "return", V.expand(r)
 
     def _body(self):
         self.state.coroutines.add(self)  # started: closed with its state unless it ends
@@ -182,8 +191,39 @@ class Coroutine:
         return args
 
 
+def walk_wrapped(co: Coroutine, s, c, n: int):
+    """A generic for over a coroutine.wrap function (runtime.make_giter),
+    natively: each item is what the coroutine yields next, resumed with
+    (s, c) as the for calls its iterator, with the function's errors at
+    the loop's line."""
+    while True:
+        if co.status != "suspended":
+            what = "dead" if co.status == "dead" else "non-suspended"
+            raise LuaError(current_where() + f"cannot resume {what} coroutine")
+        kind, values = co.resume((s, c))
+        if kind == "error":
+            raise LuaError(current_where() + values if type(values) is str else values)
+        c = values[0] if values else None
+        if c is None:
+            return
+        yield c if n == 1 else adjust(values, n)
+
+
+def _twin_failed(e: BaseException) -> tuple:
+    """How a twin's failure ends its coroutine, as _body words it."""
+    if isinstance(e, CoroutineKill):
+        return "return", ()
+    if isinstance(e, LuaError):
+        return "error", e.value
+    if isinstance(e, RecursionError):
+        return "error", stack_overflow_message(e)
+    return "error", "not enough memory"
+
+
 V.register_type(Coroutine, "thread")
-add_stack_hop(Coroutine._step_twin.__code__, lambda frame: None)
+# a twin's Lua stack begins where its coroutine is resumed (errors.up stops there)
+for _bottom in (Coroutine.resume, Coroutine._step_twin, Coroutine._twin_returned):
+    add_stack_hop(_bottom.__code__, lambda frame: None)
 
 
 class CCall:
@@ -296,6 +336,7 @@ def open_lib(state) -> None:
                 raise LuaError(v)
             return Multi(values)
 
+        wrapped.lua_walk_calls = lambda s, c, n: walk_wrapped(co, s, c, n)  # a generic for over it
         return builtin(wrapped)
 
     def close(*args):
