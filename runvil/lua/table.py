@@ -242,8 +242,13 @@ class LuaTable:
     def keys_snapshot(self) -> list:
         """Every key with a non-nil value, in walk order: 1..#arr, then the
         hash part in insertion order. The sandbox `pairs` walks this list."""
-        keys = [i + 1 for i, v in enumerate(self.arr) if v is not None]
-        keys.extend(denormalize_key(k) for k, v in self.hash.items() if v is not None)
+        arr, h = self.arr, self.hash
+        keys = [i for i, v in enumerate(arr, 1) if v is not None] if arr else []
+        if h:
+            if TRUE_KEY in h or FALSE_KEY in h:
+                keys += [denormalize_key(k) for k, v in h.items() if v is not None]
+            else:  # no key to denormalize: spares a call per key
+                keys += [k for k, v in h.items() if v is not None]
         return keys
 
     def __repr__(self):

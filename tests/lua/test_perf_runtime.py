@@ -125,6 +125,32 @@ print(pcall(function() local n return a .. b .. n end))
 print(pcall(function() return a .. true .. b end))
 print(#(string.rep("x", 40000) .. a .. string.rep("y", 40000)))
 """,
+    # pairs: its common case and the keys that need more than a read
+    "pairs walks": """
+local function walk(t)
+  local out = {}
+  for k, v in pairs(t) do out[#out + 1] = tostring(k) .. "=" .. tostring(v) end
+  table.sort(out)
+  return table.concat(out, " ")
+end
+print(walk({10, 20, nil, 40, x = 1, [true] = "t", [false] = "f", [2.5] = "h"}))
+local holes = {1, 2, 3, 4}
+holes[2] = nil
+print(walk(holes), walk({}), walk({nil, nil, 3}))
+local t = {a = 1, b = 2, c = 3}
+for k in pairs(t) do t[k] = nil end
+print(next(t), walk(t))
+local f, s, c = pairs({7})
+print(type(f), s ~= nil, c, f(s, c))
+local P = setmetatable({}, {__pairs = function(t) return function(_, k) if not k then return 1, "one" end end, t, nil end})
+print(walk(P))
+local Q = setmetatable({z = 26}, {__index = function() return "no" end})
+print(walk(Q))
+local ok, fn = pcall(pairs, nil)
+print(ok, type(fn), pcall(fn, nil))
+print(pcall(pairs))
+for k, v in pairs({5, 6}) do print(k, v) break end
+""",
 }
 
 

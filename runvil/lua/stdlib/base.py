@@ -198,6 +198,8 @@ def next_(*args):
 
 @builtin
 def pairs(*args):
+    if args and type(t := args[0]) is LuaTable and (t.meta is None or t.meta.hash.get("__pairs") is None):
+        return Multi((sandbox_walker(t), t, None))  # the common case, without the checks below
     t = check_any(args, 1, "pairs")
     h = V.getmetamethod(t, "__pairs")
     if h is not None:
@@ -217,6 +219,7 @@ def sandbox_walker(t: LuaTable):
     starts; keys removed since are skipped."""
     keys = t.keys_snapshot()
     pos = [0]
+    get = t.get
 
     def walk(*_args):
         i = pos[0]
@@ -224,7 +227,7 @@ def sandbox_walker(t: LuaTable):
         while i < n:
             k = keys[i]
             i += 1
-            v = t.get(k)
+            v = get(k)
             if v is not None:
                 pos[0] = i
                 return Multi((k, v))
@@ -232,20 +235,28 @@ def sandbox_walker(t: LuaTable):
         return None
 
     def native(nvars):
-        for k in keys[pos[0] :]:
-            pos[0] += 1
-            v = t.get(k)
+        """The walk as the generic for runs it (runtime.make_giter)."""
+        i = pos[0]
+        n = len(keys)
+        while i < n:
+            k = keys[i]
+            i += 1
+            v = get(k)
             if v is not None:
-                if nvars == 1:
-                    yield k
-                elif nvars == 2:
+                pos[0] = i
+                if nvars == 2:
                     yield (k, v)
+                elif nvars == 1:
+                    yield k
                 else:
                     yield (k, v) + (None,) * (nvars - 2)
+        pos[0] = i
 
-    builtin(walk)
     walk.lua_walk = native
     return walk
+
+
+builtin(sandbox_walker(LuaTable()))  # every walker shares this code: a builtin level
 
 
 @builtin
