@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import inspect
 import itertools
 import types
 
@@ -57,9 +56,11 @@ _NO_TWIN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast
 
 _trees: dict[str, dict] = {}  # chunk file name -> {factory name: its ast}
 _codes: dict = {}  # a function's code -> its twin's code (None: it has none)
-#: codes of Lua functions that call nothing that may run Lua code: their
-#: twin would never yield, so a twin calls them as they are
-LEAF_CODES: set = set()
+#: what twin_code gives for a function that calls nothing that may run Lua
+#: code: its twin would never yield, so a twin calls it as it is
+LEAF = "leaf"
+#: the code flag of a generator function (inspect.CO_GENERATOR)
+_CO_GENERATOR = 0x20
 
 
 class NoTwin(Exception):
@@ -67,7 +68,7 @@ class NoTwin(Exception):
 
 
 def twin_code(code: types.CodeType):
-    """The code of `code`'s twin, or None (made once per code)."""
+    """The code of `code`'s twin, LEAF, or None (made once per code)."""
     try:
         return _codes[code]
     except KeyError:
@@ -113,9 +114,8 @@ def _make(code: types.CodeType):
     ast.fix_missing_locations(module)
     compiled = compile(module, code.co_filename, "exec")
     made = _find(compiled, fn.name)
-    if not made.co_flags & inspect.CO_GENERATOR:
-        LEAF_CODES.add(code)
-        raise NoTwin
+    if not made.co_flags & _CO_GENERATOR:
+        return LEAF
     if rename is not None:
         made = rename.code(made)
     return made

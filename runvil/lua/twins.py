@@ -33,6 +33,9 @@ ENABLED = os.environ.get("RUNVIL_TWINS", "").strip() not in ("0", "off", "no", "
 
 #: a generic for's iterator has no more items
 GDONE = object()
+#: codes of Lua functions that call nothing that may run Lua code (their
+#: twin would never yield): a twin calls them as they are
+LEAF_CODES: set = set()
 
 
 class Escalation:
@@ -155,8 +158,6 @@ def install(state, yield_fn, wrapped_code) -> None:
     """Binds the twins' names in a state's namespace (once its libraries
     are open): `yield_fn` is its coroutine.yield; a coroutine.wrap function
     (code `wrapped_code`) only resumes another coroutine."""
-    from .compile_twins import LEAF_CODES, bind, twin_code
-
     ns = state.ns
     giter = ns["_giter"]
     steps, tick = state._steps, state._tick
@@ -177,8 +178,15 @@ def install(state, yield_fn, wrapped_code) -> None:
             return f.lua_twin
         except AttributeError:
             pass
-        code = twin_code(f.__code__) if is_lua(f) else None
-        twin = bind(f, code) if code is not None else None
+        twin = None
+        if is_lua(f):
+            from .compile_twins import LEAF, bind, twin_code  # the first twin of the process imports ast
+
+            code = twin_code(f.__code__)
+            if code is LEAF:
+                LEAF_CODES.add(f.__code__)
+            elif code is not None:
+                twin = bind(f, code)
         f.lua_twin = twin
         return twin
 

@@ -265,10 +265,8 @@ def test_twins_are_made_from_a_chunk_read_from_the_disk_cache(tmp_path, monkeypa
 
 
 def test_a_leaf_function_is_called_as_it_is():
-    from runvil.lua.compile_twins import LEAF_CODES
-
     st = LuaState(stdout=lambda s: None)
     leaf, = st.execute("local function leaf(a, b) return a end\n"
                        "coroutine.wrap(function() coroutine.yield(leaf(1, 2)) end)()\nreturn leaf")
-    assert leaf.__code__ in LEAF_CODES
+    assert leaf.__code__ in T.LEAF_CODES
     st.close()
