@@ -134,6 +134,31 @@ local line = "  " .. string.rep("word ", 40) .. ". (12)  "
 print(#line:match("^%s*(.-)%s*$"), line:match("%((%d+)%)$"), line:match("^%s*(%a+)"))
 print(("  x  "):match("^%s*(.-)%s*$"), ("ab"):match("^(a-)b"), (""):match("^%s*(.-)%s*$"))
 """,
+    # table.sort tests a comparator's result inline (True/False at once)
+    "sort": r"""
+local function show(t) print(table.concat(t, " ")) end
+local t = {5, 3, 8, 1, 9, 2, 7}
+table.sort(t, function(a, b) return a > b end) show(t)
+t = {5, 3, 8, 1, 9, 2, 7}
+table.sort(t, function(a, b) if a < b then return 1 end return nil end) show(t)
+t = {5, 3, 8, 1, 9, 2, 7}
+table.sort(t, function(a, b) return a < b, "extra" end) show(t)
+t = {5, 3, 8, 1, 9, 2, 7}
+table.sort(t, function(a, b) if a < b then return 0 end return false end) show(t)
+t = {5, 3, 8, 1, 9, 2, 7}
+local function lt(a, b) return a < b end
+table.sort(t, function(a, b) return lt(a, b) end) show(t)
+t = {"b", "a", "c"}
+table.sort(t) show(t)
+t = {3, 1.5, 2}
+table.sort(t) show(t)
+local calls = 0
+t = {5, 3, 8, 1, 9, 2, 7, 4, 6, 0}
+table.sort(t, function(a, b) calls = calls + 1; return a < b end) show(t) print(calls)
+print(pcall(table.sort, {3, 1, 2}, function(a, b) return true end))
+print(pcall(table.sort, {1, "x"}))
+print(pcall(table.sort, {3, 2, 1}, function(a, b) error("cmp") end))
+""",
 }
 
 

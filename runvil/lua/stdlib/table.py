@@ -361,14 +361,25 @@ def _so_error():
     _error("invalid order function for sorting")
 
 
+def _truthy(r) -> bool:
+    """A comparison's result other than True, False and nil, as Lua tests
+    it: the first value of several (or of a pending tail call)."""
+    if type(r) is Multi:
+        r = V.first(r)
+        return r is not None and r is not False
+    return True
+
+
 def _auxsort(a, lo: int, up: int, lt, rnd: int = 0) -> None:
     """Lua 5.4's quicksort on a[lo..up] (1-based, a supports []), with
-    `lt(x, y)` the order; the element comparisons and swaps follow
-    ltablib.c's auxsort/partition step by step."""
+    `lt(x, y)` the order (V.lt or the Lua comparator itself: each test of
+    its result reads True and False at once, _truthy any other value); the
+    element comparisons and swaps follow ltablib.c's auxsort/partition
+    step by step."""
     while lo < up:
         # sort elements a[lo], a[(lo+up)/2] and a[up]
         x, y = a[lo], a[up]
-        if lt(y, x):
+        if (r := lt(y, x)) is True or (r is not False and r is not None and _truthy(r)):
             a[lo], a[up] = y, x
         if up - lo == 1:
             break
@@ -378,11 +389,11 @@ def _auxsort(a, lo: int, up: int, lt, rnd: int = 0) -> None:
             r4 = (up - lo) // 4
             p = rnd % (r4 * 2) + (lo + r4)
         x, y = a[p], a[lo]
-        if lt(x, y):
+        if (r := lt(x, y)) is True or (r is not False and r is not None and _truthy(r)):
             a[p], a[lo] = y, x
         else:
             z = a[up]
-            if lt(z, x):
+            if (r := lt(z, x)) is True or (r is not False and r is not None and _truthy(r)):
                 a[p], a[up] = z, x
         if up - lo == 2:
             break
@@ -394,14 +405,14 @@ def _auxsort(a, lo: int, up: int, lt, rnd: int = 0) -> None:
         while True:
             i += 1
             ai = a[i]
-            while lt(ai, pv):
+            while (r := lt(ai, pv)) is True or (r is not False and r is not None and _truthy(r)):
                 if i == up - 1:
                     _so_error()
                 i += 1
                 ai = a[i]
             j -= 1
             aj = a[j]
-            while lt(pv, aj):
+            while (r := lt(pv, aj)) is True or (r is not False and r is not None and _truthy(r)):
                 if j < i:
                     _so_error()
                 j -= 1
@@ -463,17 +474,7 @@ def t_sort(*args):
     comp = None
     if len(args) >= 2 and args[1] is not None:
         comp = check_function(args, 2, "sort")
-    if comp is None:
-        lt = V.lt
-    else:
-        first = V.first
-
-        def lt(x, y):
-            r = comp(x, y)
-            if type(r) is Multi:
-                r = first(r)
-            return r is not None and r is not False
-
+    lt = V.lt if comp is None else comp
     if _plain(t) and len(t.arr) == n and comp is None and _python_sortable(t.arr):
         t.arr.sort()
         return EMPTY
