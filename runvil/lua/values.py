@@ -188,8 +188,15 @@ def tostring_basic(v) -> str:
 
 def tostring(v) -> str:
     """Lua's tostring: __tostring, then __name, then the basic form."""
+    t = type(v)
+    if t is str:  # strings and numbers first: no metatable of theirs counts
+        return v
+    if t is int:
+        return str(v)
+    if t is float:
+        return fmt_float(v)
     mt = getmetatable(v)
-    if mt is not None and type(v) is not str:
+    if mt is not None:
         h = mt.hash.get("__tostring")
         if h is not None:
             from .stdlib.coroutine import call_tostring

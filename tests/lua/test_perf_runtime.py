@@ -151,6 +151,20 @@ print(ok, type(fn), pcall(fn, nil))
 print(pcall(pairs))
 for k, v in pairs({5, 6}) do print(k, v) break end
 """,
+    # tostring: strings and numbers at once, then metamethods and errors
+    "tostring": """
+print(tostring("s"), tostring(12), tostring(-0), tostring(math.mininteger), tostring(2^53))
+print(tostring(1.5), tostring(-0.0), tostring(1/0), tostring(-1/0), tostring(1e100), tostring(3.0))
+print(tostring(0/0) == tostring(0/0), tostring(nil), tostring(true), tostring(false))
+print(tostring(setmetatable({}, {__tostring = function() return "T!" end})))
+print(tostring(setmetatable({}, {__tostring = function() return 42 end})))
+print(pcall(tostring, setmetatable({}, {__tostring = function() return {} end})))
+print((tostring(setmetatable({}, {__name = "MyType"})):gsub("0x%x+", "ADDR")))
+print(pcall(tostring))
+print(tostring(7, "extra"), select("#", tostring(nil)))
+local s = setmetatable({}, {__index = string})
+print(("x"):rep(3), tostring("x"):upper())
+""",
 }
 
 

@@ -386,6 +386,10 @@ def tonumber(*args):
 
 @builtin
 def tostring(*args):
+    if args and type(v := args[0]) is str:  # the common cases, without the argument check
+        return v
+    if args and type(v) is int:
+        return str(v)
     return V.tostring(check_any(args, 1, "tostring"))
 
 
