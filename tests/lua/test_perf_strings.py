@@ -212,3 +212,16 @@ def test_plain_and_safe_patterns_are_flagged():
     assert compile_pattern("[^ ]").any_rx is not None
     assert compile_pattern("^-?%d+").any_rx is None  # its '-?' may backtrack: regex_for decides per subject
     assert not compile_pattern("()x").textcaps
+
+
+def test_format_of_a_long_string_is_reserved():
+    st = LuaState()
+    old = values.MAX_STRING[0]
+    values.MAX_STRING[0] = 50_000  # (a state sets it from its limit when it is made)
+    try:
+        fn = st.load('local s = ("x"):rep(40000) return string.format("%s!", s), string.format("%s%s", s, s)')
+        with pytest.raises(LimitExceeded):
+            st.call(fn)
+        assert len(st.call(st.load('return string.format("%s!", ("x"):rep(40000))'))[0]) == 40001
+    finally:
+        values.MAX_STRING[0] = old

@@ -312,10 +312,14 @@ def str_format(*args):
                 _FAST.clear()
             fast = _FAST[fmt] = _fast_format(fmt)
         if fast is not False:
-            pyfmt, types, floats, strings, zeros = fast
+            pyfmt, types, one, floats, strings, zeros = fast
             vals = args[1:len(types) + 1]
-            if tuple(map(type, vals)) == types and _fast_args_ok(args, floats, strings, zeros):
-                return pyfmt % vals
+            if tuple(map(type, vals)) == types:
+                if one is not None:  # one string and nothing else to check: its length
+                    if len(args[one]) <= _INLINE_RESULT:
+                        return pyfmt % vals
+                elif _fast_args_ok(args, floats, strings, zeros):
+                    return pyfmt % vals
     items = parse_format(check_str(args, 1, "format"))
     top = len(args)
     arg = 1
@@ -354,9 +358,10 @@ def _fast_format(fmt: str):
     """A format whose conversions Python's % operator prints exactly as
     glibc's printf (ints by %d/%i without a precision, finite floats by
     %e %f %g, strings by %s), given arguments of exactly the expected
-    types: (the Python format, the argument types, the positions of the
-    floats, of the strings, and of the strings a modified %s prints),
-    or False. A format Lua refuses is never fast: its error comes from
+    types: (the Python format, the argument types, the position of the
+    only value to check when that is one string under a plain %s (else
+    None), the positions of the floats, of the strings, and of the strings
+    a modified %s prints), or False. A format Lua refuses is never fast: its error comes from
     the general path."""
     py = []
     types = []
@@ -391,7 +396,8 @@ def _fast_format(fmt: str):
         else:
             return False
         py.append(form)
-    return "".join(py), tuple(types), tuple(floats), tuple(strings), tuple(zeros)
+    one = strings[0] if len(strings) == 1 and not floats and not zeros else None
+    return "".join(py), tuple(types), one, tuple(floats), tuple(strings), tuple(zeros)
 
 
 def _fast_args_ok(args, floats: tuple, strings: tuple, zeros: tuple) -> bool:
