@@ -23,11 +23,18 @@ from types import FunctionType
 from . import values as V
 from .contexts import RUNNING_CO, Context
 from .contexts import resume as run_context
-from .cstack import DIRECT, NeedsContext
-from .errors import LUA_CODE, CoroutineKill, add_stack_hop
+from .contexts import suspend as leave_context
+from .args import arg_error, check_function
+from .cstack import DIRECT, LUAI_MAXCCALLS, C, NeedsContext, check
+from .errors import LUA_CODE, QUALNAMES, CoroutineKill, LuaError, add_stack_hop, builtin
 from .runtime import _tbc_check, _tbc_close, fixed
 from .table import LuaTable
 from .values import TAILCALL, Multi
+
+try:  # what a dropped greenlet is unwound with: a worker lets it through
+    from greenlet import GreenletExit as _EXIT
+except ImportError:
+    _EXIT = None
 
 ENABLED = os.environ.get("RUNVIL_TWINS", "").strip() not in ("0", "off", "no", "false")
 
@@ -38,43 +45,64 @@ GDONE = object()
 LEAF_CODES: set = set()
 
 
-class Escalation:
-    """A call run on an execution context of its own, from a twin; its
-    frames continue, for positions and levels, at the twin that made it."""
+class Worker:
+    """The execution context a coroutine's twin escalates calls to, kept
+    for the next one (a new greenlet or thread for each would cost 10 to
+    100 times more). Its frames continue, for positions and levels, at the
+    twin that escalated the running call."""
 
-    __slots__ = ("fn", "args", "result", "from_frame", "string_meta")
+    __slots__ = ("ctx", "fn", "args", "result", "error", "busy", "from_frame", "string_meta")
 
-    def __init__(self, fn, args, from_frame, string_meta):
-        self.fn, self.args, self.from_frame, self.string_meta = fn, args, from_frame, string_meta
-        self.result = None
+    def __init__(self, string_meta):
+        self.ctx = Context(self.serve, "lua-escalation")
+        self.string_meta = string_meta
+        self.fn = self.args = self.result = self.error = self.from_frame = None
+        self.busy = False
 
-    def run(self):
+    def serve(self):
+        """The context's body: runs one call each time it is resumed, and
+        suspends when it ends (or when the coroutine yields inside it)."""
         V.set_string_meta(self.string_meta)  # a context on a thread of its own needs it set
-        r = self.fn(*self.args)
-        if type(r) is Multi and r and r[0] is TAILCALL:  # run here: it may yield
-            r = Multi(V.expand(r))
-        self.result = r
+        while True:
+            try:
+                r = self.fn(*self.args)
+                if type(r) is Multi and r and r[0] is TAILCALL:  # run here: it may yield
+                    r = Multi(V.expand(r))
+                self.result = r
+            except BaseException as e:  # raised again in the twin; a dropped context just ends
+                if _EXIT is not None and isinstance(e, _EXIT):
+                    raise
+                self.error = e
+            self.busy = False
+            self.fn = self.args = None
+            leave_context()
 
 
-add_stack_hop(Escalation.run.__code__, lambda frame: frame.f_locals["self"].from_frame)
+add_stack_hop(Worker.serve.__code__, lambda frame: frame.f_locals["self"].from_frame)
 
 
 def escalate(fn, args: tuple):
-    """Runs fn(*args) on a context of its own; a yield of the running
+    """Runs fn(*args) on the coroutine's worker context; a yield of the
     coroutine inside it is passed on as this generator's yield."""
     co = RUNNING_CO[0]
-    esc = Escalation(fn, args, sys._getframe(1), co.state.string_meta)
-    ctx = Context(esc.run, "lua-escalation")
-    co.escalations.append(ctx)
+    w = co.worker
+    if w is None or w.busy:  # busy: its call was left suspended by a twin that is gone
+        w = co.worker = Worker(co.state.string_meta)
+    w.fn, w.args, w.from_frame, w.busy = fn, args, sys._getframe(1), True
+    co.escalations.append(w.ctx)
     try:
         while True:
-            run_context(ctx)
-            if ctx.finished:
-                return esc.result
+            run_context(w.ctx)
+            if not w.busy:
+                err, r = w.error, w.result
+                w.error = w.result = w.from_frame = None
+                if err is not None:
+                    raise err
+                return r
             _kind, values = co._transfer  # set by the yield inside (Coroutine.yield_)
             try:
                 co._transfer = yield values
-            except CoroutineKill:  # coroutine.close: the context unwinds (co._kill is set)
+            except CoroutineKill:  # coroutine.close: the call unwinds (co._kill is set)
                 continue
     finally:
         co.escalations.pop()
@@ -201,11 +229,60 @@ def install(state, yield_fn, wrapped_code) -> None:
             if twin is None:
                 if runs_no_lua(f, args):
                     return f(*args)
+                own = in_twin.get(f)
+                if own is not None:
+                    return (yield from own(*args))
                 return (yield from escalate(f, args))
             r = yield from twin(*args)
             if type(r) is not Multi or not r or r[0] is not TAILCALL:
                 return r
             f, args = r[1], r[2]
+
+    from .stdlib.base import caught_value
+
+    pcall_fn, xpcall_fn = state.G.get("pcall"), state.G.get("xpcall")
+
+    def protected(f, args: tuple):
+        """base.pcall's call of f, on a twin: a nested C call, then f as
+        any call of a twin (so f may yield, as under lua_pcallk)."""
+        n = C[0] + 1
+        if n >= LUAI_MAXCCALLS:
+            check(n, False)
+        C[0] = n
+        try:
+            if type(f) is not FunctionType:
+                f = V.callable_of(f, None)
+            return V.expand((yield from gcall(f, args)))
+        finally:
+            C[0] -= 1  # the count goes on from where the coroutine was resumed last
+
+    @builtin
+    def pcall(*args):
+        """base.pcall, in a twin (a builtin level in messages, as pcall)."""
+        if not args:
+            arg_error(1, "pcall", "value expected")
+        try:
+            r = yield from protected(args[0], args[1:])
+        except (LuaError, RecursionError, MemoryError) as e:
+            return Multi((False, caught_value(e)))
+        return Multi((True,) + r)
+
+    @builtin
+    def xpcall(*args):
+        """base.xpcall, in a twin."""
+        handler = check_function(args, 2, "xpcall")
+        try:
+            r = yield from protected(args[0], args[2:])
+        except (LuaError, RecursionError, MemoryError) as e:
+            try:  # the handler's first result replaces the error value
+                h = yield from protected(handler, (caught_value(e),))
+            except (LuaError, RecursionError, MemoryError):
+                return Multi((False, "error in error handling"))
+            return Multi((False, h[0] if h else None))
+        return Multi((True,) + r)
+
+    QUALNAMES[pcall.__code__], QUALNAMES[xpcall.__code__] = "pcall", "xpcall"
+    in_twin = {pcall_fn: pcall, xpcall_fn: xpcall}
 
     def gtail(f, args: tuple):
         """`return f(args)` in a twin: a Lua function becomes the pending
@@ -221,6 +298,9 @@ def install(state, yield_fn, wrapped_code) -> None:
                 continue
             if is_lua(f):
                 return Multi((TAILCALL, f, args))
+            own = in_twin.get(f)
+            if own is not None:
+                return (yield from own(*args))
             return (yield from escalate(f, args))
 
     class GLoop:

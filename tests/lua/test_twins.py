@@ -78,6 +78,26 @@ PROGRAMS = {
         end)
         print(co()); print(co()); print(co())
     """,
+    "pcall and xpcall inside a twin": """
+        local co = coroutine.wrap(function()
+          print(pcall(function() error('e1') end))
+          print(pcall(function() error('e2', 2) end))
+          print(pcall(error, 'e3', 1))
+          print(pcall(nil))
+          print(pcall(setmetatable({}, {__call = function(self, a) return 'called', a end}), 5))
+          print(pcall(pcall))
+          print(select('#', pcall(function() return end)), pcall(function() return 1, nil, 3 end))
+          print(xpcall(function() error({}) end, function(e) return type(e) end))
+          print(xpcall(function() error('x') end, function(e) error('again') end))
+          print(xpcall(function(a, b) return a + b end, print, 2, 3))
+          print(pcall(xpcall, print))
+          print(pcall(function() local ok, e = pcall(coroutine.yield, 'inside'); return ok, e end))
+          local function rec(n) return pcall(rec, n + 1) end
+          print(rec(1))
+          return 'done'
+        end)
+        print(co()); print(co('back')); print(pcall(co))
+    """,
     "error positions and levels": """
         local function lvl2() error('two', 2) end
         local co = coroutine.create(function()

@@ -37,7 +37,7 @@ class Coroutine:
     """A Lua thread value."""
 
     __slots__ = ("fn", "status", "state", "ctx", "_transfer", "_kill", "error", "errored", "nny", "base",
-                 "held", "twin", "gen", "escalations", "__weakref__")
+                 "held", "twin", "gen", "escalations", "worker", "__weakref__")
 
     def __init__(self, fn, state):
         self.fn = fn
@@ -56,6 +56,7 @@ class Coroutine:
         self.twin = fn is not None and has_twin is not None and has_twin(fn)
         self.gen = None  # the running twin's generator
         self.escalations: list = []  # contexts of calls its twin escalated, innermost last
+        self.worker = None  # the context its twin escalates calls to (twins.Worker)
 
     @property
     def started(self) -> bool:
@@ -93,6 +94,7 @@ class Coroutine:
                         kind, values = self._step_twin(args)
                     else:
                         kind, values = "yield", gen.send(args)
+                    self.held = C[0] - self.base  # the nested C calls its twins hold (a pcall)
                 except StopIteration as e:
                     kind, values = self._twin_returned(e.value)
                 except (CoroutineKill, LuaError, RecursionError, MemoryError) as e:
