@@ -17,6 +17,7 @@ import warnings
 
 from . import ast as A
 from .compile_expr import MN as M_N, M as M_X, ExprCompiler, clear_folds, fold
+from .compile_loops import LoopCompiler
 from .compile_nesting import NestingHoister
 from .compiled import PY_SOURCE, Compiled, compile_lua  # noqa: F401  (compile_lua: the entry point, re-exported)
 from .compiled import chunk_ids as _chunk_ids
@@ -71,7 +72,7 @@ def _take_call_marks(text: str, pyline: int, names: list, sites: dict) -> str:
     return "".join(kept)
 
 
-class FunctionCompiler(NestingHoister, ExprCompiler):
+class FunctionCompiler(LoopCompiler, NestingHoister, ExprCompiler):
     """Compiles one Lua function body into statements."""
 
     def __init__(self, chunk: "ChunkCompiler", scope: FuncScope, node: A.Function):
@@ -391,32 +392,6 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
     def s_Do(self, s: A.Do, ind: int):
         self.block(s.body, ind)
 
-    def _loop(self, kind: str, body: A.Block):
-        # `goto continue` becomes Python's continue when the label ends the body
-        label = None
-        if kind != "repeat" and body.stmts and type(body.stmts[-1]) is A.Label:
-            label = body.stmts[-1].name
-        return {"kind": kind, "continue": label, "dispatch": False}
-
-    def s_While(self, s: A.While, ind: int):
-        self.em.emit(ind, f"while {self.cond(s.cond)}:", s.line)
-        self.em.emit(ind + 1, f"_S[0] -= {1 + block_cost([s.cond, *s.body.stmts])}", s.line)
-        self.em.emit(ind + 1, "if _S[0] < 0: _tick()", s.line)
-        self.loops.append(self._loop("while", s.body))
-        with self.nested(1):
-            self.block(s.body, ind + 1)
-        self.loops.pop()
-
-    def s_Repeat(self, s: A.Repeat, ind: int):
-        self.em.emit(ind, "while True:", s.line)
-        self.em.emit(ind + 1, f"_S[0] -= {1 + block_cost([*s.body.stmts, s.cond])}", s.line)
-        self.em.emit(ind + 1, "if _S[0] < 0: _tick()", s.line)
-        self.loops.append(self._loop("repeat", s.body))
-        with self.nested(1):
-            self.block(s.body, ind + 1)
-        self.loops.pop()
-        self.em.emit(ind + 1, f"if {self.cond(s.cond)}: break", s.cond.line)
-
     def s_If(self, s: A.If, ind: int):
         for i, (cond, body) in enumerate(s.tests):
             kw = "if" if i == 0 else "elif"
@@ -425,68 +400,6 @@ class FunctionCompiler(NestingHoister, ExprCompiler):
         if s.orelse is not None and s.orelse.stmts:
             self.em.emit(ind, "else:", s.orelse.line or s.line)
             self.block(s.orelse, ind + 1)
-
-    def s_NumericFor(self, s: A.NumericFor, ind: int):
-        v = s.var_local
-        start, stop = self.expr(s.start), self.expr(s.stop)
-        step = self.expr(s.step) if s.step is not None else "1"
-        rng = self.temp()
-        raw = self.temp() if v.is_cell else v.pyname
-        self.bind(v.pyname)
-        self.em.emit(ind, f"for {raw} in ({rng} := _forprep({start}, {stop}, {step})):", s.line)
-        if v.is_cell:
-            self.em.emit(ind + 1, f"{v.pyname} = [{raw}]", s.line)
-        self.charge_body(s.body, ind + 1, s.line)
-        loop = self._loop("for", s.body)
-        loop["refund"] = f"_refund({rng}, {raw})"
-        self.loops.append(loop)
-        with self.nested(1):
-            self.block(s.body, ind + 1)
-        self.loops.pop()
-
-    def s_GenericFor(self, s: A.GenericFor, ind: int):
-        vars_ = s.vars
-        f, st, c, close = self.temp(), self.temp(), self.temp(), self.temp()
-        vals = self.explist(s.exprs, 4)
-        if vals is None:
-            self.em.emit(ind, f"{f}, {st}, {c}, {close} = {self.explist_tuple(s.exprs, 4)}", s.line)
-        else:
-            self.em.emit(ind, f"{f}, {st}, {c}, {close} = {', '.join(vals)}", s.line)
-            for extra in s.exprs[4:]:
-                self.em.emit(ind, self.expr_stmt(extra), s.line)
-        raws = [self.temp() if v.is_cell else v.pyname for v in vars_]
-        target = raws[0] if len(raws) == 1 else ", ".join(raws)
-        it = self.temp()
-        self.em.emit(ind, f"{it} = _giter({f}, {st}, {c}, {close}, {len(vars_)})", s.line)
-        # an error leaving the body reaches the closing value's __close
-        self.em.emit(ind, "try:", s.line)
-        self.em.emit(ind + 1, f"for {target} in {it}:", s.line)
-        for v, r in zip(vars_, raws):
-            self.bind(v.pyname)
-            if v.is_cell:
-                self.em.emit(ind + 2, f"{v.pyname} = [{r}]", s.line)
-        self.charge_body(s.body, ind + 2, s.line)
-        self.loops.append(self._loop("for", s.body))
-        # Lua marks a generic for's state as to-be-closed: no tail calls inside
-        self.tbc_depth += 1
-        with self.nested(3):
-            self.block(s.body, ind + 2)
-        self.tbc_depth -= 1
-        self.loops.pop()
-        self.em.emit(ind, "except BaseException as _e:", s.line)
-        self.em.emit(ind + 1, f"if {close} is not None and type(_e) is not _GotoSignal: {it}.throw(_e)", s.line)
-        self.em.emit(ind + 1, "raise", s.line)
-        # left by break, goto or return: closed now, with no error
-        self.em.emit(ind, "finally:", s.line)
-        self.em.emit(ind + 1, f"{it}.close()", s.line)
-
-    def charge_body(self, body: A.Block, ind: int, line: int):
-        """A for loop's iterations cost a step each already: what its body
-        costs beyond that (stepcost.py) is charged here."""
-        extra = block_cost(body.stmts)
-        if extra:
-            self.em.emit(ind, f"_S[0] -= {extra}", line)
-            self.em.emit(ind, "if _S[0] < 0: _tick()", line)
 
     def s_Return(self, s: A.Return, ind: int):
         self.emit_return(self.return_value(s.exprs), ind, s.line)

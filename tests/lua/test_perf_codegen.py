@@ -272,3 +272,38 @@ print(co == co, co == print, co == "x")
 def test_shortcut_matches_lua(name):
     code = PROGRAMS[name]
     assert ours(code) == real(code)
+
+
+# ------------------------------------------------------------ step charges
+
+
+def steps_spent(code: str) -> int:
+    """The steps one call of the chunk spends (exactly: the countdown's
+    state is read at the end, not only at the last check)."""
+    from runvil.lua import LuaState
+
+    st = LuaState()
+    fn = st.load(code)
+    st.call(fn)
+    return st.steps_used + st._armed - st._steps[0]
+
+
+@pytest.mark.parametrize("loop", [
+    "local i = 0 while i < N do i = i + 1 local s = i .. '' end",
+    "local i = 0 repeat i = i + 1 local s = i .. '' until i >= N",
+    "for i = 1, N do local s = i .. '' end",
+    "local t = {} for i = 1, N do t[i] = i end for k, v in ipairs(t) do local s = v .. '' end",
+    "local i = 0 while true do i = i + 1 local s = i .. '' if i >= N then break end end",
+    "local function f() local i = 0 while true do i = i + 1 local s = i .. '' if i >= N then return i end end end f()",
+    "pcall(function() local i = 0 while true do i = i + 1 local s = i .. '' if i >= N then error('x') end end end)",
+])
+def test_a_loop_left_any_way_is_charged_for_every_iteration(loop):
+    # iterations are charged in batches: whatever way the loop ends, the ones
+    # since the last batch are charged too, so each iteration costs the same
+    # (counts around the batch size and far from it)
+    costs = set()
+    for n in (10, 63, 64, 65, 200):
+        a = steps_spent(loop.replace("N", str(n)))
+        b = steps_spent(loop.replace("N", str(n + 1)))
+        costs.add(b - a)
+    assert len(costs) == 1 and costs.pop() > 0
