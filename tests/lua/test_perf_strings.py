@@ -66,6 +66,8 @@ print(("abc"):gsub("()", function(p) return p end), ("abc"):gsub("b", function(.
 print(("hello"):gsub("l+", {ll = "LL"}), ("hello"):gsub("(h)(e)", {h = 1}), ("x"):gsub("x", function() return 1.5 end))
 local n = 0
 print(("aaaa"):gsub("a", function() n = n + 1; return n end, 3), n)
+print(coroutine.resume(coroutine.create(function() return ("ab"):gsub("a", function() coroutine.yield(1) end) end)))
+print(coroutine.resume(coroutine.create(function() return ("ab"):gsub("a", {a = "x"}) end)))
 """,
     # string.format by Python's % operator for ints, finite floats and strings
     "format": r"""

@@ -466,8 +466,12 @@ def str_gsub(*args):
                 r = _gsub_by_template(pat, src, repl, len(src) + 1)
                 if r is not None:
                     return r
-            elif (tr is FunctionType or tr is LuaTable) and (rx := pat.any_rx) is not None and rx.search(src) is None:
-                return Multi((src, 0))  # nothing to replace (escaping text that needs none): repl is never called
+            elif (tr is FunctionType or tr is LuaTable) and (rx := pat.any_rx) is not None:
+                if rx.search(src) is None:
+                    return Multi((src, 0))  # nothing to replace (escaping text that needs none): repl is never called
+                if tr is FunctionType and pat.nonempty and not pat.anchor and pat.textcaps:
+                    with CCall():  # a function is called (a C call), not yieldable
+                        return _gsub_by_function(pat, src, repl, len(src), values.MAX_STRING[0])
     repl = args[2] if len(args) >= 3 else None
     if type(repl) is FunctionType or type(repl) is LuaTable:
         # a function is called (a C call); a table's __index counts as its own
