@@ -23,6 +23,7 @@ local s = "hello world, hello moon"
 print(s:find("hello"), s:find("hello", 2), s:find("hello", 24), s:find("", 24), s:find("", 25))
 print(s:find("o", -3), s:find("o", 0), s:find("l", 3.0), s:find("xyz"))
 print(s:find("[^ ]", 6), s:find("(h)(e)", 2), s:find("()o"), s:find("%s(%a+)$"))
+print(s:find("o", 6, true), s:find("o", 100, true), s:find("", 24, true), s:find("", 25, true), s:find("(", 1, 1), s:find("l", -3, true), s:find("l", 0, true))
 print(s:find("wor", 1, true), s:find("w.r", 1, true), s:find("w.r"), s:find("^hello", 2))
 print(s:match("^(%a+)"), s:match("^%a+"), s:match("(%a+), (%a+)"), s:match("moon$"))
 print(s:match("^-?%d+"), ("  -123x"):match("^-?%d+", 3), ("  -123x"):match("-?%d+", 7))

@@ -219,6 +219,12 @@ def str_find(*args):
     elif n == 3:
         s, p, init = args
         init = init - 1 if type(init) is int and init > 0 else -1
+    elif n == 4 and args[3] is not None and args[3] is not False:  # s:find(text, init, true)
+        s, p, init, _ = args
+        if type(init) is int and type(s) is str and type(p) is str and 0 < init <= len(s) + 1:
+            k = s.find(p, init - 1)
+            return None if k < 0 else Multi((k + 1, k + len(p)))
+        init = -1
     else:
         init = -1
     if init >= 0 and type(s) is str and type(p) is str and init <= len(s):
