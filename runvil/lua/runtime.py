@@ -220,26 +220,33 @@ def make_giter(steps: list, tick, next_fn, ipairs_aux):
 
             got = V.type_name(s)
             raise ArgError(1, "for iterator", f"table expected, got {got}", current_where())
-        cost = 1
+        # next, ipairs and the sandbox pairs walk natively and charge their
+        # items themselves (a generator layer less than _charged)
+        charged = True
         if f is next_fn and type(s) is LuaTable and c is None:
-            it, cost = _walk_next(s, n), NEXT_ITEM_COST
+            it = _walk_next(s, n, steps, tick)
         elif f is ipairs_aux and type(s) is LuaTable and s.meta is None and c == 0:
-            it, cost = _walk_ipairs(s, n), IPAIRS_ITEM_COST
+            it = _walk_ipairs(s, n, steps, tick)
         else:
             walk = getattr(f, "lua_walk", None) if type(f) is FunctionType else None
             if walk is not None:  # the sandbox pairs' own walk
-                it, cost = walk(n), NEXT_ITEM_COST
+                it = walk(n, steps, tick)
+            elif type(f) is FunctionType and (walk := getattr(f, "lua_walk_calls", None)) is not None:
+                it = walk(s, c, n)  # a coroutine.wrap function: it resumes its coroutine itself
+                charged = False
             else:
                 it = _walk_calls(f, s, c, n)
-        if close is None:
-            return _charged(it, steps, tick, cost)
-        return _closing(_charged(it, steps, tick, cost), close)
+                charged = False
+        if not charged:
+            it = _charged(it, steps, tick, 1)
+        return it if close is None else _closing(it, close)
 
     return giter
 
 
 def _charged(it, steps, tick, cost: int):
-    """Charges `cost` steps an item (stepcost.py), 64 items at a time."""
+    """Charges `cost` steps an item (stepcost.py), 64 items at a time (the
+    native walks below do the same, inline)."""
     k = 0
     for x in it:
         k += 1
@@ -265,12 +272,19 @@ def _closing(it, close):
         _tbc_close(close, err)
 
 
-def _walk_next(t: LuaTable, n: int):
+def _walk_next(t: LuaTable, n: int, steps, tick):
     k = None
+    m = 0  # items not charged yet, as _charged counts them
     while True:
         r = t.next(k)
         if r is None:
-            return
+            break
+        m += 1
+        if m == 64:
+            steps[0] -= 64 * NEXT_ITEM_COST
+            m = 0
+            if steps[0] < 0:
+                tick()
         k = r[0]
         if n == 1:
             yield k
@@ -278,22 +292,31 @@ def _walk_next(t: LuaTable, n: int):
             yield r
         else:
             yield (k, r[1]) + (None,) * (n - 2)
+    steps[0] -= m * NEXT_ITEM_COST
 
 
-def _walk_ipairs(t: LuaTable, n: int):
+def _walk_ipairs(t: LuaTable, n: int, steps, tick):
     i = 0
+    m = 0  # items not charged yet, as _charged counts them
     while True:
         a = t.arr  # get_int(i + 1), inline
         v = a[i] if i < len(a) else t.hash.get(i + 1)
         if v is None:
-            return
+            break
         i += 1
-        if n == 1:
-            yield i
-        elif n == 2:
+        m += 1
+        if m == 64:
+            steps[0] -= 64 * IPAIRS_ITEM_COST
+            m = 0
+            if steps[0] < 0:
+                tick()
+        if n == 2:
             yield (i, v)
+        elif n == 1:
+            yield i
         else:
             yield (i, v) + (None,) * (n - 2)
+    steps[0] -= m * IPAIRS_ITEM_COST
 
 
 def _walk_calls(f, s, c, n: int):

@@ -187,3 +187,27 @@ def test_tail_call_of_a_builtin_runs_at_once_and_of_lua_function_is_pending():
         assert V.tail(tostring, (3,)) == "3"  # the second time through the id cache
     finally:
         st.close()
+
+
+def _steps_of(st: LuaState, code: str) -> int:
+    fn = st.load(code)
+    st.call(fn)  # a host call starts a new budget (LuaState.reset_limits)
+    return st.steps_used + st._armed - st._steps[0]
+
+
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 200])
+def test_native_walks_charge_their_items_exactly(n):
+    # next, ipairs and the sandbox pairs charge their own items (no _charged
+    # layer): each item NEXT_ITEM_COST or IPAIRS_ITEM_COST steps, whatever n
+    from runvil.lua.stepcost import IPAIRS_ITEM_COST, NEXT_ITEM_COST
+
+    st = LuaState()
+    try:
+        st.execute(f"T = {{}} for i = 1, {n} do T[i] = i end", "=setup")
+        body = "local s = 0 for k, v in {} do s = s + v end"
+        spent = {kind: _steps_of(st, body.format(it)) for kind, it in
+                 [("pairs", "pairs(T)"), ("next", "next, T"), ("ipairs", "ipairs(T)")]}
+        assert spent["pairs"] - spent["ipairs"] == n * (NEXT_ITEM_COST - IPAIRS_ITEM_COST)
+        assert spent["next"] - spent["pairs"] == _steps_of(st, "local f = next") - _steps_of(st, "local f = pairs(T)")
+    finally:
+        st.close()

@@ -13,6 +13,7 @@ from ..compiled import compile_lua
 from ..cstack import ccall
 from ..errors import LuaError, LuaSyntaxError, builtin, where
 from ..runtime import error_value
+from ..stepcost import NEXT_ITEM_COST
 from ..state import chunkid
 from ..table import LuaTable
 from ..values import EMPTY, Multi, Userdata
@@ -234,16 +235,24 @@ def sandbox_walker(t: LuaTable):
         pos[0] = i
         return None
 
-    def native(nvars):
-        """The walk as the generic for runs it (runtime.make_giter)."""
+    def native(nvars, steps, tick):
+        """The walk as the generic for runs it (runtime.make_giter), which
+        leaves the step charge of its items to it (as runtime._charged)."""
         i = pos[0]
         n = len(keys)
+        m = 0  # items not charged yet
         while i < n:
             k = keys[i]
             i += 1
             v = get(k)
             if v is not None:
                 pos[0] = i
+                m += 1
+                if m == 64:
+                    steps[0] -= 64 * NEXT_ITEM_COST
+                    m = 0
+                    if steps[0] < 0:
+                        tick()
                 if nvars == 2:
                     yield (k, v)
                 elif nvars == 1:
@@ -251,6 +260,7 @@ def sandbox_walker(t: LuaTable):
                 else:
                     yield (k, v) + (None,) * (nvars - 2)
         pos[0] = i
+        steps[0] -= m * NEXT_ITEM_COST
 
     walk.lua_walk = native
     return walk
