@@ -311,15 +311,8 @@ def str_format(*args):
             if len(_FAST) >= 256:
                 _FAST.clear()
             fast = _FAST[fmt] = _fast_format(fmt)
-        if fast is not False:
-            pyfmt, types, one, floats, strings, zeros = fast
-            vals = args[1:len(types) + 1]
-            if tuple(map(type, vals)) == types:
-                if one is not None:  # one string and nothing else to check: its length
-                    if len(args[one]) <= _INLINE_RESULT:
-                        return pyfmt % vals
-                elif _fast_args_ok(args, floats, strings, zeros):
-                    return pyfmt % vals
+        if fast is not False and (r := fast(args)) is not None:
+            return r
     items = parse_format(check_str(args, 1, "format"))
     top = len(args)
     arg = 1
@@ -357,68 +350,64 @@ _INLINE_RESULT = values.INLINE_CONCAT
 def _fast_format(fmt: str):
     """A format whose conversions Python's % operator prints exactly as
     glibc's printf (ints by %d/%i without a precision, finite floats by
-    %e %f %g, strings by %s), given arguments of exactly the expected
-    types: (the Python format, the argument types, the position of the
-    only value to check when that is one string under a plain %s (else
-    None), the positions of the floats, of the strings, and of the strings
-    a modified %s prints), or False. A format Lua refuses is never fast: its error comes from
-    the general path."""
+    %e %f %g, strings by %s) as a function of str_format's arguments that
+    returns the result, or None unless each argument has exactly the
+    expected type and prints as printf prints it: finite floats (C prints
+    a negative NaN as "-nan"), strings short enough together to be built
+    without reserving them (the general path reserves a longer result) and
+    without a zero byte under a modified %s (Lua's error). False for a
+    format with any other conversion; a format Lua refuses is never fast:
+    its error comes from the general path.
+
+    The function is generated (one test per argument, inline), as each
+    test is a few nanoseconds and a loop over a description costs more
+    than all of them."""
     py = []
-    types = []
-    floats = []
+    tests = []
     strings = []
-    zeros = []
     for item in parse_format(fmt):
         if type(item) is str:
             py.append(item.replace("%", "%%"))
             continue
         form, conv = item
-        pos = len(types) + 1
+        a = f"a{len(tests) + 1}"
         if form is None:
             return False
         if conv == "d" or conv == "i":
             # Python prints a zero with precision 0 as "0" (C prints nothing)
             if "." in form or not valid_form(form, FLAGS_I, True):
                 return False
-            types.append(int)
+            tests.append(f"type({a}) is int")
         elif conv in "efgEG":
             if not valid_form(form, FLAGS_F, True):
                 return False
-            types.append(float)
-            floats.append(pos)
+            tests.append(f"type({a}) is float and {a} - {a} == 0.0")  # not inf or nan
         elif conv == "s":
             if len(form) > 2:
                 if not valid_form(form, FLAGS_C, True):
                     return False
-                zeros.append(pos)
-            types.append(str)
-            strings.append(pos)
+                tests.append(f"type({a}) is str and '\\0' not in {a}")
+            else:
+                tests.append(f"type({a}) is str")
+            strings.append(a)
         else:
             return False
         py.append(form)
-    one = strings[0] if len(strings) == 1 and not floats and not zeros else None
-    return "".join(py), tuple(types), one, tuple(floats), tuple(strings), tuple(zeros)
-
-
-def _fast_args_ok(args, floats: tuple, strings: tuple, zeros: tuple) -> bool:
-    """The values a fast format prints as printf does: finite floats (C
-    prints a negative NaN as "-nan"), strings without a zero byte under a
-    modified %s (Lua's error), and strings short enough to be built without
-    reserving them (the general path reserves a longer result)."""
-    for i in floats:
-        x = args[i]
-        if x - x != 0.0:  # inf or nan
-            return False
+    n = len(tests)
+    names = [f"a{i}" for i in range(1, n + 1)]
     if strings:
-        size = 0
-        for i in strings:
-            size += len(args[i])
-        if size > _INLINE_RESULT:
-            return False
-        for i in zeros:
-            if "\0" in args[i]:
-                return False
-    return True
+        tests.append(" + ".join(f"len({a})" for a in strings) + " <= INLINE")
+    src = [f"def fast(args):"]
+    if n:
+        src.append(f"    if len(args) > {n}:")
+        src.append(f"        {', '.join(names)}, = args[1:{n + 1}]")
+        src.append(f"        if {' and '.join(tests)}:")
+        src.append(f"            return FORMAT % ({', '.join(names)},)")
+    else:
+        src.append("    return FORMAT % ()")
+    ns = {"FORMAT": "".join(py), "INLINE": _INLINE_RESULT}
+    exec("\n".join(src), ns)
+    return ns["fast"]
 
 
 def _format_item(args, arg: int, form: str, conv: str) -> str:
