@@ -215,8 +215,16 @@ class LuaTable:
         h = self.hash
         cache = self._iter
         if k is None:
-            it = iter(list(h.items()))
-        elif cache is not None and type(cache[0]) is type(k) and cache[0] == k:
+            # the first live key, without copying the items (`next(t) == nil`
+            # tests a table for emptiness); a walk that goes on from it finds
+            # its place below, a few tombstones in
+            for key, v in h.items():
+                if v is not None:
+                    self._iter = None
+                    return denormalize_key(key), v
+            self._iter = None
+            return None
+        if cache is not None and type(cache[0]) is type(k) and cache[0] == k:
             it = cache[1]
         else:
             nk = normalize_key(k)

@@ -151,6 +151,29 @@ print(ok, type(fn), pcall(fn, nil))
 print(pcall(pairs))
 for k, v in pairs({5, 6}) do print(k, v) break end
 """,
+    # next from nil (an emptiness test), then a walk going on from its key
+    "next walks": """
+local t = {a = 1, b = 2, c = 3, 10, 20}
+t[1], t[2] = nil, nil
+t.a = nil
+print(next({}), next({}, nil), next(t) ~= nil)
+local n, sum = 0, 0
+local k, v = next(t)
+while k do n = n + 1 sum = sum + v k, v = next(t, k) end
+print(n, sum)
+local u = {x = 1, y = 2, z = 3}
+for key in next, u do u[key] = nil end
+print(next(u))
+local w = {p = 1, q = 2}
+local first = next(w)
+w[first] = nil
+print(next(w) ~= first, pcall(next, w, "nope"))
+local arr = {1, 2, h = "x"}
+local seen = {}
+for key, val in next, arr do seen[#seen + 1] = tostring(key) end
+table.sort(seen)
+print(table.concat(seen, ","))
+""",
     # tostring: strings and numbers at once, then metamethods and errors
     "tostring": """
 print(tostring("s"), tostring(12), tostring(-0), tostring(math.mininteger), tostring(2^53))
