@@ -228,3 +228,26 @@ def test_format_of_a_long_string_is_reserved():
         assert len(st.call(st.load('return string.format("%s!", ("x"):rep(40000))'))[0]) == 40001
     finally:
         values.MAX_STRING[0] = old
+
+
+@pytest.mark.parametrize("expr", [
+    '("x"):rep(1000)',
+    'string.format("%s|%d", s, i)',
+    'table.concat({s, s}, ",")',
+    's:gsub("x", "yy")',
+    's:gsub("(x)", "%1")',
+])
+def test_small_results_still_reach_the_memory_guard(expr):
+    """Results up to 64 KB are built without reserving each one, but
+    counted: the guard sees (nearly) all of them, in 256 KB batches."""
+    st = LuaState()
+    st.limits.memory = 1 << 40
+    guard = budget._BUDGETS[id(st.string_meta)][1]
+    seen = []
+    real_call = type(guard).__call__
+    try:
+        type(guard).__call__ = lambda self, n: seen.append(n) or real_call(self, n)
+        st.call(st.load(f'local s = ("x"):rep(500) for i = 1, 4000 do local r = {expr} end'))
+    finally:
+        type(guard).__call__ = real_call
+    assert sum(seen) >= 4000 * 500 - budget.UNRESERVED_STEP

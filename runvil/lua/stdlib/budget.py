@@ -50,6 +50,40 @@ class MemoryGuard:
             raise LimitExceeded(f"{current_where()}memory limit exceeded ({limit} bytes)")
 
 
+def reserve_result(n: int) -> None:
+    """reserve_memory for a builtin's result of n bytes, cheaply for a
+    small one: a result of up to INLINE_RESULT bytes is built at once and
+    only counted in UNRESERVED, reserved together with others once they
+    pass UNRESERVED_STEP (so a loop of small results still reaches the
+    guard); a longer one, or one over the string limit, is reserved first."""
+    if n > INLINE_RESULT or n > values.MAX_STRING[0]:
+        values.reserve_memory(n)
+        return
+    UNRESERVED[0] += n
+    if UNRESERVED[0] > UNRESERVED_STEP:
+        reserve_unreserved()
+
+
+def reserve_unreserved() -> None:
+    """Reserves the small results counted in UNRESERVED (fast paths that
+    build a small result count it there inline, then call this past
+    UNRESERVED_STEP)."""
+    n = UNRESERVED[0]
+    UNRESERVED[0] = 0
+    values.MEMORY_GUARD[0](n)  # the guard alone: no one string is that long
+
+
+#: the longest result built without reserving it first (as `..` builds one)
+INLINE_RESULT = values.INLINE_CONCAT
+#: bytes of small results built since they were last reserved
+UNRESERVED = [0]
+UNRESERVED_STEP = 256 * 1024
+#: a result this short may go uncounted on a hot fast path (string.format's),
+#: as a new table or a short `..` does: the step counter's periodic read of
+#: the resident size is what sees those
+TINY_RESULT = 256
+
+
 class StepMeter:
     """Charges a state's step countdown; runs its check when it runs out."""
 

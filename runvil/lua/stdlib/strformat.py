@@ -10,6 +10,7 @@ from .. import values
 from ..args import arg_error, check_int, check_number, check_str, opt_int
 from ..lpattern import error
 from ..values import MINI, Multi, reserve_memory
+from .budget import INLINE_RESULT, TINY_RESULT, UNRESERVED, UNRESERVED_STEP, reserve_result, reserve_unreserved
 
 MAX_FORMAT = 32  # lstrlib's buffer for one conversion specification
 _SPAN = frozenset("-+ #0123456789.")  # L_FMTFLAGSF "123456789." (strspn)
@@ -337,14 +338,12 @@ def str_format(*args):
             out.append(_format_item(args, arg, form, conv))
     if len(out) == 1:
         return out[0]
-    reserve_memory(sum(map(len, out)))
+    reserve_result(sum(map(len, out)))
     return "".join(out)
 
 
 #: format string -> its fast form (see _fast_format) or False
 _FAST: dict = {}
-#: a result up to this size is built without reserving it first
-_INLINE_RESULT = values.INLINE_CONCAT
 
 
 def _fast_format(fmt: str):
@@ -402,10 +401,16 @@ def _fast_format(fmt: str):
         src.append(f"    if len(args) > {n}:")
         src.append(f"        {', '.join(names)}, = args[1:{n + 1}]")
         src.append(f"        if {' and '.join(tests)}:")
-        src.append(f"            return FORMAT % ({', '.join(names)},)")
+        src.append(f"            r = FORMAT % ({', '.join(names)},)")
+        src.append("            if len(r) > TINY:")  # not tiny: counted, as reserve_result counts it
+        src.append("                UNRESERVED[0] += len(r)")
+        src.append("                if UNRESERVED[0] > STEP:")
+        src.append("                    reserve_unreserved()")
+        src.append("            return r")
     else:
         src.append("    return FORMAT % ()")
-    ns = {"FORMAT": "".join(py), "INLINE": _INLINE_RESULT}
+    ns = {"FORMAT": "".join(py), "INLINE": INLINE_RESULT, "UNRESERVED": UNRESERVED, "STEP": UNRESERVED_STEP, "TINY": TINY_RESULT,
+          "reserve_unreserved": reserve_unreserved}
     exec("\n".join(src), ns)
     return ns["fast"]
 

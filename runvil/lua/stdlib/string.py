@@ -23,15 +23,12 @@ from ..lpattern import (
 from ..table import LuaTable
 from ..values import EMPTY, Multi, reserve_memory
 from . import lib_table
+from .budget import INLINE_RESULT, reserve_result
 from .coroutine import CCall
 from .strformat import str_format, str_pack, str_packsize, str_unpack
 
 MAXSIZE = 2**31 - 1  # lstrlib's MAXSIZE (INT_MAX)
 MAXSTACK = 1000000  # LUAI_MAXSTACK: limit of values a builtin may return
-#: a result up to this size is built without reserving it first (as `..`
-#: builds one): the step counter's periodic check of the resident size
-#: still sees many of them
-INLINE_RESULT = values.INLINE_CONCAT
 
 
 def _ret(vals):
@@ -129,7 +126,7 @@ def str_rep(*args):
         error("resulting string too large")
     if ls == 0:
         return ""
-    reserve_memory(ls * n - len(sep))
+    reserve_result(ls * n - len(sep))
     if sep:  # no list of n items: only the result is built
         return (s + sep) * (n - 1) + s
     return s * n
@@ -457,9 +454,12 @@ def _gsub_by_template(pat, src: str, repl: str, max_s: int):
     bound = srcl * max(1, refs) + count * lit
     if bound > values.MAX_STRING[0]:
         return None
-    if bound > INLINE_RESULT:  # a small result is built at once, as `..` builds one
+    if bound > INLINE_RESULT:
         reserve_memory(bound)
-    return Multi(rx.subn(template, src, count))
+        return Multi(rx.subn(template, src, count))
+    r = rx.subn(template, src, count)
+    reserve_result(len(r[0]))  # a small result: built at once, then counted
+    return Multi(r)
 
 
 def str_gsub(*args):
@@ -531,7 +531,7 @@ def _gsub(args):
         res, n = pat.regex.subn(sub, src, count)
         if not state[1]:
             return Multi((src, n))
-        reserve_memory(len(res))
+        reserve_result(len(res))
         return Multi((res, n))
     out = []
     size = 0
@@ -567,7 +567,7 @@ def _gsub(args):
     if not changed:
         return Multi((src, n))
     out.append(src[pos:])
-    reserve_memory(size + srcl - pos)
+    reserve_result(size + srcl - pos)
     return Multi(("".join(out), n))
 
 
@@ -604,7 +604,7 @@ def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
     res, n = pat.regex.subn(sub, src, count)
     if not state[1]:
         return Multi((src, n))
-    reserve_memory(len(res))
+    reserve_result(len(res))
     return Multi((res, n))
 
 

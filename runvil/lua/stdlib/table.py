@@ -31,6 +31,7 @@ from ..errors import lua_error as _error
 from ..table import LuaTable
 from ..values import EMPTY, Multi, getmetatable
 from . import lib_table
+from .budget import reserve_result
 from .coroutine import CCall
 
 
@@ -191,10 +192,6 @@ def _field_str(v, i):
     _error(f"invalid value ({V.type_name(v)}) at index {i} in table for 'concat'")
 
 
-#: a result up to this size is built without reserving it first
-_INLINE_RESULT = V.INLINE_CONCAT
-
-
 def t_concat(*args):
     if 1 <= len(args) <= 2:  # the common shape: a plain list of strings, the whole of it
         t, sep = args if len(args) == 2 else (args[0], "")
@@ -204,8 +201,7 @@ def t_concat(*args):
                 return ""
             try:  # len() and join() refuse (TypeError) any value not a string: the general path says which
                 size = sum(map(len, a)) + len(sep) * (len(a) - 1)
-                if size > _INLINE_RESULT or size > V.MAX_STRING[0]:  # a small result is built at once, as '..' builds one
-                    V.reserve_memory(size)
+                reserve_result(size)
                 return sep.join(a)
             except TypeError:
                 pass
@@ -237,8 +233,7 @@ def t_concat(*args):
                 break
             i += 1
     n = len(parts)
-    total = sum(map(len, parts)) + len(sep) * (n - 1)
-    V.reserve_memory(total)
+    reserve_result(sum(map(len, parts)) + len(sep) * (n - 1))
     return sep.join(parts)
 
 
