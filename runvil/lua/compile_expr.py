@@ -346,8 +346,11 @@ class ExprCompiler:
                     f" is not None) or ({v} := {ot}.hash.get({kt})) is not None or {ot}.meta is None)"
                     f" else {m}_index({ot}, {kt}, {d}))"
                 )
+            a = self.temp()
             return (
-                f"({v} if type({ot}) is _Table and (({v} := {ot}.get({kt})) is not None or {ot}.meta is None)"
+                # a key of any type: an integer one still reads the array part in place
+                f"({v} if type({ot}) is _Table and ((type({kt}) is int and 0 < {kt} <= len({a} := {ot}.arr)"
+                f" and ({v} := {a}[{kt} - 1]) is not None) or ({v} := {ot}.get({kt})) is not None or {ot}.meta is None)"
                 f" else {m}_index({ot}, {kt}, {d}))"
             )
         if self.is_int(k):
@@ -360,11 +363,12 @@ class ExprCompiler:
             )
         if not self.is_pure(o) and not self.is_pure(k):
             return f"{m}_index({self.expr(o)}, {self.expr(k)}, {d})"
-        ot, kt = self.temp(), self.temp()
+        ot, kt, a = self.temp(), self.temp(), self.temp()
         # evaluate the table, then the key, whatever the table's type
         return (
             f"({v} if (type({ot} := {self.expr(o)}) is _Table) & (({kt} := {self.expr(k)}) is {kt})"
-            f" and (({v} := {ot}.get({kt})) is not None or {ot}.meta is None) else {m}_index({ot}, {kt}, {d}))"
+            f" and ((type({kt}) is int and 0 < {kt} <= len({a} := {ot}.arr) and ({v} := {a}[{kt} - 1]) is not None)"
+            f" or ({v} := {ot}.get({kt})) is not None or {ot}.meta is None) else {m}_index({ot}, {kt}, {d}))"
         )
 
     # -------------------------------------------------------------- calls

@@ -265,6 +265,26 @@ print(null == other, null == {}, {} == null, null ~= other)
 local co = coroutine.create(function() end)
 print(co == co, co == print, co == "x")
 """,
+    # t[k] with k of any type: an integer reads the array part in place
+    "keys of any type": """
+local t = {10, 20, 30, nil, 50, x = "x", [1.5] = "f", [true] = "t"}
+t[-1] = "neg"
+t[0] = "zero"
+t[2^53] = "big"
+local function get(tab, k) return tab[k] end
+local keys = {1, 2, 3, 4, 5, 6, 0, -1, 1.0, 2.0, 1.5, "x", "1", true, false, 2^53, math.maxinteger, math.mininteger}
+local out = {}
+for i = 1, #keys do out[#out + 1] = tostring(get(t, keys[i])) end
+print(table.concat(out, " "))
+print(get(t, nil), get(t, 0 / 0))
+local p = setmetatable({1}, {__index = function(_, k) return "idx " .. tostring(k) end})
+print(get(p, 1), get(p, 2), get(p, "k"))
+print(pcall(get, nil, 1))
+print(pcall(get, "str", 1))
+print(get("str", "len") == string.len)
+local function get2(tab, k) return tab.inner[k] end
+print(get2({inner = t}, 2), get2({inner = t}, "x"), get2({inner = p}, 9))
+""",
 }
 
 
