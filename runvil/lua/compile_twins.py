@@ -43,7 +43,7 @@ from .compiled import PY_SOURCE
 PURE_HELPERS = frozenset({
     "type", "len", "isinstance", "next", "str", "int", "float", "tuple", "repr", "getattr",
     "_first", "_expand", "_fixed", "_adjust", "_Multi", "_Table", "_tlist", "_tnamed", "_tmixed",
-    "_callable", "_tbc_check", "_forprep", "_tick", "_refund",
+    "_callable", "_tbc_check", "_forprep", "_tick", "_refund", "_wrap", "_GotoSignal",
 })  # fmt: skip
 
 #: methods generated code calls on runtime objects that never run Lua code

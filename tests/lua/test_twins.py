@@ -290,3 +290,38 @@ def test_a_leaf_function_is_called_as_it_is():
                        "coroutine.wrap(function() coroutine.yield(leaf(1, 2)) end)()\nreturn leaf")
     assert leaf.__code__ in T.LEAF_CODES
     st.close()
+
+
+def _function_codes(code):
+    for c in code.co_consts:
+        if hasattr(c, "co_code"):
+            yield c
+            yield from _function_codes(c)
+
+
+def test_every_function_of_the_lua_programs_gets_a_twin_or_none():
+    """The twin transform over every shape of generated code in the Lua
+    programs of the suite: each function's twin compiles (or the function
+    has none), and no generated name is left that a twin cannot call."""
+    from pathlib import Path
+
+    from runvil.lua.compile_twins import LEAF, twin_code
+    from runvil.lua.compiled import compile_lua
+    from runvil.lua.errors import LuaSyntaxError
+
+    files = sorted((Path(__file__).parent / "programs").glob("*.lua"))
+    shared = Path(__file__).resolve().parents[3] / "shared" / "lua-testes-5.4.4"
+    if shared.is_dir():
+        files += sorted(shared.glob("*.lua"))
+    kinds = {"twin": 0, "leaf": 0, "none": 0}
+    for path in files:
+        try:
+            compiled = compile_lua(path.read_text("latin-1"), "@" + path.name)
+        except LuaSyntaxError:
+            continue
+        for code in _function_codes(compiled.code):
+            if ".<locals>." not in code.co_qualname or code.co_name.startswith("_deep"):
+                continue
+            made = twin_code(code)
+            kinds["leaf" if made is LEAF else "none" if made is None else "twin"] += 1
+    assert kinds["twin"] > 100 and kinds["leaf"] > 10, kinds
