@@ -763,8 +763,29 @@ class ExprCompiler:
                 f"({a} + {b} if type({a} := {x}) is type({b} := {y}) is str and len({a}) + len({b}) <= {V.INLINE_CONCAT}"
                 f" else \x01{line}\x02_concat({a}, {b}, {self.drepr(ops[0])}, {self.drepr(ops[1])}))"
             )
-        parts = ", ".join(self.expr(o) for o in ops)
         descs = tuple(self.desc(o) for o in ops)
+        if len(ops) <= 8:
+            # all strings, short: joined inline (every part evaluated first,
+            # `&`); anything else, or a long result, in _concatn
+            texts, tests, lens, literal = [], [], [], []
+            for o in ops:
+                fo = fold(o)
+                if type(fo) is A.String:
+                    texts.append(repr(fo.value))
+                    literal.append(_fstring_text(fo.value))
+                    lens.append(str(len(fo.value)))
+                else:
+                    t = self.temp()
+                    tests.append(f"(type({t} := {self.expr(o)}) is str)")
+                    texts.append(t)
+                    literal.append(f"{{{t}}}")
+                    lens.append(f"len({t})")
+            joined = "".join(literal)
+            return (
+                f"(f\"{joined}\" if {' & '.join(tests)} and {' + '.join(lens)} <= {V.INLINE_CONCAT}"
+                f" else \x01{line}\x02_concatn(({', '.join(texts)},), {descs!r}))"
+            )
+        parts = ", ".join(self.expr(o) for o in ops)
         return f"\x01{line}\x02_concatn(({parts}), {descs!r})"
 
     # ---------------------------------------------------------- conditions
@@ -800,6 +821,11 @@ def _in_range(op: str, right, value: str) -> str:
         up = (c.value >= 0) == (op == "+")
         return f"{value} <= {M}" if up else f"{MN} <= {value}"
     return f"{MN} <= {value} <= {M}"
+
+
+def _fstring_text(s: str) -> str:
+    """s as literal text inside f"...": escaped, braces doubled."""
+    return s.encode("unicode_escape").decode("ascii").replace('"', '\\"').replace("{", "{{").replace("}", "}}")
 
 
 def _is_len(n) -> bool:

@@ -285,6 +285,22 @@ print(get("str", "len") == string.len)
 local function get2(tab, k) return tab.inner[k] end
 print(get2({inner = t}, 2), get2({inner = t}, "x"), get2({inner = p}, 9))
 """,
+    # chains of .. joined inline when all parts are short strings
+    "concat chains": """
+local a, b = "x", "y"
+print(a .. "-" .. b, a .. b .. a, "{" .. a .. "}", "{{" .. b .. "}}", a .. "\"" .. b .. "\\n")
+print(a .. "\0" .. b .. "\xe9\255", #(a .. "\0" .. b))
+print(1 .. a .. 2, a .. 1.5 .. b, 2^63 .. a .. -0.0)
+print(pcall(function() return a .. {} .. b end))
+print(pcall(function() local t = nil return a .. "x" .. t end))
+print(pcall(function() local t = true return t .. a .. b end))
+local C = setmetatable({}, {__concat = function(l, r) return "cat" end})
+print(a .. b .. C, C .. a .. b, a .. C .. b)
+local big = string.rep("z", 40000)
+print(#(big .. a .. big), #(a .. big .. b .. big .. a))
+local parts = a .. b .. a .. b .. a .. b .. a .. b .. a .. b
+print(parts, a .. "1" .. "2" .. "3" .. b .. "4" .. "5" .. "6" .. a)
+""",
 }
 
 
