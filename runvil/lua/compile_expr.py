@@ -765,8 +765,8 @@ class ExprCompiler:
             )
         descs = tuple(self.desc(o) for o in ops)
         if len(ops) <= 8:
-            # all strings, short: joined inline (every part evaluated first,
-            # `&`); anything else, or a long result, in _concatn
+            # strings and integers, short: joined inline (every part evaluated
+            # first, `&`); anything else, or a long result, in _concatn
             texts, tests, lens, literal = [], [], [], []
             for o in ops:
                 fo = fold(o)
@@ -775,11 +775,12 @@ class ExprCompiler:
                     literal.append(_fstring_text(fo.value))
                     lens.append(str(len(fo.value)))
                 else:
-                    t = self.temp()
-                    tests.append(f"(type({t} := {self.expr(o)}) is str)")
+                    # a string, or an integer (f-strings write it as Lua does, at most 20 characters)
+                    t, ty = self.temp(), self.temp()
+                    tests.append(f"(({ty} := type({t} := {self.expr(o)})) is str or {ty} is int)")
                     texts.append(t)
                     literal.append(f"{{{t}}}")
-                    lens.append(f"len({t})")
+                    lens.append(f"(len({t}) if {ty} is str else 20)")
             joined = "".join(literal)
             return (
                 f"(f\"{joined}\" if {' & '.join(tests)} and {' + '.join(lens)} <= {V.INLINE_CONCAT}"

@@ -291,6 +291,9 @@ local a, b = "x", "y"
 print(a .. "-" .. b, a .. b .. a, "{" .. a .. "}", "{{" .. b .. "}}", a .. "\"" .. b .. "\\n")
 print(a .. "\0" .. b .. "\xe9\255", #(a .. "\0" .. b))
 print(1 .. a .. 2, a .. 1.5 .. b, 2^63 .. a .. -0.0)
+local i, n = math.mininteger, -7
+print(a .. "#" .. i, n .. a .. math.maxinteger, a .. 0 .. b, a .. true and a .. b)
+print(pcall(function() return a .. "#" .. true end))
 print(pcall(function() return a .. {} .. b end))
 print(pcall(function() local t = nil return a .. "x" .. t end))
 print(pcall(function() local t = true return t .. a .. b end))
