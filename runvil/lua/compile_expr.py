@@ -754,19 +754,11 @@ class ExprCompiler:
             line = e.line  # Lua reports the chain at its last operator
             e = e.right
         ops.append(e)
-        if len(ops) == 2:
-            a, b = self.temp(), self.temp()
-            x, y = self.expr(ops[0]), self.expr(ops[1])
-            # short strings join inline; a long result is reserved (memory
-            # limit) before it is built, in _concat
-            return (
-                f"({a} + {b} if type({a} := {x}) is type({b} := {y}) is str and len({a}) + len({b}) <= {V.INLINE_CONCAT}"
-                f" else \x01{line}\x02_concat({a}, {b}, {self.drepr(ops[0])}, {self.drepr(ops[1])}))"
-            )
         descs = tuple(self.desc(o) for o in ops)
         if len(ops) <= 8:
             # strings and integers, short: joined inline (every part evaluated
-            # first, `&`); anything else, or a long result, in _concatn
+            # first, `&`); anything else, or a long result (reserved against
+            # the memory limit before it is built), in _concatn
             texts, tests, lens, literal = [], [], [], []
             for o in ops:
                 fo = fold(o)
@@ -782,8 +774,10 @@ class ExprCompiler:
                     literal.append(f"{{{t}}}")
                     lens.append(f"(len({t}) if {ty} is str else 20)")
             joined = "".join(literal)
+            short = f"{' + '.join(lens)} <= {V.INLINE_CONCAT}"
+            test = f"{' & '.join(tests)} and {short}" if tests else short
             return (
-                f"(f\"{joined}\" if {' & '.join(tests)} and {' + '.join(lens)} <= {V.INLINE_CONCAT}"
+                f"(f\"{joined}\" if {test}"
                 f" else \x01{line}\x02_concatn(({', '.join(texts)},), {descs!r}))"
             )
         parts = ", ".join(self.expr(o) for o in ops)

@@ -301,6 +301,7 @@ local C = setmetatable({}, {__concat = function(l, r) return "cat" end})
 print(a .. b .. C, C .. a .. b, a .. C .. b)
 local big = string.rep("z", 40000)
 print(#(big .. a .. big), #(a .. big .. b .. big .. a))
+print("con" .. "stant", "a" .. "b" .. "c", "" .. "")
 local parts = a .. b .. a .. b .. a .. b .. a .. b .. a .. b
 print(parts, a .. "1" .. "2" .. "3" .. b .. "4" .. "5" .. "6" .. a)
 """,
