@@ -340,10 +340,29 @@ def tail(f, args: tuple):
 def method_of(o, name: str, desc=None):
     """The callable for `o:name(...)` (a builtin's argument errors count
     from the method's first explicit argument: see errors.builtin_context)."""
+    t = o
+    for _ in _SHORT_CHAIN:
+        # a function through a short chain of __index tables (classes), as
+        # index() finds it, without its call; anything else goes that way
+        if type(t) is not LuaTable:
+            break
+        f = t.hash.get(name)
+        if f is not None:
+            if type(f) is FunctionType:
+                return f
+            break
+        m = t.meta
+        if m is None:
+            break
+        t = m.hash.get("__index")
     f = index(o, name, desc)
     if type(f) is FunctionType:
         return f
     return callable_of(f, f"method '{name}'")
+
+
+#: the hops method_of takes itself (a longer chain, or a loop, goes through index)
+_SHORT_CHAIN = range(8)
 
 
 def string_method(s: str, name: str, desc=None):

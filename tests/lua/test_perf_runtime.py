@@ -174,6 +174,35 @@ for key, val in next, arr do seen[#seen + 1] = tostring(key) end
 table.sort(seen)
 print(table.concat(seen, ","))
 """,
+    # o:m() through chains of classes: short and long, with a non-function,
+    # an __index function, a loop, and nothing at the end
+    "method chains": """
+local function class(parent)
+  local c = {}
+  c.__index = c
+  return parent and setmetatable(c, parent) or c
+end
+local levels = {class()}
+for i = 2, 12 do levels[i] = class(levels[i - 1]) end
+function levels[1].who(self) return "base " .. self.id end
+levels[5].val = 42
+local near, far = setmetatable({id = "n"}, levels[3]), setmetatable({id = "f"}, levels[12])
+print(near:who(), far:who())
+print(pcall(function() return far:val() end))
+print(pcall(function() return far:missing() end))
+local byfn = setmetatable({}, {__index = function(t, k) return function(self, x) return k .. x end end})
+local above = setmetatable({}, {__index = byfn})
+print(byfn:hello("!"), above:there("?"))
+local loop = {}
+loop.__index = loop
+setmetatable(loop, loop)
+print(pcall(function() return loop:nothing() end))
+local callable = setmetatable({}, {__call = function(self, o, x) return "called " .. x end})
+local holder = setmetatable({}, {__index = {m = callable}})
+print(holder:m(5))
+local own = {m = function(self) return "own" end}
+print(own:m(), ("str"):upper(), pcall(function() local n return n:m() end))
+""",
     # tostring: strings and numbers at once, then metamethods and errors
     "tostring": """
 print(tostring("s"), tostring(12), tostring(-0), tostring(math.mininteger), tostring(2^53))
