@@ -351,9 +351,16 @@ class LPattern:
             starts = 1 if self.anchor else n  # a search tries every start, an anchored match one
             if starts * (n + 1) ** (runs + refs) <= RISKY_WORK:  # safe whatever its runs (a short subject)
                 return rx
-            longest = max(map(len, chars.findall(s)), default=0) if chars else 0
-            work = starts * (longest + 1) ** runs * (n + 1) ** refs
-            safe = work <= RISKY_WORK
+            # work = starts * (longest + 1) ** runs * (n + 1) ** refs must be
+            # at most RISKY_WORK: the runs may multiply it by `room`
+            room = RISKY_WORK // (starts * (n + 1) ** refs)
+            if room < 1:
+                safe = False
+            elif chars is None:
+                safe = True
+            else:  # safe unless the subject has a run of `most` of those chars
+                most = _root(room, runs)
+                safe = most > n or b"\1" * most not in s.encode("latin-1", "replace").translate(chars)
             self.safe = (s, safe)
         return rx if safe else None
 
@@ -400,6 +407,16 @@ class LPattern:
                 return i, e, mt.captures()
             i += 1
         return None
+
+
+def _root(room: int, k: int) -> int:
+    """The largest m with m ** k <= room (k >= 1)."""
+    m = int(room ** (1.0 / k))
+    while (m + 1) ** k <= room:
+        m += 1
+    while m > 0 and m ** k > room:
+        m -= 1
+    return m
 
 
 #: compiled patterns by source: PATTERNS for find/match/gsub (builtins look

@@ -16,6 +16,7 @@ MAXCCALLS = 200
 # ------------------------------------------------------------ char classes
 
 ALL = frozenset(map(chr, range(256)))
+ALL_CHARS = tuple(map(chr, range(256)))  # in code order
 
 
 def _chars(pred) -> frozenset:
@@ -152,7 +153,8 @@ def translate(p: str):
     The risk says how long a failing match may backtrack: (runs, refs,
     chars) where each of `runs` quantified items followed by more items
     multiplies the work by the longest run of `chars` (the union of their
-    sets) in the subject, and each of `refs` back references by its length."""
+    sets, as a bytes.translate table: 1 for a member, 0 for any other) in
+    the subject, and each of `refs` back references by its length."""
     out = []
     open_quants = []  # sets of quantified items no later item follows yet
     risky: set = set()
@@ -229,5 +231,5 @@ def translate(p: str):
         return None
     if stack or len(poscaps) > MAXCAPTURES or depth > MAXCCALLS:
         return None
-    risk = (runs, refs, re.compile(_set_regex(frozenset(risky)) + "+") if risky else None)
+    risk = (runs, refs, bytes(c in risky for c in ALL_CHARS) if risky else None)
     return "".join(out), tuple(poscaps), minlen, risk

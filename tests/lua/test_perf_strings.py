@@ -251,3 +251,17 @@ def test_small_results_still_reach_the_memory_guard(expr):
     finally:
         type(guard).__call__ = real_call
     assert sum(seen) >= 4000 * 500 - budget.UNRESERVED_STEP
+
+
+def test_risk_of_a_regex_is_judged_by_the_subjects_runs():
+    """regex_for finds the longest run of a pattern's risky chars in one
+    pass: a subject with a run of more than the bound goes to the metered
+    matcher, one without stays on re (newlines count as '.' chars)."""
+    pat = compile_pattern("(.-)x(.-)y")  # two runs of any char
+    short_runs = "ab\n" * 20_000
+    assert pat.regex_for(short_runs) is None  # '.' spans the newlines: one run of 60,000
+    words = compile_pattern("(%a+)%d+=(%d+)")
+    text = " ".join(f"w{i}={i}" for i in range(30_000))
+    assert words.regex_for(text) is not None
+    assert words.regex_for("a" * 20_000 + " " + text) is None
+    assert words.regex_for("\u0100" * 20_000 + text) is not None  # not a byte: breaks a run
