@@ -1,0 +1,303 @@
+"""string.gsub (lstrlib's str_gsub): a string replacement as one re.subn
+where the pattern's regex reproduces Lua's scan, a function one called
+from re.subn, and Lua's own loop for the rest; the result is reserved
+against the memory limit as it grows."""
+
+from __future__ import annotations
+
+from types import FunctionType
+
+from .. import values
+from ..args import check_str, opt_int, type_error
+from ..lpattern import PATTERNS, all_captures, capture, compile_pattern, error
+from ..table import LuaTable
+from ..values import Multi, reserve_memory
+from .budget import INLINE_RESULT, reserve_result
+from .coroutine import CCall
+
+
+def _parse_repl(repl: str) -> list:
+    """A replacement string as pieces: str literals, ints (capture digit
+    0-9) and None for an invalid '%' (an error when reached, as in add_s)."""
+    pieces = []
+    i = 0
+    n = len(repl)
+    while True:
+        j = repl.find("%", i)
+        if j < 0:
+            if i < n:
+                pieces.append(repl[i:])
+            return pieces
+        if j > i:
+            pieces.append(repl[i:j])
+        c = repl[j + 1] if j + 1 < n else "\0"
+        if c == "%":
+            pieces.append("%")
+        elif "0" <= c <= "9":
+            pieces.append(ord(c) - 48)
+        else:
+            pieces.append(None)
+            return pieces
+        i = j + 2
+
+
+def _add_s(pieces: list, s: str, st: int, e: int, caps: list) -> str:
+    out = []
+    for piece in pieces:
+        if type(piece) is str:
+            out.append(piece)
+        elif piece is None:
+            error("invalid use of '%' in replacement string")
+        elif piece == 0:
+            out.append(s[st:e])
+        else:
+            v = capture(caps, piece - 1, s, st, e)
+            out.append(str(v) if type(v) is int else v)
+    return "".join(out)
+
+
+def _replacer(repl, tr, src: str):
+    """add_value as fn(start, end, caps) -> (text, changed)."""
+    if tr is str:
+        pieces = []
+
+        def by_string(st, e, caps):
+            if not pieces:
+                pieces.append(_parse_repl(repl))
+            ps = pieces[0]
+            if len(ps) == 1 and type(ps[0]) is str:
+                return ps[0], True
+            return _add_s(ps, src, st, e, caps), True
+
+        return by_string
+
+    def by_call(st, e, caps):
+        if tr is FunctionType:
+            v = values.call1(repl, *all_captures(caps, src, st, e))
+        else:
+            v = values.index(repl, capture(caps, 0, src, st, e))
+        if v is None or v is False:
+            return src[st:e], False
+        tv = type(v)
+        if tv is int or tv is float:
+            return values.fmt_number(v), True
+        if tv is not str:
+            error(f"invalid replacement value (a {values.type_name(v)})")
+        return v, True
+
+    return by_call
+
+
+def _template(pat, repl: str):
+    """A replacement string as (what re.subn takes, its literal length,
+    its capture references), or False where that could differ from
+    add_s: an invalid '%', a capture index the pattern lacks or a position
+    capture (Lua's errors and numbers stay on its own path). Without
+    references it is the literal text (re copies it at C speed); with
+    them a function filling a %-format with the groups (re's own
+    templates expand in Python on 3.11, slower)."""
+    fmt = []
+    groups = []
+    literal = []
+    ncaps = len(pat.poscaps)
+    for piece in _parse_repl(repl):
+        if type(piece) is str:
+            fmt.append(piece.replace("%", "%%"))
+            literal.append(piece)
+            continue
+        if piece is None:
+            return False
+        if piece == 0 or (piece == 1 and ncaps == 0):  # %1 without captures is the whole match
+            groups.append(0)
+        elif piece <= ncaps and not pat.poscaps[piece - 1]:
+            groups.append(piece)
+        else:
+            return False
+        fmt.append("%s")
+    text = "".join(fmt)
+    lit = sum(map(len, literal))
+    if not groups:
+        return "".join(literal).replace("\\", "\\\\"), lit, 0
+    if len(groups) == 1:
+        g = groups[0]
+        return (lambda m: text % m.group(g)), lit, 1
+    return (lambda m: text % m.group(*groups)), lit, len(groups)
+
+
+def _gsub_by_template(pat, src: str, repl: str, max_s: int):
+    """gsub with a string replacement as one re.subn, or None where that
+    is not Lua's result (the pattern may match empty or is anchored, its
+    regex is not safe on src, the replacement has no template) or the
+    result could pass the string limit (the general path refuses it
+    exactly where Lua's buffer would)."""
+    if not pat.nonempty or pat.anchor or max_s <= 0:
+        return None
+    rx = pat.any_rx
+    if rx is None and (pat.regex is None or (rx := pat.regex_for(src)) is None):
+        return None
+    t = pat.subs.get(repl)
+    if t is None:
+        if len(pat.subs) >= 64:
+            pat.subs.clear()
+        t = pat.subs[repl] = _template(pat, repl)
+    if t is False:
+        return None
+    template, lit, refs = t
+    srcl = len(src)
+    count = min(max_s, srcl)  # matches are not empty: at most one per char
+    # each match's text is replaced by the literals and at most `refs`
+    # copies of it, so this bounds the result
+    bound = srcl * max(1, refs) + count * lit
+    if bound > values.MAX_STRING[0]:
+        return None
+    if bound > INLINE_RESULT:
+        reserve_memory(bound)
+        return Multi(rx.subn(template, src, count))
+    r = rx.subn(template, src, count)
+    reserve_result(len(r[0]))  # a small result: built at once, then counted
+    return Multi(r)
+
+
+def str_gsub(*args):
+    if len(args) == 3:  # the common shape: s:gsub(p, repl) with string arguments
+        src, p, repl = args
+        if type(src) is str and type(p) is str:
+            tr = type(repl)
+            pat = PATTERNS.get(p) or compile_pattern(p)
+            if tr is str:
+                r = _gsub_by_template(pat, src, repl, len(src) + 1)
+                if r is not None:
+                    return r
+            elif (tr is FunctionType or tr is LuaTable) and (rx := pat.any_rx) is not None:
+                if rx.search(src) is None:
+                    return Multi((src, 0))  # nothing to replace (escaping text that needs none): repl is never called
+                if tr is FunctionType and pat.nonempty and not pat.anchor and pat.textcaps:
+                    with CCall():  # a function is called (a C call), not yieldable
+                        return _gsub_by_function(pat, src, repl, len(src), values.MAX_STRING[0])
+    repl = args[2] if len(args) >= 3 else None
+    if type(repl) is FunctionType or type(repl) is LuaTable:
+        # a function is called (a C call); a table's __index counts as its own
+        with CCall(calls=type(repl) is FunctionType):  # not yieldable either way
+            return _gsub(args)
+    return _gsub(args)
+
+
+#: gsub reserves the memory of its replacements in steps of this many bytes
+_RESERVE_STEP = 64 * 1024
+
+
+def _gsub(args):
+    src = check_str(args, 1, "gsub")
+    p = check_str(args, 2, "gsub")
+    srcl = len(src)
+    repl = args[2] if len(args) >= 3 else None
+    max_s = opt_int(args, 4, "gsub", srcl + 1)
+    tr = type(repl)
+    if tr is int or tr is float:
+        repl = values.fmt_number(repl)
+        tr = str
+    elif tr is not str and tr is not FunctionType and tr is not LuaTable:
+        type_error(args, 3, "gsub", "string/function/table")
+    pat = compile_pattern(p)
+    if tr is str and (r := _gsub_by_template(pat, src, repl, max_s)) is not None:
+        return r
+    fast = pat.nonempty and not pat.anchor and max_s > 0 and (rx := pat.regex_for(src)) is not None
+    if fast and rx.search(src) is None:  # nothing to replace (escaping text that needs none)
+        return Multi((src, 0))
+    limit = values.MAX_STRING[0]
+    if fast and tr is FunctionType and pat.textcaps:
+        return _gsub_by_function(pat, src, repl, min(max_s, srcl), limit)
+    value = _replacer(repl, tr, src)
+    state = [0, False, 0]  # size of the replacements, changed, size reserved so far
+    if fast:
+        count = min(max_s, srcl)
+        # no empty match can occur, so re.subn scans exactly as Lua's loop
+        def sub(m):
+            text, ch = value(m.start(), m.end(), pat.caps_of(m))
+            if ch:
+                state[1] = True
+            state[0] += len(text)
+            if state[0] - state[2] >= _RESERVE_STEP:  # reserved in steps: the result is reserved whole at the end
+                reserve_memory(state[0] - state[2])
+                state[2] = state[0]
+            if state[0] > limit:
+                reserve_memory(state[0])
+            return text
+
+        res, n = pat.regex.subn(sub, src, count)
+        if not state[1]:
+            return Multi((src, n))
+        reserve_result(len(res))
+        return Multi((res, n))
+    out = []
+    size = 0
+    pos = 0
+    last = -1
+    n = 0
+    changed = False
+    reserved = 0
+    while n < max_s:
+        if pat.anchor:
+            r = pat.match_at(src, pos) if pos == 0 else None
+        else:
+            r = pat.search(src, pos, last)
+        if r is None:
+            break
+        st, e, caps = r
+        if st > pos:
+            out.append(src[pos:st])
+            size += st - pos
+        n += 1
+        text, ch = value(st, e, caps)
+        changed = changed or ch
+        out.append(text)
+        size += len(text)
+        if size - reserved >= _RESERVE_STEP:
+            reserve_memory(size - reserved)
+            reserved = size
+        if size > limit:
+            reserve_memory(size)
+        pos = last = e
+        if pat.anchor:
+            break
+    if not changed:
+        return Multi((src, n))
+    out.append(src[pos:])
+    reserve_result(size + srcl - pos)
+    return Multi(("".join(out), n))
+
+
+def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
+    """gsub with a function replacement on a regex with text captures
+    only: re.subn calls it with the captures (or the whole match) as Lua's
+    add_value does; the sizes are reserved as _gsub's loop reserves them."""
+    state = [0, False, 0]  # size of the replacements, changed, size reserved so far
+    first = values.first
+    whole = not pat.poscaps
+
+    def sub(m):
+        v = first(repl(m.group())) if whole else first(repl(*m.groups()))
+        if v is None or v is False:
+            text = m.group()
+        else:
+            tv = type(v)
+            if tv is str:
+                text = v
+            elif tv is int or tv is float:
+                text = values.fmt_number(v)
+            else:
+                error(f"invalid replacement value (a {values.type_name(v)})")
+            state[1] = True
+        size = state[0] = state[0] + len(text)
+        if size - state[2] >= _RESERVE_STEP:  # reserved in steps: the result is reserved whole at the end
+            reserve_memory(size - state[2])
+            state[2] = size
+        if size > limit:
+            reserve_memory(size)
+        return text
+
+    res, n = pat.regex.subn(sub, src, count)
+    if not state[1]:
+        return Multi((src, n))
+    reserve_result(len(res))
+    return Multi((res, n))
