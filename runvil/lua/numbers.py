@@ -4,6 +4,7 @@ string-to-number conversion (luaO_str2num), with no other dependency."""
 from __future__ import annotations
 
 import math
+import re
 
 MAXI = 2**63 - 1
 MINI = -(2**63)
@@ -48,10 +49,14 @@ def float_to_int(x: float):
 
 
 _SPACES = " \f\n\r\t\v"
+#: whether a decimal numeral's body holds only the characters one may hold
+_numeral_chars = re.compile(r"[0-9.eE+\-]*").fullmatch
 
 
 def str2number(s: str):
     """Lua's string-to-number conversion (luaO_str2num), or None."""
+    if len(s) <= 18 and s.isdigit() and s.isascii():
+        return int(s)  # plain decimal digits (isascii: no '²'), too few to overflow
     s = s.strip(_SPACES)
     if not s:
         return None
@@ -61,9 +66,8 @@ def str2number(s: str):
         return _hex2number(body[2:], neg)
     if not body or body[0] not in "0123456789.":
         return None  # rejects 'inf', 'nan', '+-1', ...
-    for ch in body:
-        if ch not in "0123456789.eE+-":
-            return None
+    if _numeral_chars(body) is None:
+        return None
     if body.isdigit():
         digits = body.lstrip("0")
         # more than 19 digits never fits (and CPython refuses to convert

@@ -203,6 +203,20 @@ print(holder:m(5))
 local own = {m = function(self) return "own" end}
 print(own:m(), ("str"):upper(), pcall(function() local n return n:m() end))
 """,
+    # string to number: plain digits at once, everything else as Lua reads it
+    "numerals": """
+local cases = {"123", "007", "0", "", " ", "123456789012345678", "1234567890123456789",
+  "9223372036854775807", "9223372036854775808", "-9223372036854775808", "99999999999999999999",
+  " 42 ", "\\t7\\n", "+5", "-5", "--5", "1e5", "-12.5e3", ".5", "5.", "1e", "e1", "0x1F", "0X1p4",
+  "1_000", "12a", "inf", "nan", "0x", "1.5e+3", "1.5E-3", "\\xb2", "1\\xb2", "\\xd9\\xa3"}
+for _, s in ipairs(cases) do
+  local n = tonumber(s)
+  print(string.format("%q", s), n, math.type(n))
+end
+print("10" + 1, "3" * "4", "2" ^ 2, pcall(function() return "x" + 1 end))
+local seq = {} for i = "1", "3" do seq[#seq + 1] = i end print(table.concat(seq, " "))
+print(tonumber("z", 36), tonumber("ff", 16), tonumber("777", 8), tonumber("8", 8))
+""",
     # tostring: strings and numbers at once, then metamethods and errors
     "tostring": """
 print(tostring("s"), tostring(12), tostring(-0), tostring(math.mininteger), tostring(2^53))
