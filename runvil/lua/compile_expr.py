@@ -327,13 +327,19 @@ class ExprCompiler(OperatorCompiler):
         metatable's __index table (_SMh: its hash). Anything else (a value
         that is not a function, a missing method, __index functions, other
         types) goes to _method / _smethod with Lua's errors."""
-        m, i = self.temp(), self.temp()
+        m, i, m2, i2 = self.temp(), self.temp(), self.temp(), self.temp()
         name = repr(n.method)
         d = self.drepr(n.obj)
+        # the class's own class (a subclass's instance) is looked at inline too
+        parent = (
+            f"({m2} := {i}.meta) is not None and type({i2} := {m2}.hash.get('__index')) is _Table"
+            f" and type({f} := {i2}.hash.get({name})) is _FT"
+        )
         return (
             f"({f} if type({o} := {self.expr(n.obj)}) is _Table and ((({f} := {o}.hash.get({name})) is None"
             f" and ({m} := {o}.meta) is not None and type({i} := {m}.hash.get('__index')) is _Table"
-            f" and (type({f} := {i}.hash.get({name})) is _FT or {f} is None and ({f} := _method({o}, {name}, {d})) is {f}))"
+            f" and (type({f} := {i}.hash.get({name})) is _FT"
+            f" or {f} is None and ({parent} or ({f} := _method({o}, {name}, {d})) is {f})))"
             f" or type({f}) is _FT)"
             f" else {f} if type({o}) is str and type({i} := _SMh.get('__index')) is _Table"
             f" and type({f} := {i}.hash.get({name})) is _FT"

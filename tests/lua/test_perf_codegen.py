@@ -195,6 +195,20 @@ print(pcall(function() local t = {} return t:nope() end))
 print(pcall(function() local t = setmetatable({}, {}) return t:nope() end))
 print(("abc"):upper(), ("x"):rep(3))
 print(pcall(function() local n = 5 return n:foo() end))
+local G = {}
+G.__index = G
+function G:g() return "grand" end
+local P = setmetatable({}, G)
+P.__index = P
+local c = setmetatable({}, P)
+print(c:g(), pcall(function() return c:missing() end))
+G.g = setmetatable({}, {__call = function() return "callable grand" end})
+print(c:g())
+G.g = 7
+print(pcall(function() return c:g() end))
+local F = setmetatable({}, {__index = function(t, k) return function() return "fn " .. k end end})
+F.__index = F
+print(setmetatable({}, F):zap())
 local function tail(x) return x:who() end
 print(tail(o), tail(setmetatable({}, Mid)))
 """,
