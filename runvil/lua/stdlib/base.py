@@ -365,6 +365,8 @@ def select(*args):
 
 @builtin
 def tonumber(*args):
+    if len(args) == 1 and type(v := args[0]) is str:
+        return V.str2number(v)  # the common shape, without the argument check
     if len(args) < 2 or args[1] is None:
         v = check_any(args, 1, "tonumber")
         t = type(v)
