@@ -175,6 +175,9 @@ class _Twin(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call):
         func = node.func
         if isinstance(func, ast.Name):
+            final = self.final_result(func.id, node.args)
+            if final is not None:
+                return _at(final, node)
             if func.id in PURE_HELPERS or func.id.startswith("_mk_"):
                 return self.generic_visit(node)
             args = [self.visit(a) for a in node.args]
@@ -196,6 +199,36 @@ class _Twin(ast.NodeTransformer):
             bound = ast.Attribute(target, func.attr, ast.Load())
             return _at(ast.YieldFrom(ast.Call(_name("_gop"), [bound, _args_tuple(args)], [])), node)
         return self.lua_call(node, self.visit(func), [self.visit(a) for a in node.args])
+
+    @staticmethod
+    def final_result(helper: str, args: list):
+        """In a twin, a call's result is final: its pending tail call has run
+        (gcall runs them), so `_first(r)` of a Multi is `r[0]` and
+        `_expand(r)` is r itself."""
+        if len(args) != 1 or not isinstance(args[0], ast.Name):
+            return None
+        r = args[0].id
+        if helper == "_first":
+            return ast.IfExp(_name(r), ast.Subscript(_name(r), ast.Constant(0), ast.Load()), ast.Constant(None))
+        if helper == "_expand":
+            return _name(r)
+        return None
+
+    def visit_If(self, node: ast.If):
+        """`if type(r := call) is _Multi and r: _first(r)` (a call whose
+        values are dropped, its tail call run) is the call alone here."""
+        t = node.test
+        if (not node.orelse and len(node.body) == 1 and isinstance(t, ast.BoolOp) and isinstance(t.op, ast.And)
+                and len(t.values) == 2 and isinstance(t.values[0], ast.Compare)
+                and isinstance(t.values[0].left, ast.Call) and isinstance(t.values[0].left.func, ast.Name)
+                and t.values[0].left.func.id == "type" and len(t.values[0].left.args) == 1
+                and isinstance(t.values[0].left.args[0], ast.NamedExpr)
+                and isinstance(t.values[0].comparators[0], ast.Name) and t.values[0].comparators[0].id == "_Multi"
+                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Call)
+                and isinstance(node.body[0].value.func, ast.Name) and node.body[0].value.func.id == "_first"):
+            call = t.values[0].left.args[0].value
+            return ast.copy_location(ast.Expr(self.visit(call)), node)
+        return self.generic_visit(node)
 
     def lua_call(self, node, func, args):
         """A Lua call site: the callee is evaluated first, then the
