@@ -216,6 +216,8 @@ end
 print("10" + 1, "3" * "4", "2" ^ 2, pcall(function() return "x" + 1 end))
 local seq = {} for i = "1", "3" do seq[#seq + 1] = i end print(table.concat(seq, " "))
 print(tonumber("z", 36), tonumber("ff", 16), tonumber("777", 8), tonumber("8", 8))
+print(type(nil), type(1), type(1.5), type("s"), type({}), type(print), type(true), type(coroutine.create(print)))
+print(pcall(type), type(nil, 1), select("#", type(nil)))
 """,
     # tostring: strings and numbers at once, then metamethods and errors
     "tostring": """
