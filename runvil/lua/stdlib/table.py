@@ -31,7 +31,7 @@ from ..errors import lua_error as _error
 from ..table import LuaTable
 from ..values import EMPTY, Multi, getmetatable
 from . import lib_table
-from .budget import reserve_result
+from .budget import TINY_RESULT, reserve_result
 from .coroutine import CCall
 
 
@@ -193,15 +193,18 @@ def _field_str(v, i):
 
 
 def t_concat(*args):
-    if 1 <= len(args) <= 2:  # the common shape: a plain list of strings, the whole of it
-        t, sep = args if len(args) == 2 else (args[0], "")
+    n = len(args)
+    if n == 1 or n == 2:  # the common shape: a plain list of strings, the whole of it
+        t = args[0]
+        sep = args[1] if n == 2 else ""
         if type(t) is LuaTable and t.meta is None and type(sep) is str and (t.arr or not t.hash):
             a = t.arr
             if not a:
                 return ""
             try:  # len() and join() refuse (TypeError) any value not a string: the general path says which
                 size = sum(map(len, a)) + len(sep) * (len(a) - 1)
-                reserve_result(size)
+                if size > TINY_RESULT:  # a tiny one goes uncounted, as a new table does
+                    reserve_result(size)
                 return sep.join(a)
             except TypeError:
                 pass
