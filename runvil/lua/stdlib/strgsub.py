@@ -12,7 +12,7 @@ from ..args import check_str, opt_int, type_error
 from ..lpattern import PATTERNS, all_captures, capture, compile_pattern, error
 from ..table import LuaTable
 from ..values import Multi, reserve_memory
-from .budget import INLINE_RESULT, reserve_result
+from .budget import INLINE_RESULT, TINY_RESULT, reserve_result
 from .coroutine import CCall
 
 
@@ -154,7 +154,8 @@ def _gsub_by_template(pat, src: str, repl: str, max_s: int):
         reserve_memory(bound)
         return Multi(rx.subn(template, src, count))
     r = rx.subn(template, src, count)
-    reserve_result(len(r[0]))  # a small result: built at once, then counted
+    if len(r[0]) > TINY_RESULT:  # a small result: built at once, then counted (a tiny one is not)
+        reserve_result(len(r[0]))
     return Multi(r)
 
 

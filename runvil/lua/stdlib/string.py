@@ -20,7 +20,7 @@ from ..lpattern import (
 from ..table import LuaTable
 from ..values import EMPTY, Multi
 from . import lib_table
-from .budget import reserve_result
+from .budget import TINY_RESULT, reserve_result
 from .strformat import str_format
 from .strgsub import str_gsub
 from .strpack import str_pack, str_packsize, str_unpack
@@ -124,7 +124,8 @@ def str_rep(*args):
         error("resulting string too large")
     if ls == 0:
         return ""
-    reserve_result(ls * n - len(sep))
+    if ls * n > TINY_RESULT:  # a tiny result goes uncounted, as a new table does
+        reserve_result(ls * n - len(sep))
     if sep:  # no list of n items: only the result is built
         return (s + sep) * (n - 1) + s
     return s * n
