@@ -222,17 +222,19 @@ class ExprCompiler(OperatorCompiler):
         m = f"\x01{k.line}\x02" if k.line and k.line != self.cur_line else ""
         v = self.temp()
         if type(k) is A.String:
+            # in the table itself, else (a metatable) in its __index table (a
+            # class), else through _index
             key = repr(k.value)
+            mt, i = self.temp(), self.temp()
             if self.is_pure(o):
-                ot = self.expr(o)
-                return (
-                    f"({v} if type({ot}) is _Table and (({v} := {ot}.hash.get({key})) is not None or {ot}.meta is None)"
-                    f" else {m}_index({ot}, {key}, {d}))"
-                )
-            ot = self.temp()
+                ot = obj = self.expr(o)
+            else:
+                ot = self.temp()
+                obj = f"{ot} := {self.expr(o)}"
             return (
-                f"({v} if type({ot} := {self.expr(o)}) is _Table and (({v} := {ot}.hash.get({key})) is not None"
-                f" or {ot}.meta is None) else {m}_index({ot}, {key}, {d}))"
+                f"({v} if type({obj}) is _Table and (({v} := {ot}.hash.get({key})) is not None or ({mt} := {ot}.meta) is None"
+                f" or type({i} := {mt}.hash.get('__index')) is _Table and ({v} := {i}.hash.get({key})) is not None)"
+                f" else {m}_index({ot}, {key}, {d}))"
             )
         fk = fold(k)
         if type(fk) is A.Number and type(fk.value) is int and 0 < fk.value < 2**31:

@@ -319,6 +319,27 @@ print("con" .. "stant", "a" .. "b" .. "c", "" .. "")
 local parts = a .. b .. a .. b .. a .. b .. a .. b .. a .. b
 print(parts, a .. "1" .. "2" .. "3" .. b .. "4" .. "5" .. "6" .. a)
 """,
+    # o.k through the class (the metatable's __index table), and around it
+    "field reads through a class": """
+local Base = {kind = "base", flag = false}
+Base.__index = Base
+local Sub = setmetatable({sub = "sub"}, Base)
+Sub.__index = Sub
+local o = setmetatable({own = 1}, Sub)
+print(o.own, o.sub, o.kind, o.flag, o.missing)
+o.flag = true
+print(o.flag, Sub.flag, Base.flag)
+local calls = 0
+local f = setmetatable({}, {__index = function(t, k) calls = calls + 1 return k .. "!" end})
+print(f.x, f.y, calls)
+local h = setmetatable({}, {__index = setmetatable({}, {__index = function(t, k) return "deep " .. k end})})
+print(h.z)
+local n = setmetatable({}, {})
+print(n.nothing)
+print(pcall(function() local s = nil return s.x end))
+print(pcall(function() return o.missing.x end))
+print(("str").len == string.len, pcall(function() local b = true return b.x end))
+""",
 }
 
 
