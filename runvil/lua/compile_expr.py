@@ -34,6 +34,7 @@ class ExprCompiler(OperatorCompiler):
         self.hoisted: list = []  # (def text, line) to emit before the statement
         self.cur_block_end = 0
         self.ints: set = set()  # locals that only ever hold integers (infer.py)
+        self.tables: set = set()  # locals that only ever hold tables (infer.py)
         self.int_memo: dict = {}  # id(node) -> (node, is an integer expression)
 
     # -------------------------------------------------------------- names
@@ -73,6 +74,14 @@ class ExprCompiler(OperatorCompiler):
         if t in _PURE:
             return True
         return t is A.Name and isinstance(n.binding, LocalVar)
+
+    def table_test(self, n, text: str) -> str:
+        """`type(text) is _Table and `, the test that n (compiled to text)
+        is a table, or nothing when n is a local that only ever holds
+        tables (infer.table_locals)."""
+        if type(n) is A.Name and n.binding in self.tables:
+            return ""
+        return f"type({text}) is _Table and "
 
     def never_nil(self, n) -> bool:
         """Whether n's value can never be nil: a constant other than nil, a
@@ -232,7 +241,7 @@ class ExprCompiler(OperatorCompiler):
                 ot = self.temp()
                 obj = f"{ot} := {self.expr(o)}"
             return (
-                f"({v} if type({obj}) is _Table and (({v} := {ot}.hash.get({key})) is not None or ({mt} := {ot}.meta) is None"
+                f"({v} if {self.table_test(o, obj)}(({v} := {ot}.hash.get({key})) is not None or ({mt} := {ot}.meta) is None"
                 f" or type({i} := {mt}.hash.get('__index')) is _Table and ({v} := {i}.hash.get({key})) is not None)"
                 f" else {m}_index({ot}, {key}, {d}))"
             )
@@ -246,7 +255,7 @@ class ExprCompiler(OperatorCompiler):
                 ot = self.temp()
                 obj = f"{ot} := {self.expr(o)}"
             return (
-                f"({v} if type({obj}) is _Table and (({c} <= len({a} := {ot}.arr) and ({v} := {a}[{c - 1}])"
+                f"({v} if {self.table_test(o, obj)}(({c} <= len({a} := {ot}.arr) and ({v} := {a}[{c - 1}])"
                 f" is not None) or ({v} := {ot}.hash.get({c})) is not None or {ot}.meta is None)"
                 f" else {m}_index({ot}, {c}, {d}))"
             )
@@ -256,14 +265,14 @@ class ExprCompiler(OperatorCompiler):
                 # an integer key: the array part read in place
                 a = self.temp()
                 return (
-                    f"({v} if type({ot}) is _Table and ((0 < {kt} <= len({a} := {ot}.arr) and ({v} := {a}[{kt} - 1])"
+                    f"({v} if {self.table_test(o, ot)}((0 < {kt} <= len({a} := {ot}.arr) and ({v} := {a}[{kt} - 1])"
                     f" is not None) or ({v} := {ot}.hash.get({kt})) is not None or {ot}.meta is None)"
                     f" else {m}_index({ot}, {kt}, {d}))"
                 )
             a = self.temp()
             return (
                 # a key of any type: an integer one still reads the array part in place
-                f"({v} if type({ot}) is _Table and ((type({kt}) is int and 0 < {kt} <= len({a} := {ot}.arr)"
+                f"({v} if {self.table_test(o, ot)}((type({kt}) is int and 0 < {kt} <= len({a} := {ot}.arr)"
                 f" and ({v} := {a}[{kt} - 1]) is not None) or ({v} := {ot}.get({kt})) is not None or {ot}.meta is None)"
                 f" else {m}_index({ot}, {kt}, {d}))"
             )

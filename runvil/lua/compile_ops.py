@@ -35,6 +35,8 @@ class OperatorCompiler:
         if op == "-":
             return f"(-{a} if type({a} := {x}) is float or (type({a}) is int and {a} != {MN}) else _unm({a}, {d}))"
         if op == "#":
+            if not self.table_test(e, x):  # a local that only holds tables
+                return f"(len({x}.arr) if {x}.meta is None else _len({x}, {d}))"
             return f"(len({a}.arr) if type({a} := {x}) is _Table and {a}.meta is None else _len({a}, {d}))"
         if op == "~":
             return f"(~{a} if type({a} := {x}) is int else _bnot({a}, {d}))"
@@ -192,10 +194,12 @@ class OperatorCompiler:
             e = e.right
         ops.append(e)
         descs = tuple(self.desc(o) for o in ops)
-        if len(ops) <= 8:
+        if len(ops) <= 8 and not all(type(fold(o)) is A.String for o in ops):
             # strings and integers, short: joined inline (every part evaluated
             # first, `&`); anything else, or a long result (reserved against
-            # the memory limit before it is built), in _concatn
+            # the memory limit before it is built), in _concatn. Constants
+            # alone are joined at run time: a new string each time, as in Lua
+            # (an f-string of constants would be one shared constant)
             texts, tests, lens, literal = [], [], [], []
             for o in ops:
                 fo = fold(o)
@@ -212,9 +216,8 @@ class OperatorCompiler:
                     lens.append(f"(len({t}) if {ty} is str else 20)")
             joined = "".join(literal)
             short = f"{' + '.join(lens)} <= {V.INLINE_CONCAT}"
-            test = f"{' & '.join(tests)} and {short}" if tests else short
             return (
-                f"(f\"{joined}\" if {test}"
+                f"(f\"{joined}\" if {' & '.join(tests)} and {short}"
                 f" else \x01{line}\x02_concatn(({', '.join(texts)},), {descs!r}))"
             )
         parts = ", ".join(self.expr(o) for o in ops)

@@ -55,7 +55,7 @@ class StoreCompiler:
         else:
             cases = (f"type({v}) is type({e}) is int and {MN} <= ({r} := {v} {op} {e}) <= {M}"
                      f" or type({v}) is type({e}) is float and ({r} := {v} {op} {e}) is {r}")
-        return (f"type({ot}) is _Table and ({v} := ({h} := {ot}.hash).get({k})) is not None and ({cases}):"
+        return (f"{self.table_test(o, ot)}({v} := ({h} := {ot}.hash).get({k})) is not None and ({cases}):"
                 f" {h}[{k}] = {r}")
 
     def append_pure(self, target, value) -> str | None:
@@ -73,11 +73,11 @@ class StoreCompiler:
             v, given = self.expr(value), ""
         elif _plain_local(value):
             v = value.binding.pyname
-            given = f" and {v} is not None"
+            given = "" if self.never_nil(value) else f" and {v} is not None"
         else:
             return None
         x = t.binding.pyname
-        return f"type({x}) is _Table and {x}.meta is None and not {x}.hash{given}: {x}.arr.append({v})"
+        return f"{self.table_test(t, x)}{x}.meta is None and not {x}.hash{given}: {x}.arr.append({v})"
 
     def store(self, target, o, k, value: str, ind: int, line: int, end_line: int = 0, nonnil: bool = False):
         """Emits target = value; o/k are temps already holding the table

@@ -1,6 +1,7 @@
 """Integer locals: which locals of a function can only ever hold integers,
 so the compiler can drop the type checks of their arithmetic and
-comparisons (keeping the 64-bit wraparound).
+comparisons (keeping the 64-bit wraparound); and table locals, which only
+ever hold tables.
 
 A local qualifies when every value it is ever given is an integer
 expression: an integer literal, another such local, or + - * // % and the
@@ -47,6 +48,16 @@ def int_locals(fn: A.Function) -> set:
                 ints.discard(v)
                 changed = True
     return ints
+
+
+def table_locals(fn: A.Function) -> set:
+    """The LocalVars of fn (not of nested functions, not cells) that only
+    ever hold tables: every value they are given is a table constructor
+    (so a type test of theirs can be left out; their metatable still
+    needs testing)."""
+    defs: dict[LocalVar, list] = {}
+    _collect(fn.body, defs)
+    return {v for v, es in defs.items() if not v.is_cell and all(type(e) is A.Table for e in es)}
 
 
 def _give(defs, var, expr):

@@ -340,6 +340,34 @@ print(pcall(function() local s = nil return s.x end))
 print(pcall(function() return o.missing.x end))
 print(("str").len == string.len, pcall(function() local b = true return b.x end))
 """,
+    # locals that only ever hold tables: no type test, metatables still seen
+    "table locals": """
+local t = {}
+for i = 1, 5 do t[#t + 1] = i end
+local n = 0
+for i = 1, #t do n = n + t[i] end
+print(n, #t, t[1], t.x)
+setmetatable(t, {__index = function(_, k) return "idx" end, __len = function() return 42 end,
+  __newindex = function(tab, k, v) rawset(tab, k, v * 10) end})
+t[#t + 1] = 1
+print(#t, t[6], t[100], t.x, rawget(t, 43))
+local r = {count = 0}
+for i = 1, 3 do r.count = r.count + 1 end
+setmetatable(r, {__index = {extra = "e"}})
+r.count = r.count + 1
+print(r.count, r.extra, r.none)
+local later = {}
+later = {1, 2}
+later[#later + 1] = 3
+print(#later, later[3])
+local maybe = {}
+if n > 100 then maybe = "str" end
+print(#maybe, maybe[1])
+local cap = {}
+local function add(v) cap[#cap + 1] = v end
+add(1) add(2)
+print(#cap, cap[2])
+""",
 }
 
 
