@@ -179,6 +179,13 @@ PROGRAMS = {
         coroutine.resume(c2)
         print(coroutine.close(c2))
     """,
+    "string arithmetic's fallback metamethod is a C call": """
+        -- lstrlib's trymt calls the other operand's __add with lua_call: no yield there
+        local m = setmetatable({}, {__add = function(a, b) coroutine.yield('add') return 7 end})
+        print(coroutine.resume(coroutine.create(function() return '10' + m end)))
+        print(coroutine.resume(coroutine.create(function() return m + '10' end)))
+        print(pcall(function() return '10' + setmetatable({}, {__add = function() return 8 end}) end))
+    """,
     "status, running and isyieldable inside": """
         local co
         co = coroutine.create(function()
@@ -325,3 +332,53 @@ def test_every_function_of_the_lua_programs_gets_a_twin_or_none():
             made = twin_code(code)
             kinds["leaf" if made is LEAF else "none" if made is None else "twin"] += 1
     assert kinds["twin"] > 100 and kinds["leaf"] > 10, kinds
+
+
+# -------------------------------------------- generated programs in twins
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from .test_differential import ARITH, ATOMS, BITS, CMP, OTHER, PRELUDE, same  # noqa: E402
+
+#: `m`: a table whose metamethods yield before they answer
+YIELDING = PRELUDE + """local mt = {}
+for _, e in ipairs({'add', 'sub', 'mul', 'div', 'mod', 'pow', 'unm', 'idiv', 'band', 'bor', 'bxor', 'shl', 'shr',
+                    'bnot', 'concat', 'len', 'eq', 'lt', 'le'}) do
+  mt['__' .. e] = function(a, b) coroutine.yield(e) return e == 'concat' and 'c' or (e == 'eq' or e == 'lt' or e == 'le') or 7 end
+end
+mt.__index = function(t, k) coroutine.yield('index') return k end
+local m = setmetatable({}, mt)
+local function drive(f)
+  local co = coroutine.create(f)
+  local out = {}
+  while true do
+    local r = table.pack(coroutine.resume(co))
+    if coroutine.status(co) == 'dead' then
+      print(table.concat(out, ','), show(table.unpack(r, 1, r.n)))
+      return
+    end
+    out[#out + 1] = tostring(r[2])
+  end
+end
+"""
+
+
+def twin_exprs(depth=3):
+    atoms = st.one_of(ATOMS, st.just("m"), st.just("m.k"))
+    if depth == 0:
+        return atoms
+    sub = twin_exprs(depth - 1)
+    return st.one_of(
+        atoms,
+        st.tuples(sub, st.sampled_from(ARITH + BITS + CMP + OTHER), sub).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+        st.tuples(st.sampled_from(["-", "not ", "#", "~"]), sub).map(lambda t: f"({t[0]}{t[1]})"),
+        st.tuples(sub, sub).map(lambda t: f"math_type({t[0]}), {t[1]}"),
+    )
+
+
+@given(twin_exprs())
+def test_generated_expressions_in_a_coroutine(expr):
+    # every operator of the expression may yield (through m's metamethods)
+    same(YIELDING + f"drive(function() coroutine.yield('start') return {expr} end)\n"
+                    f"drive(function() local v = {expr} coroutine.yield('v') return v, ({expr}) end)\n")

@@ -21,6 +21,7 @@ from ..table import LuaTable
 from ..values import EMPTY, Multi
 from . import lib_table
 from .budget import TINY_RESULT, reserve_result
+from .coroutine import CCall
 from .strformat import str_format
 from .strgsub import str_gsub
 from .strpack import str_pack, str_packsize, str_unpack
@@ -365,6 +366,7 @@ def _arith_metamethod(event: str):
             return values.string_arith(event, a, b)
         if type(b) is str or (h := values.getmetamethod(b, event)) is None:
             error(f"attempt to {event[2:]} a '{values.type_name(a)}' with a '{values.type_name(b)}'")
-        return values.call1(h, a, b)
+        with CCall():  # trymt's lua_call: a nested C call, where the metamethod may not yield
+            return values.call1(h, a, b)
 
     return arith
