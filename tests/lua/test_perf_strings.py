@@ -265,3 +265,15 @@ def test_risk_of_a_regex_is_judged_by_the_subjects_runs():
     assert words.regex_for(text) is not None
     assert words.regex_for("a" * 20_000 + " " + text) is None
     assert words.regex_for("\u0100" * 20_000 + text) is not None  # not a byte: breaks a run
+
+
+def test_format_fast_path_is_built_at_a_second_use():
+    """A format made anew for each call (text joined into it) never pays
+    for building its fast path; one used again gets it."""
+    from runvil.lua.stdlib import strformat
+
+    fmt = "once only %d: a format string no other test uses"
+    assert strformat.str_format(fmt, 1) == "once only 1: a format string no other test uses"
+    assert strformat._FAST[fmt] is strformat._SEEN
+    assert strformat.str_format(fmt, 2) == "once only 2: a format string no other test uses"
+    assert callable(strformat._FAST[fmt])

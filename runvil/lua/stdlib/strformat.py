@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from types import FunctionType
 
 from .. import values
 from ..args import arg_error, check_int, check_number, check_str
@@ -306,11 +307,13 @@ _PARSED: dict = {}
 def str_format(*args):
     if args and type(fmt := args[0]) is str:
         fast = _FAST.get(fmt)
-        if fast is None:
+        if fast is None:  # built at its second use: a format made anew for each call never pays for a build
             if len(_FAST) >= 256:
                 _FAST.clear()
+            _FAST[fmt] = _SEEN
+        elif fast is _SEEN:
             fast = _FAST[fmt] = _fast_format(fmt)
-        if fast is not False and (r := fast(args)) is not None:
+        if type(fast) is FunctionType and (r := fast(args)) is not None:
             return r
     items = parse_format(check_str(args, 1, "format"))
     top = len(args)
@@ -340,8 +343,10 @@ def str_format(*args):
     return "".join(out)
 
 
-#: format string -> its fast form (see _fast_format) or False
+#: format string -> its fast form (see _fast_format), False, or _SEEN once
+#: it was used once
 _FAST: dict = {}
+_SEEN = object()
 
 
 def _fast_format(fmt: str):
