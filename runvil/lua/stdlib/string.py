@@ -225,10 +225,13 @@ def str_find(*args):
     else:
         init = -1
     if init >= 0 and type(s) is str and type(p) is str and init <= len(s):
-        pat = PATTERNS.get(p) or compile_pattern(p)
-        if pat.plain:  # no specials: plain text, as lmemfind
+        pat = PATTERNS.get(p)
+        if pat is None and not has_specials(p) or pat is not None and pat.plain:
+            # no specials: plain text, as lmemfind (a new text is not compiled)
             k = s.find(p, init)
             return None if k < 0 else Multi((k + 1, k + len(p)))
+        if pat is None:
+            pat = compile_pattern(p)
         rx = pat.find_rx
         if rx is not None or (pat.textcaps and pat.regex is not None and (rx := pat.regex_for(s)) is not None):
             m = rx.match(s, init) if pat.anchor else rx.search(s, init)
