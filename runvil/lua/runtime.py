@@ -28,10 +28,12 @@ def tlist(arr: list) -> LuaTable:
 
 
 def tnamed(d: dict) -> LuaTable:
-    """`{x = 1, y = 2}` with distinct names: the dict is the hash part as it
-    is. A nil value stays as a tombstone (a key no walk or read sees, as the
-    table's invariants allow), which spares testing every value: `None in
-    d.values()` compares each value with None, the slowest way to fail."""
+    """`{x = 1, y = 2}` with distinct names: nil values leave no key (as
+    luaH_newkey, so `next(t, "x")` of `{x = nil}` is an invalid key).
+    Generated code calls this only when a value may be nil: it builds the
+    table of non-nil values itself."""
+    if None in d.values():
+        d = {k: v for k, v in d.items() if v is not None}
     return LuaTable(None, d)
 
 

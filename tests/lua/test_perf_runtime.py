@@ -90,6 +90,7 @@ e.b = 7
 for k, v in pairs(e) do print(k, v) end
 local obj = setmetatable({name = none}, {__index = function(_, k) return "dflt " .. k end})
 print(obj.name, obj.other)
+print(pcall(next, {x = none, y = 1}, "x"))
 local n = 0
 for i = 1, 100 do local u = {p = (i % 2 == 0) and i or nil, q = i} u.p = nil u.r = i if u.p == nil then n = n + 1 end end
 print(n)
