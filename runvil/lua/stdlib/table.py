@@ -34,8 +34,6 @@ from . import lib_table
 from .budget import TINY_RESULT, reserve_result
 from .coroutine import CCall
 
-
-
 _M64 = 0xFFFFFFFFFFFFFFFF
 MAXI = V.MAXI
 #: Lua's stack cannot take many more values than this (LUAI_MAXSTACK is
