@@ -29,6 +29,8 @@ C = [0]
 #: the count a chunk called by the host starts at, as under lua.c (its
 #: `pmain` and `docall` are two protected calls)
 HOST_CCALLS = 1
+
+
 def check(n: int, positioned: bool = True) -> None:
     """luaE_checkcstack for a count about to become `n` (>= the limit):
     raises at the limit, lets calls that handle that error through, and
