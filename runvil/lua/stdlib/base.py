@@ -13,8 +13,8 @@ from ..compiled import compile_lua
 from ..cstack import ccall
 from ..errors import LuaError, LuaSyntaxError, builtin, where
 from ..runtime import error_value
-from ..stepcost import NEXT_ITEM_COST
 from ..state import chunkid
+from ..stepcost import NEXT_ITEM_COST
 from ..table import LuaTable
 from ..values import EMPTY, Multi, Userdata
 from . import lib_table
