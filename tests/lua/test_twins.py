@@ -382,3 +382,26 @@ def test_generated_expressions_in_a_coroutine(expr):
     # every operator of the expression may yield (through m's metamethods)
     same(YIELDING + f"drive(function() coroutine.yield('start') return {expr} end)\n"
                     f"drive(function() local v = {expr} coroutine.yield('v') return v, ({expr}) end)\n")
+
+
+STATEMENTS = [
+    "a = a + 1", "coroutine.yield(a)", "t[#t + 1] = a", "for i = 1, 2 do coroutine.yield(i) end",
+    "for _, v in ipairs(t) do a = a + v end", "for k in pairs({x = 1}) do coroutine.yield(k) end",
+    "local ok, e = pcall(function() coroutine.yield('p'); error('x') end); coroutine.yield(tostring(ok) .. e)",
+    "a = (function(...) return select('#', ...) end)(a, coroutine.yield('arg'))",
+    "do local c <close> = setmetatable({}, {__close = function() coroutine.yield('close') end}) end",
+    "a = m + a", "if a > 3 then coroutine.yield('big') else a = a * 2 end", "a = tostring(a):len() + a",
+    "b = {coroutine.yield('tbl'), a}", "a = a + #b", "local f = function() return coroutine.yield('f') end; f()",
+    "string.gsub('ab', '.', function(c) a = a + 1 end)", "a = m.key and a", "while a > 100 do a = a // 2 end",
+    "local s = ''; for w in ('x y'):gmatch('%a') do s = s .. w end; coroutine.yield(s)",
+    "goto skip; a = -1; ::skip::", "a = select(2, xpcall(coroutine.yield, print, 'xp')) or a",
+    "table.sort(t, function(x, y) return x > y end)", "a = (a < m) and 1 or 2",
+]
+
+
+@given(st.lists(st.sampled_from(STATEMENTS), min_size=1, max_size=8, unique=True))  # one label each
+def test_generated_statements_in_a_coroutine(stmts):
+    body = "\n".join(stmts)
+    same(YIELDING + f"drive(function() local a, b, t = 1, {{}}, {{}}\n{body}\nreturn a, #t end)\n"
+                    f"drive(function() local a, b, t = 2, {{}}, {{3}}\nlocal function inner() {body}\n return a end\n"
+                    f"return inner(), #t end)\n")
