@@ -91,6 +91,11 @@ class OperatorCompiler:
                 f"({a} / {b} if (({ta} := type({a} := {x})) is int or {ta} is float) & (type({b} := {y}) in _NUMS)"
                 f" and {b} else {L}_div({slow_args}))"
             )
+        if op in ("//", "%") and type(n.right) is A.Number and type(n.right.value) is int and n.right.value > 0:
+            # a positive integer constant divisor: only the dividend's type to check
+            c = n.right.value
+            fn = "_idiv" if op == "//" else "_mod"
+            return f"({a} {op} {c} if type({a} := {x}) is int else {L}{fn}({a}, {c}, {da}, {db}))"
         if op == "//":
             return f"({a} // {b} if type({a} := {x}) is type({b} := {y}) is int and {b} > 0 else {L}_idiv({slow_args}))"
         if op == "%":

@@ -368,6 +368,22 @@ local function add(v) cap[#cap + 1] = v end
 add(1) add(2)
 print(#cap, cap[2])
 """,
+    # // and % by a positive integer constant
+    "constant divisors": """
+local function f(x) return x // 100, x % 100, x // 7, x % 7 end
+print(f(12345))
+print(f(-12345))
+print(f(7.5))
+print(f(-0.0))
+print(f(math.huge))
+print(f(-math.huge))
+print(f(math.mininteger))
+print(f("250"))
+print(pcall(f, {}))
+print(pcall(f, nil))
+local S = setmetatable({}, {__idiv = function() return "idiv" end, __mod = function() return "mod" end})
+print(S // 3, S % 3)
+""",
 }
 
 
