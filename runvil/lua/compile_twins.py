@@ -33,7 +33,6 @@ source (compiled.PY_SOURCE), and bound to each closure's own cells.
 from __future__ import annotations
 
 import ast
-import copy
 import itertools
 import types
 
@@ -231,19 +230,20 @@ class _Twin(ast.NodeTransformer):
         return self.generic_visit(node)
 
     def lua_call(self, node, func, args):
-        """A Lua call site: the callee is evaluated first, then the
-        arguments, as in Lua; then, by what the callee is:
+        """A Lua call site. The callee is evaluated first, then the
+        arguments (once, into a tuple), as in Lua; then, by the callee:
 
-            _Multi((yield (args))) if (v := callee) is _YIELD
-            else <the result of yield from t(args), its tail calls run> if (t := v's twin)
-            else v(args) if v in _GSAFE        # a builtin that never runs Lua code
-            else (yield from _gcall(v, (args)))  # the rest: gcall sorts it out
+            _Multi((yield a)) if ((v := callee), (a := (args,)))[0] is _YIELD
+            else <yield from t(*a), its tail call run> if (t := v's twin)
+            else v(*a) if v in _GSAFE          # a builtin that never runs Lua code
+            else (yield from _gcall(v, a))     # the rest: gcall sorts it out
         """
-        v, t, r = self.temp(), self.temp(), self.temp()
-        tup = lambda: _args_tuple([_clone(a) for a in args])  # noqa: E731
-        star = lambda: [_clone(a) for a in args]  # noqa: E731
-        yielded = ast.Call(_name("_Multi"), [ast.Yield(tup())], [])
-        ran = ast.YieldFrom(ast.Call(_name(t), star(), []))
+        v, a, t, r = self.temp(), self.temp(), self.temp(), self.temp()
+        both = ast.Tuple([ast.NamedExpr(ast.Name(v, ast.Store()), func),
+                          ast.NamedExpr(ast.Name(a, ast.Store()), _args_tuple(args))], ast.Load())
+        test = ast.Compare(ast.Subscript(both, ast.Constant(0), ast.Load()), [ast.Is()], [_name("_YIELD")])
+        yielded = ast.Call(_name("_Multi"), [ast.Yield(_name(a))], [])
+        ran = ast.YieldFrom(ast.Call(_name(t), [ast.Starred(_name(a), ast.Load())], []))
         pending = ast.BoolOp(ast.And(), [
             ast.Compare(ast.Call(_name("type"), [ast.NamedExpr(ast.Name(r, ast.Store()), ran)], []), [ast.Is()],
                         [_name("_Multi")]),
@@ -258,9 +258,8 @@ class _Twin(ast.NodeTransformer):
                           ast.Call(_name("getattr"), [_name(v), ast.Constant("lua_twin"), ast.Constant(None)], [])),
             [ast.IsNot()], [ast.Constant(None)])
         safe = ast.Compare(_name(v), [ast.In()], [_name("_GSAFE")])
-        direct = ast.Call(_name(v), star(), [])
-        called = ast.YieldFrom(ast.Call(_name("_gcall"), [_name(v), tup()], []))
-        test = ast.Compare(ast.NamedExpr(ast.Name(v, ast.Store()), func), [ast.Is()], [_name("_YIELD")])
+        direct = ast.Call(_name(v), [ast.Starred(_name(a), ast.Load())], [])
+        called = ast.YieldFrom(ast.Call(_name("_gcall"), [_name(v), _name(a)], []))
         expr = ast.IfExp(test, yielded, ast.IfExp(has_twin, twin_result, ast.IfExp(safe, direct, called)))
         return _at(expr, node)
 
@@ -295,8 +294,3 @@ class _Twin(ast.NodeTransformer):
         for n in (take, done, bind_, loop):
             ast.copy_location(n, node)
         return ast.fix_missing_locations(loop)
-
-
-def _clone(node):
-    """A second copy of an argument (each branch of a call holds its own)."""
-    return copy.deepcopy(node)

@@ -234,8 +234,7 @@ def make_giter(steps: list, tick, next_fn, ipairs_aux):
             if walk is not None:  # the sandbox pairs' own walk
                 it = walk(n, steps, tick)
             elif type(f) is FunctionType and (walk := getattr(f, "lua_walk_calls", None)) is not None:
-                it = walk(s, c, n)  # a coroutine.wrap function: it resumes its coroutine itself
-                charged = False
+                it = walk(s, c, n, steps, tick)  # a coroutine.wrap function: it resumes its coroutine itself
             else:
                 it = _walk_calls(f, s, c, n)
                 charged = False

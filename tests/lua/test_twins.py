@@ -316,10 +316,11 @@ def test_every_function_of_the_lua_programs_gets_a_twin_or_none():
     from runvil.lua.compiled import compile_lua
     from runvil.lua.errors import LuaSyntaxError
 
-    files = sorted((Path(__file__).parent / "programs").glob("*.lua"))
-    shared = Path(__file__).resolve().parents[3] / "shared" / "lua-testes-5.4.4"
-    if shared.is_dir():
-        files += sorted(shared.glob("*.lua"))
+    root = Path(__file__).resolve().parents[2]
+    files = sorted((root / "tests" / "lua" / "programs").glob("*.lua")) + sorted((root / "benchmarks" / "lua").glob("*.lua"))
+    shared = root.parent / "shared" / "lua-testes-5.4.4"
+    if shared.is_dir():  # Lua's own tests of closures, coroutines and goto: the most varied shapes
+        files += [shared / n for n in ("coroutine.lua", "closure.lua", "goto.lua", "locals.lua")]
     kinds = {"twin": 0, "leaf": 0, "none": 0}
     for path in files:
         try:
@@ -331,7 +332,7 @@ def test_every_function_of_the_lua_programs_gets_a_twin_or_none():
                 continue
             made = twin_code(code)
             kinds["leaf" if made is LEAF else "none" if made is None else "twin"] += 1
-    assert kinds["twin"] > 100 and kinds["leaf"] > 10, kinds
+    assert kinds["twin"] > 100 and kinds["leaf"] > 5, kinds
 
 
 # -------------------------------------------- generated programs in twins

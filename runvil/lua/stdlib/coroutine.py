@@ -193,11 +193,13 @@ class Coroutine:
         return args
 
 
-def walk_wrapped(co: Coroutine, s, c, n: int):
+def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
     """A generic for over a coroutine.wrap function (runtime.make_giter),
     natively: each item is what the coroutine yields next, resumed with
     (s, c) as the for calls its iterator, with the function's errors at
-    the loop's line."""
+    the loop's line; a step an item, charged 64 at a time (as
+    runtime._charged charges an iterator function's)."""
+    k = 0  # items not charged yet, as _charged counts them
     while True:
         if co.status != "suspended":
             what = "dead" if co.status == "dead" else "non-suspended"
@@ -207,8 +209,15 @@ def walk_wrapped(co: Coroutine, s, c, n: int):
             raise LuaError(current_where() + values if type(values) is str else values)
         c = values[0] if values else None
         if c is None:
-            return
+            break
+        k += 1
+        if k == 64:
+            steps[0] -= 64
+            k = 0
+            if steps[0] < 0:
+                tick()
         yield c if n == 1 else adjust(values, n)
+    steps[0] -= k
 
 
 def _twin_failed(e: BaseException) -> tuple:
@@ -338,7 +347,7 @@ def open_lib(state) -> None:
                 raise LuaError(v)
             return Multi(values)
 
-        wrapped.lua_walk_calls = lambda s, c, n: walk_wrapped(co, s, c, n)  # a generic for over it
+        wrapped.lua_walk_calls = lambda s, c, n, steps, tick: walk_wrapped(co, s, c, n, steps, tick)  # a for over it
         return builtin(wrapped)
 
     def close(*args):
