@@ -92,13 +92,12 @@ def _make(code: types.CodeType):
     qual = code.co_qualname.split(".<locals>.")
     if source is None or len(qual) != 2:
         raise NoTwin
-    factory_name, name = qual
+    factory_name = qual[0]
+    text, rename = source
     factories = _trees.get(code.co_filename)
-    if factories is None:
-        text, _rename = source
+    if factories is None:  # the chunk's factories, parsed once
         tree = ast.parse(text)
         factories = _trees[code.co_filename] = {d.name: d for d in tree.body if isinstance(d, ast.FunctionDef)}
-    text, rename = source
     factory = factories.get(rename.old_name(factory_name) if rename else factory_name)
     if factory is None:
         raise NoTwin

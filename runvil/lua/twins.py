@@ -21,10 +21,10 @@ import sys
 from types import FunctionType
 
 from . import values as V
+from .args import arg_error, check_function
 from .contexts import RUNNING_CO, Context
 from .contexts import resume as run_context
 from .contexts import suspend as leave_context
-from .args import arg_error, check_function
 from .cstack import DIRECT, LUAI_MAXCCALLS, C, NeedsContext, check
 from .errors import LUA_CODE, QUALNAMES, CoroutineKill, LuaError, add_stack_hop, builtin
 from .runtime import _tbc_check, _tbc_close, fixed

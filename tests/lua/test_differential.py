@@ -26,12 +26,12 @@ CMP = ["==", "~=", "<", "<=", ">", ">="]
 OTHER = ["..", "and", "or"]
 
 
-def exprs(depth=3):
+def exprs(depth=3, atoms=ATOMS):
     if depth == 0:
-        return ATOMS
-    sub = exprs(depth - 1)
+        return atoms
+    sub = exprs(depth - 1, atoms)
     return st.one_of(
-        ATOMS,
+        atoms,
         st.tuples(sub, st.sampled_from(ARITH + BITS + CMP + OTHER), sub).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
         st.tuples(st.sampled_from(["-", "not ", "#", "~"]), sub).map(lambda t: f"({t[0]}{t[1]})"),
         st.tuples(sub, sub).map(lambda t: f"math_type({t[0]}), {t[1]}"),

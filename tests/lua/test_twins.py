@@ -337,10 +337,10 @@ def test_every_function_of_the_lua_programs_gets_a_twin_or_none():
 
 # -------------------------------------------- generated programs in twins
 
-from hypothesis import given  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import given
+from hypothesis import strategies as st
 
-from .test_differential import ARITH, ATOMS, BITS, CMP, OTHER, PRELUDE, same  # noqa: E402
+from .test_differential import ATOMS, PRELUDE, exprs, same
 
 #: `m`: a table whose metamethods yield before they answer
 YIELDING = PRELUDE + """local mt = {}
@@ -365,20 +365,7 @@ end
 """
 
 
-def twin_exprs(depth=3):
-    atoms = st.one_of(ATOMS, st.just("m"), st.just("m.k"))
-    if depth == 0:
-        return atoms
-    sub = twin_exprs(depth - 1)
-    return st.one_of(
-        atoms,
-        st.tuples(sub, st.sampled_from(ARITH + BITS + CMP + OTHER), sub).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
-        st.tuples(st.sampled_from(["-", "not ", "#", "~"]), sub).map(lambda t: f"({t[0]}{t[1]})"),
-        st.tuples(sub, sub).map(lambda t: f"math_type({t[0]}), {t[1]}"),
-    )
-
-
-@given(twin_exprs())
+@given(exprs(atoms=st.one_of(ATOMS, st.just("m"), st.just("m.k"))))
 def test_generated_expressions_in_a_coroutine(expr):
     # every operator of the expression may yield (through m's metamethods)
     same(YIELDING + f"drive(function() coroutine.yield('start') return {expr} end)\n"
