@@ -201,8 +201,8 @@ class OperatorCompiler:
         descs = tuple(self.desc(o) for o in ops)
         if len(ops) <= 8 and not all(type(fold(o)) is A.String for o in ops):
             # strings and integers, short: joined inline (every part evaluated
-            # first, `&`); anything else, or a long result (reserved against
-            # the memory limit before it is built), in _concatn. Constants
+            # first, `&`); anything else, or a longer result (counted against
+            # the memory limit, or reserved before it is built), in _concatn. Constants
             # alone are joined at run time: a new string each time, as in Lua
             # (an f-string of constants would be one shared constant)
             texts, tests, lens, literal = [], [], [], []
@@ -220,7 +220,7 @@ class OperatorCompiler:
                     literal.append(f"{{{t}}}")
                     lens.append(f"(len({t}) if {ty} is str else 20)")
             joined = "".join(literal)
-            short = f"{' + '.join(lens)} <= {V.INLINE_CONCAT}"
+            short = f"{' + '.join(lens)} <= {V.TINY_RESULT}"  # a longer one is counted by _concatn
             return (
                 f"(f\"{joined}\" if {' & '.join(tests)} and {short}"
                 f" else \x01{line}\x02_concatn(({', '.join(texts)},), {descs!r}))"

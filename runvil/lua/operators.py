@@ -341,8 +341,9 @@ def concat(a, b, da=None, db=None):
         n = len(a) + len(b)
         if n > INLINE_CONCAT:
             _values.reserve_memory(n)  # counted against the memory limit before it is built
-        else:
+        elif n > TINY_RESULT:
             check_string_size(n)
+            count_unreserved(n)
         return a + b
     h = getmetamethod(a, "__concat")
     if h is None:
@@ -381,6 +382,29 @@ MAX_STRING = [2**31]
 
 #: the longest result of `..` built inline; a longer one is reserved first
 INLINE_CONCAT = 65536
+#: bytes of strings built without reserving them first (`..` results and
+#: builtins' results of up to INLINE_CONCAT bytes), reserved together once
+#: past UNRESERVED_STEP: a loop that keeps them still reaches the memory guard
+UNRESERVED = [0]
+UNRESERVED_STEP = 256 * 1024
+#: a result this short goes uncounted on hot paths, as a new table does: the
+#: step counter's periodic read of the resident size is what sees those
+TINY_RESULT = 256
+
+
+def count_unreserved(n: int) -> None:
+    """Counts a result of n bytes built without reserving it first."""
+    UNRESERVED[0] += n
+    if UNRESERVED[0] > UNRESERVED_STEP:
+        reserve_unreserved()
+
+
+def reserve_unreserved() -> None:
+    """Reserves the results counted in UNRESERVED (the guard alone: no one
+    string is that long)."""
+    n = UNRESERVED[0]
+    UNRESERVED[0] = 0
+    _values.MEMORY_GUARD[0](n)
 
 
 def check_string_size(n: int) -> None:

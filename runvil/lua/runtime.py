@@ -402,8 +402,9 @@ def concatn(parts: tuple, descs: tuple):
     n = sum(map(len, parts))
     if n > V.INLINE_CONCAT:
         V.reserve_memory(n)
-    elif n > V.MAX_STRING[0]:
-        V.check_string_size(n)  # raises Lua's memory error
+    elif n > V.TINY_RESULT:
+        V.check_string_size(n)  # Lua's memory error past the sandbox's string limit
+        V.count_unreserved(n)
     return "".join(parts)
 
 

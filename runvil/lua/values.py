@@ -490,7 +490,7 @@ from .numbers import (  # noqa: E402, F401
     DEFAULT_NAN, INF, MAXI, MINI, float_to_int, fmt_float, fmt_number, str2number, tointeger, tonumber, wrap,
 )
 from .operators import (  # noqa: E402, F401
-    INLINE_CONCAT, MAX_STRING, add, band, bnot, bor, bxor, check_string_size, concat, div, eq, fmod_lua, idiv, le, length, lt,
+    INLINE_CONCAT, MAX_STRING, TINY_RESULT, UNRESERVED, UNRESERVED_STEP, count_unreserved, reserve_unreserved, add, band, bnot, bor, bxor, check_string_size, concat, div, eq, fmod_lua, idiv, le, length, lt,
     mod, mul, pow_, shift_left, shl, shr, string_arith, sub, unm,
 )
 

@@ -127,6 +127,33 @@ def test_a_long_concatenation_is_refused_before_it_is_built():
     assert int(out[1]) < 80 * 1024 * 1024  # the 64 MB string, never the 128 MB one (104 MB before)
 
 
+def test_a_loop_of_mid_sized_concatenations_reaches_the_memory_limit():
+    """Results under 64 KB are built without reserving them first, but they
+    are counted: a loop keeping 60 KB `..` results (`big .. i`, and an
+    inline chain `'<' .. big .. '>'`) stops at the limit, not gigabytes past
+    it (it grew 935 MB past a 200 MB limit before the step check stopped it)."""
+    import subprocess
+    import sys
+
+    code = """if True:
+        import sys, tracemalloc
+        from runvil.lua import LuaState, Limits
+        tracemalloc.start()
+        st = LuaState(stdout=sys.stdout.write, limits=Limits(memory=64 * 1024 * 1024, steps=None))
+        for body in ("t[#t + 1] = big .. i", "t[#t + 1] = '<' .. big .. '>'"):
+            st.execute("local big, t = ('x'):rep(60000), {} print(pcall(function() for i = 1, 10^6 do "
+                       + body + " end end))", "=input")
+            print(tracemalloc.get_traced_memory()[1])
+            tracemalloc.reset_peak()
+    """
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    out = p.stdout.splitlines()
+    assert len(out) == 4, p.stdout + p.stderr
+    for i in (0, 2):
+        assert out[i] == "false\tinput:1: memory limit exceeded (67108864 bytes)", p.stdout + p.stderr
+        assert int(out[i + 1]) < 96 * 1024 * 1024, out
+
+
 def test_memory_limit_on_table_growth():
     out = run(
         "print(pcall(function() local t = {} for i = 1, 10^9 do t[i] = {i} end end))",

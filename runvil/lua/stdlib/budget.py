@@ -59,29 +59,16 @@ def reserve_result(n: int) -> None:
     if n > INLINE_RESULT or n > values.MAX_STRING[0]:
         values.reserve_memory(n)
         return
-    UNRESERVED[0] += n
-    if UNRESERVED[0] > UNRESERVED_STEP:
-        reserve_unreserved()
-
-
-def reserve_unreserved() -> None:
-    """Reserves the small results counted in UNRESERVED (fast paths that
-    build a small result count it there inline, then call this past
-    UNRESERVED_STEP)."""
-    n = UNRESERVED[0]
-    UNRESERVED[0] = 0
-    values.MEMORY_GUARD[0](n)  # the guard alone: no one string is that long
+    values.count_unreserved(n)
 
 
 #: the longest result built without reserving it first (as `..` builds one)
 INLINE_RESULT = values.INLINE_CONCAT
-#: bytes of small results built since they were last reserved
-UNRESERVED = [0]
-UNRESERVED_STEP = 256 * 1024
-#: a result this short may go uncounted on a hot fast path (string.format's),
-#: as a new table or a short `..` does: the step counter's periodic read of
-#: the resident size is what sees those
-TINY_RESULT = 256
+#: the count of small results not reserved yet, shared with `..`
+#: (operators.py), and what fast paths that count inline use
+UNRESERVED, UNRESERVED_STEP = values.UNRESERVED, values.UNRESERVED_STEP
+TINY_RESULT = values.TINY_RESULT
+reserve_unreserved = values.reserve_unreserved
 
 
 class StepMeter:
