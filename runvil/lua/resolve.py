@@ -164,19 +164,31 @@ class Resolver:
 
     def block_body(self, block: A.Block, until: bool = False):
         stmts = block.stmts
-        for i, s in enumerate(stmts):
-            if isinstance(s, A.Label):
-                rest = stmts[i + 1 :]
-                last = not until and all(isinstance(r, A.Label) for r in rest)
-                self.label(s, last)
-            else:
-                self.stmt(s)
+        i = 0
+        while i < len(stmts):
+            if not isinstance(stmts[i], A.Label):
+                self.stmt(stmts[i])
+                i += 1
+                continue
+            # a run of labels: Lua's labelstat parses the no-op statements
+            # after a label before it checks and creates it, so a run's last
+            # label comes first, and errors are at the token after the run
+            j = i
+            while j < len(stmts) and isinstance(stmts[j], A.Label):
+                j += 1
+            after = stmts[j].line if j < len(stmts) else block.end_line
+            last = not until and j == len(stmts)
+            for s in reversed(stmts[i:j]):
+                self.label(s, last, after or s.line)
+            i = j
 
-    def label(self, s: A.Label, last: bool):
+    def label(self, s: A.Label, last: bool, at: int):
+        """Creates a label, checked as Lua does at line `at` (the token
+        after it and the labels that follow it)."""
         fs = self.func
         for b in fs.blocks:
             if s.name in b.labels:
-                self.error(s.line, f"label '{s.name}' already defined on line {b.labels[s.name][0]}")
+                self.error(at, f"label '{s.name}' already defined on line {b.labels[s.name][0]}")
         b = fs.blocks[-1]
         nvars = 0 if last else len(b.vars)
         b.labels[s.name] = (s.line, nvars, last)
@@ -186,7 +198,7 @@ class Resolver:
             if g.label == s.name:
                 if nvars > gn:
                     v = b.vars[gn]
-                    self.error(s.line, f"<goto {g.label}> at line {g.line} jumps into the scope of local '{v.name}'")
+                    self.error(at, f"<goto {g.label}> at line {g.line} jumps into the scope of local '{v.name}'")
             else:
                 keep.append((g, gn))
         b.gotos = keep

@@ -67,6 +67,16 @@ CASES = {
     "locals in nested blocks go out of scope": _load('string.rep("do local a, b end\\n", 300)'),
     "for loops' own locals count": _load('string.rep("local a\\n", 197) .. "for i = 1, 2 do end"'),
     "256 upvalues": _load(UPVALUES),
+    # lparser.c's labelstat parses the no-op statements after a label before
+    # it checks the label: a run's last label is made first, and errors are at
+    # the token after the run
+    "a repeated label on another line": _load('"::a::\\n\\n::a::"'),
+    "a repeated label in a block": _load('"do ::a:: ::a::\\n\\nend"'),
+    "a run of labels": _load('"::a::\\n::b::\\n::a::\\n\\nx=1"'),
+    "a repeated label after a local": _load('"::a::\\nlocal y\\n::a::\\n\\nf()"'),
+    "a repeated label in a loop": _load('"for i=1,2 do\\n ::c::\\n\\n ::c::\\nend"'),
+    "a goto into a local's scope": _load('"do\\n goto f\\n local x\\n ::f::\\n\\n print(x)\\nend"'),
+    "a goto into a local's scope before until": _load('"repeat\\n goto z\\n local q\\n ::z::\\n\\nuntil q"'),
 }
 
 
