@@ -234,7 +234,7 @@ class _Twin(ast.NodeTransformer):
 
             _Multi((yield a)) if ((v := callee), (a := (args,)))[0] is _YIELD
             else <yield from t(*a), its tail call run> if (t := v's twin)
-            else v(*a) if v in _GSAFE          # a builtin that never runs Lua code
+            else v(*a) if v in _GSAFE or _GWHEN[v](a)  # a builtin that runs no Lua code (on a)
             else (yield from _gcall(v, a))     # the rest: gcall sorts it out
         """
         v, a, t, r = self.temp(), self.temp(), self.temp(), self.temp()
@@ -257,6 +257,14 @@ class _Twin(ast.NodeTransformer):
                           ast.Call(_name("getattr"), [_name(v), ast.Constant("lua_twin"), ast.Constant(None)], [])),
             [ast.IsNot()], [ast.Constant(None)])
         safe = ast.Compare(_name(v), [ast.In()], [_name("_GSAFE")])
+        w = self.temp()
+        safe_here = ast.BoolOp(ast.And(), [  # a builtin that runs no Lua code on these arguments
+            ast.Compare(ast.NamedExpr(ast.Name(w, ast.Store()),
+                                      ast.Call(ast.Attribute(_name("_GWHEN"), "get", ast.Load()), [_name(v)], [])),
+                        [ast.IsNot()], [ast.Constant(None)]),
+            ast.Call(_name(w), [_name(a)], []),
+        ])
+        safe = ast.BoolOp(ast.Or(), [safe, safe_here])
         direct = ast.Call(_name(v), [ast.Starred(_name(a), ast.Load())], [])
         called = ast.YieldFrom(ast.Call(_name("_gcall"), [_name(v), _name(a)], []))
         expr = ast.IfExp(test, yielded, ast.IfExp(has_twin, twin_result, ast.IfExp(safe, direct, called)))

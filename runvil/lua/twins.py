@@ -363,6 +363,7 @@ def install(state, yield_fn, wrapped_code) -> None:
 
     ns.update({
         "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
+        "_GWHEN": {f: test for f, test in safe.items() if test is not None},
         "_YIELD": yield_fn, "_gcall": gcall, "_gtail": gtail, "_gop": direct, "_ggiter": ggiter,
         "_gloop_end": gloop_end, "_GLoop": GLoop, "_GDONE": GDONE,
     })  # fmt: skip
