@@ -224,8 +224,11 @@ class _Twin(ast.NodeTransformer):
                 and isinstance(t.values[0].comparators[0], ast.Name) and t.values[0].comparators[0].id == "_Multi"
                 and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Call)
                 and isinstance(node.body[0].value.func, ast.Name) and node.body[0].value.func.id == "_first"):
-            call = t.values[0].left.args[0].value
-            return ast.copy_location(ast.Expr(self.visit(call)), node)
+            call = self.visit(t.values[0].left.args[0].value)
+            if (isinstance(call, ast.IfExp) and isinstance(call.body, ast.Call) and len(call.body.args) == 1
+                    and isinstance(call.body.args[0], ast.Yield)):
+                call.body = call.body.args[0]  # a dropped yield's values need no _Multi
+            return ast.copy_location(ast.Expr(call), node)
         return self.generic_visit(node)
 
     def lua_call(self, node, func, args):
