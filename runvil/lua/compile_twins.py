@@ -212,6 +212,28 @@ class _Twin(ast.NodeTransformer):
             return _name(r)
         return None
 
+    def visit_IfExp(self, node: ast.IfExp):
+        """`(r if type(r := call) is not _Multi else <r's first value>)`, a
+        call's first value: when the call is a yield, the first of the
+        values it was resumed with, without a Multi of them."""
+        node = self.generic_visit(node)
+        t = node.test
+        if (isinstance(t, ast.Compare) and isinstance(t.ops[0], ast.IsNot) and isinstance(t.comparators[0], ast.Name)
+                and t.comparators[0].id == "_Multi" and isinstance(t.left, ast.Call)
+                and isinstance(t.left.func, ast.Name) and t.left.func.id == "type" and len(t.left.args) == 1
+                and isinstance(t.left.args[0], ast.NamedExpr)
+                and isinstance(node.body, ast.Name) and node.body.id == t.left.args[0].target.id
+                and isinstance(node.orelse, ast.IfExp) and isinstance(node.orelse.body, ast.Subscript)):
+            # (the value itself, else its first of several: not `(r,)`, all of them)
+            call = t.left.args[0].value
+            if (isinstance(call, ast.IfExp) and isinstance(call.body, ast.Call) and len(call.body.args) == 1
+                    and isinstance(call.body.args[0], ast.Yield)):
+                sent = self.temp()
+                got = ast.NamedExpr(ast.Name(sent, ast.Store()), call.body.args[0])
+                call.body = ast.IfExp(got, ast.Subscript(_name(sent), ast.Constant(0), ast.Load()), ast.Constant(None))
+                ast.fix_missing_locations(ast.copy_location(call.body, call))
+        return node
+
     def visit_If(self, node: ast.If):
         """`if type(r := call) is _Multi and r: _first(r)` (a call whose
         values are dropped, its tail call run) is the call alone here."""
