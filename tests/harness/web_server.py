@@ -50,13 +50,16 @@ class WebServer(LoopbackServer):
                 pass
 
             def do_GET(self):
-                start = time.monotonic()
+                # recorded before the answer is sent: a client that has read
+                # it may look at the hits at once (its end follows the send)
+                hit = {"path": self.path, "start": time.monotonic(), "end": None}
+                with server._lock:
+                    server.hits.append(hit)
                 try:
                     server.route(self)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
-                with server._lock:
-                    server.hits.append({"path": self.path, "start": start, "end": time.monotonic()})
+                hit["end"] = time.monotonic()
 
         super().__init__(Handler)
 
