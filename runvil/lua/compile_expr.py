@@ -67,6 +67,15 @@ class ExprCompiler(OperatorCompiler):
         self.int_memo[id(n)] = (n, r)
         return r
 
+    def bound(self, o) -> tuple[str, str]:
+        """(the name to read o by, the text that evaluates it first): o
+        itself when it is pure, else a temporary assigned in place."""
+        if self.is_pure(o):
+            text = self.expr(o)
+            return text, text
+        t = self.temp()
+        return t, f"{t} := {self.expr(o)}"
+
     def is_pure(self, n) -> bool:
         """No side effects and cannot fail: safe to evaluate out of order
         or to repeat."""
@@ -235,11 +244,7 @@ class ExprCompiler(OperatorCompiler):
             # class), else through _index
             key = repr(k.value)
             mt, i = self.temp(), self.temp()
-            if self.is_pure(o):
-                ot = obj = self.expr(o)
-            else:
-                ot = self.temp()
-                obj = f"{ot} := {self.expr(o)}"
+            ot, obj = self.bound(o)
             return (
                 f"({v} if {self.table_test(o, obj)}(({v} := {ot}.hash.get({key})) is not None or ({mt} := {ot}.meta) is None"
                 f" or type({i} := {mt}.hash.get('__index')) is _Table and ({v} := {i}.hash.get({key})) is not None)"
@@ -249,11 +254,7 @@ class ExprCompiler(OperatorCompiler):
         if type(fk) is A.Number and type(fk.value) is int and 0 < fk.value < 2**31:
             # a constant positive key (`pair[1]`): the array part read in place
             a, c = self.temp(), fk.value
-            if self.is_pure(o):
-                ot = obj = self.expr(o)
-            else:
-                ot = self.temp()
-                obj = f"{ot} := {self.expr(o)}"
+            ot, obj = self.bound(o)
             return (
                 f"({v} if {self.table_test(o, obj)}(({c} <= len({a} := {ot}.arr) and ({v} := {a}[{c - 1}])"
                 f" is not None) or ({v} := {ot}.hash.get({c})) is not None or {ot}.meta is None)"
