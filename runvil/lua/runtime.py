@@ -77,12 +77,7 @@ def fixed(r, n: int) -> tuple:
         return (r, None) if n == 2 else (r,) + (None,) * (n - 1)
     if r and r[0] is TAILCALL:
         r = V.expand(r)
-    m = len(r)
-    if m == n:
-        return r
-    if m > n:
-        return r[:n]
-    return r + (None,) * (n - m)
+    return r if len(r) == n else adjust(r, n)
 
 
 def adjust(values: tuple, n: int) -> tuple:
