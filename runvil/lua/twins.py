@@ -227,12 +227,7 @@ def install(state, yield_fn, wrapped_code) -> None:
             except AttributeError:
                 twin = twin_of(f)
             if twin is None:
-                if runs_no_lua(f, args):
-                    return f(*args)
-                own = in_twin.get(f)
-                if own is not None:
-                    return (yield from own(*args))
-                return (yield from escalate(f, args))
+                return (yield from call_builtin(f, args))
             r = yield from twin(*args)
             if type(r) is not Multi or not r or r[0] is not TAILCALL:
                 return r
@@ -290,18 +285,23 @@ def install(state, yield_fn, wrapped_code) -> None:
         while True:
             if f is yield_fn:
                 return Multi((yield args))
-            if runs_no_lua(f, args):
-                return f(*args)
             tm = getattr(f, "lua_tm", None)
             if tm is not None:  # through __call: the metamethod is the tail call
                 f, args = tm[0], tm[1] + args
                 continue
             if is_lua(f):
                 return Multi((TAILCALL, f, args))
-            own = in_twin.get(f)
-            if own is not None:
-                return (yield from own(*args))
-            return (yield from escalate(f, args))
+            return (yield from call_builtin(f, args))
+
+    def call_builtin(f, args: tuple):
+        """A callee without a twin: directly if it runs no Lua code, as the
+        twins' own pcall and xpcall, else escalated."""
+        if runs_no_lua(f, args):
+            return f(*args)
+        own = in_twin.get(f)
+        if own is not None:
+            return (yield from own(*args))
+        return (yield from escalate(f, args))
 
     class GLoop:
         """A generic for whose iterator function may run Lua code, or whose

@@ -97,8 +97,8 @@ class Coroutine:
                     self.held = C[0] - self.base  # the nested C calls its twins hold (a pcall)
                 except StopIteration as e:
                     kind, values = self._twin_returned(e.value)
-                except (CoroutineKill, LuaError, RecursionError, MemoryError) as e:
-                    kind, values = _twin_failed(e)
+                except ENDINGS as e:
+                    kind, values = ended_by(e)
             else:
                 self._transfer = args
                 run_context(self.ctx)
@@ -159,8 +159,8 @@ class Coroutine:
                 return "yield", self.gen.send(None)
             except StopIteration as e:
                 r = e.value
-            except (CoroutineKill, LuaError, RecursionError, MemoryError) as e:
-                return _twin_failed(e)
+            except ENDINGS as e:
+                return ended_by(e)
         return "return", V.expand(r)
 
     def _body(self):
@@ -168,14 +168,8 @@ class Coroutine:
         V.set_string_meta(self.state.string_meta)
         try:
             result = ("return", V.calln(self.fn, *self._transfer))
-        except CoroutineKill:
-            result = ("return", ())
-        except LuaError as e:
-            result = ("error", e.value)
-        except RecursionError as e:
-            result = ("error", stack_overflow_message(e))
-        except MemoryError:
-            result = ("error", "not enough memory")
+        except ENDINGS as e:
+            result = ended_by(e)
         self._transfer = result
 
     def yield_(self, values: tuple) -> tuple:
@@ -193,6 +187,18 @@ class Coroutine:
         return args
 
 
+def resume_wrapped(co: Coroutine, args: tuple, where) -> tuple:
+    """A coroutine.wrap function's resume of co: its values, or its errors
+    raised again, positioned by `where()` (a string error only)."""
+    if co.status != "suspended":
+        what = "dead" if co.status == "dead" else "non-suspended"
+        raise LuaError(where() + f"cannot resume {what} coroutine")
+    kind, values = co.resume(args)
+    if kind == "error":
+        raise LuaError(where() + values if type(values) is str else values)
+    return values
+
+
 def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
     """A generic for over a coroutine.wrap function (runtime.make_giter),
     natively: each item is what the coroutine yields next, resumed with
@@ -201,12 +207,7 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
     runtime._charged charges an iterator function's)."""
     k = 0  # items not charged yet, as _charged counts them
     while True:
-        if co.status != "suspended":
-            what = "dead" if co.status == "dead" else "non-suspended"
-            raise LuaError(current_where() + f"cannot resume {what} coroutine")
-        kind, values = co.resume((s, c))
-        if kind == "error":
-            raise LuaError(current_where() + values if type(values) is str else values)
+        values = resume_wrapped(co, (s, c), current_where)
         c = values[0] if values else None
         if c is None:
             break
@@ -220,8 +221,13 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
     steps[0] -= k
 
 
-def _twin_failed(e: BaseException) -> tuple:
-    """How a twin's failure ends its coroutine, as _body words it."""
+#: what ends a coroutine's body, other than its return
+ENDINGS = (CoroutineKill, LuaError, RecursionError, MemoryError)
+
+
+def ended_by(e: BaseException) -> tuple:
+    """How one of ENDINGS ends a coroutine: ('return', ()) when it was
+    closed, else ('error', its error value)."""
     if isinstance(e, CoroutineKill):
         return "return", ()
     if isinstance(e, LuaError):
@@ -335,17 +341,7 @@ def open_lib(state) -> None:
         co = create(*args)
 
         def wrapped(*a):
-            if co.status == "dead":
-                raise LuaError(caller_where() + "cannot resume dead coroutine")
-            if co.status != "suspended":
-                raise LuaError(caller_where() + "cannot resume non-suspended coroutine")
-            kind, values = co.resume(a)
-            if kind == "error":
-                v = values
-                if type(v) is str:
-                    v = caller_where() + v
-                raise LuaError(v)
-            return Multi(values)
+            return Multi(resume_wrapped(co, a, caller_where))
 
         wrapped.lua_walk_calls = lambda s, c, n, steps, tick: walk_wrapped(co, s, c, n, steps, tick)  # a for over it
         return builtin(wrapped)
