@@ -218,18 +218,11 @@ def _gsub(args):
             if ch:
                 state[1] = True
             state[0] += len(text)
-            if state[0] - state[2] >= _RESERVE_STEP:  # reserved in steps: the result is reserved whole at the end
-                reserve_memory(state[0] - state[2])
-                state[2] = state[0]
-            if state[0] > limit:
-                reserve_memory(state[0])
+            if state[0] - state[2] >= _RESERVE_STEP or state[0] > limit:
+                _reserve_grown(state, limit)
             return text
 
-        res, n = pat.regex.subn(sub, src, count)
-        if not state[1]:
-            return Multi((src, n))
-        reserve_result(len(res))
-        return Multi((res, n))
+        return _subn(pat, src, sub, count, state)
     out = []
     size = 0
     pos = 0
@@ -289,14 +282,29 @@ def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
             else:
                 error(f"invalid replacement value (a {values.type_name(v)})")
             state[1] = True
-        size = state[0] = state[0] + len(text)
-        if size - state[2] >= _RESERVE_STEP:  # reserved in steps: the result is reserved whole at the end
-            reserve_memory(size - state[2])
-            state[2] = size
-        if size > limit:
-            reserve_memory(size)
+        state[0] += len(text)
+        if state[0] - state[2] >= _RESERVE_STEP or state[0] > limit:
+            _reserve_grown(state, limit)
         return text
 
+    return _subn(pat, src, sub, count, state)
+
+
+def _reserve_grown(state: list, limit: int) -> None:
+    """The replacements of a re.subn pass have grown (state: their size,
+    changed, the size reserved so far): reserved in steps, the result is
+    reserved whole at the end; past the string limit at once."""
+    size = state[0]
+    if size - state[2] >= _RESERVE_STEP:
+        reserve_memory(size - state[2])
+        state[2] = size
+    if size > limit:
+        reserve_memory(size)
+
+
+def _subn(pat, src: str, sub, count: int, state: list):
+    """gsub's result of re.subn with `sub`: the subject itself when no
+    replacement changed it, else the new text, reserved."""
     res, n = pat.regex.subn(sub, src, count)
     if not state[1]:
         return Multi((src, n))
