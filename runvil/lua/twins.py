@@ -162,12 +162,12 @@ _SAFE_WHEN = {
 }
 
 
-def _safe_builtins(G) -> dict:
+def _safe_builtins(libs: dict) -> dict:
     safe = {}
 
     def lookup(lib: str, name: str):
-        t = G.get(lib) if lib else G
-        f = t.get(name) if type(t) is LuaTable else None
+        t = libs.get(lib) if lib else libs
+        f = t.get(name) if type(t) is dict else None
         return f if type(f) is FunctionType else None
 
     for lib, names in _SAFE_BUILTINS.items():
@@ -182,14 +182,22 @@ def _safe_builtins(G) -> dict:
     return safe
 
 
-def install(state, yield_fn, wrapped_code) -> None:
-    """Binds the twins' names in a state's namespace (once its libraries
-    are open): `yield_fn` is its coroutine.yield; a coroutine.wrap function
-    (code `wrapped_code`) only resumes another coroutine."""
+def opened_builtins(G: LuaTable) -> dict:
+    """The globals and library tables as they are when the libraries have
+    just opened (a program may replace a builtin later: the twins must know
+    the real ones), as plain dicts: cheap to take for every state."""
+    return {k: v.hash.copy() if type(v) is LuaTable else v for k, v in G.hash.items()}
+
+
+def install(state, yield_fn, wrapped_code, libs: dict) -> None:
+    """Binds the twins' names in a state's namespace (at its first
+    coroutine): `yield_fn` is its coroutine.yield; a coroutine.wrap function
+    (code `wrapped_code`) only resumes another coroutine; `libs`, the
+    builtins as opened (opened_builtins)."""
     ns = state.ns
     giter = ns["_giter"]
     steps, tick = state._steps, state._tick
-    safe = _safe_builtins(state.G)
+    safe = _safe_builtins(libs)
     missing = object()
 
     def runs_no_lua(f, args: tuple) -> bool:
@@ -235,7 +243,7 @@ def install(state, yield_fn, wrapped_code) -> None:
 
     from .stdlib.base import caught_value
 
-    pcall_fn, xpcall_fn = state.G.get("pcall"), state.G.get("xpcall")
+    pcall_fn, xpcall_fn = libs.get("pcall"), libs.get("xpcall")
 
     def protected(f, args: tuple):
         """base.pcall's call of f, on a twin: a nested C call, then f as

@@ -186,6 +186,14 @@ PROGRAMS = {
         print(coroutine.resume(coroutine.create(function() return m + '10' end)))
         print(pcall(function() return '10' + setmetatable({}, {__add = function() return 8 end}) end))
     """,
+    "a builtin replaced before the first coroutine": """
+        -- the twins are set up at the first coroutine: they know the builtins as opened
+        local real_tostring = tostring
+        tostring = function(x) coroutine.yield('t') return 'T' .. real_tostring(x) end
+        string.rep = function(s, n) coroutine.yield('r') return s end
+        local co = coroutine.wrap(function() return tostring(1) .. string.rep('x', 3) end)
+        print(co(), co(), co())
+    """,
     "status, running and isyieldable inside": """
         local co
         co = coroutine.create(function()

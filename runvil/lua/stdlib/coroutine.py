@@ -53,6 +53,9 @@ class Coroutine:
         self.held = 0  # nested C calls its suspended frames hold
         # runs as its function's generator twin (runvil.lua.twins) when it has one
         has_twin = getattr(state, "has_twin", None)
+        if has_twin is None and fn is not None and getattr(state, "install_twins", None) is not None:
+            state.install_twins()  # the state's first coroutine
+            has_twin = state.has_twin
         self.twin = fn is not None and has_twin is not None and has_twin(fn)
         self.gen = None  # the running twin's generator
         self.escalations: list = []  # contexts of calls its twin escalated, innermost last
@@ -376,12 +379,21 @@ def open_lib(state) -> None:
 
 
 def _enable_twins(state, yield_fn, wrap) -> None:
-    """Lets the state's coroutines run as generator twins (runvil.lua.twins)."""
+    """Lets the state's coroutines run as generator twins (runvil.lua.twins),
+    set up at its first coroutine: a state that makes none pays only for a
+    copy of its builtins as opened."""
     from .. import twins
 
-    if twins.ENABLED and hasattr(state, "iterators"):
+    if not twins.ENABLED or not hasattr(state, "iterators"):
+        return
+    libs = twins.opened_builtins(state.G)
+
+    def install():
+        state.install_twins = None
         wrapped_code = next(c for c in wrap.__code__.co_consts if getattr(c, "co_name", None) == "wrapped")
-        twins.install(state, yield_fn, wrapped_code)
+        twins.install(state, yield_fn, wrapped_code, libs)
+
+    state.install_twins = install
 
 
 def close_all(state) -> None:
