@@ -162,6 +162,74 @@ print(pcall(table.sort, {3, 1, 2}, function(a, b) return true end))
 print(pcall(table.sort, {1, "x"}))
 print(pcall(table.sort, {3, 2, 1}, function(a, b) error("cmp") end))
 """,
+    # a format's generated fast path (built at its second use, so each
+    # format runs twice): its arguments unpacked at once when there are
+    # exactly as many as conversions, sliced when there are more
+    "format fast path": r"""
+for round = 1, 2 do
+  print(round, string.format("%d %s %5.2f", 7, "item", 7 / 3), string.format("%d %s %5.2f", 7, "item", 7 / 3, "extra", nil))
+  print(pcall(string.format, "%d %s %5.2f", 7, "item"))
+  print(pcall(string.format, "%d %s %5.2f", 7))
+  print(pcall(string.format, "%d %s %5.2f", "7", "item", 1))
+  print(pcall(string.format, "%d %s %5.2f", 7.5, "item", 1.0))
+  print(string.format("%d %s %5.2f", 7.0, 12, 1 // 1), string.format("%d %s %5.2f", 2^53, {1} and "t", 1 / 0))
+  print(string.format("%s", "x"), string.format("%s", 1), string.format("%s", nil), string.format("%s", "x", "y"))
+  print(pcall(string.format, "%s"))
+  print(string.format("plain"), string.format("plain", 1, 2), string.format("%%"))
+end
+""",
+    # table.sort without a comparator over tables of one metatable: __lt
+    # found once for the sort, called as the < operator would call it
+    "sort by __lt": r"""
+local M = {__lt = function(a, b) return a.v < b.v end}
+local function obj(v) return setmetatable({v = v}, M) end
+local function vals(t) local o = {} for i = 1, #t do o[i] = t[i].v end return table.concat(o, " ") end
+local t = {obj(5), obj(3), obj(8), obj(1), obj(9), obj(2), obj(7), obj(4), obj(6), obj(0)}
+table.sort(t) print(vals(t))
+local calls = 0
+M.__lt = function(a, b) calls = calls + 1; if a.v < b.v then return 1 end return nil end
+t = {obj(5), obj(3), obj(8), obj(1), obj(9), obj(2), obj(7)}
+table.sort(t) print(vals(t), calls)
+M.__lt = function(a, b) return a.v < b.v, "extra" end
+t = {obj(3), obj(1), obj(2)} table.sort(t) print(vals(t))
+local function lt(a, b) return a.v > b.v end
+M.__lt = function(a, b) return lt(a, b) end
+t = {obj(3), obj(1), obj(2), obj(5), obj(4)} table.sort(t) print(vals(t))
+-- the comparator changes the metatable (or its __lt) while the sort runs
+local N = {__lt = function(a, b) return a.v > b.v end}
+M.__lt = function(a, b) calls = calls + 1; if calls == 3 then setmetatable(a, N) end return a.v < b.v end
+calls = 0 t = {obj(5), obj(3), obj(8), obj(1), obj(9), obj(2), obj(7)} table.sort(t) print(vals(t), calls)
+M.__lt = function(a, b) M.__lt = N.__lt return a.v < b.v end
+t = {obj(5), obj(3), obj(8), obj(1), obj(9), obj(2), obj(7)} table.sort(t) print(vals(t))
+M.__lt = function(a, b) M.__lt = nil return a.v < b.v end
+t = {obj(5), obj(3), obj(8)} print(pcall(table.sort, t))
+-- errors: an inconsistent order, a comparison raising, no __lt, mixed metatables
+M.__lt = function(a, b) return true end
+print(pcall(table.sort, {obj(3), obj(1), obj(2), obj(5), obj(4)}))
+M.__lt = function(a, b) error("cmp " .. a.v) end
+print(pcall(table.sort, {obj(3), obj(1), obj(2)}))
+M.__lt = function(a, b) error({}) end
+print(select("#", pcall(table.sort, {obj(3), obj(1)})))
+M.__lt = nil
+print(pcall(table.sort, {obj(3), obj(1), obj(2)}))
+M.__lt = function(a, b) return a.v < b.v end
+print(pcall(table.sort, {obj(3), setmetatable({v = 1}, {}), obj(2)}))
+print(pcall(table.sort, {obj(3), setmetatable({v = 1}, N), obj(2)}))
+print(pcall(table.sort, {obj(3), 1, obj(2)}))
+-- a callable table as __lt, and a builtin
+M.__lt = setmetatable({}, {__call = function(_, a, b) return a.v < b.v end})
+t = {obj(3), obj(1), obj(2)} table.sort(t) print(vals(t))
+M.__lt = rawequal
+t = {obj(3), obj(1), obj(2)} table.sort(t) print(#t)
+-- a comparison that yields inside a coroutine: sort is a C call
+M.__lt = function(a, b) coroutine.yield() return a.v < b.v end
+print(coroutine.resume(coroutine.create(function() table.sort({obj(2), obj(1)}) end)))
+-- deep C calls: each comparison is one more nested C call
+M.__lt = function(a, b) return a.v < b.v end
+local function nest(k) if k == 0 then local t = {obj(2), obj(1)} table.sort(t) return vals(t) end
+  return select(2, pcall(nest, k - 1)) end
+print(nest(150), nest(197), nest(198), nest(250))
+""",
 }
 
 
@@ -277,3 +345,46 @@ def test_format_fast_path_is_built_at_a_second_use():
     assert strformat._FAST[fmt] is strformat._SEEN
     assert strformat.str_format(fmt, 2) == "once only 2: a format string no other test uses"
     assert callable(strformat._FAST[fmt])
+
+
+def test_sort_by_one_class_lt_counts_c_calls_as_the_operator_does():
+    """Sorting tables of one metatable calls its __lt without operators.lt,
+    as one nested C call each: the depth where `C stack overflow` starts is
+    the one of a sort that takes the generic path (two metatables)."""
+    code = """
+local M = {__lt = function(a, b) return a.v < b.v end}
+local N = {__lt = M.__lt}
+local function obj(v, mt) return setmetatable({v = v}, mt or M) end
+local function nest(k, mixed)
+  if k == 0 then local t = {obj(2), obj(1, mixed and N)} table.sort(t) return t[1].v end
+  return select(2, pcall(nest, k - 1, mixed))
+end
+local one, two = {}, {}
+for k = 185, 200 do one[#one + 1] = tostring(nest(k)) two[#two + 1] = tostring(nest(k, true)) end
+print(table.concat(one, " ")) print(table.concat(two, " "))
+"""
+    one, two = ours(code).splitlines()
+    assert one == two
+    assert "C stack overflow" in one and one.startswith("1 ")
+
+
+def test_sort_by_one_class_lt_charges_the_operators_steps():
+    """Each comparison by __lt is charged as a metamethod call: the sort
+    costs the same steps on the fast path as on the generic one (one
+    element of another metatable with the same __lt)."""
+
+    def steps_of_sort(mixed: bool) -> int:
+        st = LuaState()
+        st.call(st.load(f"""
+local M = {{__lt = function(a, b) return a.v < b.v end}}
+local N = {{__lt = M.__lt}}
+t = {{}}
+for i = 1, 300 do t[i] = setmetatable({{v = (i * 7919) % 300}}, ({str(mixed).lower()} and i == 1) and N or M) end
+"""))
+        fn = st.load("table.sort(t)")
+        st.reset_limits()
+        st.call(fn)
+        return st.steps_used + st._armed - st._steps[0]
+
+    fast, generic = steps_of_sort(False), steps_of_sort(True)
+    assert fast == generic > 300 * 6

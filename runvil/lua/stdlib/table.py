@@ -18,6 +18,8 @@ snapshot (the sorted values are written back when the sort ends).
 
 from __future__ import annotations
 
+from types import FunctionType
+
 from .. import values as V
 from ..args import (
     arg_error,
@@ -27,7 +29,9 @@ from ..args import (
     opt_int,
     type_error,
 )
+from ..cstack import C, DIRECT, LUAI_MAXCCALLS
 from ..errors import lua_error as _error
+from ..stepcost import META_CALL_COST
 from ..table import LuaTable
 from ..values import EMPTY, Multi, getmetatable
 from . import lib_table
@@ -460,6 +464,43 @@ def _python_sortable(arr: list) -> bool:
     return False
 
 
+def _class_lt(arr: list):
+    """When every element is a table of one metatable whose __lt is a Lua
+    function: `lt` for them with that lookup done once (operators.lt would
+    find the same function on every comparison), calling it as meta_call
+    does (one nested C call, META_CALL_COST steps). A comparison whose
+    left operand's metatable or __lt the comparator has changed, one at
+    the C-stack limit (its error's position) and any inside a twin's
+    direct call take operators.lt itself; else None."""
+    x = arr[0]
+    if type(x) is not LuaTable or (m := x.meta) is None or DIRECT[0]:
+        return None
+    h = m.hash.get("__lt")
+    if type(h) is not FunctionType or (steps := h.__globals__.get("_S")) is None:
+        return None
+    for v in arr:
+        if type(v) is not LuaTable or v.meta is not m:
+            return None
+    get = m.hash.get
+    tick = h.__globals__["_tick"]
+    generic = V.lt
+
+    def lt(a, b):
+        # a is one of the elements (the sort works on a snapshot of them)
+        if a.meta is not m or get("__lt") is not h or (n := C[0] + 1) >= LUAI_MAXCCALLS or DIRECT[0]:
+            return generic(a, b)
+        C[0] = n
+        try:
+            steps[0] -= META_CALL_COST
+            if steps[0] < 0:
+                tick()
+            return h(a, b)  # its result's truth is tested by _auxsort, as by operators.lt
+        finally:
+            C[0] = n - 1
+
+    return lt
+
+
 def t_sort(*args):
     t = _checktab(args, 1, "sort", _TAB_R | _TAB_W | _TAB_L)
     n = _len(t)
@@ -471,9 +512,11 @@ def t_sort(*args):
     if len(args) >= 2 and args[1] is not None:
         comp = check_function(args, 2, "sort")
     lt = V.lt if comp is None else comp
-    if _plain(t) and len(t.arr) == n and comp is None and _python_sortable(t.arr):
-        t.arr.sort()
-        return EMPTY
+    if _plain(t) and len(t.arr) == n and comp is None:
+        if _python_sortable(t.arr):
+            t.arr.sort()
+            return EMPTY
+        lt = _class_lt(t.arr) or lt
     with CCall():  # comparisons run as C Lua's C calls: not yieldable
         _sort(t, n, lt)
     return EMPTY
