@@ -307,14 +307,17 @@ _PARSED: dict = {}
 def str_format(*args):
     if args and type(fmt := args[0]) is str:
         fast = _FAST.get(fmt)
-        if fast is None:  # built at its second use: a format made anew for each call never pays for a build
+        if type(fast) is FunctionType:
+            if (r := fast(args)) is not None:
+                return r
+        elif fast is None:  # built at its second use: a format made anew for each call never pays for a build
             if len(_FAST) >= 256:
                 _FAST.clear()
             _FAST[fmt] = _SEEN
         elif fast is _SEEN:
             fast = _FAST[fmt] = _fast_format(fmt)
-        if type(fast) is FunctionType and (r := fast(args)) is not None:
-            return r
+            if type(fast) is FunctionType and (r := fast(args)) is not None:
+                return r
     items = parse_format(check_str(args, 1, "format"))
     top = len(args)
     arg = 1
@@ -401,15 +404,19 @@ def _fast_format(fmt: str):
         tests.append(" + ".join(f"len({a})" for a in strings) + " <= INLINE")
     src = ["def fast(args):"]
     if n:
-        src.append(f"    if len(args) > {n}:")
+        src.append(f"    if len(args) == {n + 1}:")  # the common call: no extra argument, unpacked without a slice
+        src.append(f"        _, {', '.join(names)}, = args")
+        src.append(f"    elif len(args) > {n + 1}:")
         src.append(f"        {', '.join(names)}, = args[1:{n + 1}]")
-        src.append(f"        if {' and '.join(tests)}:")
-        src.append(f"            r = FORMAT % ({', '.join(names)},)")
-        src.append("            if len(r) > TINY:")  # not tiny: counted, as reserve_result counts it
-        src.append("                UNRESERVED[0] += len(r)")
-        src.append("                if UNRESERVED[0] > STEP:")
-        src.append("                    reserve_unreserved()")
-        src.append("            return r")
+        src.append("    else:")
+        src.append("        return None")
+        src.append(f"    if {' and '.join(tests)}:")
+        src.append(f"        r = FORMAT % ({', '.join(names)},)")
+        src.append("        if len(r) > TINY:")  # not tiny: counted, as reserve_result counts it
+        src.append("            UNRESERVED[0] += len(r)")
+        src.append("            if UNRESERVED[0] > STEP:")
+        src.append("                reserve_unreserved()")
+        src.append("        return r")
     else:
         src.append("    return FORMAT % ()")
     ns = {"FORMAT": "".join(py), "INLINE": INLINE_RESULT, "UNRESERVED": UNRESERVED, "STEP": UNRESERVED_STEP, "TINY": TINY_RESULT,
