@@ -8,13 +8,12 @@ them with `Run.resume({id: answer, ...})`.
 
 from __future__ import annotations
 
-from attrs import field, frozen
+from ..structs import Struct, field
 
 # ------------------------------------------------------------------ effects
 
 
-@frozen
-class ModelRound:
+class ModelRound(Struct, frozen=True):
     """One request to a model: the composed messages, as sent."""
 
     id: int
@@ -26,8 +25,7 @@ class ModelRound:
     options: dict = field(factory=dict)  # temperature, top_p, max_tokens, thinking
 
 
-@frozen
-class ToolCall:
+class ToolCall(Struct, frozen=True):
     """A call of a bound tool (a Pack's tool)."""
 
     id: int
@@ -36,8 +34,7 @@ class ToolCall:
     call_id: str = ""  # the model's call id, when the loop made the call
 
 
-@frozen
-class UserTurn:
+class UserTurn(Struct, frozen=True):
     """`runvil chat` asks for the user's next message: answered with the
     text, or None when the user has finished."""
 
@@ -47,8 +44,7 @@ class UserTurn:
 # ------------------------------------------------------------------ answers
 
 
-@frozen
-class ModelReply:
+class ModelReply(Struct, frozen=True):
     """A model's reply to a round."""
 
     text: str = ""
@@ -67,8 +63,7 @@ class ModelReply:
         return not self.tool_calls and not self.text.strip()
 
 
-@frozen
-class ModelFailure:
+class ModelFailure(Struct, frozen=True):
     """A round that failed: an HTTP status with its body, an error inside
     a started stream, or an unreachable backend."""
 
@@ -79,18 +74,15 @@ class ModelFailure:
     message: str | None = None  # a message the backend itself chose
 
 
-@frozen
-class ToolResult:
+class ToolResult(Struct, frozen=True):
     text: str
 
 
-@frozen
-class ToolFailure:
+class ToolFailure(Struct, frozen=True):
     message: str
 
 
-@frozen
-class ToolDropped:
+class ToolDropped(Struct, frozen=True):
     """A tool call dropped instead of answered (the user or the Harness
     gave it up): the loop raises `cancelled`."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from datetime import datetime, timezone
 
-from attrs import frozen
+from ..structs import Struct
 
 EVENT_TYPES = (
     "run_started",
@@ -42,8 +42,7 @@ def utc_now() -> str:
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
-@frozen
-class Event:
+class Event(Struct, frozen=True):
     seq: int
     type: str
     execution_id: str

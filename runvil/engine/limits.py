@@ -18,18 +18,16 @@ from __future__ import annotations
 
 import time
 
-from attrs import define
-
 from ..lua import LuaState
 from ..lua.errors import LimitExceeded, current_where
+from ..structs import Struct
 
 RUN_STEPS = "run step limit exceeded ({limit} steps across the run's blocks)"
 RUN_TIME = "run time limit exceeded ({limit:g} s)"
 SECTION_ENTRIES = "section entry limit exceeded ({limit} section entries)"
 
 
-@define(frozen=True)
-class RunLimits:
+class RunLimits(Struct, frozen=True):
     """The run's budget; None switches one off. The defaults are far above
     what a prompt needs (a block's own budget is 20M steps, about two
     seconds) and low enough that a runaway run ends on its own."""

@@ -14,9 +14,8 @@ at its next step.
 
 from __future__ import annotations
 
-from attrs import define
-
 from ..lua import Limits, LuaError
+from ..structs import Struct
 from .conversation.rounds import ModelBinding
 from .errors import ErrorValue, RunError, run_error_from
 from .events import EventLog
@@ -31,8 +30,7 @@ class PrepareError(Exception):
     """The run cannot start (an unbound role): a usage error of the host."""
 
 
-@define
-class RunOutcome:
+class RunOutcome(Struct):
     ok: bool
     result: str | None = None
     error: RunError | None = None

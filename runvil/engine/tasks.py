@@ -17,11 +17,10 @@ still running when the run ends are abandoned.
 
 from __future__ import annotations
 
-from attrs import define, field
-
 from ..lua import LuaError, LuaTable
 from ..lua.stdlib import lib_table
 from ..lua.values import fmt_number
+from ..structs import Struct, field
 from .conversation.records import Record
 from .errors import ErrorValue, RunError, engine_error, raise_lua, run_error_from
 from .errors import message_type as type_for_message
@@ -63,8 +62,7 @@ TASK_TOOLS = {
 }
 
 
-@define(eq=False)
-class Task:
+class Task(Struct, eq=False):
     id: str
     section: str
     spawner: object  # the SectionVM whose section started it

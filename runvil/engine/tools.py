@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from types import FunctionType
 
-from attrs import define
-
 from ..lua.stdlib import lib_table
+from ..structs import Struct
 from .effects import ToolCall, ToolDropped, ToolFailure, ToolResult
 from .errors import engine_error, message_type, raise_lua
 from .jsonlib import NotJSON, to_json
@@ -27,8 +26,7 @@ MALFORMED = "the model sent a malformed tool call: {why}"
 DROPPED = "the tool call {id} ({name}) was dropped before it was answered"
 
 
-@define
-class ToolDef:
+class ToolDef(Struct):
     """An offered tool, as the model sees it and as the loop runs it."""
 
     name: str  # the name the model calls: 'web_search'

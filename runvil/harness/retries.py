@@ -18,7 +18,7 @@ import random
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 
-import attrs
+from ..structs import Struct
 
 DEFAULT_MAX_RETRIES = 2
 BACKOFF_START = 0.5  # seconds before the first retry
@@ -73,8 +73,7 @@ def _capped(seconds: float) -> float | None:
     return min(max(seconds, 0.0), RETRY_AFTER_CAP)
 
 
-@attrs.frozen
-class RetryPolicy:
+class RetryPolicy(Struct, frozen=True):
     """How often a provider retries and how long it waits between tries."""
 
     max_retries: int = DEFAULT_MAX_RETRIES

@@ -37,7 +37,7 @@ import math
 import os
 from pathlib import Path
 
-import attrs
+from ..structs import Struct, field, replace
 
 CONFIG_ENV = "RUNVIL_CONFIG"
 DEFAULT_FILE = "runvil.toml"
@@ -50,8 +50,7 @@ class ConfigError(ValueError):
     a ValueError, so `runvil run` reports it with exit status 2)."""
 
 
-@attrs.frozen
-class Provider:
+class Provider(Struct, frozen=True):
     name: str
     base_url: str
     api_key_env: str | None = None
@@ -59,8 +58,7 @@ class Provider:
     max_retries: int = DEFAULT_MAX_RETRIES
 
 
-@attrs.frozen
-class CatalogModel:
+class CatalogModel(Struct, frozen=True):
     id: str
     provider: str
     name: str
@@ -68,8 +66,7 @@ class CatalogModel:
     max_tokens: int | None = None
 
 
-@attrs.frozen
-class PackSettings:
+class PackSettings(Struct, frozen=True):
     """`[packs.web]` and `[packs.files]` (host.md "Built-in Packs")."""
 
     search_url: str | None = None
@@ -78,8 +75,7 @@ class PackSettings:
     write_quota: int = 100_000_000  # bytes files/write may add to the workspace per run
 
 
-@attrs.frozen
-class LimitSettings:
+class LimitSettings(Struct, frozen=True):
     """`[limits]`: None keeps the default of runvil.lua.Limits (per block)
     or runvil.engine.limits.RunLimits (per run)."""
 
@@ -92,29 +88,25 @@ class LimitSettings:
 
     def sandbox(self):
         """(Limits, RunLimits) with these settings over the defaults."""
-        import dataclasses
-
         from ..engine.limits import RunLimits
         from ..lua import Limits
 
         block, run = Limits(), RunLimits()
-        block = dataclasses.replace(block, **{k: v for k, v in (("steps", self.block_steps),
-                                                                ("memory", self.block_memory),
-                                                                ("seconds", self.block_seconds)) if v is not None})
-        run = attrs.evolve(run, **{k: v for k, v in (("steps", self.run_steps), ("seconds", self.run_seconds),
-                                                     ("section_entries", self.section_entries)) if v is not None})
+        block = replace(block, **{k: v for k, v in (("steps", self.block_steps), ("memory", self.block_memory),
+                                                    ("seconds", self.block_seconds)) if v is not None})
+        run = replace(run, **{k: v for k, v in (("steps", self.run_steps), ("seconds", self.run_seconds),
+                                                ("section_entries", self.section_entries)) if v is not None})
         return block, run
 
 
-@attrs.frozen
-class Config:
+class Config(Struct, frozen=True):
     default_model: str | None = None
-    providers: dict[str, Provider] = attrs.field(factory=dict)
-    models: dict[str, CatalogModel] = attrs.field(factory=dict)
-    bind: dict[str, str] = attrs.field(factory=dict)
+    providers: dict[str, Provider] = field(factory=dict)
+    models: dict[str, CatalogModel] = field(factory=dict)
+    bind: dict[str, str] = field(factory=dict)
     path: str | None = None
-    packs: PackSettings = attrs.field(factory=PackSettings)
-    limits: LimitSettings = attrs.field(factory=LimitSettings)
+    packs: PackSettings = field(factory=PackSettings)
+    limits: LimitSettings = field(factory=LimitSettings)
 
 
 # ------------------------------------------------------------------ loading

@@ -17,8 +17,7 @@ import argparse
 import json
 import sys
 
-import attrs
-
+from ..structs import replace
 from .repl import INTERRUPTED, Console, Interrupt, compile_chunk, incomplete, show_values
 
 SECTION = "REPL"
@@ -74,7 +73,7 @@ def prompt_repl(path: str, script: str | None) -> int:
     use = f"models.use({json.dumps(roles[0])})\n" if len(roles) == 1 else ""
     section = parse_text(REPL_SECTION.replace("{{use}}", use).replace("{{end}}", END)).sections[0]
     others = tuple(s for s in prompt.sections if s.name != SECTION)
-    repl_prompt = attrs.evolve(prompt, sections=(section,) + others)
+    repl_prompt = replace(prompt, sections=(section,) + others)
     try:
         bindings, answer = _world(script, repl_prompt)
     except ValueError as e:

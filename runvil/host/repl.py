@@ -149,7 +149,7 @@ class Interrupt:
         try:
             if self.state is None or self.requested:
                 raise KeyboardInterrupt
-            from dataclasses import replace
+            from ..structs import replace
 
             self.requested = True
             self.state.limits = replace(self._limits, steps=0)

@@ -14,8 +14,7 @@ import itertools
 import sys
 import time
 
-from dataclasses import dataclass
-
+from ..structs import Struct
 from . import values as V
 from .compiled import compile_lua
 from .contexts import on_lua_thread, run_lua
@@ -28,10 +27,9 @@ from .table import LuaTable
 CHECK_INTERVAL = 100_000
 
 
-@dataclass(slots=True)
-class Limits:
-    """Sandbox limits; None switches one off. (A dataclass, not attrs:
-    `runvil lua` starts without importing attrs; copy with dataclasses.replace.)"""
+class Limits(Struct):
+    """Sandbox limits; None switches one off. (A Struct: `runvil lua` starts
+    without importing attrs or dataclasses; copy with runvil.structs.replace.)"""
 
     # loop iterations and calls: a runaway prompt block stops in about a
     # second or two, far above what orchestration code needs

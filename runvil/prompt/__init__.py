@@ -26,11 +26,10 @@ import re
 from os import PathLike
 from pathlib import Path
 
-import attrs
-
 from runvil.lua import LuaSyntaxError, compile_lua
 from runvil.lua.contexts import run_lua
 
+from ..structs import replace
 from .frontmatter import MESSAGE as _FM_MESSAGE
 from .frontmatter import NO_FRONTMATTER, read_frontmatter, split_frontmatter
 from .interpolate import NULL, USERDATA, InterpolationError, NotJSON, fill
@@ -107,7 +106,7 @@ def compile_block(block: LuaBlock, path: str) -> LuaBlock | ParseError:
         return ParseError("Lua", message, int(m.group(1)) if m else block.line, path)
     except (RecursionError, MemoryError):
         return ParseError("Lua", TOO_COMPLEX.format(chunk=block.chunkname), block.line, path)
-    return attrs.evolve(block, compiled=compiled)
+    return replace(block, compiled=compiled)
 
 
 def _over_lua_budget(sections, path: str) -> ParseError | None:
@@ -136,7 +135,7 @@ def _compile_section(section: Section, path: str, errors: list[ParseError]) -> S
                 continue
             piece = compiled
         pieces.append(piece)
-    return attrs.evolve(section, pieces=tuple(pieces))
+    return replace(section, pieces=tuple(pieces))
 
 
 def _parse(text: str, path: str) -> tuple[Prompt | None, list[ParseError]]:

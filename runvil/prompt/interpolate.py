@@ -41,7 +41,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import attrs
+from ..structs import Struct
 
 NIL = "global `{name}` is nil"
 NOT_JSON = "global `{name}` is a {type}; bare globals in prose must be JSON data"
@@ -59,8 +59,7 @@ class InterpolationError(Exception):
         self.message = message
 
 
-@attrs.frozen
-class NotJSON:
+class NotJSON(Struct, frozen=True):
     """What `lookup` returns for a value that is not JSON data; `type` is
     its Lua type name (`userdata`, `function`, `thread`)."""
 

@@ -1,4 +1,4 @@
-"""The parsed prompt file as frozen attrs classes, and the parse error.
+"""The parsed prompt file as frozen classes (runvil.structs), and the parse error.
 
 A `Prompt` is the whole file (spec runvil.md §2): its frontmatter, its H1
 title and body, and its sections. Each section is a sequence of *pieces* in
@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import attrs
+from ..structs import Struct, field
 
 #: The parse error kinds of spec §2 "Parse errors and their kinds".
 KINDS = ("Frontmatter", "Structure", "Lua")
@@ -42,8 +42,7 @@ class ParseError(Exception):
     __hash__ = Exception.__hash__
 
 
-@attrs.frozen
-class RoleOptions:
+class RoleOptions(Struct, frozen=True):
     """Options of one model role (`models:` in the frontmatter, spec §6).
     An option that is not set is None."""
 
@@ -55,17 +54,16 @@ class RoleOptions:
     context: int | None = None
 
 
-@attrs.frozen
-class Frontmatter:
+class Frontmatter(Struct, frozen=True):
     """The validated frontmatter. `extra` holds the ignored `x-` keys."""
 
     name: str
     description: str
     runvil: int = 0
-    models: dict[str, RoleOptions] = attrs.field(factory=dict)
+    models: dict[str, RoleOptions] = field(factory=dict)
     uses: tuple[str, ...] = ()
     max_tool_iterations: int = 24
-    extra: dict[str, Any] = attrs.field(factory=dict)
+    extra: dict[str, Any] = field(factory=dict)
 
 
 def trim_blank_lines(text: str) -> str:
@@ -80,8 +78,7 @@ def trim_blank_lines(text: str) -> str:
     return "\n".join(lines[start:end])
 
 
-@attrs.frozen
-class Prose:
+class Prose(Struct, frozen=True):
     """Markdown text between blocks, verbatim (lines joined by `\\n`, no
     final newline). `line` is the file line of its first line. Other fences,
     H3+ headings and HTML comments are prose too (the Engine drops the
@@ -95,8 +92,7 @@ class Prose:
         return trim_blank_lines(self.text)
 
 
-@attrs.frozen
-class LuaBlock:
+class LuaBlock(Struct, frozen=True):
     """A ```lua block: its code (text, without the fences), `line` (the file
     line of the first code line, which is also Lua's line 1 position after
     padding), its chunk name, and the compiled chunk (None only inside the
@@ -105,14 +101,13 @@ class LuaBlock:
     code: str
     line: int
     chunkname: str
-    compiled: Any = attrs.field(default=None, eq=False, repr=False)
+    compiled: Any = field(default=None, eq=False, repr=False)
 
 
 Piece = Prose | LuaBlock
 
 
-@attrs.frozen
-class Section:
+class Section(Struct, frozen=True):
     """An H2 section, or the H1 body (`name` None). `line` is the heading's
     file line; `pieces` are Prose and LuaBlock in file order."""
 
@@ -125,8 +120,7 @@ class Section:
         return tuple(p for p in self.pieces if isinstance(p, LuaBlock))
 
 
-@attrs.frozen
-class Prompt:
+class Prompt(Struct, frozen=True):
     """A parsed prompt file. `source_lines[n - 1]` is file line n (newlines
     normalized to `\\n`)."""
 
@@ -135,13 +129,13 @@ class Prompt:
     title: str
     h1: Section
     sections: tuple[Section, ...]
-    source_lines: tuple[str, ...] = attrs.field(repr=False, eq=False)
+    source_lines: tuple[str, ...] = field(repr=False, eq=False)
     #: The folder holding the prompt file (where `require` looks), made
     #: absolute when the prompt is parsed.
-    folder: Path = attrs.field(init=False, repr=False, eq=False)
-    _index: dict[str, int] = attrs.field(init=False, repr=False, eq=False)
+    folder: Path = field(init=False, repr=False, eq=False)
+    _index: dict[str, int] = field(init=False, repr=False, eq=False)
 
-    def __attrs_post_init__(self):
+    def __post_init__(self):
         object.__setattr__(self, "folder", Path(self.path).absolute().parent)
         object.__setattr__(self, "_index", {s.name: i for i, s in enumerate(self.sections)})
 

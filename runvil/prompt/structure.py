@@ -31,8 +31,7 @@ from __future__ import annotations
 
 import re
 
-import attrs
-
+from ..structs import Struct
 from .model import LuaBlock, ParseError, Prose, Section
 
 NO_H1 = "no H1 heading: a prompt needs one '# Title' line before its sections"
@@ -112,8 +111,7 @@ def _dedent(line: str, indent: int) -> str:
     return line[i:]
 
 
-@attrs.frozen
-class Body:
+class Body(Struct, frozen=True):
     """The parsed Markdown body: title, H1 body, sections, problems."""
 
     title: str

@@ -18,13 +18,13 @@ import socket
 import time
 from pathlib import Path
 
-import attrs
 import pytest
 
 from runvil.engine.effects import ToolCall, ToolFailure, ToolResult
 from runvil.harness.packs import PackTools
 from runvil.harness.workspace import DEFAULT_WRITE_QUOTA, READ_MAX_BYTES, Workspace
 from runvil.host.config import PackSettings, parse_config
+from runvil.structs import FrozenError
 
 from .web_server import WebServer
 
@@ -292,7 +292,7 @@ def test_bad_pack_settings(packs, message):
 
 
 def test_settings_are_frozen():
-    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+    with pytest.raises(FrozenError):
         PackSettings().search_url = "x"  # type: ignore[misc]
 
 

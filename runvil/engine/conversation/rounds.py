@@ -6,8 +6,7 @@ empty answer reads. The loop and models.infer both send through here."""
 
 from __future__ import annotations
 
-from attrs import define
-
+from ...structs import Struct
 from ..effects import ModelFailure, ModelReply, ModelRound
 from ..errors import engine_error
 
@@ -35,8 +34,7 @@ OVERFLOW_PHRASES = (
 )
 
 
-@define
-class ModelBinding:
+class ModelBinding(Struct):
     """A catalog model a role is bound to at prepare."""
 
     id: str  # catalog id, e.g. "openai/gpt-4o-mini" or "scripted"
