@@ -30,11 +30,11 @@ from runvil.lua import LuaSyntaxError, compile_lua
 from runvil.lua.contexts import run_lua
 
 from ..structs import replace
-from .frontmatter import MESSAGE as _FM_MESSAGE
-from .frontmatter import NO_FRONTMATTER, read_frontmatter, split_frontmatter
+from .frontcache import read_frontmatter
 from .interpolate import NULL, USERDATA, InterpolationError, NotJSON, fill
 from .model import Frontmatter, LuaBlock, ParseError, Prompt, Prose, RoleOptions, Section, trim_blank_lines
-from .structure import read_body
+from .structure import MESSAGE as _FM_MESSAGE
+from .structure import NO_FRONTMATTER, read_body, split_frontmatter
 
 __all__ = [
     "NULL",

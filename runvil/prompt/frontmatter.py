@@ -46,10 +46,8 @@ from yaml.constructor import ConstructorError
 from yaml.events import AliasEvent
 
 from .model import Frontmatter, ParseError, RoleOptions
+from .structure import MESSAGE
 
-MESSAGE = "invalid frontmatter: {detail}"
-NO_FRONTMATTER = "the file must start with a '---' line that opens the frontmatter"
-UNCLOSED = "the frontmatter opened on line {line} is never closed with a '---' line"
 NOT_A_MAPPING = "the frontmatter must be a mapping of keys, got {raw}"
 MISSING_KEY = "missing required key '{key}'"
 UNKNOWN_KEY = "unknown key '{key}' (only keys starting with 'x-' may be added)"
@@ -191,26 +189,6 @@ def _construct_float(loader, node):
 _Loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
 _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
-
-
-# --- splitting the file ------------------------------------------------------
-
-
-def _is_delimiter(line: str) -> bool:
-    return line.rstrip(" \t") == "---"
-
-
-def split_frontmatter(lines: list[str]) -> tuple[int | None, int, str | None]:
-    """Finds the frontmatter in the file's lines. Returns (end, body_start,
-    problem): `end` is the 1-based line of the closing `---` (None when
-    there is no usable frontmatter), `body_start` the first body line, and
-    `problem` a frontmatter detail when the delimiters are wrong."""
-    if not lines or not _is_delimiter(lines[0]):
-        return None, 1, NO_FRONTMATTER
-    for i in range(1, len(lines)):
-        if _is_delimiter(lines[i]):
-            return i + 1, i + 2, None
-    return None, len(lines) + 1, UNCLOSED.format(line=1)
 
 
 # --- checking the keys -------------------------------------------------------

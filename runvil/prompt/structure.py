@@ -1,4 +1,6 @@
-"""The Markdown body of a prompt: the H1, the sections, and their pieces.
+"""The structure of a prompt file: the `---` lines around the frontmatter
+(whose YAML frontmatter.py reads), and the Markdown body: the H1, the
+sections, and their pieces.
 
 Only the block structure the language needs is read, line by line, with
 CommonMark's rules for the parts it uses (spec §2, §3):
@@ -34,6 +36,9 @@ import re
 from ..structs import Struct
 from .model import LuaBlock, ParseError, Prose, Section
 
+MESSAGE = "invalid frontmatter: {detail}"  # frontmatter.py's problems too
+NO_FRONTMATTER = "the file must start with a '---' line that opens the frontmatter"
+UNCLOSED = "the frontmatter opened on line {line} is never closed with a '---' line"
 NO_H1 = "no H1 heading: a prompt needs one '# Title' line before its sections"
 TEXT_BEFORE_H1 = "text before the H1 heading: the body starts with its '# Title' line"
 H1_AFTER_H2 = "H1 heading after a section: the '# Title' line must come before every '## Section'"
@@ -49,6 +54,23 @@ _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*\Z")
 _CLOSING_HASHES = re.compile(r"(?:\A|[ \t]+)#+\Z")
 _FENCE = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)\Z")
 _COMMENT = re.compile(r" {0,3}<!--")
+
+
+def _is_delimiter(line: str) -> bool:
+    return line.rstrip(" \t") == "---"
+
+
+def split_frontmatter(lines: list[str]) -> tuple[int | None, int, str | None]:
+    """Finds the frontmatter in the file's lines. Returns (end, body_start,
+    problem): `end` is the 1-based line of the closing `---` (None when
+    there is no usable frontmatter), `body_start` the first body line, and
+    `problem` a frontmatter detail when the delimiters are wrong."""
+    if not lines or not _is_delimiter(lines[0]):
+        return None, 1, NO_FRONTMATTER
+    for i in range(1, len(lines)):
+        if _is_delimiter(lines[i]):
+            return i + 1, i + 2, None
+    return None, len(lines) + 1, UNCLOSED.format(line=1)
 
 
 def chunk_name(owner: str, index: int) -> str:
