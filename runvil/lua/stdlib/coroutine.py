@@ -98,10 +98,8 @@ class Coroutine:
                     else:
                         kind, values = "yield", gen.send(args)
                     self.held = C[0] - self.base  # the nested C calls its twins hold (a pcall)
-                except StopIteration as e:
-                    kind, values = self._twin_returned(e.value)
-                except ENDINGS as e:
-                    kind, values = ended_by(e)
+                except (StopIteration, *ENDINGS) as e:
+                    kind, values = self._twin_raised(e)
             else:
                 self._transfer = args
                 run_context(self.ctx)
@@ -117,6 +115,10 @@ class Coroutine:
             RUNNING_CO[0] = prev
             if prev is not None:
                 prev.status = "running"
+        return self._settled(kind, values)
+
+    def _settled(self, kind: str, values):
+        """The end of a resume: the coroutine is suspended or dead."""
         if kind == "yield":
             self.status = "suspended"
             return kind, values
@@ -126,6 +128,22 @@ class Coroutine:
             self.error = values
             self.errored = True
         return kind, values
+
+    def twin_raised(self, e: BaseException, mine: int, prev):
+        """The rest of a resume inlined by walk_wrapped whose twin's
+        generator raised e, as `resume` would go on."""
+        try:
+            kind, values = self._twin_raised(e)
+        except BaseException:
+            self.status = "dead"
+            self.state.coroutines.discard(self)
+            raise
+        finally:
+            C[0] = mine
+            RUNNING_CO[0] = prev
+            if prev is not None:
+                prev.status = "running"
+        return self._settled(kind, values)
 
     def kill(self):
         """Closes a suspended coroutine: unwinds it, running __close (where
@@ -152,6 +170,15 @@ class Coroutine:
             self.gen = twin(*args) if twin is not None else self.state.twin_call(self.fn, args)
             return "yield", self.gen.send(None)
         return "yield", self.gen.throw(CoroutineKill())
+
+    def _twin_raised(self, e: BaseException):
+        """(kind, values) of a twin whose generator raised e: it returned
+        (StopIteration), or it ended (ENDINGS); anything else goes on."""
+        if type(e) is StopIteration:
+            return self._twin_returned(e.value)
+        if isinstance(e, ENDINGS):
+            return ended_by(e)
+        raise e
 
     def _twin_returned(self, r):
         """The twin's function returned `r`: a pending tail call goes on as
@@ -196,7 +223,10 @@ def resume_wrapped(co: Coroutine, args: tuple, where) -> tuple:
     if co.status != "suspended":
         what = "dead" if co.status == "dead" else "non-suspended"
         raise LuaError(where() + f"cannot resume {what} coroutine")
-    kind, values = co.resume(args)
+    return wrapped_outcome(*co.resume(args), where)
+
+
+def wrapped_outcome(kind: str, values, where) -> tuple:
     if kind == "error":
         raise LuaError(where() + values if type(values) is str else values)
     return values
@@ -210,7 +240,32 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
     runtime._charged charges an iterator function's)."""
     k = 0  # items not charged yet, as _charged counts them
     while True:
-        values = resume_wrapped(co, (s, c), current_where)
+        gen = co.gen
+        mine = C[0]
+        if gen is not None and co.status == "suspended" and not co._kill and mine + 1 < LUAI_MAXCCALLS:
+            # Coroutine.resume inline for its common case, a started twin
+            # (about a fifth of an item's time: two calls and a tuple less)
+            prev = RUNNING_CO[0]
+            if prev is not None:
+                prev.status = "normal"
+            co.status = "running"
+            base = co.base = mine + 1
+            C[0] = base + co.held
+            co.held = 0
+            RUNNING_CO[0] = co
+            try:
+                values = gen.send((s, c))
+            except BaseException as e:
+                values = wrapped_outcome(*co.twin_raised(e, mine, prev), current_where)
+            else:
+                co.held = C[0] - base
+                C[0] = mine
+                RUNNING_CO[0] = prev
+                if prev is not None:
+                    prev.status = "running"
+                co.status = "suspended"
+        else:
+            values = resume_wrapped(co, (s, c), current_where)
         c = values[0] if values else None
         if c is None:
             break
