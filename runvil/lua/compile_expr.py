@@ -358,16 +358,19 @@ class ExprCompiler(OperatorCompiler):
             f" else _smethod({o}, {name}, {d}) if type({o}) is str else _method({o}, {name}, {d}))"
         )
 
-    def call_mark(self, n) -> str:
+    def call_mark(self, n, direct_tail: bool = False) -> str:
         """A marker before a call's text: where Lua names the called
-        function in `bad argument` messages (the name at the call site)."""
+        function in `bad argument` messages (the name at the call site);
+        a direct tail call's site says so (errors.lua_frames skips its
+        frame, as Lua's stack has no level for a function that made a tail
+        call)."""
         if type(n) is A.MethodCall:
             site = (n.method, True)
         else:
             d = self.desc(n.func)
             if d is None or d.startswith("constant"):
                 return ""
-            site = (d[d.index("'") + 1 : -1], False)
+            site = (d[d.index("'") + 1 : -1], False, True) if direct_tail else (d[d.index("'") + 1 : -1], False)
         names = self.chunk.call_names
         names.append(site)
         return f"\x03{len(names) - 1}\x04"
@@ -403,8 +406,11 @@ class ExprCompiler(OperatorCompiler):
 
     def tailcall(self, n) -> str:
         """`return f(args)`: `_tail` makes a Lua callee a pending call that
-        the caller's caller runs; a builtin runs at once."""
+        the caller's caller runs; a builtin runs at once. A direct tail call
+        (see direct_tail) is a plain call."""
         args = self.args(n.args)
+        if self.direct_tail(n):
+            return f"{self.call_mark(n, direct_tail=True)}{self.expr(n.func)}({args})"
         tail = f"({args},)" if args else "()"
         f = self.temp()
         if type(n) is A.MethodCall:
@@ -413,6 +419,20 @@ class ExprCompiler(OperatorCompiler):
             return f"{self.call_mark(n)}_tail({callee}, ({o}, *{tail}))"
         callee = f"({f} if type({f} := {self.expr(n.func)}) is _FT else _callable({f}, {self.drepr(n.func)}))"
         return f"{self.call_mark(n)}_tail({callee}, {tail})"
+
+    def direct_tail(self, n) -> bool:
+        """Whether `return g(args)` may call g at once, not through the
+        trampoline: g is a `local function` never assigned again (so a Lua
+        function), and none of g's own tail calls can be direct (it makes
+        none of a local), so direct tail calls never nest and the Python
+        stack grows by at most one frame per Lua level (an endless tail
+        recursion still runs in constant space). Not in a hoisted block,
+        whose frame lies between the caller and g."""
+        if type(n) is not A.Call or type(n.func) is not A.Name or self.frames:
+            return False
+        v = n.func.binding
+        return (isinstance(v, LocalVar) and v.function is not None and not v.assigned
+                and not v.function.scope.tails_local)
 
     def explist(self, exprs: list, n: int):
         """n single-value texts for an expression list, or None when the

@@ -109,7 +109,7 @@ def lua_frames(frame=None):
         info = LUA_CODE.get(code.co_filename)
         if info is not None:
             deep = code.co_name.startswith("_deep")
-            if not merge:
+            if not merge and not in_direct_tail(f):
                 chunk, lines = info
                 n = f.f_lineno or 0
                 line = lines[n] if 0 <= n < len(lines) else 0
@@ -197,6 +197,17 @@ def call_site(frame) -> tuple[str, bool] | None:
     if pos is None:
         return None
     return sites.get((pos[0], pos[2]))
+
+
+def in_direct_tail(frame) -> bool:
+    """Whether a Lua frame is in a direct tail call (compile_expr's
+    direct_tail): Lua reused its level for the called function, so the
+    frame is no level of Lua's stack."""
+    sites = CALL_SITES.get(frame.f_code.co_filename)
+    if not sites or frame.f_lasti < 0:
+        return False
+    site = call_site(frame)
+    return site is not None and len(site) > 2
 
 
 def caller_where() -> str:

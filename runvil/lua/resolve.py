@@ -18,7 +18,7 @@ LOCAL_PREFIX = "L_"
 class LocalVar:
     """One declared Lua local (a fresh one per declaration)."""
 
-    __slots__ = ("name", "pyname", "attrib", "func", "captured", "assigned", "decl_line", "const_init")
+    __slots__ = ("name", "pyname", "attrib", "func", "captured", "assigned", "decl_line", "const_init", "function")
 
     def __init__(self, name: str, pyname: str, attrib, func: "FuncScope", line: int):
         self.name = name
@@ -32,6 +32,9 @@ class LocalVar:
         # constant (Lua's localstat: the last name, no adjustment); the
         # compiler folds it, and a constant then stands for every use
         self.const_init = None
+        # the function of a `local function` statement (its only value while
+        # `assigned` stays False): a tail call of it may be a direct call
+        self.function = None
 
     @property
     def is_cell(self) -> bool:
@@ -54,7 +57,7 @@ class GlobalRef:
 class FuncScope:
     """What the compiler needs to know about one function."""
 
-    __slots__ = ("parent", "node", "upvals", "blocks", "vararg", "has_close", "bad_break")
+    __slots__ = ("parent", "node", "upvals", "blocks", "vararg", "has_close", "bad_break", "tails_local")
 
     def __init__(self, parent, node):
         self.parent = parent
@@ -64,6 +67,8 @@ class FuncScope:
         self.vararg = False
         self.has_close = False
         self.bad_break = 0  # line of a break outside any loop: Lua reports it at the function's end
+        # some `return f(...)` of it calls a local f (it may make a direct tail call)
+        self.tails_local = False
 
 
 class _Block:
@@ -245,6 +250,7 @@ class Resolver:
     def s_LocalFunction(self, s: A.LocalFunction):
         v = self.declare(s.name, None, s.line)
         s.var = v
+        v.function = s.func
         self.function(s.func)
 
     def s_Assign(self, s: A.Assign):
@@ -318,6 +324,8 @@ class Resolver:
     def s_Return(self, s):
         for e in s.exprs:
             self.expr(e)
+        if len(s.exprs) == 1 and type(e) is A.Call and type(e.func) is A.Name and isinstance(e.func.binding, LocalVar):
+            self.func.tails_local = True
 
     def s_Break(self, s):
         for b in reversed(self.func.blocks):

@@ -384,6 +384,65 @@ print(pcall(f, nil))
 local S = setmetatable({}, {__idiv = function() return "idiv" end, __mod = function() return "mod" end})
 print(S // 3, S % 3)
 """,
+    # `return g(args)` of a local function that makes no tail call of a
+    # local itself is a direct call: results, errors, error levels (the
+    # caller's level is gone, as in Lua), yields through it, endless tail
+    # recursion next to it
+    "direct tail calls": """
+local function g(x) error("boom", x) end
+local function f(x) return g(x) end
+local function h(x) local ok, e = pcall(f, x) return e end
+print(h(1), h(2), h(3))
+local function f6(s) return g(s) end
+print(pcall(function() local x = f6(2) return x end))
+local function g2(x) return x .. {} end
+local function f2(x) return g2(x) end
+print(pcall(f2, "a"))
+local function g3(x) return x + 1 end
+local function f3(x) return g3(x) end
+print(pcall(f3, "q"))
+print(select('#', f3(1)), f3(2))
+local function g4() return 1, 2, 3 end
+local function f4() return g4() end
+print(f4())
+local a, b = f4()
+print(a, b, (f4()))
+local function g5(...) return ... end
+local function f5(...) return g5(...) end
+print(f5(1, nil, 3))
+print(select('#', f5()), select('#', f5(nil, nil)))
+local function f7(t) return g5(t, table.unpack(t)) end
+print(select('#', f7({1, 2})))
+local function y(x) return coroutine.yield(x + 1) end
+local function through(x) return y(x) end
+local w = coroutine.wrap(function(a) while true do a = through(a) end end)
+print(w(1), w(10), w(20))
+local function gy(x) local v = coroutine.yield(x) error("e" .. v, 2) end
+local function fy(x) return gy(x) end
+local co = coroutine.create(function(a) local r = fy(a) return r end)
+print(coroutine.resume(co, 5))
+print(coroutine.resume(co, 7))
+local function loop(n) if n == 0 then return "done" end return loop(n - 1) end
+print(loop(300000))
+local function pong(n) return n end
+local function ping(n) if n == 0 then return "end" end return pong(n) end
+print(ping(0), ping(4))
+local later
+local function step(n) if n == 0 then return "back" end return later(n - 1) end
+later = function(n) return step(n) end
+print(step(300000))
+local function g8(x) return x * 2 end
+local function f8(x) do local c <close> = setmetatable({}, {__close = function() end}) return g8(x) end end
+print(f8(21))
+local function err2() error("lvl2", 2) end
+local function mid() return err2() end
+local function top() local v = mid() return v end
+print(pcall(top))
+local function r3() error("lvl3", 3) end
+local function m3() return r3() end
+local function t3() local v = m3() return v end
+print(pcall(function() local z = t3() return z end))
+""",
 }
 
 
@@ -426,3 +485,16 @@ def test_a_loop_left_any_way_is_charged_for_every_iteration(loop):
         b = steps_spent(loop.replace("N", str(n + 1)))
         costs.add(b - a)
     assert len(costs) == 1 and costs.pop() > 0
+
+
+def test_a_direct_tail_call_is_a_plain_call_charged_as_a_pending_one():
+    # `return g(x)` of a local function is a plain Python call, and costs the
+    # steps of a tail call through the trampoline (`(g)(x)` takes it)
+    from runvil.lua.compiled import compile_lua
+
+    direct = "local function g(x) return x end local function f(x) return g(x) end"
+    assert "_tail(" not in compile_lua(direct, "=t").source.split("def L_f", 1)[1]
+    pending = direct.replace("return g(x)", "return (g)(x)")
+    assert "_tail(" in compile_lua(pending, "=t").source.split("def L_f", 1)[1]
+    calls = " for i = 1, 50 do f(i) end"
+    assert steps_spent(direct + calls) == steps_spent(pending + calls)
