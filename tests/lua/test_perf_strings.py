@@ -233,6 +233,12 @@ print(nest(150), nest(197), nest(198), nest(250))
 }
 
 
+# the same programs run twice over: paths taken from a call's second use
+# on (a format's generated function, a gsub replacement's every-match run)
+for _name in ("find and match", "gsub strings", "gsub functions", "format"):
+    PROGRAMS[_name + ", twice"] = "for round = 1, 2 do\n" + PROGRAMS[_name] + "\nend\n"
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_fast_path_matches_lua(name):
     code = PROGRAMS[name]

@@ -90,7 +90,7 @@ def _replacer(repl, tr, src: str):
 
 def _template(pat, repl: str):
     """A replacement string as (what re.subn takes, its literal length,
-    its capture references), or False where that could differ from
+    its capture references, _every_match's function), or False where that could differ from
     add_s: an invalid '%', a capture index the pattern lacks or a position
     capture (Lua's errors and numbers stay on its own path). Without
     references it is the literal text (re copies it at C speed); with
@@ -117,11 +117,38 @@ def _template(pat, repl: str):
     text = "".join(fmt)
     lit = sum(map(len, literal))
     if not groups:
-        return "".join(literal).replace("\\", "\\\\"), lit, 0
-    if len(groups) == 1:
+        template = "".join(literal).replace("\\", "\\\\")
+    elif len(groups) == 1:
         g = groups[0]
-        return (lambda m: text % m.group(g)), lit, 1
-    return (lambda m: text % m.group(*groups)), lit, len(groups)
+        template = lambda m: text % m.group(g)  # noqa: E731
+    else:
+        template = lambda m: text % m.group(*groups)  # noqa: E731
+    return template, lit, len(groups), _every_match(pat, template, lit, len(groups))
+
+
+def _every_match(pat, template, lit: int, refs: int):
+    """gsub(s, p, repl) of every match where the pattern's regex is safe on
+    any subject, as a function of the subject: _gsub_by_template's path
+    with what depends on the pattern and replacement alone worked out
+    once. None for a subject whose result may be long (its bound passes
+    INLINE_RESULT or the string limit): _gsub_by_template reserves it
+    first or refuses it."""
+    if pat.any_rx is None or not pat.nonempty or pat.anchor:
+        return None
+    subn = pat.any_rx.subn
+    per_char = max(1, refs) + lit  # as _gsub_by_template's bound, with a match at every char
+    limit = values.MAX_STRING
+
+    def every_match(src: str):
+        bound = len(src) * per_char
+        if bound > INLINE_RESULT or bound > limit[0]:
+            return None
+        r = subn(template, src)  # every match: they are not empty, so at most one per char
+        if len(r[0]) > TINY_RESULT:  # a small result: built at once, then counted (a tiny one is not)
+            reserve_result(len(r[0]))
+        return Multi(r)
+
+    return every_match
 
 
 def _gsub_by_template(pat, src: str, repl: str, max_s: int):
@@ -142,7 +169,7 @@ def _gsub_by_template(pat, src: str, repl: str, max_s: int):
         t = pat.subs[repl] = _template(pat, repl)
     if t is False:
         return None
-    template, lit, refs = t
+    template, lit, refs, _ = t
     srcl = len(src)
     count = min(max_s, srcl)  # matches are not empty: at most one per char
     # each match's text is replaced by the literals and at most `refs`
@@ -166,6 +193,8 @@ def str_gsub(*args):
             tr = type(repl)
             pat = PATTERNS.get(p) or compile_pattern(p)
             if tr is str:
+                if (t := pat.subs.get(repl)) and (every := t[3]) is not None and (r := every(src)) is not None:
+                    return r
                 r = _gsub_by_template(pat, src, repl, len(src) + 1)
                 if r is not None:
                     return r
