@@ -10,7 +10,7 @@ sequence numbers stay in order and unique."""
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timezone
+import time
 
 from ..structs import Struct
 
@@ -38,8 +38,8 @@ EVENT_TYPES = (
 
 def utc_now() -> str:
     """The time now as host.md writes it: `2026-12-01T14:20:15.123Z`."""
-    now = datetime.now(timezone.utc)
-    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+    seconds, ns = divmod(time.time_ns(), 1_000_000_000)  # as datetime.now(timezone.utc), without importing it
+    return time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(seconds)) + f"{ns // 1_000_000:03d}Z"
 
 
 class Event(Struct, frozen=True):

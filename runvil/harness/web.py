@@ -175,17 +175,18 @@ def _reason(e: Exception) -> str:
     return text[:1].lower() + text[1:]
 
 
-_HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+# patterns compiled at their first use (re's cache), not by every run that imports the Pack
+_HEADER_CHARSET = r"""(?i)charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)"""
+_META_CHARSET = rb"""(?i)<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)"""
 
 
 def _charset(header: str, body: bytes, html: bool) -> str:
     """The Content-Type header's charset, else an HTML page's own, else UTF-8."""
-    m = _HEADER_CHARSET.search(header)
+    m = re.search(_HEADER_CHARSET, header)
     if m:
         name = m.group(1)
     else:
-        meta = _META_CHARSET.search(body[:2048]) if html else None
+        meta = re.search(_META_CHARSET, body[:2048]) if html else None
         name = meta.group(1).decode("ascii") if meta else "utf-8"
     try:
         "".encode(name)
@@ -235,14 +236,14 @@ def _field(r: dict, key: str) -> str:
     return " ".join(v.split()) if isinstance(v, str) else ""
 
 
-_JSON_TOKENS = re.compile(r'[\[\]{}"\\]')
+_JSON_TOKENS = r'[\[\]{}"\\]'
 
 
 def too_deep(text: str, limit: int) -> bool:
     """Whether JSON text nests arrays and objects past `limit` levels,
     checked before decoding so a hostile reply cannot exhaust the stack."""
     depth, in_string, skip = 0, False, -1
-    for m in _JSON_TOKENS.finditer(text):
+    for m in re.finditer(_JSON_TOKENS, text):
         i = m.start()
         if i < skip:
             continue

@@ -16,7 +16,6 @@ import signal
 import sys
 import threading
 
-from .diagnostics import show_parse_error, show_run_error
 from .rounds import NO_USAGE, UsageMeter, report_retries
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PARSE = 0, 1, 2, 3
@@ -87,6 +86,8 @@ def _run_command(argv: list[str]) -> int:
         prompt = parse_file(args.prompt)
     except ParseError as e:
         print(f"error[Parse]: {e}", file=sys.stderr)
+        from .diagnostics import show_parse_error  # for errors only: its patterns cost start-up
+
         show_parse_error(e)
         if args.json:
             _print_json({"ok": False, "result": None, "error": {"kind": "Parse", "message": str(e)}, "requests": [],
@@ -192,6 +193,8 @@ def _run_command(argv: list[str]) -> int:
         write_run_view(args.view, run)  # a page that cannot be written is said on stderr
     if not outcome.ok:
         print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=sys.stderr)
+        from .diagnostics import show_run_error
+
         show_run_error(prompt, outcome.error, run.events.events)
     if live is not None:
         live.closing(meter.closing_line())
@@ -345,6 +348,8 @@ def check_command(argv: list[str]) -> int:
             unreadable += 1
             continue
         for err in errors:
+            from .diagnostics import show_parse_error
+
             print(f"error[Parse]: {err}", file=sys.stderr)
             show_parse_error(err)
         bad += len(errors)

@@ -39,7 +39,6 @@ import json
 import math
 import re
 from collections.abc import Callable
-from typing import Any
 
 from ..structs import Struct
 
@@ -82,7 +81,7 @@ class _Null:
 
 NULL = _Null()
 
-Lookup = Callable[[list[str]], Any]
+Lookup = Callable[[list[str]], object]
 
 
 def references(text: str) -> list[str]:
@@ -91,7 +90,7 @@ def references(text: str) -> list[str]:
     return [m.group(1) for m in REFERENCE.finditer(text) if m.group(1) is not None]
 
 
-def render_value(name: str, value: Any) -> str:
+def render_value(name: str, value: object) -> str:
     """The text a looked-up value inserts, or InterpolationError."""
     if isinstance(value, str):
         return value
@@ -102,7 +101,7 @@ def render_value(name: str, value: Any) -> str:
     if isinstance(value, NotJSON):
         raise InterpolationError(NOT_JSON.format(name=name, type=value.type))
 
-    def refuse(inner: Any) -> Any:
+    def refuse(inner: object) -> object:
         if isinstance(inner, NotJSON):
             raise InterpolationError(NOT_JSON.format(name=name, type=inner.type))
         raise TypeError(f"lookup of {name!r} returned {type(inner).__name__}, which is not JSON data")
@@ -113,7 +112,7 @@ def render_value(name: str, value: Any) -> str:
         raise InterpolationError(NO_JSON_FORM.format(name=name, value=_first_non_finite(value))) from None
 
 
-def _first_non_finite(value: Any) -> str:
+def _first_non_finite(value: object) -> str:
     if isinstance(value, float):
         if math.isfinite(value):
             return ""

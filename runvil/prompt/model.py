@@ -10,7 +10,6 @@ immutable: sequences are tuples, so one parsed prompt can back many runs.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ..structs import Struct, field
 
@@ -63,7 +62,7 @@ class Frontmatter(Struct, frozen=True):
     models: dict[str, RoleOptions] = field(factory=dict)
     uses: tuple[str, ...] = ()
     max_tool_iterations: int = 24
-    extra: dict[str, Any] = field(factory=dict)
+    extra: dict[str, object] = field(factory=dict)
 
 
 def trim_blank_lines(text: str) -> str:
@@ -101,7 +100,7 @@ class LuaBlock(Struct, frozen=True):
     code: str
     line: int
     chunkname: str
-    compiled: Any = field(default=None, eq=False, repr=False)
+    compiled: object = field(default=None, eq=False, repr=False)
 
 
 Piece = Prose | LuaBlock
