@@ -79,7 +79,7 @@ class Struct:
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{n}={getattr(self, n, _NOTHING)!r}" for n in self._shown)
-        return f"{type(self).__qualname__}({shown})"
+        return f"{type(self).__qualname__.rsplit('>.', 1)[-1]}({shown})"  # as attrs: no '<locals>.'"
 
 
 def replace(obj: Struct, **changes):

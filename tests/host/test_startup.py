@@ -1,7 +1,8 @@
 """Start-up imports only what a run uses (issue 13, item 3): no httpx, no
 entry-point scan (importlib.metadata) and no rich for echo and scripted
-runs off a terminal; with warm caches no parser (lark) and no compiler,
-and for `runvil lua` no attrs;
+runs off a terminal; with warm caches no parser (lark), no compiler and
+no PyYAML (the frontmatter comes from the cache), and neither attrs nor
+dataclasses nor inspect (the value classes are runvil.structs);
 `runvil check` and `runvil run` share the compiled chunks. Checked with
 `python -X importtime`, which lists every module a process imports."""
 
@@ -20,6 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 PROVIDER_CODE = {"httpx", "importlib.metadata", "runvil.harness.openai"}
 TERMINAL_CODE = {"rich", "rich.console"}
 PARSER_CODE = {"lark", "runvil.lua.parser", "runvil.lua.compile", "runvil.lua.ast"}
+#: heavy modules a run with warm caches does without (each costs milliseconds)
+CLASS_CODE = {"attrs", "attr", "dataclasses", "inspect", "typing", "datetime"}
+YAML_CODE = {"yaml", "runvil.prompt.frontmatter"}
 
 WORLD = """\
 input: hi
@@ -98,7 +102,8 @@ def test_check_then_run_share_the_compiled_chunks(hello, env):
     assert chunks
     names, p = imports(["run", "hello.md"], env, hello)
     assert p.returncode == 0 and p.stdout == "echo: hello\n"
-    assert not names & PARSER_CODE  # the blocks came from the cache `check` filled
+    assert not names & (PARSER_CODE | YAML_CODE)  # the blocks and the frontmatter came from the cache `check` filled
+    assert not names & CLASS_CODE
     assert sorted(Path(env["RUNVIL_CACHE_DIR"]).glob("chunk-*.bin")) == chunks
 
 
@@ -106,8 +111,7 @@ def test_runvil_lua_with_warm_caches_imports_no_parser(tmp_path, env):
     for _ in range(2):
         names, p = imports(["lua", "-e", "print(('%d'):format(6 * 7))"], env, tmp_path)
         assert p.returncode == 0 and p.stdout == "42\n"
-    assert not names & (PARSER_CODE | PROVIDER_CODE | TERMINAL_CODE)
-    assert "attrs" not in names  # the sandbox's Limits is a dataclass
+    assert not names & (PARSER_CODE | PROVIDER_CODE | TERMINAL_CODE | CLASS_CODE | YAML_CODE)
 
 
 def test_with_the_caches_off_a_run_parses_and_writes_nothing(hello, env):
@@ -129,3 +133,19 @@ def test_version_imports_neither_the_lua_layer_nor_yaml(tmp_path, env):
     names, p = imports(["--version"], env, tmp_path)
     assert p.returncode == 0 and p.stdout.startswith("runvil ")
     assert not {n for n in names if n.startswith(("runvil.lua", "yaml", "attr", "lark"))}
+
+
+def test_a_second_echo_run_imports_neither_yaml_nor_attrs(hello, env):
+    names, p = imports(["run", "hello.md"], env, hello)
+    assert p.returncode == 0 and "yaml" in names  # a cold cache: the frontmatter is read once
+    names, p = imports(["run", "hello.md"], env, hello)
+    assert p.returncode == 0 and p.stdout == "echo: hello\n"
+    assert not names & (PARSER_CODE | YAML_CODE | CLASS_CODE | PROVIDER_CODE | TERMINAL_CODE)
+
+
+def test_a_run_with_a_bad_frontmatter_reads_the_yaml_every_time(hello, env):
+    (hello / "bad.md").write_text((hello / "hello.md").read_text().replace("runvil: 0", "runvil: 1"))
+    for _ in range(2):
+        names, p = imports(["run", "bad.md"], env, hello)
+        assert p.returncode == 3 and "yaml" in names
+        assert "error[Parse]: bad.md:7: invalid frontmatter: runvil must be 0, got 1" in p.stderr
