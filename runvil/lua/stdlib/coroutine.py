@@ -82,9 +82,7 @@ class Coroutine:
                     self.error, self.errored = e.value, True
                     return "error", e.value
         prev = RUNNING_CO[0]
-        if prev is not None:
-            prev.status = "normal"
-        self.status = "running"
+        self.status = "running"  # its resumer's is "normal" now (coroutine.status tells them apart)
         self.base = mine + 1
         C[0] = self.base + self.held
         self.held = 0  # a twin: set again by a yield inside an escalated call
@@ -113,8 +111,6 @@ class Coroutine:
         finally:
             C[0] = mine
             RUNNING_CO[0] = prev
-            if prev is not None:
-                prev.status = "running"
         return self._settled(kind, values)
 
     def _settled(self, kind: str, values):
@@ -141,8 +137,6 @@ class Coroutine:
         finally:
             C[0] = mine
             RUNNING_CO[0] = prev
-            if prev is not None:
-                prev.status = "running"
         return self._settled(kind, values)
 
     def kill(self):
@@ -246,8 +240,6 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
             # Coroutine.resume inline for its common case, a started twin
             # (about a fifth of an item's time: two calls and a tuple less)
             prev = RUNNING_CO[0]
-            if prev is not None:
-                prev.status = "normal"
             co.status = "running"
             base = co.base = mine + 1
             C[0] = base + co.held
@@ -261,8 +253,6 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
                 co.held = C[0] - base
                 C[0] = mine
                 RUNNING_CO[0] = prev
-                if prev is not None:
-                    prev.status = "running"
                 co.status = "suspended"
         else:
             values = resume_wrapped(co, (s, c), current_where)
@@ -381,7 +371,10 @@ def open_lib(state) -> None:
         co = check_co(args, 1, "status")
         if co is main:
             return "running" if running_co() is None else "normal"
-        return co.status
+        st = co.status
+        # "running" from its resume until it yields or ends: the coroutine that
+        # runs now, or one that resumed it (or resumed one that did)
+        return "normal" if st == "running" and co is not running_co() else st
 
     def running(*args):
         co = running_co()
