@@ -10,7 +10,7 @@ import pytest
 
 from runvil.engine.effects import ModelReply, ModelRound
 from runvil.engine.tasks import Task
-from runvil.structs import FrozenError, Struct, field, replace
+from runvil.structs import COMPILED_AFTER, FrozenError, Struct, _make_init, field, replace
 
 
 class Point(Struct, frozen=True):
@@ -102,3 +102,42 @@ def test_a_subclass_adds_fields_after_its_bases():
 def test_copies_are_equal():
     p = Point(1, 2, [[1]])
     assert copy.copy(p) == p and copy.deepcopy(p) == p and copy.deepcopy(p).tags[0] is not p.tags[0]
+
+
+def _point_class():
+    class P(Struct, frozen=True):
+        x: int
+        y: int
+        z: int = 3
+        tags: list = field(factory=list)
+        double: int = field(init=False, default=0)
+    return P
+
+
+CALLS = [((), {}), ((1,), {}), ((1, 2), {}), ((1, 2, 4, ["t"]), {}), ((1, 2, 4, [], 5), {}),
+         ((1,), {"y": 2, "tags": ()}), ((1, 2), {"x": 1}), ((1, 2), {"double": 1}), ((1, 2), {"w": 1}),
+         ((), {"y": 2})]
+
+
+def outcome(cls, args, kwargs):
+    try:
+        obj = cls(*args, **kwargs)
+    except TypeError as e:
+        return "TypeError", str(e)
+    return repr(obj), obj.double, obj.tags
+
+
+def test_the_generic_init_and_the_compiled_one_agree():
+    generic, compiled = _point_class(), _point_class()
+    compiled.__init__ = _make_init(compiled)
+    for args, kwargs in CALLS:
+        assert outcome(generic, args, kwargs) == outcome(compiled, args, kwargs), (args, kwargs)
+    assert generic.__init__.__name__ == "_generic_init"  # the calls above stayed below COMPILED_AFTER
+
+
+def test_a_class_made_often_gets_its_own_init():
+    cls = _point_class()
+    for i in range(COMPILED_AFTER + 1):
+        assert cls(i, 2).x == i
+    assert cls.__init__.__qualname__.endswith("P.__init__") and cls.__init__.__name__ == "__init__"
+    assert outcome(cls, (1,), {"y": 2}) == ("P(x=1, y=2, z=3, tags=[], double=0)", 0, [])
