@@ -317,11 +317,27 @@ class ExprCompiler(OperatorCompiler):
         Lua's error when called, after the arguments, as Lua does."""
         if type(n) is A.MethodCall:
             return self.raw_method_call(n)
+        if self.known_function(n.func) is not None:  # a function: nothing to check
+            return f"{self.call_mark(n)}{self.expr(n.func)}({self.args(n.args)})"
         f = self.temp()
         fn = self.expr(n.func)
         args = self.args(n.args)
         mark = self.call_mark(n)
         return f"{mark}({f} if type({f} := {fn}) is _FT else _callable({f}, {self.drepr(n.func)}))({args})"
+
+    @staticmethod
+    def known_function(func):
+        """The A.Function a callee always is: a `local function` never
+        assigned again (else None)."""
+        if type(func) is not A.Name:
+            return None
+        v = func.binding
+        return v.function if isinstance(v, LocalVar) and not v.assigned else None
+
+    def one_result(self, n) -> bool:
+        """Whether a call's result is always one value (no Multi)."""
+        fn = self.known_function(n.func) if type(n) is A.Call else None
+        return fn is not None and fn.scope.one_result
 
     def raw_method_call(self, n) -> str:
         o, f = self.temp(), self.temp()
@@ -376,6 +392,8 @@ class ExprCompiler(OperatorCompiler):
         return f"\x03{len(names) - 1}\x04"
 
     def e_Call(self, n):
+        if self.one_result(n):
+            return self.raw_call(n)
         r = self.temp()
         return f"({r} if type({r} := {self.raw_call(n)}) is not _Multi else _first({r}))"
 
@@ -384,6 +402,8 @@ class ExprCompiler(OperatorCompiler):
     def expr_stmt(self, n) -> str:
         """A statement that evaluates n for its effects (a call statement)."""
         if type(n) in (A.Call, A.MethodCall):
+            if self.one_result(n):
+                return self.raw_call(n)
             r = self.temp()
             return f"if type({r} := {self.raw_call(n)}) is _Multi and {r}: _first({r})"
         return f"{self.expr(n)}"
@@ -428,11 +448,8 @@ class ExprCompiler(OperatorCompiler):
         stack grows by at most one frame per Lua level (an endless tail
         recursion still runs in constant space). Not in a hoisted block,
         whose frame lies between the caller and g."""
-        if type(n) is not A.Call or type(n.func) is not A.Name or self.frames:
-            return False
-        v = n.func.binding
-        return (isinstance(v, LocalVar) and v.function is not None and not v.assigned
-                and not v.function.scope.tails_local)
+        fn = self.known_function(n.func) if type(n) is A.Call and not self.frames else None
+        return fn is not None and not fn.scope.tails_local
 
     def explist(self, exprs: list, n: int):
         """n single-value texts for an expression list, or None when the

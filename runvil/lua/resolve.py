@@ -57,7 +57,8 @@ class GlobalRef:
 class FuncScope:
     """What the compiler needs to know about one function."""
 
-    __slots__ = ("parent", "node", "upvals", "blocks", "vararg", "has_close", "bad_break", "tails_local")
+    __slots__ = ("parent", "node", "upvals", "blocks", "vararg", "has_close", "bad_break", "tails_local",
+                 "one_result")
 
     def __init__(self, parent, node):
         self.parent = parent
@@ -69,6 +70,9 @@ class FuncScope:
         self.bad_break = 0  # line of a break outside any loop: Lua reports it at the function's end
         # some `return f(...)` of it calls a local f (it may make a direct tail call)
         self.tails_local = False
+        # every return gives one value that is no call's or `...`, and the
+        # body cannot end without one: a call of it never gives a Multi
+        self.one_result = True
 
 
 class _Block:
@@ -151,6 +155,8 @@ class Resolver:
         fs.blocks.append(_Block(fn.body, False))
         fn.param_vars = [self.declare(p, None, fn.line) for p in fn.params]
         self.block_body(fn.body)
+        if not fn.body.stmts or type(fn.body.stmts[-1]) is not A.Return:
+            fs.one_result = False  # it may end without a return: no values
         if fs.bad_break:
             self.error(fn.body.end_line or fs.bad_break, f"break outside loop at line {fs.bad_break}")
         self.close_block(fn.body)
@@ -326,6 +332,8 @@ class Resolver:
             self.expr(e)
         if len(s.exprs) == 1 and type(e) is A.Call and type(e.func) is A.Name and isinstance(e.func.binding, LocalVar):
             self.func.tails_local = True
+        if len(s.exprs) != 1 or type(s.exprs[0]) in (A.Call, A.MethodCall, A.Vararg):
+            self.func.one_result = False
 
     def s_Break(self, s):
         for b in reversed(self.func.blocks):

@@ -443,6 +443,39 @@ local function m3() return r3() end
 local function t3() local v = m3() return v end
 print(pcall(function() local z = t3() return z end))
 """,
+    # a call of a `local function` never assigned again is a plain call, and
+    # of one whose every return gives one plain value, its value itself
+    "known local functions": """
+local function one(a, b) if a then return a end return b end
+local function none(a) local x = a end
+local function maybe(a) if a then return a end end
+local function many(a) return a, a end
+local function inner(a) return one(a) end
+print(one(1), one(nil, 2), one(nil), one(), one(1, 2, 3, 4))
+print(select('#', one(nil)), select('#', none(1)), select('#', maybe()), select('#', maybe(5)))
+print(none(1), maybe(false), many(3), inner(7))
+local t = {one(1), one(nil, 2), none(), maybe(nil), many(4)}
+print(#t, t[1], t[2], t[3], t[4], t[5])
+one(1) none(2) maybe(3) many(4)
+local x, y, z = one(1), many(2)
+print(x, y, z)
+local function fact(n) if n <= 1 then return 1 end return n * fact(n - 1) end
+print(fact(10), fact(20), fact(1.5))
+print(pcall(fact, {}))
+print(pcall(fact, "3"))
+local function changed() return "first" end
+local saved = changed
+changed = function() return "second", "more" end
+print(saved(), changed())
+local function shadow(n) local shadow = function() return "inner", n end return shadow() end
+print(shadow(1))
+local function va(...) return select('#', ...) end
+print(va(), va(nil), va(one(nil), one(nil)))
+local function err(n) if n > 0 then return err(n - 1) + 1 end error("deep", 2) end
+print(pcall(err, 3))
+local function wrap(...) local a = one(...) return a end
+print(wrap(9, 8))
+""",
 }
 
 
@@ -498,3 +531,12 @@ def test_a_direct_tail_call_is_a_plain_call_charged_as_a_pending_one():
     assert "_tail(" in compile_lua(pending, "=t").source.split("def L_f", 1)[1]
     calls = " for i = 1, 50 do f(i) end"
     assert steps_spent(direct + calls) == steps_spent(pending + calls)
+
+
+def test_a_known_local_function_is_called_without_checks():
+    # fact never gives a Multi and is always a function: its calls are plain
+    from runvil.lua.compiled import compile_lua
+
+    src = "local function fact(n) if n <= 1 then return 1 end return n * fact(n - 1) end print(fact(5))"
+    body = compile_lua(src, "=t").source.split("def L_fact", 1)[1].split("return L_fact", 1)[0]
+    assert "_callable" not in body and "_Multi" not in body and "_first" not in body
