@@ -53,6 +53,8 @@ print(("a.b.c"):gsub("%.", "%%"), ("x y"):gsub("%s", 5), ("x y"):gsub(" ", 2.5))
 print(pcall(string.gsub, "abc", "b", "x", 1.5))
 print(pcall(string.gsub, "abc", "b", true))
 print(("\0a\0"):gsub("%z", "0"), ("a\nb"):gsub("\n", "\\n"), ("tab\there"):gsub("%c", "%0%0"))
+print(("aaaa"):gsub("aa", "b"), ("aaa"):gsub("aa", "b"), ("abab"):gsub("ab", ""), (""):gsub("a", "b"), ("a\\b"):gsub("\\", "\\\\"))
+print(("x,y,,z"):gsub(",", ", "), ("x,y"):gsub(",", "%%"), ("a b"):gsub(" ", "\0"), ("aXbXc"):gsub("X", "X"), ("abc"):gsub("abcd", "-"))
 """,
     # gsub with a function replacement, called by re.subn
     "gsub functions": r"""

@@ -123,10 +123,10 @@ def _template(pat, repl: str):
         template = lambda m: text % m.group(g)  # noqa: E731
     else:
         template = lambda m: text % m.group(*groups)  # noqa: E731
-    return template, lit, len(groups), _every_match(pat, template, lit, len(groups))
+    return template, lit, len(groups), _every_match(pat, repl, template, lit, len(groups))
 
 
-def _every_match(pat, template, lit: int, refs: int):
+def _every_match(pat, repl: str, template, lit: int, refs: int):
     """gsub(s, p, repl) of every match where the pattern's regex is safe on
     any subject, as a function of the subject: _gsub_by_template's path
     with what depends on the pattern and replacement alone worked out
@@ -138,6 +138,23 @@ def _every_match(pat, template, lit: int, refs: int):
     subn = pat.any_rx.subn
     per_char = max(1, refs) + lit  # as _gsub_by_template's bound, with a match at every char
     limit = values.MAX_STRING
+    if pat.plain and not refs:  # a text replaced by a text: str's count and replace scan as Lua does
+        old = pat.body
+        new = "".join(piece for piece in _parse_repl(repl) if type(piece) is str)
+
+        def every_text(src: str):
+            bound = len(src) * per_char
+            if bound > INLINE_RESULT or bound > limit[0]:
+                return None
+            n = src.count(old)
+            if not n:
+                return Multi((src, 0))
+            r = src.replace(old, new)
+            if len(r) > TINY_RESULT:
+                reserve_result(len(r))
+            return Multi((r, n))
+
+        return every_text
 
     def every_match(src: str):
         bound = len(src) * per_char
