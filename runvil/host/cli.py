@@ -74,7 +74,7 @@ def _main(argv: list[str] | None = None) -> int:
 
         return run_command(rest)
     if cmd == "check":
-        from .runcmd import check_command
+        from .checkcmd import check_command
 
         return check_command(rest)
     if cmd == "chat":

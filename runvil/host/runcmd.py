@@ -1,9 +1,7 @@
-"""`runvil run` and `runvil check` (host.md): run a prompt against real
-providers, the scripted world or the offline echo model; print the result,
-or one JSON object with `--json`.
-
-Exit status: 0 a result; 1 the run failed (`error[Kind]: message` on
-stderr); 2 a usage error; 3 a parse error.
+"""`runvil run` (host.md): run a prompt against real providers, the
+scripted world or the offline echo model; print the result, or one JSON
+object with `--json`. The exit statuses are in exits.py (`runvil check`,
+checkcmd.py, shares them).
 """
 
 from __future__ import annotations
@@ -16,10 +14,8 @@ import signal
 import sys
 import threading
 
+from .exits import EXIT_FAILED, EXIT_OK, EXIT_PARSE, EXIT_TERMINATED, EXIT_USAGE
 from .rounds import NO_USAGE, UsageMeter, report_retries
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PARSE = 0, 1, 2, 3
-EXIT_TERMINATED = 143  # 128 + SIGTERM, as a shell reports it
 
 
 class Terminated(KeyboardInterrupt):
@@ -323,36 +319,3 @@ def valid_utf8(text: str) -> str:
     UTF-8 (carried as lone surrogates) and lone surrogates from a world or a
     provider each become U+FFFD, the replacement character."""
     return _LONE_SURROGATE.sub("\ufffd", text)
-
-
-def check_command(argv: list[str]) -> int:
-    """Checks every file named, in order, even after one that fails: exit 3
-    when any has a parse error, else 2 when one could not be read, else 0."""
-    if argv and argv[0] in ("-h", "--help"):
-        print("usage: runvil check PROMPT.md...\n\nParses and compiles each prompt without running it and prints every"
-              "\nparse error with its file line; exit 3 when any prompt has one.")
-        return EXIT_OK
-    if argv and argv[0] == "--":
-        argv = argv[1:]
-    if not argv:
-        print("usage: runvil check PROMPT.md...", file=sys.stderr)
-        return EXIT_USAGE
-    from ..prompt import check_file
-
-    bad = unreadable = 0
-    for path in argv:
-        try:
-            errors = check_file(path)
-        except OSError as e:
-            print(f"runvil: cannot read {path}: {e.strerror or e}", file=sys.stderr)
-            unreadable += 1
-            continue
-        for err in errors:
-            from .diagnostics import show_parse_error
-
-            print(f"error[Parse]: {err}", file=sys.stderr)
-            show_parse_error(err)
-        bad += len(errors)
-    if bad:
-        return EXIT_PARSE
-    return EXIT_USAGE if unreadable else EXIT_OK
