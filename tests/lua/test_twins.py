@@ -188,11 +188,12 @@ PROGRAMS = {
     """,
     "a builtin replaced before the first coroutine": """
         -- the twins are set up at the first coroutine: they know the builtins as opened
-        local real_tostring = tostring
+        local real_tostring, real_rep = tostring, string.rep
         tostring = function(x) coroutine.yield('t') return 'T' .. real_tostring(x) end
         string.rep = function(s, n) coroutine.yield('r') return s end
         local co = coroutine.wrap(function() return tostring(1) .. string.rep('x', 3) end)
         print(co(), co(), co())
+        string.rep = real_rep  -- the reference Lua state is shared by the tests
     """,
     "status, running and isyieldable inside": """
         local co
