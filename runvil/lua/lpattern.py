@@ -268,7 +268,7 @@ class LPattern:
     """A compiled Lua pattern (anchor stripped unless compiled for gmatch)."""
 
     __slots__ = ("body", "anchor", "regex", "poscaps", "classes", "first", "nonempty", "spans", "risk", "scanned", "safe",
-                 "plain", "any_rx", "textcaps", "find_rx", "subs")
+                 "plain", "any_rx", "textcaps", "find_rx", "single", "subs")
 
     def __init__(self, p: str, gmatch: bool = False):
         self.plain = not gmatch and SPECIALS.isdisjoint(p)  # find searches it as plain text
@@ -296,6 +296,13 @@ class LPattern:
         # the regex find and match use on any subject: safe, text captures
         self.find_rx = self.any_rx if self.textcaps else None
         self.safe = (None, None)  # the last subject and whether re is safe on it
+        # the chars of a pattern of one single-char class ('[^ \t]', '%s',
+        # '.'): find and match test the char at their start against them
+        # before searching (as a scanner skipping blanks finds one at once)
+        self.single = None
+        if self.regex is not None and not self.poscaps and body[:1] in ("[", "%", ".") and body[:2] not in ("%b", "%f"):
+            if class_end(body, 0) == len(body):
+                self.single = item_set(body, 0, len(body))
         # a char every match must start with (lets search skip ahead)
         self.first = None
         if body and body[0] not in "()%[." and not (body == "$"):

@@ -35,6 +35,18 @@ print(pcall(string.find, s, "x", "y"))
 print(pcall(string.match, nil, "x"))
 print(pcall(string.find, s, {}))
 print(string.find(123, 2), string.match(1.5, "%d"), ("x"):find("x", 1, false))
+-- one-char patterns: the char at init is tested before any search
+local t = "a [b]\t%c."
+print(t:find("[^ \t]", 2), t:find("[^ \t]", 3), t:find("%s", 1), t:find("%s", 2), t:find(".", 9), t:find(".", 10), t:find(".", 11))
+print(t:find("[%]]", 4), t:find("%]", 5), t:find("%%", 7), t:find("%.", 8), t:find("[%a]", 6), t:find("^%a", 1), t:find("^%a", 2))
+print(t:match("[^ \t]", 2), t:match("[^ \t]", 3), t:match("%s", 2), t:match(".", 9), t:match(".", 10), t:match("^[%[]", 3), t:match("^[%[]", 4))
+print(t:find("[^%w%s]", 1), t:find("[b-c]", 1), t:find("[b-c]", 4), t:find("%W", -2), t:match("%W", -1), ("\0"):find("%z"), ("\0"):find("[%z]"))
+print(pcall(string.find, t, "%"))
+print(pcall(string.find, t, "[a"))
+print(pcall(string.match, t, "[^"))
+print(pcall(string.find, t, "%b"))
+print(pcall(string.find, t, "%f"))
+print(t:find("%f[%a]"), t:find("%bab"), t:find("%b[]"), t:find("$"), t:find("^"))
 """,
     # gsub with a string replacement as one re.subn
     "gsub strings": r"""
@@ -291,6 +303,9 @@ def test_plain_and_safe_patterns_are_flagged():
     assert compile_pattern("[^ ]").any_rx is not None
     assert compile_pattern("^-?%d+").any_rx is None  # its '-?' may backtrack: regex_for decides per subject
     assert not compile_pattern("()x").textcaps
+    assert compile_pattern("[^ \t]").single == frozenset(map(chr, range(256))) - {" ", "\t"}
+    assert compile_pattern("%a").single is not None and compile_pattern("^.").single is not None
+    assert all(compile_pattern(p).single is None for p in ("%a+", "[ab]c", "(%a)", "%bxy", "%f[%a]", "x", "$"))
 
 
 def test_format_of_a_long_string_is_reserved():

@@ -234,6 +234,8 @@ def str_find(*args):
             pat = compile_pattern(p)
         rx = pat.find_rx
         if rx is not None or (pat.textcaps and pat.regex is not None and (rx := pat.regex_for(s)) is not None):
+            if (single := pat.single) is not None and init < len(s) and s[init] in single:
+                return Multi((init + 1, init + 1))  # a one-char pattern matching at init: no search
             m = rx.match(s, init) if pat.anchor else rx.search(s, init)
             if m is None:
                 return None
@@ -258,6 +260,8 @@ def str_match(*args):
         pat = PATTERNS.get(p) or compile_pattern(p)
         rx = pat.find_rx
         if rx is not None or (pat.textcaps and pat.regex is not None and (rx := pat.regex_for(s)) is not None):
+            if (single := pat.single) is not None and init < len(s) and (c := s[init]) in single:
+                return c  # a one-char pattern matching at init: no search
             m = rx.match(s, init) if pat.anchor else rx.search(s, init)
             if m is None:
                 return None
