@@ -342,3 +342,19 @@ def test_an_error_in_a_required_module_shows_the_modules_line(tmp_path):
     assert code == 1
     assert "error[Lua]: util/text.lua:3: attempt to index a nil value (global 'nope')\n" in shown
     assert f" --> {tmp_path / 'util' / 'text.lua'}:3:23\n" in shown and "3 |   return s:upper() .. nope.x" in shown
+
+
+def test_a_lone_prompt_path_reads_as_argparse_reads_it():
+    # `runvil run PROMPT.md` skips building the parser (start-up); the
+    # options it then has must be the parser's own, default for default
+    from runvil.host.runcmd import RUN_DEFAULTS, run_parser
+
+    parsed = vars(run_parser().parse_args(["p.md"]))
+    assert parsed == {"prompt": "p.md", "bind": [], **RUN_DEFAULTS}
+
+
+def test_a_lone_path_that_looks_like_an_option_still_goes_to_argparse(tmp_path):
+    code, out, err = runvil("run", "-p.md", cwd=tmp_path)
+    assert code == 2 and "usage: runvil run" in err and "the following arguments are required: PROMPT.md" in err
+    code, out, err = runvil("run", "missing.md", cwd=tmp_path)
+    assert (code, out, err) == (2, "", "runvil: cannot read missing.md: No such file or directory\n")
