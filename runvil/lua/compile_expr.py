@@ -272,9 +272,11 @@ class ExprCompiler(OperatorCompiler):
                 )
             a = self.temp()
             return (
-                # a key of any type: an integer one still reads the array part in place
+                # a key of any type: an integer one still reads the array part in place, a string
+                # one the hash part (LuaTable.get's first case, without its call)
                 f"({v} if {self.table_test(o, ot)}((type({kt}) is int and 0 < {kt} <= len({a} := {ot}.arr)"
-                f" and ({v} := {a}[{kt} - 1]) is not None) or ({v} := {ot}.get({kt})) is not None or {ot}.meta is None)"
+                f" and ({v} := {a}[{kt} - 1]) is not None) or ({v} := ({ot}.hash if type({kt}) is str else {ot}).get({kt}))"
+                f" is not None or {ot}.meta is None)"
                 f" else {m}_index({ot}, {kt}, {d}))"
             )
         if self.is_int(k):
@@ -285,14 +287,13 @@ class ExprCompiler(OperatorCompiler):
                 f" and ((0 < {kt} <= len({a} := {ot}.arr) and ({v} := {a}[{kt} - 1]) is not None)"
                 f" or ({v} := {ot}.hash.get({kt})) is not None or {ot}.meta is None) else {m}_index({ot}, {kt}, {d}))"
             )
-        if not self.is_pure(o) and not self.is_pure(k):
-            return f"{m}_index({self.expr(o)}, {self.expr(k)}, {d})"
         ot, kt, a = self.temp(), self.temp(), self.temp()
         # evaluate the table, then the key, whatever the table's type
         return (
             f"({v} if (type({ot} := {self.expr(o)}) is _Table) & (({kt} := {self.expr(k)}) is {kt})"
             f" and ((type({kt}) is int and 0 < {kt} <= len({a} := {ot}.arr) and ({v} := {a}[{kt} - 1]) is not None)"
-            f" or ({v} := {ot}.get({kt})) is not None or {ot}.meta is None) else {m}_index({ot}, {kt}, {d}))"
+            f" or ({v} := ({ot}.hash if type({kt}) is str else {ot}).get({kt})) is not None or {ot}.meta is None)"
+            f" else {m}_index({ot}, {kt}, {d}))"
         )
 
     # -------------------------------------------------------------- calls

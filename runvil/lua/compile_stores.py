@@ -149,6 +149,14 @@ class StoreCompiler:
             self.em.emit(
                 ind, f"elif type({o}) is _Table and {o}.meta is None{is_int}: {o}.set_int({k}, {value})", sline
             )
+            if not int_key:
+                # a string key (a name computed at run time): stored raw when no __newindex can intercept it
+                self.em.emit(
+                    ind,
+                    f"elif type({o}) is _Table and type({k}) is str"
+                    f" and ({o}.meta is None or {o}.meta.hash.get('__newindex') is None): {o}.set_str({k}, {value})",
+                    sline,
+                )
         self.em.emit(ind, f"else: _setindex({o}, {k}, {value}, {dtext})", sline)
 
 

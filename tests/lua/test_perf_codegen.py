@@ -476,6 +476,34 @@ print(pcall(err, 3))
 local function wrap(...) local a = one(...) return a end
 print(wrap(9, 8))
 """,
+    # t[k] with a key computed at run time: a string key reads the hash
+    # part and is stored raw in place when no __newindex can intercept it
+    "computed keys": """
+local rows = {{region = "north", product = "figs"}, {region = "south", product = "figs"}, {region = 2.0}}
+local by = {}
+for _, r in ipairs(rows) do by[r.region] = (by[r.region] or 0) + 1 end
+print(by.north, by.south, by[2], by[2.0], rawlen(by))
+local g = {products = {figs = 1}}
+print(g.products[rows[1].product], g.products[rows[3].region], g.products[rows[1].region])
+local log = {}
+local watched = setmetatable({old = 1}, {__newindex = function(t, k, v) log[#log + 1] = k; rawset(t, k, v) end,
+                                         __index = function(t, k) return "dflt " .. tostring(k) end})
+for _, k in ipairs({"old", "new", "new", "other"}) do watched[k] = k end
+print(table.concat(log, " "), watched.old, watched.new, watched[rows[1].product])
+local plainmeta = setmetatable({}, {__index = {figs = "class"}})
+plainmeta[rows[2].region] = "s"
+print(plainmeta.south, plainmeta[rows[1].product], rawget(plainmeta, "figs"))
+by[rows[1].region] = nil
+print(by.north, next({}, nil))
+for k in pairs(by) do by[k] = nil end
+print(next(by))
+local nilkey = {}
+print(pcall(function() by[nilkey.x] = 1 end))
+print(pcall(function() by[0/0] = 1 end))
+print(pcall(function() local s = "str" s[rows[1].region] = 1 end))
+print(pcall(function() return g.missing[rows[1].region] end))
+print(by[nilkey.x], by[0/0])
+""",
 }
 
 
