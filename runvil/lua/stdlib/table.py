@@ -203,6 +203,8 @@ def t_concat(*args):
             a = t.arr
             if not a:
                 return ""
+            if len(a) == 1 and type(a[0]) is str:
+                return a[0]  # one string (a decoder's text without escapes): nothing to build
             try:  # len() and join() refuse (TypeError) any value not a string: the general path says which
                 size = sum(map(len, a)) + len(sep) * (len(a) - 1)
                 if size > TINY_RESULT:  # a tiny one goes uncounted, as a new table does
