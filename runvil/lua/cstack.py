@@ -52,7 +52,13 @@ DIRECT = [False]
 
 class NeedsContext(Exception):
     """meta_call's refusal while DIRECT: the helper has changed nothing yet,
-    and runs again on an execution context of its own (runvil.lua.twins)."""
+    and runs again on an execution context of its own (runvil.lua.twins).
+    Its args are the metamethod and its operands."""
+
+
+#: the one refusal meta_call raises (making one each time costs a third
+#: more): who catches it sets its __traceback__ to None, else it grows
+REFUSAL = NeedsContext()
 
 
 def meta_call(h, a, b, c=_NONE):
@@ -62,7 +68,8 @@ def meta_call(h, a, b, c=_NONE):
     operands are fixed parameters (two, or three for __newindex), so the
     call of a Lua metamethod is a plain call, which CPython runs inline."""
     if DIRECT[0]:
-        raise NeedsContext
+        REFUSAL.args = (h, (a, b) if c is _NONE else (a, b, c))
+        raise REFUSAL
     n = C[0] + 1
     if n >= LUAI_MAXCCALLS:
         check(n)

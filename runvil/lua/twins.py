@@ -28,6 +28,7 @@ from .contexts import suspend as leave_context
 from .cstack import DIRECT, LUAI_MAXCCALLS, C, NeedsContext, check
 from .errors import LUA_CODE, QUALNAMES, CoroutineKill, LuaError, add_stack_hop, builtin
 from .runtime import _tbc_check, _tbc_close, fixed
+from .stepcost import META_CALL_COST
 from .table import LuaTable
 from .values import TAILCALL, Multi
 
@@ -114,11 +115,31 @@ def direct(helper, args: tuple):
     DIRECT[0] = True
     try:
         return helper(*args)
-    except NeedsContext:
-        pass
+    except NeedsContext as e:
+        e.__traceback__ = None  # (cstack.REFUSAL: raised again and again)
     finally:
         DIRECT[0] = False
     return (yield from escalate(helper, args))
+
+
+def _first(r):
+    return (r[0] if r else None) if type(r) is Multi else r
+
+
+def _truth(r) -> bool:
+    r = _first(r)
+    return r is not None and r is not False
+
+
+#: operator helpers whose metamethod call, if any, is their last step (one
+#: at most: operators.py, values.index and setindex), and what each makes
+#: of the metamethod's results: a twin runs such a metamethod itself
+_FINAL_METAMETHOD = {
+    **dict.fromkeys(("_add", "_sub", "_mul", "_div", "_mod", "_pow", "_idiv", "_band", "_bor", "_bxor", "_shl",
+                     "_shr", "_unm", "_bnot", "_len", "_concat", "_index"), _first),
+    **dict.fromkeys(("_eq", "_lt", "_le"), _truth),
+    "_setindex": lambda r: None,
+}  # fmt: skip
 
 
 def is_lua(f) -> bool:
@@ -287,6 +308,36 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
     QUALNAMES[pcall.__code__], QUALNAMES[xpcall.__code__] = "pcall", "xpcall"
     in_twin = {pcall_fn: pcall, xpcall_fn: xpcall}
 
+    finals = {ns[name]: post for name, post in _FINAL_METAMETHOD.items()}
+
+    def operator(helper, args: tuple):
+        """An operator helper called from a twin (`_gop`): directly; when it
+        reaches a metamethod that is its last step, the metamethod runs as
+        any call of a twin, as cstack.meta_call calls it (a nested C call, a
+        Lua one's steps); any other, with the helper, escalated."""
+        DIRECT[0] = True
+        try:
+            return helper(*args)
+        except NeedsContext as e:
+            e.__traceback__ = None  # (cstack.REFUSAL: raised again and again)
+            h, operands = e.args
+        finally:
+            DIRECT[0] = False
+        post = finals.get(helper)
+        n = C[0] + 1
+        if post is None or type(h) is not FunctionType or n >= LUAI_MAXCCALLS:  # (the overflow's message: escalated)
+            return (yield from escalate(helper, args))
+        own = h.__globals__.get("_S")
+        if own is not None:
+            own[0] -= META_CALL_COST
+            if own[0] < 0:
+                h.__globals__["_tick"]()
+        C[0] = n
+        try:
+            return post((yield from gcall(h, operands)))
+        finally:
+            C[0] -= 1  # the count goes on from where the coroutine was resumed last
+
     def gtail(f, args: tuple):
         """`return f(args)` in a twin: a Lua function becomes the pending
         call `gcall` runs; anything else runs now, as `values.tail` does."""
@@ -372,7 +423,7 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
     ns.update({
         "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
         "_GWHEN": {f: test for f, test in safe.items() if test is not None},
-        "_YIELD": yield_fn, "_gcall": gcall, "_gtail": gtail, "_gop": direct, "_ggiter": ggiter,
+        "_YIELD": yield_fn, "_gcall": gcall, "_gtail": gtail, "_gop": operator, "_ggiter": ggiter,
         "_gloop_end": gloop_end, "_GLoop": GLoop, "_GDONE": GDONE,
     })  # fmt: skip
     state.twin_of = twin_of

@@ -308,6 +308,69 @@ def test_a_leaf_function_is_called_as_it_is():
     st.close()
 
 
+METAMETHODS_IN_A_COROUTINE = """
+    local log = {}
+    local function y(tag) log[#log + 1] = tag; return coroutine.yield(tag) end
+    local mt = {}
+    mt.__index = function(t, k) y('index') return k .. '!' end
+    mt.__newindex = function(t, k, v) y('newindex') rawset(t, k, v * 2) end
+    mt.__add = function(a, b) y('add') return 40 end
+    mt.__lt = function(a, b) y('lt') return 1 end
+    mt.__le = function(a, b) y('le') return nil end
+    mt.__eq = function(a, b) y('eq') return 'yes' end
+    mt.__len = function(a) y('len') return 7, 8 end
+    mt.__concat = function(a, b) y('concat') return 'cc' end
+    mt.__unm = function(a) y('unm') end
+    local a, b = setmetatable({}, mt), setmetatable({}, mt)
+    local co = coroutine.wrap(function()
+      a.x = 5
+      return a.key, a + 1, 2 + a, a < b, a <= b, a == b, #a, a .. 's', -a, rawget(a, 'x')
+    end)
+    local r
+    repeat r = table.pack(co()) until #r > 1 or r[1] == nil
+    print(table.concat(log, ' '))
+    print(table.unpack(r, 1, r.n))
+"""
+
+
+def test_a_metamethod_runs_in_the_twin_that_reached_it():
+    # an operator's metamethod, its last step, runs as a call of a twin
+    # (it may yield), with no escalation to the coroutine's worker context
+    assert ours(METAMETHODS_IN_A_COROUTINE) == real(METAMETHODS_IN_A_COROUTINE)
+    st = LuaState(stdout=lambda s: None)
+    co, = st.execute("local mt = {__index = function(t, k) return coroutine.yield(k) end, "
+                     "__add = function(a, b) return coroutine.yield('+') end}\n"
+                     "local t = setmetatable({}, mt)\n"
+                     "return coroutine.create(function() return t.a + (t + 1) end)")
+    assert st.execute("local co = ... ; return coroutine.resume(co)", "=t", co) == (True, "a")
+    assert st.execute("local co = ... ; return coroutine.resume(co, 1)", "=t", co) == (True, "+")
+    assert st.execute("local co = ... ; return coroutine.resume(co, 2)", "=t", co) == (True, 3)
+    assert co.worker is None
+    from runvil.lua.cstack import REFUSAL
+
+    assert REFUSAL.__traceback__ is None  # raised again and again: it must not keep its frames
+    st.close()
+
+
+def test_a_metamethod_in_a_twin_costs_the_steps_it_costs_elsewhere(monkeypatch):
+    code = ("local mt = {__index = function(t, k) return k end, __add = function(a, b) return 1 end}\n"
+            "local t = setmetatable({}, mt)\n"
+            "local co = coroutine.wrap(function() local s = 0 for i = 1, 300 do s = s + t[i] + (t + i) end "
+            "return s end)\nreturn co()")
+
+    def steps(twins: bool):
+        monkeypatch.setattr(T, "ENABLED", twins)
+        st = LuaState(stdout=lambda s: None)
+        st.reset_limits()
+        r = st.execute(code)
+        st._tick()  # accounts the steps not counted yet
+        used = st.steps_used
+        st.close()
+        return r, used
+
+    assert steps(True) == steps(False)
+
+
 def _function_codes(code):
     for c in code.co_consts:
         if hasattr(c, "co_code"):
