@@ -151,9 +151,9 @@ def test_a_run_with_a_bad_frontmatter_reads_the_yaml_every_time(hello, env):
         assert "error[Parse]: bad.md:7: invalid frontmatter: runvil must be 0, got 1" in p.stderr
 
 
-def test_a_warm_check_imports_neither_the_engine_nor_the_run_command(hello, env):
+def test_a_warm_check_imports_neither_the_engine_nor_the_run_command_nor_the_lua_runtime(hello, env):
     for _ in range(2):
         names, p = imports(["check", "hello.md"], env, hello)
         assert p.returncode == 0
     assert not {n for n in names if n.startswith(("runvil.engine", "runvil.harness", "yaml", "attr", "lark"))}
-    assert not names & ({"argparse", "runvil.host.runcmd"} | CLASS_CODE)
+    assert not names & ({"argparse", "runvil.host.runcmd", "runvil.lua.state", "runvil.lua.values"} | CLASS_CODE)
