@@ -70,13 +70,10 @@ def str_len(*args):
 
 
 def str_sub(*args):
-    if len(args) <= 3:  # the common shapes, s:sub(i[, j]) with positive positions, s:sub(-k)
-        if len(args) == 3:
-            s, i, j = args
-        elif len(args) == 2:
-            (s, i), j = args, -1
-        else:
-            s = i = j = None
+    # the common shapes, s:sub(i[, j]) with positive positions, s:sub(-k)
+    n = len(args)
+    if n == 3:
+        s, i, j = args
         if type(s) is str and type(i) is int and type(j) is int:
             if i > 0:
                 if j >= 0:
@@ -84,6 +81,13 @@ def str_sub(*args):
                 if j == -1:
                     return s[i - 1:]
             elif i < 0 and j == -1:  # the last -i chars (all of them when -i > #s, as posrelat)
+                return s[i:]
+    elif n == 2:
+        s, i = args
+        if type(s) is str and type(i) is int:
+            if i > 0:
+                return s[i - 1:]
+            if i < 0:
                 return s[i:]
     s = check_str(args, 1, "sub")
     n = len(s)
