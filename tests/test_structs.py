@@ -5,6 +5,7 @@ factories, comparison and hashing by value, frozen classes, evolve)."""
 from __future__ import annotations
 
 import copy
+import pickle
 
 import pytest
 
@@ -99,9 +100,11 @@ def test_a_subclass_adds_fields_after_its_bases():
     assert Point(1, 2) != Point3(1, 2)  # another class
 
 
-def test_copies_are_equal():
+def test_copies_and_pickles_are_equal():
     p = Point(1, 2, [[1]])
     assert copy.copy(p) == p and copy.deepcopy(p) == p and copy.deepcopy(p).tags[0] is not p.tags[0]
+    r = ModelRound(1, "w", "m", "chat", ({"role": "user", "content": "x"},))
+    assert pickle.loads(pickle.dumps(r)) == r
 
 
 def _point_class():
