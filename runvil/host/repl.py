@@ -13,15 +13,17 @@ import os
 import signal
 import sys
 from contextlib import contextmanager
-from pathlib import Path
 
 PROMPT, CONTINUATION = "> ", ">> "
 INTERRUPTED = "interrupted!"
 
 
-def data_folder() -> Path:
-    """The user's data folder for runvil: `$XDG_DATA_HOME/runvil`, else
-    `~/.local/share/runvil`."""
+def data_folder():
+    """The user's data folder for runvil, a pathlib.Path: `$XDG_DATA_HOME/runvil`,
+    else `~/.local/share/runvil`. (pathlib is imported here: `runvil lua -e`
+    has no use for it.)"""
+    from pathlib import Path
+
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "runvil"
 

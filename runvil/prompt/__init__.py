@@ -22,9 +22,9 @@ for its size or depth is a `Lua` parse error naming the limit.
 
 from __future__ import annotations
 
+import os
 import re
 from os import PathLike
-from pathlib import Path
 
 from runvil.lua import LuaSyntaxError, compile_lua
 from runvil.lua.contexts import run_lua
@@ -138,7 +138,9 @@ def _compile_section(section: Section, path: str, errors: list[ParseError]) -> S
     return replace(section, pieces=tuple(pieces))
 
 
-def _parse(text: str, path: str) -> tuple[Prompt | None, list[ParseError]]:
+def _parse(text: str, path: str, make: bool = True) -> tuple[Prompt | None, list[ParseError]]:
+    """The Prompt (None when there are errors, or with `make` false: `runvil
+    check` needs only the errors) and every parse error."""
     lines = split_lines(text)
     errors: list[ParseError] = []
     end, body_start, problem = split_frontmatter(lines)
@@ -158,24 +160,26 @@ def _parse(text: str, path: str) -> tuple[Prompt | None, list[ParseError]]:
     h1 = _compile_section(body.h1, path, errors)
     sections = tuple(_compile_section(s, path, errors) for s in body.sections)
     errors.sort(key=lambda e: e.line)
-    if errors or frontmatter is None:
+    if errors or frontmatter is None or not make:
         return None, errors
+    from pathlib import Path  # here, not at the top: a check makes no Prompt and needs no pathlib
+
     prompt = Prompt(Path(path), frontmatter, body.title, h1, sections, tuple(lines))
     return prompt, errors
 
 
-def _parse_on_big_stack(text: str, path: str) -> tuple[Prompt | None, list[ParseError]]:
+def _parse_on_big_stack(text: str, path: str, make: bool = True) -> tuple[Prompt | None, list[ParseError]]:
     """`_parse` on a thread whose stack fits the recursion limit the Lua
     runtime sets process-wide (a deep input must not crash the process)."""
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_FILE_BYTES:
         return None, [ParseError("Structure", TOO_BIG_FILE.format(size=size, limit=MAX_FILE_BYTES), 1, path)]
-    return run_lua(lambda: _parse(text, path))
+    return run_lua(lambda: _parse(text, path, make))
 
 
 def check_text(text: str, path: str = "<prompt>") -> list[ParseError]:
     """Every parse error of the prompt `text`, in file-line order."""
-    return _parse_on_big_stack(text, str(path))[1]
+    return _parse_on_big_stack(text, str(path), make=False)[1]
 
 
 def parse_text(text: str, path: str | PathLike = "<prompt>") -> Prompt:
@@ -191,7 +195,7 @@ def _read(path: str | PathLike) -> tuple[str | None, ParseError | None]:
     with open(path, "rb") as f:
         data = f.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
-        size = max(Path(path).stat().st_size, len(data))  # a device reports 0
+        size = max(os.stat(path).st_size, len(data))  # a device reports 0
         return None, ParseError("Structure", TOO_BIG_FILE.format(size=size, limit=MAX_FILE_BYTES), 1, str(path))
     try:
         return data.decode("utf-8"), None

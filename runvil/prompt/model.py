@@ -9,7 +9,7 @@ immutable: sequences are tuples, so one parsed prompt can back many runs.
 
 from __future__ import annotations
 
-from pathlib import Path
+from os import PathLike
 
 from ..structs import Struct, field
 
@@ -123,7 +123,7 @@ class Prompt(Struct, frozen=True):
     """A parsed prompt file. `source_lines[n - 1]` is file line n (newlines
     normalized to `\\n`)."""
 
-    path: Path
+    path: PathLike  # a pathlib.Path (pathlib is imported when a Prompt is made)
     frontmatter: Frontmatter
     title: str
     h1: Section
@@ -131,10 +131,12 @@ class Prompt(Struct, frozen=True):
     source_lines: tuple[str, ...] = field(repr=False, eq=False)
     #: The folder holding the prompt file (where `require` looks), made
     #: absolute when the prompt is parsed.
-    folder: Path = field(init=False, repr=False, eq=False)
+    folder: PathLike = field(init=False, repr=False, eq=False)  # a pathlib.Path
     _index: dict[str, int] = field(init=False, repr=False, eq=False)
 
     def __post_init__(self):
+        from pathlib import Path
+
         object.__setattr__(self, "folder", Path(self.path).absolute().parent)
         object.__setattr__(self, "_index", {s.name: i for i, s in enumerate(self.sections)})
 

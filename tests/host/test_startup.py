@@ -54,9 +54,9 @@ def env(tmp_path, source):
     return e
 
 
-def imports(args: list[str], env: dict, cwd: Path) -> tuple[set[str], subprocess.CompletedProcess]:
+def imports(args: list[str], env: dict, cwd: Path, flags=()) -> tuple[set[str], subprocess.CompletedProcess]:
     """The modules `runvil ARGS` imports, and how the process ended."""
-    p = subprocess.run([sys.executable, "-X", "importtime", "-m", "runvil.host.cli", *args], cwd=cwd, env=env,
+    p = subprocess.run([sys.executable, *flags, "-X", "importtime", "-m", "runvil.host.cli", *args], cwd=cwd, env=env,
                        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     names = set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)\s*$", p.stderr, re.M))
     assert "runvil.host.cli" in names or "runvil.host" in names, p.stderr[-2000:]
@@ -157,3 +157,16 @@ def test_a_warm_check_imports_neither_the_engine_nor_the_run_command_nor_the_lua
         assert p.returncode == 0
     assert not {n for n in names if n.startswith(("runvil.engine", "runvil.harness", "yaml", "attr", "lark"))}
     assert not names & ({"argparse", "runvil.host.runcmd", "runvil.lua.state", "runvil.lua.values"} | CLASS_CODE)
+
+
+def test_an_installed_check_or_lua_imports_no_pathlib(hello, env):
+    # -S: no site hooks, as an installed runvil starts (this venv's editable
+    # install imports pathlib at start-up for every Python program)
+    import greenlet
+
+    env["PYTHONPATH"] += os.pathsep + str(Path(greenlet.__file__).parents[1])
+    for args in (["check", "hello.md"], ["lua", "-e", "print(1)"]):
+        for _ in range(2):
+            names, p = imports(args, env, hello, flags=["-S"])
+            assert p.returncode == 0, p.stderr[-2000:]
+        assert not names & ({"pathlib", "tempfile", "shutil"} | CLASS_CODE | YAML_CODE), args
