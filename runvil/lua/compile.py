@@ -279,11 +279,11 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
             if type(e) in (A.Call, A.MethodCall) and self.tbc_depth == 0:
                 return self.tailcall(e)
             if type(e) is A.Vararg:
-                return "_Multi(VA)"
+                return "VA"  # a tuple is a Multi (values.Multi)
             if type(e) in (A.Call, A.MethodCall):
-                return f"_Multi({self.multi(e)})"
+                return self.multi(e)
             return self.expr(e)
-        return f"_Multi({self.explist_tuple(exprs, None)})"
+        return self.explist_tuple(exprs, None)
 
     def s_Break(self, s: A.Break, ind: int):
         if self.break_out(ind, s.line):

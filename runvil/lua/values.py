@@ -7,9 +7,11 @@ functions and builtins alike), coroutines=Coroutine, everything else is
 userdata speaking the `Userdata` protocol.
 
 Results: a function returns one value as itself, and zero or several values
-as a `Multi` (a tuple). A call in tail position returns `Multi((TAILCALL, f,
-args))`, which the caller's `first`/`expand` runs, so tail calls do not grow
-the Python stack.
+as a `Multi`: a plain tuple, as no Lua value is one (a Python tuple given to
+Lua becomes a table, runvil.lua.convert), so a tuple result always means
+several values, and making one costs no more than a tuple. A call in tail
+position returns `Multi((TAILCALL, f, args))`, which the caller's
+`first`/`expand` runs, so tail calls do not grow the Python stack.
 """
 
 from __future__ import annotations
@@ -24,11 +26,9 @@ from .table import LuaTable
 
 
 
-class Multi(tuple):
-    """Zero or several results (a single result travels as itself)."""
-
-    __slots__ = ()
-
+#: zero or several results (a single result travels as itself); a class of
+#: its own, subclassing tuple, cost 220 ns a result against a tuple's 45 ns
+Multi = tuple
 
 EMPTY = Multi()
 TAILCALL = object()  # first item of a Multi that is a pending tail call

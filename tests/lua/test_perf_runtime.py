@@ -258,6 +258,24 @@ def test_tail_call_of_a_builtin_runs_at_once_and_of_lua_function_is_pending():
         st.close()
 
 
+def test_several_results_are_a_plain_tuple_and_a_python_tuple_is_never_a_value():
+    # Multi is tuple itself: `return a, b` and `return ...` give tuples, and
+    # a tuple from Python reaches Lua as a table (one value), never as results
+    from runvil.lua.convert import python_function, to_lua
+
+    st = LuaState()
+    try:
+        st.execute("function two(a) return a, a + 1 end function va(...) return ... end", "=t")
+        assert type(st.G.get("two")(1)) is tuple and st.G.get("two")(1) == (1, 2)
+        assert st.G.get("va")() == () and st.G.get("va")(None, 3) == (None, 3)
+        st.G.set("pair", python_function(lambda: (1, (2, 3))))
+        st.G.set("nested", to_lua((4, 5)))
+        assert st.execute("local a, b = pair() return select('#', pair()), a, type(b), #b, b[2], #nested", "=u") == (
+            2, 1, "table", 2, 3, 2)
+    finally:
+        st.close()
+
+
 def _steps_of(st: LuaState, code: str) -> int:
     fn = st.load(code)
     st.call(fn)  # a host call starts a new budget (LuaState.reset_limits)
