@@ -262,7 +262,7 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
                 return r
             f, args = r[1], r[2]
 
-    from .stdlib.base import caught_value
+    from .stdlib.base import call_handler, caught_value
 
     pcall_fn, xpcall_fn = libs.get("pcall"), libs.get("xpcall")
 
@@ -299,7 +299,7 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
             r = yield from protected(args[0], args[2:])
         except (LuaError, RecursionError, MemoryError) as e:
             try:  # the handler's first result replaces the error value
-                h = yield from protected(handler, (caught_value(e),))
+                h = call_handler(handler, caught_value(e))
             except (LuaError, RecursionError, MemoryError):
                 return Multi((False, "error in error handling"))
             return Multi((False, h[0] if h else None))
@@ -307,6 +307,9 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
 
     QUALNAMES[pcall.__code__], QUALNAMES[xpcall.__code__] = "pcall", "xpcall"
     in_twin = {pcall_fn: pcall, xpcall_fn: xpcall}
+    for real, own in in_twin.items():  # what a twin's call site runs for them, as for a Lua function's twin
+        if real is not None:
+            real.lua_twin = own
 
     finals = {ns[name]: post for name, post in _FINAL_METAMETHOD.items()}
 

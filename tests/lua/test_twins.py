@@ -195,6 +195,33 @@ PROGRAMS = {
         print(co(), co(), co())
         string.rep = real_rep  -- the reference Lua state is shared by the tests
     """,
+    "pcall and xpcall as a coroutine's function, and a yield in a message handler": """
+        local co = coroutine.wrap(pcall)
+        print(co(function(a) local b = coroutine.yield(a + 1) error(b) end, 1))
+        print(co('boom'))
+        local co2 = coroutine.wrap(xpcall)
+        print(co2(function() coroutine.yield('x') return 'done' end, function(m) return 'h:' .. m end))
+        print(co2())
+        local c3 = coroutine.create(pcall)
+        print(coroutine.resume(c3, coroutine.yield, 'a', 'b'))
+        print(coroutine.resume(c3, 'v'))
+        print(coroutine.status(c3))
+        local c4 = coroutine.wrap(function() return pcall(pcall, coroutine.yield, 1) end)
+        print(c4()) print(c4(2, 3))
+        -- the handler is called as luaD_callnoyield calls it: a yield there fails
+        local c5 = coroutine.wrap(xpcall)
+        print(c5(function() error({}) end, function(e) coroutine.yield('in handler') return 'h' end))
+        local c6 = coroutine.wrap(function()
+          return xpcall(function() error('e') end, function(e) return coroutine.yield('y') end)
+        end)
+        print(c6())
+        print(xpcall(function() error('x') end, function(e) return coroutine.yield('y') end))
+        local c7 = coroutine.wrap(function()
+          return xpcall(function() return setmetatable({}, {__index = function() error('deep') end}).x end,
+                        function(e) return 'H:' .. e end)
+        end)
+        print(c7())
+    """,
     "status, running and isyieldable inside": """
         local co
         co = coroutine.create(function()

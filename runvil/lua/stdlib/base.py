@@ -10,6 +10,7 @@ from types import FunctionType
 from .. import values as V
 from ..args import arg_error, check_any, check_function, check_int, check_table, opt_int, opt_str, type_error
 from ..compiled import compile_lua
+from ..contexts import RUNNING_CO
 from ..cstack import ccall
 from ..errors import LuaError, LuaSyntaxError, builtin, where
 from ..runtime import error_value
@@ -289,11 +290,24 @@ def xpcall(*args):
     except (LuaError, RecursionError, MemoryError) as e:
         # the handler's first result replaces the error value
         try:
-            h = V.expand(ccall(handler, caught_value(e)))
+            h = call_handler(handler, caught_value(e))
         except (LuaError, RecursionError, MemoryError):
             return Multi((False, "error in error handling"))
         return Multi((False, h[0] if h else None))
     return Multi((True,) + r)
+
+
+def call_handler(handler, value) -> tuple:
+    """xpcall's call of its message handler, as luaD_callnoyield: a nested
+    C call where a yield is an error (so it ends in "error in error handling")."""
+    co = RUNNING_CO[0]
+    if co is not None:
+        co.nny += 1
+    try:
+        return V.expand(ccall(handler, value))
+    finally:
+        if co is not None:
+            co.nny -= 1
 
 
 def caught_value(e: BaseException):
