@@ -328,8 +328,9 @@ class ExprCompiler(OperatorCompiler):
 
     @staticmethod
     def known_function(func):
-        """The A.Function a callee always is: a `local function` never
-        assigned again (else None)."""
+        """The A.Function a callee always is: a `local function` (or a
+        local given a function where it is declared) never assigned again
+        (else None)."""
         if type(func) is not A.Name:
             return None
         v = func.binding

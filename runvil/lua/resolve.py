@@ -32,8 +32,8 @@ class LocalVar:
         # constant (Lua's localstat: the last name, no adjustment); the
         # compiler folds it, and a constant then stands for every use
         self.const_init = None
-        # the function of a `local function` statement (its only value while
-        # `assigned` stays False): a tail call of it may be a direct call
+        # the function of a `local function` statement or of `local f =
+        # function ... end` (its only value while `assigned` stays False)
         self.function = None
 
     @property
@@ -250,6 +250,9 @@ class Resolver:
             self.error(s.line, "multiple to-be-closed variables in local list")
         if vars_ and vars_[-1].attrib == "const" and len(s.exprs) == len(vars_):
             vars_[-1].const_init = s.exprs[-1]
+        for v, e in zip(vars_, s.exprs):
+            if type(e) is A.Function and v.attrib != "close":
+                v.function = e  # `local f = function ... end`: as a `local function f`
         self.func.blocks[-1].vars.extend(vars_)
         s.vars = vars_
 

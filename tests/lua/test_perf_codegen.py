@@ -475,6 +475,14 @@ local function err(n) if n > 0 then return err(n - 1) + 1 end error("deep", 2) e
 print(pcall(err, 3))
 local function wrap(...) local a = one(...) return a end
 print(wrap(9, 8))
+local lf = function(a) return a * 2 end
+local lg = function(a) return lf(a) end
+local lm, lk = function() return 1, 2 end, function(k) return lf end
+print(lf(4), lg(5), lm(), lk()(3), select('#', lm()))
+local rec = function(n) if n == 0 then return 0 end return rec(n - 1) end
+print(pcall(rec, 2))
+local function outer() return "outer" end
+do local outer = function() return outer() .. "!" end print(outer()) end
 """,
     # t[k] with a key computed at run time: a string key reads the hash
     # part and is stored raw in place when no __newindex can intercept it
