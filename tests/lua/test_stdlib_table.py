@@ -26,6 +26,18 @@ def call(name, *args):
     return libcall(T, name, *args)
 
 
+@pytest.fixture(autouse=True)
+def _no_running_state():
+    """The builtins are called by the tests themselves, so they account to
+    no state: a state an earlier test ran on this thread (and may have left
+    with its step budget spent) is not theirs."""
+    saved = V.running_string_meta()
+    V._tls.__dict__.pop("string_meta", None)
+    yield
+    if saved is not None:
+        V.set_string_meta(saved)
+
+
 def mk(*items, **fields) -> LuaTable:
     """A table built as Lua's constructor would: t[1], t[2], ... then fields."""
     t = LuaTable()
