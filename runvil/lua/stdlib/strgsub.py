@@ -316,8 +316,12 @@ def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
     whole = not pat.poscaps
 
     def sub(m):
-        v = first(repl(m.group())) if whole else first(repl(*m.groups()))
-        if v is None or v is False:
+        v = repl(m.group()) if whole else repl(*m.groups())
+        tv = type(v)
+        if tv is str:  # the common result, a text: no Multi to take the first of
+            text = v
+            state[1] = True
+        elif (v := first(v) if tv is Multi else v) is None or v is False:
             text = m.group()
         else:
             tv = type(v)
