@@ -33,6 +33,7 @@ source (compiled.PY_SOURCE), and bound to each closure's own cells.
 from __future__ import annotations
 
 import ast
+import copy
 import itertools
 import types
 
@@ -307,10 +308,28 @@ class _Twin(ast.NodeTransformer):
     def visit_For(self, node: ast.For):
         """`for T in it:` over a generic for's iterator becomes a loop that
         takes each item with `next` (a native walk, or an iterator function
-        that runs no Lua code) or through `yield from it.step()`."""
+        that runs no Lua code) or through `yield from it.step()` (a GLoop)."""
         it = node.iter
         if not (isinstance(it, ast.Name) and it.id in self.loops):
             return self.generic_visit(node)
+        if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "_giter"
+                   for s in node.body for n in ast.walk(s)):
+            # no generic for inside: a plain Python for when the iterator is
+            # plain (a native walk, a wrap function's), the loop below when
+            # not (the body twice, a Python for taking items 40% faster)
+            plain = ast.For(copy.deepcopy(node.target), node.iter, [], [])
+            for s in copy.deepcopy(node.body):
+                r = self.visit(s)
+                plain.body.extend(r if isinstance(r, list) else [r])
+            test = ast.Compare(ast.Call(_name("type"), [_name(it.id)], []), [ast.IsNot()], [_name("_GLoop")])
+            split = ast.If(test, [plain], [self.stepped_loop(node)])
+            for n in (plain, split):
+                ast.copy_location(n, node)
+            return ast.fix_missing_locations(split)
+        return self.stepped_loop(node)
+
+    def stepped_loop(self, node: ast.For) -> ast.While:
+        it = node.iter
         v = self.temp()
         plain = ast.Call(_name("next"), [_name(it.id), _name("_GDONE")], [])
         stepped = ast.YieldFrom(ast.Call(ast.Attribute(_name(it.id), "step", ast.Load()), [], []))
