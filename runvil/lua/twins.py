@@ -11,12 +11,13 @@ on an execution context of its own (runvil.lua.contexts), where a yield
 suspends the context, and the twin that escalated passes the yield on with
 its own `yield`.
 
-RUNVIL_TWINS=0 turns twins off: every coroutine then runs on a context.
+RUNVIL_TWINS=0 turns twins off: every coroutine then runs on a context
+(stdlib/coroutine.py reads it, and imports this module only at a state's
+first coroutine).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from types import FunctionType
 
@@ -36,8 +37,6 @@ try:  # what a dropped greenlet is unwound with: a worker lets it through
     from greenlet import GreenletExit as _EXIT
 except ImportError:
     _EXIT = None
-
-ENABLED = os.environ.get("RUNVIL_TWINS", "").strip() not in ("0", "off", "no", "false")
 
 #: a generic for's iterator has no more items
 GDONE = object()
@@ -201,13 +200,6 @@ def _safe_builtins(libs: dict) -> dict:
         if f is not None:
             safe[f] = test
     return safe
-
-
-def opened_builtins(G: LuaTable) -> dict:
-    """The globals and library tables as they are when the libraries have
-    just opened (a program may replace a builtin later: the twins must know
-    the real ones), as plain dicts: cheap to take for every state."""
-    return {k: v.hash.copy() if type(v) is LuaTable else v for k, v in G.hash.items()}
 
 
 def install(state, yield_fn, wrapped_code, libs: dict) -> None:

@@ -12,10 +12,11 @@ import pytest
 
 from runvil.lua import LuaState
 from runvil.lua import twins as T
+from runvil.lua.stdlib import coroutine as coroutine_lib
 
 from .harness import ours, real
 
-pytestmark = pytest.mark.skipif(not T.ENABLED, reason="twins are off (RUNVIL_TWINS=0)")
+pytestmark = pytest.mark.skipif(not coroutine_lib.TWINS, reason="twins are off (RUNVIL_TWINS=0)")
 
 PROGRAMS = {
     "generator and ping-pong": """
@@ -386,7 +387,7 @@ def test_a_metamethod_in_a_twin_costs_the_steps_it_costs_elsewhere(monkeypatch):
             "return s end)\nreturn co()")
 
     def steps(twins: bool):
-        monkeypatch.setattr(T, "ENABLED", twins)
+        monkeypatch.setattr(coroutine_lib, "TWINS", twins)
         st = LuaState(stdout=lambda s: None)
         st.reset_limits()
         r = st.execute(code)
@@ -492,3 +493,14 @@ def test_generated_statements_in_a_coroutine(stmts):
     same(YIELDING + f"drive(function() local a, b, t = 1, {{}}, {{}}\n{body}\nreturn a, #t end)\n"
                     f"drive(function() local a, b, t = 2, {{}}, {{3}}\nlocal function inner() {body}\n return a end\n"
                     f"return inner(), #t end)\n")
+
+
+def test_a_state_without_coroutines_imports_no_twins():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom runvil.lua import LuaState\nst = LuaState(stdout=lambda s: None)\n"
+            "st.execute('return 1')\nprint('runvil.lua.twins' in sys.modules)\n"
+            "st.execute('return coroutine.wrap(function() end)()')\nprint('runvil.lua.twins' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]

@@ -19,6 +19,8 @@ coroutine's context outlives its state.
 
 from __future__ import annotations
 
+import os
+
 from .. import values as V
 from ..args import type_error
 from ..contexts import RUNNING_CO, Context, on_lua_thread, run_lua
@@ -29,6 +31,7 @@ from ..cstack import LUAI_MAXCCALLS, C, check
 from ..errors import CoroutineKill, LuaError, add_stack_hop, builtin, caller_where, current_where
 from ..runtime import adjust
 from ..state import stack_overflow_message
+from ..table import LuaTable
 from ..values import TAILCALL, Multi
 from . import lib_table
 
@@ -426,17 +429,23 @@ def open_lib(state) -> None:
     state.G.set_str("coroutine", lib)
 
 
+#: RUNVIL_TWINS=0 turns generator twins off: every coroutine runs on a context
+TWINS = os.environ.get("RUNVIL_TWINS", "").strip() not in ("0", "off", "no", "false")
+
+
 def _enable_twins(state, yield_fn, wrap) -> None:
     """Lets the state's coroutines run as generator twins (runvil.lua.twins),
     set up at its first coroutine: a state that makes none pays only for a
-    copy of its builtins as opened."""
-    from .. import twins
-
-    if not twins.ENABLED or not hasattr(state, "iterators"):
+    copy of its builtins as opened (and imports no runvil.lua.twins)."""
+    if not TWINS or not hasattr(state, "iterators"):
         return
-    libs = twins.opened_builtins(state.G)
+    # the globals and library tables as the libraries have just opened them
+    # (a program may replace a builtin later: the twins must know the real ones)
+    libs = {k: v.hash.copy() if type(v) is LuaTable else v for k, v in state.G.hash.items()}
 
     def install():
+        from .. import twins
+
         state.install_twins = None
         wrapped_code = next(c for c in wrap.__code__.co_consts if getattr(c, "co_name", None) == "wrapped")
         twins.install(state, yield_fn, wrapped_code, libs)
