@@ -258,15 +258,18 @@ class _Twin(ast.NodeTransformer):
         """A Lua call site. The callee is evaluated first, then the
         arguments (once, into a tuple), as in Lua; then, by the callee:
 
-            _Multi((yield a)) if ((v := callee), (a := (args,)))[0] is _YIELD
+            _Multi((yield a)) if ((v := callee) is _YIELD) is not ((a := (args,)) is None)
             else <yield from t(*a), its tail call run> if (t := v's twin)
             else v(*a) if v in _GSAFE or _GWHEN[v](a)  # a builtin that runs no Lua code (on a)
             else (yield from _gcall(v, a))     # the rest: gcall sorts it out
         """
         v, a, t, r = self.temp(), self.temp(), self.temp(), self.temp()
-        both = ast.Tuple([ast.NamedExpr(ast.Name(v, ast.Store()), func),
-                          ast.NamedExpr(ast.Name(a, ast.Store()), _args_tuple(args))], ast.Load())
-        test = ast.Compare(ast.Subscript(both, ast.Constant(0), ast.Load()), [ast.Is()], [_name("_YIELD")])
+        # ((v := callee) is _YIELD) is not ((a := (args,)) is None): the callee,
+        # then the arguments, then the test (no tuple of the two made for it)
+        is_yield = ast.Compare(ast.NamedExpr(ast.Name(v, ast.Store()), func), [ast.Is()], [_name("_YIELD")])
+        args_made = ast.Compare(ast.NamedExpr(ast.Name(a, ast.Store()), _args_tuple(args)), [ast.Is()],
+                                [ast.Constant(None)])
+        test = ast.Compare(is_yield, [ast.IsNot()], [args_made])
         yielded = ast.Call(_name("_Multi"), [ast.Yield(_name(a))], [])
         ran = ast.YieldFrom(ast.Call(_name(t), [ast.Starred(_name(a), ast.Load())], []))
         pending = ast.BoolOp(ast.And(), [
