@@ -414,3 +414,28 @@ for i = 1, 300 do t[i] = setmetatable({{v = (i * 7919) % 300}}, ({str(mixed).low
 
     fast, generic = steps_of_sort(False), steps_of_sort(True)
     assert fast == generic > 300 * 6
+
+
+def test_gsub_function_replacements_are_reserved_as_they_grow():
+    """A function's replacements are reserved in 64 KB steps while re.subn
+    runs, and the result once at the end; past the string limit at once."""
+    st = LuaState()
+    st.limits.memory = 1 << 40
+    guard = budget._BUDGETS[id(st.string_meta)][1]
+    seen = []
+    real_call = type(guard).__call__
+    try:
+        type(guard).__call__ = lambda self, n: seen.append(n) or real_call(self, n)
+        st.call(st.load('local big = ("x"):rep(1000) return (("a"):rep(200):gsub("a", function() return big end))'))
+    finally:
+        type(guard).__call__ = real_call
+    steps = [n for n in seen if 65536 <= n < 66536]
+    assert len(steps) == 3 and 200_000 in seen
+    old = values.MAX_STRING[0]
+    values.MAX_STRING[0] = 10_000
+    try:
+        fn = st.load('return (("a"):rep(200):gsub("a", function() return ("y"):rep(100) end))')
+        with pytest.raises(LimitExceeded):
+            st.call(fn)
+    finally:
+        values.MAX_STRING[0] = old

@@ -310,17 +310,24 @@ def _gsub(args):
 def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
     """gsub with a function replacement on a regex with text captures
     only: re.subn calls it with the captures (or the whole match) as Lua's
-    add_value does; the sizes are reserved as _gsub's loop reserves them."""
-    state = [0, False, 0]  # size of the replacements, changed, size reserved so far
+    add_value does; the sizes are reserved as _gsub's loop reserves them
+    (each match adds its text's size and tests one bound: the size where
+    _reserve_grown has work, a step past what is reserved or past the
+    string limit)."""
+    size = 0  # of the replacements
+    changed = False
+    grown = [0, True, 0]  # _reserve_grown's state: the size, changed, the size reserved so far
+    check_at = min(_RESERVE_STEP, limit + 1)
     first = values.first
     whole = not pat.poscaps
 
     def sub(m):
+        nonlocal size, changed, check_at
         v = repl(m.group()) if whole else repl(*m.groups())
         tv = type(v)
         if tv is str:  # the common result, a text: no Multi to take the first of
             text = v
-            state[1] = True
+            changed = True
         elif (v := first(v) if tv is Multi else v) is None or v is False:
             text = m.group()
         else:
@@ -331,13 +338,19 @@ def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
                 text = values.fmt_number(v)
             else:
                 error(f"invalid replacement value (a {values.type_name(v)})")
-            state[1] = True
-        state[0] += len(text)
-        if state[0] - state[2] >= _RESERVE_STEP or state[0] > limit:
-            _reserve_grown(state, limit)
+            changed = True
+        size += len(text)
+        if size >= check_at:
+            grown[0] = size
+            _reserve_grown(grown, limit)
+            check_at = min(grown[2] + _RESERVE_STEP, limit + 1)
         return text
 
-    return _subn(pat, src, sub, count, state)
+    res, n = pat.regex.subn(sub, src, count)
+    if not changed:  # as _subn
+        return Multi((src, n))
+    reserve_result(len(res))
+    return Multi((res, n))
 
 
 def _reserve_grown(state: list, limit: int) -> None:
