@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import sys
+import weakref
 
 
 class LuaError(Exception):
@@ -203,11 +204,25 @@ def in_direct_tail(frame) -> bool:
     """Whether a Lua frame is in a direct tail call (compile_expr's
     direct_tail): Lua reused its level for the called function, so the
     frame is no level of Lua's stack."""
-    sites = CALL_SITES.get(frame.f_code.co_filename)
-    if not sites or frame.f_lasti < 0:
-        return False
-    site = call_site(frame)
-    return site is not None and len(site) > 2
+    code = frame.f_code
+    hit = _TAIL_LASTI.get(id(code))
+    if hit is None or hit[0]() is not code:
+        hit = _TAIL_LASTI[id(code)] = (weakref.ref(code), _tail_lasti(code))
+    return frame.f_lasti in hit[1]
+
+
+#: id of a Lua function's code -> (a reference to the code, the f_lasti of
+#: its direct tail calls): found once, as reading a frame's position takes
+#: about 0.2 us per instruction before it
+_TAIL_LASTI: dict = {}
+
+
+def _tail_lasti(code) -> frozenset:
+    sites = CALL_SITES.get(code.co_filename)
+    tails = {at for at, site in sites.items() if len(site) > 2} if sites else ()
+    if not tails:
+        return frozenset()
+    return frozenset(2 * i for i, p in enumerate(code.co_positions()) if (p[0], p[2]) in tails)
 
 
 def caller_where() -> str:
