@@ -9,7 +9,6 @@ nothing for line tracking.
 
 from __future__ import annotations
 
-import itertools
 import sys
 import weakref
 
@@ -188,41 +187,40 @@ def metamethod_event(frame) -> str | None:
 _PACKAGE_DIR = __file__.rsplit("/", 1)[0]
 
 
-def call_site(frame) -> tuple[str, bool] | None:
+def call_site(frame) -> tuple | None:
     """The name a Lua frame's current call gives the called function, from
     the compiler's call markers (CALL_SITES), or None."""
-    sites = CALL_SITES.get(frame.f_code.co_filename)
-    if not sites:
-        return None
-    pos = next(itertools.islice(frame.f_code.co_positions(), frame.f_lasti // 2, None), None)
-    if pos is None:
-        return None
-    return sites.get((pos[0], pos[2]))
+    return _sites_at(frame.f_code).get(frame.f_lasti)
 
 
 def in_direct_tail(frame) -> bool:
     """Whether a Lua frame is in a direct tail call (compile_expr's
     direct_tail): Lua reused its level for the called function, so the
     frame is no level of Lua's stack."""
-    code = frame.f_code
-    hit = _TAIL_LASTI.get(id(code))
+    site = _sites_at(frame.f_code).get(frame.f_lasti)
+    return site is not None and len(site) > 2
+
+
+#: id of a Lua function's code -> (a reference to the code, its sites by
+#: f_lasti)
+_SITES_AT: dict = {}
+
+
+def _sites_at(code) -> dict:
+    """f_lasti -> call site for the instructions of a code at a marked
+    call: found once per code, as reading a frame's position costs about
+    0.2 us per instruction before it."""
+    hit = _SITES_AT.get(id(code))
     if hit is None or hit[0]() is not code:
-        hit = _TAIL_LASTI[id(code)] = (weakref.ref(code), _tail_lasti(code))
-    return frame.f_lasti in hit[1]
-
-
-#: id of a Lua function's code -> (a reference to the code, the f_lasti of
-#: its direct tail calls): found once, as reading a frame's position takes
-#: about 0.2 us per instruction before it
-_TAIL_LASTI: dict = {}
-
-
-def _tail_lasti(code) -> frozenset:
-    sites = CALL_SITES.get(code.co_filename)
-    tails = {at for at, site in sites.items() if len(site) > 2} if sites else ()
-    if not tails:
-        return frozenset()
-    return frozenset(2 * i for i, p in enumerate(code.co_positions()) if (p[0], p[2]) in tails)
+        sites = CALL_SITES.get(code.co_filename)
+        at = {}
+        if sites:
+            for i, p in enumerate(code.co_positions()):
+                site = sites.get((p[0], p[2]))
+                if site is not None:
+                    at[2 * i] = site
+        hit = _SITES_AT[id(code)] = (weakref.ref(code), at)
+    return hit[1]
 
 
 def caller_where() -> str:
