@@ -236,26 +236,27 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
     the loop's line; a step an item, charged 64 at a time (as
     runtime._charged charges an iterator function's)."""
     k = 0  # items not charged yet, as _charged counts them
+    calls, running, top = C, RUNNING_CO, LUAI_MAXCCALLS - 1
     while True:
         gen = co.gen
-        mine = C[0]
-        if gen is not None and co.status == "suspended" and not co._kill and mine + 1 < LUAI_MAXCCALLS:
+        mine = calls[0]
+        if gen is not None and co.status == "suspended" and not co._kill and mine < top:
             # Coroutine.resume inline for its common case, a started twin
             # (about a fifth of an item's time: two calls and a tuple less)
-            prev = RUNNING_CO[0]
+            prev = running[0]
             co.status = "running"
             base = co.base = mine + 1
-            C[0] = base + co.held
+            calls[0] = base + co.held
             co.held = 0
-            RUNNING_CO[0] = co
+            running[0] = co
             try:
                 values = gen.send((s, c))
             except BaseException as e:
                 values = wrapped_outcome(*co.twin_raised(e, mine, prev), current_where)
             else:
-                co.held = C[0] - base
-                C[0] = mine
-                RUNNING_CO[0] = prev
+                co.held = calls[0] - base
+                calls[0] = mine
+                running[0] = prev
                 co.status = "suspended"
         else:
             values = resume_wrapped(co, (s, c), current_where)
