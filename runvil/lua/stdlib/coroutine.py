@@ -92,28 +92,21 @@ class Coroutine:
         RUNNING_CO[0] = self
         try:
             if self.twin:  # on this stack: the common case, a yield, in this frame
-                try:
-                    gen = self.gen
-                    if gen is None or self._kill:
-                        kind, values = self._step_twin(args)
-                    else:
-                        kind, values = "yield", gen.send(args)
-                    self.held = C[0] - self.base  # the nested C calls its twins hold (a pcall)
-                except (StopIteration, *ENDINGS) as e:
-                    kind, values = self._twin_raised(e)
+                gen = self.gen
+                if gen is None or self._kill:
+                    kind, values = self._step_twin(args)
+                else:
+                    kind, values = "yield", gen.send(args)
+                self.held = C[0] - self.base  # the nested C calls its twins hold (a pcall)
             else:
                 self._transfer = args
                 run_context(self.ctx)
                 kind, values = self._transfer
                 self._transfer = None
-        except BaseException:  # not a Lua error (a host cancelling), or no thread for it
-            self.status = "dead" if self.started else "suspended"
-            if self.status == "dead":
-                self.state.coroutines.discard(self)
-            raise
-        finally:
-            C[0] = mine
-            RUNNING_CO[0] = prev
+        except BaseException as e:
+            return self.raised(e, mine, prev)
+        C[0] = mine
+        RUNNING_CO[0] = prev
         return self._settled(kind, values)
 
     def _settled(self, kind: str, values):
@@ -128,14 +121,21 @@ class Coroutine:
             self.errored = True
         return kind, values
 
-    def twin_raised(self, e: BaseException, mine: int, prev):
-        """The rest of a resume inlined by walk_wrapped whose twin's
-        generator raised e, as `resume` would go on."""
+    def raised(self, e: BaseException, mine: int, prev):
+        """The rest of a resume (or of walk_wrapped's inline one) whose run
+        raised e: a twin's return or end (StopIteration, ENDINGS); anything
+        else (a host cancelling, no thread for a context) goes on."""
         try:
-            kind, values = self._twin_raised(e)
+            if self.twin and type(e) is StopIteration:
+                kind, values = self._twin_returned(e.value)
+            elif self.twin and isinstance(e, ENDINGS):
+                kind, values = ended_by(e)
+            else:
+                raise e
         except BaseException:
-            self.status = "dead"
-            self.state.coroutines.discard(self)
+            self.status = "dead" if self.started else "suspended"
+            if self.status == "dead":
+                self.state.coroutines.discard(self)
             raise
         finally:
             C[0] = mine
@@ -167,15 +167,6 @@ class Coroutine:
             self.gen = twin(*args) if twin is not None else self.state.twin_call(self.fn, args)
             return "yield", self.gen.send(None)
         return "yield", self.gen.throw(CoroutineKill())
-
-    def _twin_raised(self, e: BaseException):
-        """(kind, values) of a twin whose generator raised e: it returned
-        (StopIteration), or it ended (ENDINGS); anything else goes on."""
-        if type(e) is StopIteration:
-            return self._twin_returned(e.value)
-        if isinstance(e, ENDINGS):
-            return ended_by(e)
-        raise e
 
     def _twin_returned(self, r):
         """The twin's function returned `r`: a pending tail call goes on as
@@ -252,7 +243,7 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
             try:
                 values = gen.send((s, c))
             except BaseException as e:
-                values = wrapped_outcome(*co.twin_raised(e, mine, prev), current_where)
+                values = wrapped_outcome(*co.raised(e, mine, prev), current_where)
             else:
                 co.held = calls[0] - base
                 calls[0] = mine
