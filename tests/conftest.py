@@ -31,3 +31,13 @@ def server():
     s = ChatServer().start()
     yield s
     s.stop()
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A disk-cache folder of the test's own (runvil's chunk and frontmatter
+    caches), with the caches on."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("RUNVIL_CACHE_DIR", str(folder))
+    monkeypatch.delenv("RUNVIL_CACHE", raising=False)
+    return folder

@@ -30,15 +30,6 @@ return c(0), table.concat(t, ",")
 """
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    """A cache folder of the test's own."""
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("RUNVIL_CACHE_DIR", str(folder))
-    monkeypatch.delenv("RUNVIL_CACHE", raising=False)
-    return folder
-
-
 def entries(folder: Path, kind: str = "chunk") -> list[Path]:
     return sorted(folder.glob(f"{kind}-*.bin")) if folder.exists() else []
 

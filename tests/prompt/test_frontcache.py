@@ -11,8 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from runvil.prompt import check_text, parse_text
 from runvil.prompt import frontmatter as yaml_reader
 
@@ -33,14 +31,6 @@ RICH = fm(
     "x-bytes: !!binary aGk=",
     "x-pairs: !!pairs [a: 1, b: 2]",
 )
-
-
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("RUNVIL_CACHE_DIR", str(folder))
-    monkeypatch.delenv("RUNVIL_CACHE", raising=False)
-    return folder
 
 
 def entries(folder: Path) -> list[Path]:
