@@ -281,7 +281,7 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
             r = yield from protected(args[0], args[1:])
         except (LuaError, RecursionError, MemoryError) as e:
             return Multi((False, caught_value(e)))
-        return Multi((True,) + r)
+        return (True, *r)  # several results: a tuple (values.Multi is tuple)
 
     @builtin
     def xpcall(*args):
@@ -295,7 +295,7 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
             except (LuaError, RecursionError, MemoryError):
                 return Multi((False, "error in error handling"))
             return Multi((False, h[0] if h else None))
-        return Multi((True,) + r)
+        return (True, *r)  # several results: a tuple (values.Multi is tuple)
 
     QUALNAMES[pcall.__code__], QUALNAMES[xpcall.__code__] = "pcall", "xpcall"
     in_twin = {pcall_fn: pcall, xpcall_fn: xpcall}

@@ -352,7 +352,7 @@ def open_lib(state) -> None:
         kind, values = co.resume(args[1:])
         if kind == "error":
             return Multi((False, values))
-        return Multi((True, *values))
+        return (True, *values)  # several results: a tuple (values.Multi is tuple)
 
     def yield_(*args):
         co = RUNNING_CO[0]
@@ -360,7 +360,7 @@ def open_lib(state) -> None:
             if co is None:
                 raise LuaError("attempt to yield from outside a coroutine")
             raise LuaError("attempt to yield across a C-call boundary")
-        return Multi(co.yield_(args))
+        return co.yield_(args)  # the values it is resumed with: a tuple
 
     def status(*args):
         co = check_co(args, 1, "status")
@@ -387,7 +387,7 @@ def open_lib(state) -> None:
         co = create(*args)
 
         def wrapped(*a):
-            return Multi(resume_wrapped(co, a, caller_where))
+            return resume_wrapped(co, a, caller_where)  # a tuple: several results
 
         wrapped.lua_walk_calls = lambda s, c, n, steps, tick: walk_wrapped(co, s, c, n, steps, tick)  # a for over it
         return builtin(wrapped)
