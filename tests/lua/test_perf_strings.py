@@ -334,6 +334,13 @@ def test_format_of_a_long_string_is_reserved():
 def test_small_results_still_reach_the_memory_guard(expr):
     """Results up to 64 KB are built without reserving each one, but
     counted: the guard sees (nearly) all of them, in 256 KB batches."""
+    st, seen = _guarded_state(f'local s = ("x"):rep(500) for i = 1, 4000 do local r = {expr} end')
+    assert sum(seen) >= 4000 * 500 - budget.UNRESERVED_STEP
+
+
+def _guarded_state(code: str):
+    """A state with a memory limit that never stops it, after running
+    `code`, and the sizes its memory guard was asked to reserve."""
     st = LuaState()
     st.limits.memory = 1 << 40
     guard = budget._BUDGETS[id(st.string_meta)][1]
@@ -341,10 +348,10 @@ def test_small_results_still_reach_the_memory_guard(expr):
     real_call = type(guard).__call__
     try:
         type(guard).__call__ = lambda self, n: seen.append(n) or real_call(self, n)
-        st.call(st.load(f'local s = ("x"):rep(500) for i = 1, 4000 do local r = {expr} end'))
+        st.call(st.load(code))
     finally:
         type(guard).__call__ = real_call
-    assert sum(seen) >= 4000 * 500 - budget.UNRESERVED_STEP
+    return st, seen
 
 
 def test_risk_of_a_regex_is_judged_by_the_subjects_runs():
@@ -419,16 +426,7 @@ for i = 1, 300 do t[i] = setmetatable({{v = (i * 7919) % 300}}, ({str(mixed).low
 def test_gsub_function_replacements_are_reserved_as_they_grow():
     """A function's replacements are reserved in 64 KB steps while re.subn
     runs, and the result once at the end; past the string limit at once."""
-    st = LuaState()
-    st.limits.memory = 1 << 40
-    guard = budget._BUDGETS[id(st.string_meta)][1]
-    seen = []
-    real_call = type(guard).__call__
-    try:
-        type(guard).__call__ = lambda self, n: seen.append(n) or real_call(self, n)
-        st.call(st.load('local big = ("x"):rep(1000) return (("a"):rep(200):gsub("a", function() return big end))'))
-    finally:
-        type(guard).__call__ = real_call
+    st, seen = _guarded_state('local big = ("x"):rep(1000) return (("a"):rep(200):gsub("a", function() return big end))')
     steps = [n for n in seen if 65536 <= n < 66536]
     assert len(steps) == 3 and 200_000 in seen
     old = values.MAX_STRING[0]
