@@ -161,13 +161,17 @@ class _Twin(ast.NodeTransformer):
                 raise NoTwin
             if isinstance(node, ast.For) and node.orelse:
                 raise NoTwin
-        body = [self.visit(s) for s in fn.body]
+        twin = ast.FunctionDef(name=fn.name, args=fn.args, body=self.statements(fn.body), decorator_list=[],
+                               returns=None, type_comment=None)
+        return ast.copy_location(twin, fn)
+
+    def statements(self, body: list) -> list:
+        """The twin of a list of statements (one may become several)."""
         out = []
         for s in body:
-            out.extend(s if isinstance(s, list) else [s])
-        twin = ast.FunctionDef(name=fn.name, args=fn.args, body=out, decorator_list=[], returns=None,
-                               type_comment=None)
-        return ast.copy_location(twin, fn)
+            r = self.visit(s)
+            out.extend(r if isinstance(r, list) else [r])
+        return out
 
     # -------------------------------------------------------------- calls
 
@@ -320,10 +324,7 @@ class _Twin(ast.NodeTransformer):
             # no generic for inside: a plain Python for when the iterator is
             # plain (a native walk, a wrap function's), the loop below when
             # not (the body twice, a Python for taking items 40% faster)
-            plain = ast.For(copy.deepcopy(node.target), node.iter, [], [])
-            for s in copy.deepcopy(node.body):
-                r = self.visit(s)
-                plain.body.extend(r if isinstance(r, list) else [r])
+            plain = ast.For(copy.deepcopy(node.target), node.iter, self.statements(copy.deepcopy(node.body)), [])
             test = ast.Compare(ast.Call(_name("type"), [_name(it.id)], []), [ast.IsNot()], [_name("_GLoop")])
             split = ast.If(test, [plain], [self.stepped_loop(node)])
             for n in (plain, split):
@@ -340,11 +341,7 @@ class _Twin(ast.NodeTransformer):
         take = ast.Assign([ast.Name(v, ast.Store())], ast.IfExp(test, plain, stepped))
         done = ast.If(ast.Compare(_name(v), [ast.Is()], [_name("_GDONE")]), [ast.Break()], [])
         bind_ = ast.Assign([node.target], _name(v))
-        body = []
-        for s in node.body:
-            r = self.visit(s)
-            body.extend(r if isinstance(r, list) else [r])
-        loop = ast.While(ast.Constant(True), [take, done, bind_, *body], [])
+        loop = ast.While(ast.Constant(True), [take, done, bind_, *self.statements(node.body)], [])
         for n in (take, done, bind_, loop):
             ast.copy_location(n, node)
         return ast.fix_missing_locations(loop)
