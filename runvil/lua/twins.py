@@ -108,25 +108,8 @@ def escalate(fn, args: tuple):
         co.escalations.pop()
 
 
-def direct(helper, args: tuple):
-    """A runtime helper called from a twin: directly, unless it reaches a
-    metamethod, which makes it start again escalated (it changed nothing)."""
-    DIRECT[0] = True
-    try:
-        return helper(*args)
-    except NeedsContext as e:
-        e.__traceback__ = None  # (cstack.REFUSAL: raised again and again)
-    finally:
-        DIRECT[0] = False
-    return (yield from escalate(helper, args))
-
-
-def _first(r):
-    return (r[0] if r else None) if type(r) is Multi else r
-
-
 def _truth(r) -> bool:
-    r = _first(r)
+    r = V.first(r)
     return r is not None and r is not False
 
 
@@ -135,7 +118,7 @@ def _truth(r) -> bool:
 #: of the metamethod's results: a twin runs such a metamethod itself
 _FINAL_METAMETHOD = {
     **dict.fromkeys(("_add", "_sub", "_mul", "_div", "_mod", "_pow", "_idiv", "_band", "_bor", "_bxor", "_shl",
-                     "_shr", "_unm", "_bnot", "_len", "_concat", "_index"), _first),
+                     "_shr", "_unm", "_bnot", "_len", "_concat", "_index"), V.first),
     **dict.fromkeys(("_eq", "_lt", "_le"), _truth),
     "_setindex": lambda r: None,
 }  # fmt: skip
@@ -206,7 +189,7 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
     """Binds the twins' names in a state's namespace (at its first
     coroutine): `yield_fn` is its coroutine.yield; a coroutine.wrap function
     (code `wrapped_code`) only resumes another coroutine; `libs`, the
-    builtins as opened (opened_builtins)."""
+    builtins as opened (copied by stdlib/coroutine.py)."""
     ns = state.ns
     giter = ns["_giter"]
     steps, tick = state._steps, state._tick
@@ -413,7 +396,7 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
         err = args[0] if args else None
         if it.close is None or isinstance(err, GeneratorExit):
             return None
-        return (yield from direct(_tbc_close, (it.close, err)))
+        return (yield from operator(_tbc_close, (it.close, err)))
 
     ns.update({
         "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
