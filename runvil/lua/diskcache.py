@@ -43,24 +43,32 @@ def code_fingerprint() -> bytes:
     size and modification time of each file of runvil.lua and the grammar."""
     global _fingerprint
     if _fingerprint is None:
-        from .. import __version__
-
         pkg = os.path.dirname(os.path.abspath(__file__))
-        parts = [__version__]
+        files = []
         for folder in (pkg, os.path.join(pkg, "stdlib"), os.path.join(os.path.dirname(pkg), "_grammar")):
             try:
-                entries = sorted(os.scandir(folder), key=lambda e: e.name)
+                names = sorted(os.listdir(folder))
             except OSError:
                 continue
-            for e in entries:
-                if e.name.endswith((".py", ".lark")):
-                    try:
-                        st = e.stat()
-                    except OSError:
-                        continue
-                    parts.append(f"{e.name}:{st.st_size}:{st.st_mtime_ns}")
-        _fingerprint = "\n".join(parts).encode()
+            files += [os.path.join(folder, n) for n in names if n.endswith((".py", ".lark"))]
+        _fingerprint = files_fingerprint(files)
     return _fingerprint
+
+
+def files_fingerprint(files: list[str]) -> bytes:
+    """runvil's version and the size and modification time of each of
+    `files`: what a cache entry made by the code in them is keyed by."""
+    from .. import __version__
+
+    parts = [__version__]
+    for f in files:
+        try:
+            st = os.stat(f)
+        except OSError:
+            parts.append(f"{f}:missing")
+            continue
+        parts.append(f"{f}:{st.st_size}:{st.st_mtime_ns}")
+    return "\n".join(parts).encode("utf-8", "surrogateescape")
 
 
 def make_key(*fields: bytes) -> bytes:

@@ -45,21 +45,11 @@ def _reader_fingerprint() -> bytes:
     if _fingerprint is None:
         from importlib.util import find_spec
 
-        from .. import __version__
-
         here = os.path.dirname(os.path.abspath(__file__))
         files = [os.path.join(here, name) for name in ("frontmatter.py", "model.py", "frontcache.py")]
         spec = find_spec("yaml")
         files.append(spec.origin if spec is not None and spec.origin else "")
-        parts = [__version__]
-        for f in files:
-            try:
-                st = os.stat(f)
-            except OSError:
-                parts.append(f"{f}:missing")
-                continue
-            parts.append(f"{f}:{st.st_size}:{st.st_mtime_ns}")
-        _fingerprint = "\n".join(parts).encode("utf-8", "surrogateescape")
+        _fingerprint = diskcache.files_fingerprint(files)
     return _fingerprint
 
 
