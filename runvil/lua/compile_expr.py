@@ -429,18 +429,29 @@ class ExprCompiler(OperatorCompiler):
     def tailcall(self, n) -> str:
         """`return f(args)`: `_tail` makes a Lua callee a pending call that
         the caller's caller runs; a builtin runs at once. A direct tail call
-        (see direct_tail) is a plain call."""
+        (see direct_tail) is a plain call.
+
+        A builtin `_tail` has seen before (values.TAIL_NOW) is called here,
+        as any call: `_tail` would only call it the same way, one frame
+        further (its errors name it from the same call site). The callee
+        is evaluated first, then the arguments, in either branch; the
+        direct call's callee is written `(f if True else f)`, which CPython
+        compiles to `f`, so the coroutine twins see an ordinary call site."""
         args = self.args(n.args)
         if self.direct_tail(n):
             return f"{self.call_mark(n, direct_tail=True)}{self.expr(n.func)}({args})"
         tail = f"({args},)" if args else "()"
         f = self.temp()
+        mark = self.call_mark(n)
         if type(n) is A.MethodCall:
             o = self.temp()
             callee = self.method_callee(n, o, f)
-            return f"{self.call_mark(n)}_tail({callee}, ({o}, *{tail}))"
+            comma = ", " if args else ""
+            return (f"({mark}_tail({f}, ({o}, *{tail})) if ({f} := {callee}) not in _TAIL_NOW"
+                    f" else {mark}({f} if True else {f})({o}{comma}{args}))")
         callee = f"({f} if type({f} := {self.expr(n.func)}) is _FT else _callable({f}, {self.drepr(n.func)}))"
-        return f"{self.call_mark(n)}_tail({callee}, {tail})"
+        return (f"({mark}_tail({f}, {tail}) if ({f} := {callee}) not in _TAIL_NOW"
+                f" else {mark}({f} if True else {f})({args}))")
 
     def direct_tail(self, n) -> bool:
         """Whether `return g(args)` may call g at once, not through the

@@ -439,6 +439,7 @@ def base_namespace() -> dict:
         "_expand": V.expand,
         "_callable": V.callable_of,
         "_tail": V.tail,
+        "_TAIL_NOW": V.TAIL_NOW,
         "_wrap": V.wrap,
         "_method": V.method_of,
         "_index": V.index,

@@ -333,8 +333,17 @@ def tail(f, args: tuple):
         return tail(h, prefix + args)
     if code in BUILTIN_CODES:
         _RUNS_NOW.add(id(code))  # BUILTIN_CODES keeps it alive: the id stays its own
+        if f.__closure__ is None and len(TAIL_NOW) < _TAIL_NOW_MAX:
+            TAIL_NOW.add(f)  # a module's builtin (alive for good): called in place from now on
         return f(*args)
     return Multi((TAILCALL, f, args))
+
+
+#: builtins a tail call calls in place, without `tail` (compile_expr.tailcall):
+#: those `tail` has run, made by no factory (a set of functions, not of code
+#: ids, so the test costs no call; bounded all the same)
+TAIL_NOW: set = set()
+_TAIL_NOW_MAX = 4096
 
 
 def method_of(o, name: str, desc=None):

@@ -40,6 +40,39 @@ local function caller() raise_level() end
 print(pcall(caller))
 print(select("#", (function() return select(1) end)()))
 """,
+    # a builtin tail call already seen runs in place (values.TAIL_NOW): the
+    # second round takes that path, with the same names, levels and results
+    "tail calls of seen builtins": """
+local sm = setmetatable
+local Class = {}
+for round = 1, 2 do
+  local function new(v) return setmetatable({v = v}, Class) end
+  local function new_local(v) return sm({v = v}, Class) end
+  print(getmetatable(new(1)) == Class, new_local(2).v)
+  print(pcall(function() return sm(1) end))
+  print(pcall(function() return setmetatable({}, 5) end))
+  local function rep(s, n) return s:rep(n) end
+  print(rep("ab", 3), pcall(rep, "ab", {}))
+  print(pcall(function() return string.rep() end))
+  local function up(s) return s:upper() end
+  print(up("x"), pcall(up, 7))
+  local function raise(m) return error(m, 2) end
+  local function mid() raise("two") end
+  print(pcall(mid), pcall(function() return error("one") end))
+  local function prot(f, ...) return pcall(f, ...) end
+  print(prot(function(a) return a * 2 end, 21), prot(error, "e"))
+  local function sel(...) return select("#", ...) end
+  print(sel(nil, nil), sel())
+  local co = coroutine.wrap(function(a)
+    local function pass(...) return coroutine.yield(...) end
+    local b, c = pass(a, "y")
+    return pass(b .. c)
+  end)
+  print(co("x"))
+  print(co("p", "q"))
+  print(co("end"))
+end
+""",
     # metamethods of arithmetic and comparisons: the first operand's, else
     # the second's; several results cut to one; builtins and non-callables
     # as metamethods; recursion through them ends in C stack overflow
@@ -254,6 +287,27 @@ def test_tail_call_of_a_builtin_runs_at_once_and_of_lua_function_is_pending():
         tostring = st.G.get("tostring")
         assert V.tail(tostring, (2,)) == "2"
         assert V.tail(tostring, (3,)) == "3"  # the second time through the id cache
+    finally:
+        st.close()
+
+
+def test_a_builtin_tail_call_seen_once_skips_the_trampoline():
+    # the first `return tostring(x)` goes through values.tail, which notes
+    # the builtin; the next ones call it in place, without tail's frame
+    import sys
+
+    st = LuaState()
+    try:
+        st.execute("function f(x) return tostring(x) end", "=t")
+        f = st.G.get("f")
+        assert f(1) == "1" and st.G.get("tostring") in V.TAIL_NOW
+        called = []
+        sys.setprofile(lambda frame, event, arg: event == "call" and called.append(frame.f_code.co_name))
+        try:
+            assert f(2) == "2"
+        finally:
+            sys.setprofile(None)
+        assert "tostring" in called and "tail" not in called
     finally:
         st.close()
 
