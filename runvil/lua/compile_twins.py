@@ -139,6 +139,32 @@ def _name(n: str) -> ast.Name:
     return ast.Name(n, ast.Load())
 
 
+def _is_coroutine_yield(func) -> bool:
+    """Whether a call's callee (generated code) is `coroutine.yield`: the
+    field 'yield' of the global 'coroutine' (read from `_Gh`, the global
+    table's hash), tested callable."""
+    if not (_is_call(func.orelse, "_callable", None, "field 'yield'") if isinstance(func, ast.IfExp) else False):
+        return False
+    test = func.test
+    if not (isinstance(test, ast.Compare) and isinstance(test.left, ast.Call) and len(test.left.args) == 1
+            and isinstance(test.left.args[0], ast.NamedExpr)):
+        return False
+    field = test.left.args[0].value
+    return (isinstance(field, ast.IfExp) and _is_call(field.orelse, "_index", None, "yield", "global 'coroutine'")
+            and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get"
+                    and isinstance(n.func.value, ast.Name) and n.func.value.id == "_Gh"
+                    and len(n.args) == 1 and isinstance(n.args[0], ast.Constant) and n.args[0].value == "coroutine"
+                    for n in ast.walk(field)))
+
+
+def _is_call(node, name: str, *constants) -> bool:
+    """Whether node is `name(...)` with these constant arguments (None: any
+    argument there)."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+            and len(node.args) == len(constants)
+            and all(c is None or isinstance(a, ast.Constant) and a.value == c for a, c in zip(node.args, constants)))
+
+
 def _args_tuple(args: list) -> ast.Tuple:
     return ast.Tuple(elts=args, ctx=ast.Load())
 
@@ -201,7 +227,8 @@ class _Twin(ast.NodeTransformer):
                 return _at(ast.YieldFrom(call), node)
             bound = ast.Attribute(target, func.attr, ast.Load())
             return _at(ast.YieldFrom(ast.Call(_name("_gop"), [bound, _args_tuple(args)], [])), node)
-        return self.lua_call(node, self.visit(func), [self.visit(a) for a in node.args])
+        known_yield = _is_coroutine_yield(func)  # (before visiting, which rewrites it in place)
+        return self.lua_call(node, self.visit(func), [self.visit(a) for a in node.args], known_yield)
 
     @staticmethod
     def final_result(helper: str, args: list):
@@ -258,7 +285,7 @@ class _Twin(ast.NodeTransformer):
             return ast.copy_location(ast.Expr(call), node)
         return self.generic_visit(node)
 
-    def lua_call(self, node, func, args):
+    def lua_call(self, node, func, args, known_yield: bool = False):
         """A Lua call site. The callee is evaluated first, then the
         arguments (once, into a tuple), as in Lua; then, by the callee:
 
@@ -301,6 +328,20 @@ class _Twin(ast.NodeTransformer):
         direct = ast.Call(_name(v), [ast.Starred(_name(a), ast.Load())], [])
         called = ast.YieldFrom(ast.Call(_name("_gcall"), [_name(v), _name(a)], []))
         expr = ast.IfExp(test, yielded, ast.IfExp(has_twin, twin_result, ast.IfExp(safe, direct, called)))
+        if known_yield:
+            # `coroutine.yield(args)` itself: the global table's raw
+            # `coroutine`, and its raw `yield`, are the state's (two lookups
+            # and no tests of their types: raw hits, so no metamethod could
+            # have given them); anything else takes the general path
+            known = ast.BoolOp(ast.And(), [
+                ast.Compare(ast.Call(ast.Attribute(_name("_Gh"), "get", ast.Load()), [ast.Constant("coroutine")], []),
+                            [ast.Is()], [_name("_GCOT")]),
+                ast.Compare(ast.Call(ast.Attribute(_name("_GCOH"), "get", ast.Load()), [ast.Constant("yield")], []),
+                            [ast.Is()], [_name("_YIELD")]),
+                ast.Compare(ast.NamedExpr(ast.Name(a, ast.Store()), _args_tuple(copy.deepcopy(args))), [ast.IsNot()],
+                            [ast.Constant(None)]),
+            ])
+            expr = ast.IfExp(known, ast.Call(_name("_Multi"), [ast.Yield(_name(a))], []), expr)
         return _at(expr, node)
 
     # ------------------------------------------------------- generic for

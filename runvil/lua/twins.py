@@ -398,7 +398,9 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
             return None
         return (yield from operator(_tbc_close, (it.close, err)))
 
+    lib = state.G.hash.get("coroutine")  # (as opened: its raw `yield` is what a twin's own `yield` may stand for)
     ns.update({
+        "_GCOT": lib if type(lib) is LuaTable else missing, "_GCOH": lib.hash if type(lib) is LuaTable else {},
         "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
         "_GWHEN": {f: test for f, test in safe.items() if test is not None},
         "_YIELD": yield_fn, "_gcall": gcall, "_gtail": gtail, "_gop": operator, "_ggiter": ggiter,

@@ -284,6 +284,28 @@ PROGRAMS = {
         local function depth(n) if n == 0 then return 0 end return 1 + depth(n - 1) end
         print(coroutine.wrap(function() return depth(5000) end)())
     """,
+    "coroutine.yield replaced, shadowed or reached through __index": """
+        local real_yield = coroutine.yield
+        local wrap = coroutine.wrap
+        local function run(f) local co = wrap(f); return co(), co() end
+        print(run(function() coroutine.yield('a', nil) return 'b' end))
+        coroutine.yield = function(...) return 'not a yield', ... end  -- (put back at once: real Lua's is shared)
+        local ok, e = pcall(coroutine.wrap(function() print(coroutine.yield('c')) return 'd' end))
+        coroutine.yield = real_yield
+        print(ok, e)
+        local saved = coroutine
+        coroutine = setmetatable({}, {__index = saved})  -- no raw 'yield': read through __index
+        print(run(function() local x, y = coroutine.yield('e', 1) return x end))
+        coroutine = {yield = real_yield}  -- another table holding the real yield
+        print(run(function() return coroutine.yield('f') end))
+        coroutine = saved
+        do local coroutine = {yield = function(v) return 'local ' .. v end}
+          print(wrap(function() return coroutine.yield('g') end)())
+        end
+        local co = coroutine.wrap(function() local a, b = coroutine.yield(1); print('resumed with', a, b) end)
+        co(); co(nil, 'z')
+        for x in coroutine.wrap(function() for i = 1, 3 do print(coroutine.yield(i)) end end) do end
+    """,
 }
 
 
@@ -433,6 +455,29 @@ def test_every_function_of_the_lua_programs_gets_a_twin_or_none():
             made = twin_code(code)
             kinds["leaf" if made is LEAF else "none" if made is None else "twin"] += 1
     assert kinds["twin"] > 100 and kinds["leaf"] > 5, kinds
+
+
+def test_a_call_of_coroutine_yield_is_known_at_once():
+    """`coroutine.yield(...)` read from the global table yields after two
+    raw lookups; a local `coroutine`, or any other field, takes the general
+    call path."""
+    from runvil.lua.compile_twins import twin_code
+    from runvil.lua.compiled import PY_SOURCE, compile_lua
+
+    src = ("local function a(x) coroutine.yield(x) end\n"
+           "local function b(x) local y = coroutine.yield(x, 2) return y end\n"
+           "local function c(x) coroutine.wrap(x) coroutine.yield2(x) end\n"
+           "local function d(x) local coroutine = coroutine coroutine.yield(x) end\n"
+           "return a, b, c, d")
+    compiled = compile_lua(src, "=known")
+    codes = {c.co_name: c for c in _function_codes(compiled.code) if ".<locals>." in c.co_qualname}
+    assert PY_SOURCE.get(compiled.code.co_filename) is not None
+    fast = {}
+    for name, code in codes.items():
+        made = twin_code(code)
+        if made is not None and not isinstance(made, str):
+            fast[name.split("_")[1]] = "_GCOT" in made.co_names
+    assert fast == {"a": True, "b": True, "c": False, "d": False}, fast
 
 
 # -------------------------------------------- generated programs in twins
