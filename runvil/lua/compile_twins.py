@@ -165,6 +165,16 @@ def _is_call(node, name: str, *constants) -> bool:
             and all(c is None or isinstance(a, ast.Constant) and a.value == c for a, c in zip(node.args, constants)))
 
 
+def _packed(a: str, names: list | None) -> ast.expr:
+    """A call site's arguments as one tuple: `a`, or a tuple of `names`."""
+    return _name(a) if names is None else _args_tuple([_name(n) for n in names])
+
+
+def _passed(a: str, names: list | None) -> list:
+    """A call site's arguments as a call passes them: `*a`, or `names`."""
+    return [ast.Starred(_name(a), ast.Load())] if names is None else [_name(n) for n in names]
+
+
 def _args_tuple(args: list) -> ast.Tuple:
     return ast.Tuple(elts=args, ctx=ast.Load())
 
@@ -287,22 +297,33 @@ class _Twin(ast.NodeTransformer):
 
     def lua_call(self, node, func, args, known_yield: bool = False):
         """A Lua call site. The callee is evaluated first, then the
-        arguments (once, into a tuple), as in Lua; then, by the callee:
+        arguments, as in Lua (each into a temporary of its own; all into one
+        tuple when the last may give several values); then, by the callee:
 
-            _Multi((yield a)) if ((v := callee) is _YIELD) is not ((a := (args,)) is None)
-            else <yield from t(*a), its tail call run> if (t := v's twin)
-            else v(*a) if v in _GSAFE or _GWHEN[v](a)  # a builtin that runs no Lua code (on a)
-            else (yield from _gcall(v, a))     # the rest: gcall sorts it out
+            _Multi((yield (a1, a2))) if ((v := callee) is _YIELD) is not ((a1 := e1) is _GNEVER or (a2 := e2) is _GNEVER)
+            else <yield from t(a1, a2), its tail call run> if (t := v's twin)
+            else v(a1, a2) if v in _GSAFE or _GWHEN[v]((a1, a2))  # a builtin that runs no Lua code (on them)
+            else (yield from _gcall(v, (a1, a2)))     # the rest: gcall sorts it out
+
+        (a test that is never true evaluates the arguments after the callee
+        with no tuple made for it, and the callee is called with the values
+        themselves, not unpacked from a tuple: a tenth less per call)
         """
         v, a, t, r = self.temp(), self.temp(), self.temp(), self.temp()
-        # ((v := callee) is _YIELD) is not ((a := (args,)) is None): the callee,
-        # then the arguments, then the test (no tuple of the two made for it)
         is_yield = ast.Compare(ast.NamedExpr(ast.Name(v, ast.Store()), func), [ast.Is()], [_name("_YIELD")])
-        args_made = ast.Compare(ast.NamedExpr(ast.Name(a, ast.Store()), _args_tuple(args)), [ast.Is()],
-                                [ast.Constant(None)])
-        test = ast.Compare(is_yield, [ast.IsNot()], [args_made])
-        yielded = ast.Call(_name("_Multi"), [ast.Yield(_name(a))], [])
-        ran = ast.YieldFrom(ast.Call(_name(t), [ast.Starred(_name(a), ast.Load())], []))
+        names = None if any(isinstance(e, ast.Starred) for e in args) else [self.temp() for _ in args]
+        if names is None:  # their number is known when they run: one tuple
+            made = [ast.Compare(ast.NamedExpr(ast.Name(a, ast.Store()), _args_tuple(args)), [ast.Is()],
+                                [ast.Constant(None)])]
+        else:
+            made = [ast.Compare(ast.NamedExpr(ast.Name(n, ast.Store()), e), [ast.Is()], [_name("_GNEVER")])
+                    for n, e in zip(names, args)]
+        if not made:
+            test = is_yield
+        else:
+            test = ast.Compare(is_yield, [ast.IsNot()], [made[0] if len(made) == 1 else ast.BoolOp(ast.Or(), made)])
+        yielded = ast.Call(_name("_Multi"), [ast.Yield(_packed(a, names))], [])
+        ran = ast.YieldFrom(ast.Call(_name(t), _passed(a, names), []))
         pending = ast.BoolOp(ast.And(), [
             ast.Compare(ast.Call(_name("type"), [ast.NamedExpr(ast.Name(r, ast.Store()), ran)], []), [ast.Is()],
                         [_name("_Multi")]),
@@ -322,11 +343,11 @@ class _Twin(ast.NodeTransformer):
             ast.Compare(ast.NamedExpr(ast.Name(w, ast.Store()),
                                       ast.Call(ast.Attribute(_name("_GWHEN"), "get", ast.Load()), [_name(v)], [])),
                         [ast.IsNot()], [ast.Constant(None)]),
-            ast.Call(_name(w), [_name(a)], []),
+            ast.Call(_name(w), [_packed(a, names)], []),
         ])
         safe = ast.BoolOp(ast.Or(), [safe, safe_here])
-        direct = ast.Call(_name(v), [ast.Starred(_name(a), ast.Load())], [])
-        called = ast.YieldFrom(ast.Call(_name("_gcall"), [_name(v), _name(a)], []))
+        direct = ast.Call(_name(v), _passed(a, names), [])
+        called = ast.YieldFrom(ast.Call(_name("_gcall"), [_name(v), _packed(a, names)], []))
         expr = ast.IfExp(test, yielded, ast.IfExp(has_twin, twin_result, ast.IfExp(safe, direct, called)))
         if known_yield:
             # `coroutine.yield(args)` itself: the global table's raw

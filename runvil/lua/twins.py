@@ -404,7 +404,7 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
         "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
         "_GWHEN": {f: test for f, test in safe.items() if test is not None},
         "_YIELD": yield_fn, "_gcall": gcall, "_gtail": gtail, "_gop": operator, "_ggiter": ggiter,
-        "_gloop_end": gloop_end, "_GLoop": GLoop, "_GDONE": GDONE,
+        "_gloop_end": gloop_end, "_GLoop": GLoop, "_GDONE": GDONE, "_GNEVER": missing,
     })  # fmt: skip
     state.twin_of = twin_of
     state.has_twin = lambda f: twin_of(f) is not None or f.__code__ in LEAF_CODES
