@@ -227,18 +227,18 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
     the loop's line; a step an item, charged 64 at a time (as
     runtime._charged charges an iterator function's)."""
     k = 0  # items not charged yet, as _charged counts them
-    calls, running, top = C, RUNNING_CO, LUAI_MAXCCALLS - 1
+    calls, running, top, one = C, RUNNING_CO, LUAI_MAXCCALLS - 1, n == 1
+    prev = running[0]  # the loop's own coroutine (a frame runs in one only)
     while True:
         gen = co.gen
         mine = calls[0]
         if gen is not None and co.status == "suspended" and not co._kill and mine < top:
             # Coroutine.resume inline for its common case, a started twin
-            # (about a fifth of an item's time: two calls and a tuple less)
-            prev = running[0]
+            # (about a fifth of an item's time: two calls and a tuple less;
+            # its held count is set again below, as resume sets it)
             co.status = "running"
             base = co.base = mine + 1
             calls[0] = base + co.held
-            co.held = 0
             running[0] = co
             try:
                 values = gen.send((s, c))
@@ -260,7 +260,7 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
             k = 0
             if steps[0] < 0:
                 tick()
-        yield c if n == 1 else adjust(values, n)
+        yield c if one else adjust(values, n)
     steps[0] -= k
 
 
