@@ -356,14 +356,16 @@ class ExprCompiler(OperatorCompiler):
         __index function further on runs once); on a string, the string
         metatable's __index table (_SMh: its hash). Anything else (a value
         that is not a function, a missing method, __index functions, other
-        types) goes to _method / _smethod with Lua's errors."""
+        types) goes to _method / _smethod with Lua's errors; a method in
+        none of the three tables looked at inline, to _method_from, which
+        goes on from the third."""
         m, i, m2, i2 = self.temp(), self.temp(), self.temp(), self.temp()
         name = repr(n.method)
         d = self.drepr(n.obj)
         # the class's own class (a subclass's instance) is looked at inline too
         parent = (
             f"({m2} := {i}.meta) is not None and type({i2} := {m2}.hash.get('__index')) is _Table"
-            f" and type({f} := {i2}.hash.get({name})) is _FT"
+            f" and (type({f} := {i2}.hash.get({name})) is _FT or {f} is None and ({f} := _method_from({i2}, {name})) is {f})"
         )
         return (
             f"({f} if type({o} := {self.expr(n.obj)}) is _Table and ((({f} := {o}.hash.get({name})) is None"

@@ -442,6 +442,7 @@ def base_namespace() -> dict:
         "_TAIL_NOW": V.TAIL_NOW,
         "_wrap": V.wrap,
         "_method": V.method_of,
+        "_method_from": V.method_from,
         "_index": V.index,
         "_setindex": V.setindex,
         "_add": V.add,

@@ -374,6 +374,34 @@ def method_of(o, name: str, desc=None):
 _SHORT_CHAIN = range(8)
 
 
+def method_from(t: LuaTable, name: str):
+    """method_of(o, name) where the inline lookup of a method call
+    (compile_expr.method_callee) has found no `name` in o, in its class
+    and in the class's class t, each the __index table of the one before:
+    the walk goes on from t, without taking those three hops again (the
+    receiver's description only names a receiver that cannot be indexed,
+    so none is needed; index counts the two hops already taken)."""
+    m = t.meta
+    if m is not None:
+        c = m.hash.get("__index")
+        for _ in _SHORT_CHAIN:
+            if type(c) is not LuaTable:
+                break
+            f = c.hash.get(name)
+            if f is not None:
+                if type(f) is FunctionType:
+                    return f
+                break
+            m = c.meta
+            if m is None:
+                break
+            c = m.hash.get("__index")
+    f = index(t, name, None, _MAX_HOPS - 2)
+    if type(f) is FunctionType:
+        return f
+    return callable_of(f, f"method '{name}'")
+
+
 def string_method(s: str, name: str, desc=None):
     """`s:name(...)` on a string: the function in the string metatable's
     `__index` table, without the general lookup; anything else (a changed
@@ -405,9 +433,13 @@ def _desc(d) -> str:
 # -------------------------------------------------------------- indexing
 
 
-def index(o, k, desc=None):
-    """o[k] with __index, as the GETTABLE/GETFIELD instructions."""
-    n = 2000
+#: MAXTAGLOOP: the __index or __newindex hops one access may take
+_MAX_HOPS = 2000
+
+
+def index(o, k, desc=None, n=_MAX_HOPS):
+    """o[k] with __index, as the GETTABLE/GETFIELD instructions (`n`: the
+    hops left, when a walk begun elsewhere goes on at o)."""
     if type(k) is str:
         # a field through a chain of __index tables (classes): hash parts only
         while type(o) is LuaTable:
@@ -420,12 +452,12 @@ def index(o, k, desc=None):
             h = m.hash.get("__index")
             if type(h) is not LuaTable:
                 break
+            if not n:
+                rt_error("'__index' chain too long; possible loop")
             o = h
             desc = None
             n -= 1
-            if not n:
-                rt_error("'__index' chain too long; possible loop")
-    for _ in range(n):
+    for _ in range(n + 1):  # o, then the n tables (or values) n hops reach
         if type(o) is LuaTable:
             v = o.get(k)
             if v is not None:

@@ -237,6 +237,44 @@ print(holder:m(5))
 local own = {m = function(self) return "own" end}
 print(own:m(), ("str"):upper(), pcall(function() local n return n:m() end))
 """,
+    # o:m() found past the class's class (values.method_from goes on from
+    # there): at each depth, a non-function there, an __index function
+    # further on, nothing at all, and chains around Lua's 2000 hops
+    "methods past the class's class": """
+local function class(parent)
+  local c = {}
+  c.__index = c
+  return parent and setmetatable(c, parent) or c
+end
+local A = class() local B = class(A) local C = class(B) local D = class(C) local E = class(D)
+function A.at(self) return "A " .. self.id end
+function B.at_b(self) return "B " .. self.id end
+D.own = function(self) return "D" end
+local o = setmetatable({id = 1}, E)
+for round = 1, 2 do
+  print(o:at(), o:at_b(), o:own(), pcall(function() return o:none() end))
+  B.field = round
+  print(pcall(function() return o:field() end))
+  B.field = nil
+  A.at_call = setmetatable({}, {__call = function(self, me, x) return "called " .. x end})
+  print(o:at_call("y"))
+  setmetatable(A, {__index = function(t, k) return function(self) return "fn " .. k end end})
+  print(o:dynamic(), o:at())
+  setmetatable(A, nil)
+  local function tail_at(x) return x:at() end
+  print(tail_at(o), pcall(tail_at, setmetatable({}, E)))
+end
+local function chain(n)
+  local c = {}
+  c.__index = c
+  function c.hit() return "hit" end
+  for i = 2, n do local up = c c = {} c.__index = c setmetatable(c, up) end
+  return setmetatable({}, c)
+end
+for _, n in ipairs({1996, 1997, 1998, 1999, 2000, 2001}) do
+  print(n, pcall(function() local x = chain(n) return x:hit() end))
+end
+""",
     # string to number: plain digits at once, everything else as Lua reads it
     "numerals": """
 local cases = {"123", "007", "0", "", " ", "123456789012345678", "1234567890123456789",
