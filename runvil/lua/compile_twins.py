@@ -302,7 +302,7 @@ class _Twin(ast.NodeTransformer):
 
             _Multi((yield (a1, a2))) if ((v := callee) is _YIELD) is not ((a1 := e1) is _GNEVER or (a2 := e2) is _GNEVER)
             else <yield from t(a1, a2), its tail call run> if (t := v's twin)
-            else v(a1, a2) if v in _GSAFE or _GWHEN[v]((a1, a2))  # a builtin that runs no Lua code (on them)
+            else v(a1, a2) if v in _GSAFE or v.__code__ in _GLEAF or _GWHEN[v]((a1, a2))  # runs no Lua code
             else (yield from _gcall(v, (a1, a2)))     # the rest: gcall sorts it out
 
         (a test that is never true evaluates the arguments after the callee
@@ -345,7 +345,8 @@ class _Twin(ast.NodeTransformer):
                         [ast.IsNot()], [ast.Constant(None)]),
             ast.Call(_name(w), [_packed(a, names)], []),
         ])
-        safe = ast.BoolOp(ast.Or(), [safe, safe_here])
+        leaf = ast.Compare(ast.Attribute(_name(v), "__code__", ast.Load()), [ast.In()], [_name("_GLEAF")])
+        safe = ast.BoolOp(ast.Or(), [safe, leaf, safe_here])
         direct = ast.Call(_name(v), _passed(a, names), [])
         called = ast.YieldFrom(ast.Call(_name("_gcall"), [_name(v), _packed(a, names)], []))
         expr = ast.IfExp(test, yielded, ast.IfExp(has_twin, twin_result, ast.IfExp(safe, direct, called)))

@@ -402,7 +402,7 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
     ns.update({
         "_GCOT": lib if type(lib) is LuaTable else missing, "_GCOH": lib.hash if type(lib) is LuaTable else {},
         "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
-        "_GWHEN": {f: test for f, test in safe.items() if test is not None},
+        "_GWHEN": {f: test for f, test in safe.items() if test is not None}, "_GLEAF": LEAF_CODES,
         "_YIELD": yield_fn, "_gcall": gcall, "_gtail": gtail, "_gop": operator, "_ggiter": ggiter,
         "_gloop_end": gloop_end, "_GLoop": GLoop, "_GDONE": GDONE, "_GNEVER": missing,
     })  # fmt: skip

@@ -358,6 +358,24 @@ def test_a_leaf_function_is_called_as_it_is():
     st.close()
 
 
+def test_a_twin_calls_a_known_leaf_at_its_call_site():
+    # once a leaf is known (its first call), its calls from twins, of any
+    # closure of its code, are direct: no gcall
+    st = LuaState(stdout=lambda s: None)
+    run, = st.execute("local function make() return function(a, b) return a end end\n"
+                      "coroutine.wrap(function() return make()(1) end)()\n"
+                      "return function(n) return coroutine.wrap(function()\n"
+                      "  local f, s = make(), 0\n"
+                      "  for i = 1, n do s = s + f(i, 0) end\n"
+                      "  coroutine.yield(s) end)() end")
+    calls = []
+    gcall = st.ns["_gcall"]
+    st.ns["_gcall"] = lambda f, a: calls.append(f) or gcall(f, a)
+    assert st.call(run, 10) == (55,)
+    assert calls == []
+    st.close()
+
+
 METAMETHODS_IN_A_COROUTINE = """
     local log = {}
     local function y(tag) log[#log + 1] = tag; return coroutine.yield(tag) end
