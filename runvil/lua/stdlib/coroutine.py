@@ -86,9 +86,8 @@ class Coroutine:
                     return "error", e.value
         prev = RUNNING_CO[0]
         self.status = "running"  # its resumer's is "normal" now (coroutine.status tells them apart)
-        self.base = mine + 1
-        C[0] = self.base + self.held
-        self.held = 0  # a twin: set again by a yield inside an escalated call
+        base = self.base = mine + 1
+        C[0] = base + self.held  # (held: set again whenever it suspends)
         RUNNING_CO[0] = self
         try:
             if self.twin:  # on this stack: the common case, a yield, in this frame
@@ -96,8 +95,13 @@ class Coroutine:
                 if gen is None or self._kill:
                     kind, values = self._step_twin(args)
                 else:
-                    kind, values = "yield", gen.send(args)
-                self.held = C[0] - self.base  # the nested C calls its twins hold (a pcall)
+                    values = gen.send(args)
+                    self.held = C[0] - base  # the nested C calls its twins hold (a pcall)
+                    C[0] = mine
+                    RUNNING_CO[0] = prev
+                    self.status = "suspended"
+                    return "yield", values
+                self.held = C[0] - base
             else:
                 self._transfer = args
                 run_context(self.ctx)
