@@ -390,3 +390,40 @@ def test_native_walks_charge_their_items_exactly(n):
         assert spent["next"] - spent["pairs"] == _steps_of(st, "local f = next") - _steps_of(st, "local f = pairs(T)")
     finally:
         st.close()
+
+
+def test_an_operator_calls_a_lua_metamethod_as_meta_call_does(monkeypatch):
+    # ==, <, <= and arithmetic call a Lua metamethod in their own frame
+    # (operators.LUA_META): the same steps, the same nested C-call count
+    # (back to where it was after an error inside), the same results as
+    # through cstack.meta_call, which a limit of 0 sends every call to
+    from runvil.lua import cstack, operators
+
+    code = """
+local mt = {}
+mt.__eq = function(a, b) return a.v == b.v end
+mt.__lt = function(a, b) return a.v < b.v end
+mt.__le = function(a, b) return a.v <= b.v end
+mt.__add = function(a, b) return a.v + b.v end
+mt.__sub = function(a, b) error("no sub") end
+local a, b = setmetatable({v = 1}, mt), setmetatable({v = 2}, mt)
+local n = 0
+for i = 1, 100 do
+  if a == b then n = n + 1 end
+  if a < b then n = n + 2 end
+  if a <= b then n = n + 4 end
+  n = n + (a + b)
+  n = n + (pcall(function() return a - b end) and 0 or 8)
+end
+R = n
+"""
+    results = []
+    for limit in (cstack.LUAI_MAXCCALLS, 0):
+        monkeypatch.setattr(operators, "LUAI_MAXCCALLS", limit)
+        st = LuaState()
+        try:
+            before = cstack.C[0]
+            results.append((_steps_of(st, code), st.G.get("R"), cstack.C[0] - before))
+        finally:
+            st.close()
+    assert results[0] == results[1] == (results[0][0], 100 * (2 + 4 + 3 + 8), 0)
