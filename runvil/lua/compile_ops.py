@@ -151,10 +151,13 @@ class OperatorCompiler:
                 return f"({self.expr(other)} is False)"
             if t is A.String and c is right:
                 return f"({self.expr(other)} == {self.expr(c)})"
-            if t is A.Number and c is right and c.value not in (0, 1):
+            if t is A.Number and c is right:
                 v = c.value
                 if type(v) is float and (v != v or v in (float("inf"), float("-inf"))):
                     break
+                if v in (0, 1):  # Python's False == 0 and True == 1: not Lua's
+                    a = self.temp()
+                    return f"(({a} := {self.expr(other)}) == {self.expr(c)} and {a} is not {v == 1})"
                 return f"({self.expr(other)} == {self.expr(c)})"
         if self.is_int(left) and self.is_int(right):
             return f"({self.expr(left)} == {self.expr(right)})"
@@ -176,6 +179,10 @@ class OperatorCompiler:
         if type(right) is A.Number and type(right.value) is int:
             c = repr(right.value) if right.value >= 0 else f"({right.value})"
             return f"({a} {op} {c} if type({a} := {x}) is int else {_slow_compare(op, a, c)})"
+        if type(right) is A.Number and right.value - right.value == 0:  # a finite float constant
+            # (Python compares an int with a float exactly, as Lua does)
+            c, ta = f"({right.value!r})", self.temp()
+            return f"({a} {op} {c} if ({ta} := type({a} := {x})) is float or {ta} is int else {_slow_compare(op, a, c)})"
         y = self.expr(right)
         if self.is_int(right) and self.is_pure(right):
             # a known integer on the right (`l <= size`): only the left's type to check

@@ -9,6 +9,25 @@ import pytest
 from .harness import ours, real
 
 PROGRAMS = {
+    # comparisons with a constant 0 or 1 (a Lua boolean is no number), and
+    # order with a float constant (an integer compares exactly)
+    "constant comparisons": """
+local vals = {false, true, 0, 0.0, 1, 1.0, -0.0, "0", "1", 2, 0.5, 2^53, 2^53 + 1, math.huge, -math.huge, {}}
+for i = 1, #vals + 1 do
+  local x = vals[i]
+  print(i, x == 0, x ~= 0, x == 1, x ~= 1, x == 0.0, x ~= 1.0)
+end
+local nums = {0, 1, 2, -3, 1.5, 1.49, 1.51, 2^53, 9007199254740993, math.huge, -math.huge, 0/0}
+for i = 1, #nums do
+  local x = nums[i]
+  print(i, x < 1.5, x <= 1.5, x > 1.5, x >= 1.5, x < 9007199254740992.0, x >= -0.5, x > 1e308)
+end
+print(pcall(function() return "1" < 1.5 end))
+print(pcall(function() local t = {} return t >= 2.5 end))
+local mt = {__lt = function(a, b) return true end, __le = function(a, b) return false end}
+local o = setmetatable({}, mt)
+print(o < 1.5, o <= 1.5, o > 1.5, o >= 1.5)
+""",
     # t[#t + 1] = v appends; the value's evaluation may change the table
     "append": """
 local t = {}
