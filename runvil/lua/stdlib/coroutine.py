@@ -230,7 +230,7 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
     (s, c) as the for calls its iterator, with the function's errors at
     the loop's line; a step an item, charged 64 at a time (as
     runtime._charged charges an iterator function's)."""
-    k = 0  # items not charged yet, as _charged counts them
+    k = 64  # 64 - the items not charged yet (as _charged counts them)
     calls, running, top, one = C, RUNNING_CO, LUAI_MAXCCALLS - 1, n == 1
     prev = running[0]  # the loop's own coroutine (a frame runs in one only)
     while True:
@@ -239,9 +239,10 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
         if gen is not None and co.status == "suspended" and not co._kill and mine < top:
             # Coroutine.resume inline for its common case, a started twin
             # (about a fifth of an item's time: two calls and a tuple less;
-            # its held count is set again below, as resume sets it)
+            # its held count is set again below, as resume sets it, and its
+            # base is only read by a context's yield, Coroutine.yield_)
             co.status = "running"
-            base = co.base = mine + 1
+            base = mine + 1
             calls[0] = base + co.held
             running[0] = co
             try:
@@ -258,14 +259,14 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
         c = values[0] if values else None
         if c is None:
             break
-        k += 1
-        if k == 64:
+        k -= 1
+        if not k:
             steps[0] -= 64
-            k = 0
+            k = 64
             if steps[0] < 0:
                 tick()
         yield c if one else adjust(values, n)
-    steps[0] -= k
+    steps[0] -= 64 - k
 
 
 #: what ends a coroutine's body, other than its return
