@@ -354,16 +354,16 @@ class _Twin(ast.NodeTransformer):
             # `coroutine.yield(args)` itself: the global table's raw
             # `coroutine`, and its raw `yield`, are the state's (two lookups
             # and no tests of their types: raw hits, so no metamethod could
-            # have given them); anything else takes the general path
+            # have given them), then the arguments, yielded; anything else
+            # takes the general path
             known = ast.BoolOp(ast.And(), [
                 ast.Compare(ast.Call(ast.Attribute(_name("_Gh"), "get", ast.Load()), [ast.Constant("coroutine")], []),
                             [ast.Is()], [_name("_GCOT")]),
                 ast.Compare(ast.Call(ast.Attribute(_name("_GCOH"), "get", ast.Load()), [ast.Constant("yield")], []),
                             [ast.Is()], [_name("_YIELD")]),
-                ast.Compare(ast.NamedExpr(ast.Name(a, ast.Store()), _args_tuple(copy.deepcopy(args))), [ast.IsNot()],
-                            [ast.Constant(None)]),
             ])
-            expr = ast.IfExp(known, ast.Call(_name("_Multi"), [ast.Yield(_name(a))], []), expr)
+            yields = ast.Yield(_args_tuple(copy.deepcopy(args)))
+            expr = ast.IfExp(known, ast.Call(_name("_Multi"), [yields], []), expr)
         return _at(expr, node)
 
     # ------------------------------------------------------- generic for
