@@ -284,6 +284,27 @@ PROGRAMS = {
         local function depth(n) if n == 0 then return 0 end return 1 + depth(n - 1) end
         print(coroutine.wrap(function() return depth(5000) end)())
     """,
+    "call sites: argument counts, order and yields among the arguments": """
+        local log = {}
+        local function note(x) log[#log + 1] = type(x) == 'table' and 't' or tostring(x); return x end
+        local function three(a, b, c) return a, b, c end
+        local function none() return end
+        local t = {f = function(...) return select('#', ...), ... end}
+        local co = coroutine.wrap(function()
+          print(none())
+          print(three(1, nil, 3))
+          print(three(note('a'), note('b'), note('c')))
+          print((note(t).f)(note(1), note(2)))
+          print(three(three(4, 5, 6)))
+          print(three(0, three(7, 8, 9)))
+          print(t.f(coroutine.yield('first'), coroutine.yield('second')))
+          print(select('#', three()), select('#', none()))
+          local f = note
+          print(f(coroutine.yield('third')))
+          return table.concat(log, ' ')
+        end)
+        print(co()); print(co('x')); print(co('y', 'z')); print(co('w'))
+    """,
     "coroutine.yield replaced, shadowed or reached through __index": """
         local real_yield = coroutine.yield
         local wrap = coroutine.wrap
