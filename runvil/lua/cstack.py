@@ -66,9 +66,7 @@ def meta_call(h, a, b, c=_NONE):
     metamethod is also charged META_CALL_COST steps from its state's
     budget: the operator that calls it was weighed as a plain one. The
     operands are fixed parameters (two, or three for __newindex), so the
-    call of a Lua metamethod is a plain call, which CPython runs inline.
-    Its accounting is copied where a Lua metamethod is called without it:
-    operators (LUA_META), stdlib/table._class_lt and twins.operator."""
+    call of a Lua metamethod is a plain call, which CPython runs inline."""
     if DIRECT[0]:
         REFUSAL.args = (h, (a, b) if c is _NONE else (a, b, c))
         raise REFUSAL

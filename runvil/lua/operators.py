@@ -6,23 +6,12 @@ from __future__ import annotations
 
 import math
 
-from types import FunctionType
-
 from . import values as _values  # reserve_memory, defined after values imports this module
-from .cstack import DIRECT, LUAI_MAXCCALLS, C, meta_call
+from .cstack import meta_call
 from .errors import rt_error
 from .numbers import DEFAULT_NAN, INF, MAXI, float_to_int, fmt_number, tonumber, wrap
-from .stepcost import META_CALL_COST
 from .table import LuaTable
 from .values import Multi, Userdata, _desc, first, getmetamethod, is_number, obj_typename, type_name
-
-#: LUA_META: the operators whose metamethod is most often a Lua function
-#: (arithmetic on objects, ==, <, <=) call it as cstack.meta_call does, in
-#: their own frame: one nested C call, META_CALL_COST steps from the
-#: function's own state. Anything else goes through meta_call itself: a
-#: refusal inside a twin's direct call (DIRECT), the C-stack limit (its
-#: error's position is counted from meta_call's frame), a builtin or a
-#: callable value as the metamethod.
 
 # ------------------------------------------------------------- arithmetic
 
@@ -34,18 +23,7 @@ def _arith_meta(a, b, event: str, da, db):
     else:
         h = _metamethod2(a, b, event)
     if h is not None:
-        if type(h) is FunctionType and not DIRECT[0] and (s := h.__globals__.get("_S")) is not None \
-                and (n := C[0] + 1) < LUAI_MAXCCALLS:
-            C[0] = n  # meta_call for a Lua function, inline (see LUA_META)
-            try:
-                s[0] -= META_CALL_COST
-                if s[0] < 0:
-                    h.__globals__["_tick"]()
-                r = h(a, b)
-            finally:
-                C[0] = n - 1
-        else:
-            r = meta_call(h, a, b)
+        r = meta_call(h, a, b)
         return first(r) if type(r) is Multi else r
     if event in _BITWISE:
         if is_number(a) and is_number(b):
@@ -279,18 +257,7 @@ def eq(a, b) -> bool:
                 h = m.hash.get("__eq") if m is not None else None
                 if h is None:
                     return False
-            if type(h) is FunctionType and not DIRECT[0] and (s := h.__globals__.get("_S")) is not None \
-                    and (n := C[0] + 1) < LUAI_MAXCCALLS:
-                C[0] = n  # meta_call for a Lua function, inline (see LUA_META)
-                try:
-                    s[0] -= META_CALL_COST
-                    if s[0] < 0:
-                        h.__globals__["_tick"]()
-                    r = h(a, b)
-                finally:
-                    C[0] = n - 1
-            else:
-                r = meta_call(h, a, b)
+            r = meta_call(h, a, b)
             if type(r) is Multi:
                 r = first(r)
             return r is not None and r is not False
@@ -331,18 +298,7 @@ def lt(a, b) -> bool:
     else:
         h = _metamethod2(a, b, "__lt")
     if h is not None:
-        if type(h) is FunctionType and not DIRECT[0] and (s := h.__globals__.get("_S")) is not None \
-                and (n := C[0] + 1) < LUAI_MAXCCALLS:
-            C[0] = n  # meta_call for a Lua function, inline (see LUA_META)
-            try:
-                s[0] -= META_CALL_COST
-                if s[0] < 0:
-                    h.__globals__["_tick"]()
-                r = h(a, b)
-            finally:
-                C[0] = n - 1
-        else:
-            r = meta_call(h, a, b)
+        r = meta_call(h, a, b)
         if type(r) is Multi:
             r = first(r)
         return r is not None and r is not False
@@ -360,18 +316,7 @@ def le(a, b) -> bool:
     else:
         h = _metamethod2(a, b, "__le")
     if h is not None:
-        if type(h) is FunctionType and not DIRECT[0] and (s := h.__globals__.get("_S")) is not None \
-                and (n := C[0] + 1) < LUAI_MAXCCALLS:
-            C[0] = n  # meta_call for a Lua function, inline (see LUA_META)
-            try:
-                s[0] -= META_CALL_COST
-                if s[0] < 0:
-                    h.__globals__["_tick"]()
-                r = h(a, b)
-            finally:
-                C[0] = n - 1
-        else:
-            r = meta_call(h, a, b)
+        r = meta_call(h, a, b)
         if type(r) is Multi:
             r = first(r)
         return r is not None and r is not False
