@@ -349,29 +349,12 @@ _TAIL_NOW_MAX = 4096
 def method_of(o, name: str, desc=None):
     """The callable for `o:name(...)` (a builtin's argument errors count
     from the method's first explicit argument: see errors.builtin_context)."""
-    t = o
-    for _ in _SHORT_CHAIN:
-        # a function through a short chain of __index tables (classes), as
-        # index() finds it, without its call; anything else goes that way
-        if type(t) is not LuaTable:
-            break
-        f = t.hash.get(name)
-        if f is not None:
-            if type(f) is FunctionType:
-                return f
-            break
-        m = t.meta
-        if m is None:
-            break
-        t = m.hash.get("__index")
-    f = index(o, name, desc)
+    f = _chain_method(o, name)
+    if f is None:
+        f = index(o, name, desc)
     if type(f) is FunctionType:
         return f
     return callable_of(f, f"method '{name}'")
-
-
-#: the hops method_of takes itself (a longer chain, or a loop, goes through index)
-_SHORT_CHAIN = range(8)
 
 
 def method_from(t: LuaTable, name: str):
@@ -382,24 +365,34 @@ def method_from(t: LuaTable, name: str):
     receiver's description only names a receiver that cannot be indexed,
     so none is needed; index counts the two hops already taken)."""
     m = t.meta
-    if m is not None:
-        c = m.hash.get("__index")
-        for _ in _SHORT_CHAIN:
-            if type(c) is not LuaTable:
-                break
-            f = c.hash.get(name)
-            if f is not None:
-                if type(f) is FunctionType:
-                    return f
-                break
-            m = c.meta
-            if m is None:
-                break
-            c = m.hash.get("__index")
-    f = index(t, name, None, _MAX_HOPS - 2)
+    f = _chain_method(m.hash.get("__index"), name) if m is not None else None
+    if f is None:
+        f = index(t, name, None, _MAX_HOPS - 2)
     if type(f) is FunctionType:
         return f
     return callable_of(f, f"method '{name}'")
+
+
+def _chain_method(t, name: str):
+    """A function `name` through a short chain of __index tables from t
+    (classes), as index() finds it, without its call; None when index must
+    look (anything else: no table, a value that is no function, an __index
+    function, a longer chain or a loop)."""
+    for _ in _SHORT_CHAIN:
+        if type(t) is not LuaTable:
+            return None
+        f = t.hash.get(name)
+        if f is not None:
+            return f if type(f) is FunctionType else None
+        m = t.meta
+        if m is None:
+            return None
+        t = m.hash.get("__index")
+    return None
+
+
+#: the hops _chain_method takes itself
+_SHORT_CHAIN = range(8)
 
 
 def string_method(s: str, name: str, desc=None):
