@@ -268,7 +268,7 @@ def _gsub(args):
                 _reserve_grown(state, limit)
             return text
 
-        return _subn(pat, src, sub, count, state)
+        return _subn(pat, src, sub, count, lambda: state[1])
     out = []
     size = 0
     pos = 0
@@ -346,11 +346,7 @@ def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
             check_at = min(grown[2] + _RESERVE_STEP, limit + 1)
         return text
 
-    res, n = pat.regex.subn(sub, src, count)
-    if not changed:  # as _subn
-        return Multi((src, n))
-    reserve_result(len(res))
-    return Multi((res, n))
+    return _subn(pat, src, sub, count, lambda: changed)
 
 
 def _reserve_grown(state: list, limit: int) -> None:
@@ -365,11 +361,12 @@ def _reserve_grown(state: list, limit: int) -> None:
         reserve_memory(size)
 
 
-def _subn(pat, src: str, sub, count: int, state: list):
+def _subn(pat, src: str, sub, count: int, changed) -> tuple:
     """gsub's result of re.subn with `sub`: the subject itself when no
-    replacement changed it, else the new text, reserved."""
+    replacement changed it (`changed()`, asked after the matches), else the
+    new text, reserved."""
     res, n = pat.regex.subn(sub, src, count)
-    if not state[1]:
+    if not changed():
         return Multi((src, n))
     reserve_result(len(res))
     return Multi((res, n))
