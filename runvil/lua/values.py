@@ -481,7 +481,7 @@ def index(o, k, desc=None, n=_MAX_HOPS):
 
 def setindex(o, k, v, desc=None):
     """o[k] = v with __newindex, as the SETTABLE/SETFIELD instructions."""
-    for _ in range(2000):
+    for _ in range(_MAX_HOPS):
         if type(o) is LuaTable:
             m = o.meta
             if m is None or o.get(k) is not None:
