@@ -398,7 +398,9 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
             return None
         return (yield from operator(_tbc_close, (it.close, err)))
 
-    lib = state.G.hash.get("coroutine")  # (as opened: its raw `yield` is what a twin's own `yield` may stand for)
+    # the global `coroutine` at the state's first coroutine: while it is the
+    # global table's and its raw `yield` the state's, a twin yields at once
+    lib = state.G.hash.get("coroutine")
     ns.update({
         "_GCOT": lib if type(lib) is LuaTable else missing, "_GCOH": lib.hash if type(lib) is LuaTable else {},
         "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
