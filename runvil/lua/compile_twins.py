@@ -175,6 +175,21 @@ def _passed(a: str, names: list | None) -> list:
     return [ast.Starred(_name(a), ast.Load())] if names is None else [_name(n) for n in names]
 
 
+def _yield_branches(call: ast.expr) -> list:
+    """The branches `X if test else ...` of a call site (lua_call) whose X
+    is `_Multi((yield args))`: the known yield's and the general one's."""
+    found = []
+    for _ in range(3):  # known yield, known leaf, yield
+        if not isinstance(call, ast.IfExp):
+            break
+        body = call.body
+        if (isinstance(body, ast.Call) and isinstance(body.func, ast.Name) and body.func.id == "_Multi"
+                and len(body.args) == 1 and isinstance(body.args[0], ast.Yield)):
+            found.append(call)
+        call = call.orelse
+    return found
+
+
 def _args_tuple(args: list) -> ast.Tuple:
     return ast.Tuple(elts=args, ctx=ast.Load())
 
@@ -267,13 +282,12 @@ class _Twin(ast.NodeTransformer):
                 and isinstance(node.body, ast.Name) and node.body.id == t.left.args[0].target.id
                 and isinstance(node.orelse, ast.IfExp) and isinstance(node.orelse.body, ast.Subscript)):
             # (the value itself, else its first of several: not `(r,)`, all of them)
-            call = t.left.args[0].value
-            if (isinstance(call, ast.IfExp) and isinstance(call.body, ast.Call) and len(call.body.args) == 1
-                    and isinstance(call.body.args[0], ast.Yield)):
+            for branch in _yield_branches(t.left.args[0].value):
                 sent = self.temp()
-                got = ast.NamedExpr(ast.Name(sent, ast.Store()), call.body.args[0])
-                call.body = ast.IfExp(got, ast.Subscript(_name(sent), ast.Constant(0), ast.Load()), ast.Constant(None))
-                ast.fix_missing_locations(ast.copy_location(call.body, call))
+                got = ast.NamedExpr(ast.Name(sent, ast.Store()), branch.body.args[0])
+                branch.body = ast.IfExp(got, ast.Subscript(_name(sent), ast.Constant(0), ast.Load()),
+                                        ast.Constant(None))
+                ast.fix_missing_locations(ast.copy_location(branch.body, branch))
         return node
 
     def visit_If(self, node: ast.If):
@@ -289,9 +303,10 @@ class _Twin(ast.NodeTransformer):
                 and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Call)
                 and isinstance(node.body[0].value.func, ast.Name) and node.body[0].value.func.id == "_first"):
             call = self.visit(t.values[0].left.args[0].value)
-            if (isinstance(call, ast.IfExp) and isinstance(call.body, ast.Call) and len(call.body.args) == 1
-                    and isinstance(call.body.args[0], ast.Yield)):
-                call.body = call.body.args[0]  # a dropped yield's values need no _Multi
+            for branch in _yield_branches(call):
+                branch.body = branch.body.args[0]  # a dropped yield's values need no _Multi
+            if getattr(call, "known_yield", False):
+                return self.known_yield_statement(call, node)
             return ast.copy_location(ast.Expr(call), node)
         return self.generic_visit(node)
 
@@ -300,9 +315,11 @@ class _Twin(ast.NodeTransformer):
         arguments, as in Lua (each into a temporary of its own; all into one
         tuple when the last may give several values); then, by the callee:
 
-            _Multi((yield (a1, a2))) if ((v := callee) is _YIELD) is not ((a1 := e1) is _GNEVER or (a2 := e2) is _GNEVER)
-            else <yield from t(a1, a2), its tail call run> if (t := v's twin)
-            else v(a1, a2) if v in _GSAFE or v.__code__ in _GLEAF or _GWHEN[v]((a1, a2))  # runs no Lua code
+            v(a1, a2) if ((t := getattr((v := callee), 'lua_twin', None)) is _GLEAFT) is not (
+                (a1 := e1) is _GNEVER or (a2 := e2) is _GNEVER)  # a known leaf: as it is
+            else _Multi((yield (a1, a2))) if v is _YIELD
+            else <yield from t(a1, a2), its tail call run> if t is not None  # v's twin
+            else v(a1, a2) if v in _GSAFE or _gleaf(v) or _GWHEN[v]((a1, a2))  # runs no Lua code
             else (yield from _gcall(v, (a1, a2)))     # the rest: gcall sorts it out
 
         (a test that is never true evaluates the arguments after the callee
@@ -310,7 +327,9 @@ class _Twin(ast.NodeTransformer):
         themselves, not unpacked from a tuple: a tenth less per call)
         """
         v, a, t, r = self.temp(), self.temp(), self.temp(), self.temp()
-        is_yield = ast.Compare(ast.NamedExpr(ast.Name(v, ast.Store()), func), [ast.Is()], [_name("_YIELD")])
+        twin_attr = ast.Call(_name("getattr"), [ast.NamedExpr(ast.Name(v, ast.Store()), func), ast.Constant("lua_twin"),
+                                                ast.Constant(None)], [])
+        is_leaf = ast.Compare(ast.NamedExpr(ast.Name(t, ast.Store()), twin_attr), [ast.Is()], [_name("_GLEAFT")])
         names = None if any(isinstance(e, ast.Starred) for e in args) else [self.temp() for _ in args]
         if names is None:  # their number is known when they run: one tuple
             made = [ast.Compare(ast.NamedExpr(ast.Name(a, ast.Store()), _args_tuple(args)), [ast.Is()],
@@ -319,9 +338,10 @@ class _Twin(ast.NodeTransformer):
             made = [ast.Compare(ast.NamedExpr(ast.Name(n, ast.Store()), e), [ast.Is()], [_name("_GNEVER")])
                     for n, e in zip(names, args)]
         if not made:
-            test = is_yield
+            test = is_leaf
         else:
-            test = ast.Compare(is_yield, [ast.IsNot()], [made[0] if len(made) == 1 else ast.BoolOp(ast.Or(), made)])
+            test = ast.Compare(is_leaf, [ast.IsNot()], [made[0] if len(made) == 1 else ast.BoolOp(ast.Or(), made)])
+        is_yield = ast.Compare(_name(v), [ast.Is()], [_name("_YIELD")])
         yielded = ast.Call(_name("_Multi"), [ast.Yield(_packed(a, names))], [])
         ran = ast.YieldFrom(ast.Call(_name(t), _passed(a, names), []))
         pending = ast.BoolOp(ast.And(), [
@@ -333,10 +353,7 @@ class _Twin(ast.NodeTransformer):
         tails = ast.YieldFrom(ast.Call(_name("_gcall"), [ast.Subscript(_name(r), ast.Constant(1), ast.Load()),
                                                         ast.Subscript(_name(r), ast.Constant(2), ast.Load())], []))
         twin_result = ast.IfExp(pending, tails, _name(r))
-        has_twin = ast.Compare(
-            ast.NamedExpr(ast.Name(t, ast.Store()),
-                          ast.Call(_name("getattr"), [_name(v), ast.Constant("lua_twin"), ast.Constant(None)], [])),
-            [ast.IsNot()], [ast.Constant(None)])
+        has_twin = ast.Compare(_name(t), [ast.IsNot()], [ast.Constant(None)])
         safe = ast.Compare(_name(v), [ast.In()], [_name("_GSAFE")])
         w = self.temp()
         safe_here = ast.BoolOp(ast.And(), [  # a builtin that runs no Lua code on these arguments
@@ -345,11 +362,12 @@ class _Twin(ast.NodeTransformer):
                         [ast.IsNot()], [ast.Constant(None)]),
             ast.Call(_name(w), [_packed(a, names)], []),
         ])
-        leaf = ast.Compare(ast.Attribute(_name(v), "__code__", ast.Load()), [ast.In()], [_name("_GLEAF")])
+        leaf = ast.Call(_name("_gleaf"), [_name(v)], [])  # (a closure no twin has called yet)
         safe = ast.BoolOp(ast.Or(), [safe, leaf, safe_here])
         direct = ast.Call(_name(v), _passed(a, names), [])
         called = ast.YieldFrom(ast.Call(_name("_gcall"), [_name(v), _packed(a, names)], []))
-        expr = ast.IfExp(test, yielded, ast.IfExp(has_twin, twin_result, ast.IfExp(safe, direct, called)))
+        expr = ast.IfExp(test, copy.deepcopy(direct), ast.IfExp(is_yield, yielded, ast.IfExp(
+            has_twin, twin_result, ast.IfExp(safe, direct, called))))
         if known_yield:
             # `coroutine.yield(args)` itself: the global table's raw
             # `coroutine`, and its raw `yield`, are the state's (two lookups
@@ -364,7 +382,20 @@ class _Twin(ast.NodeTransformer):
             ])
             yields = ast.Yield(_args_tuple(copy.deepcopy(args)))
             expr = ast.IfExp(known, ast.Call(_name("_Multi"), [yields], []), expr)
+            expr.known_yield = True  # (a statement of its own: see known_yield_statement)
         return _at(expr, node)
+
+    def known_yield_statement(self, call: ast.IfExp, node: ast.stmt) -> list:
+        """A known yield whose values are dropped (`coroutine.yield(x)` as a
+        statement) tests the two raw lookups by subscript, a KeyError the
+        lookup that misses: a third less than two `get` calls."""
+        k = self.temp()
+        looked = ast.parse(f"try:\n    {k} = _Gh['coroutine'] is _GCOT and _GCOH['yield'] is _YIELD\n"
+                           f"except KeyError:\n    {k} = False").body[0]
+        branch = ast.If(_name(k), [ast.Expr(call.body)], [ast.Expr(call.orelse)])
+        for n in (looked, branch):
+            ast.copy_location(n, node)
+        return [ast.fix_missing_locations(looked), ast.fix_missing_locations(branch)]
 
     # ------------------------------------------------------- generic for
 

@@ -43,6 +43,10 @@ GDONE = object()
 #: codes of Lua functions that call nothing that may run Lua code (their
 #: twin would never yield): a twin calls them as they are
 LEAF_CODES: set = set()
+#: a leaf's `lua_twin`: a twin's call site tests it first and calls the
+#: leaf as it is (one attribute read; a code's hash is not cached, so the
+#: `in LEAF_CODES` test costs a third of such a call)
+LEAF_TWIN = object()
 
 
 class Worker:
@@ -207,9 +211,11 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
         """f's generator twin, or None (a builtin, or a function without
         one); kept on the function."""
         try:
-            return f.lua_twin
+            twin = f.lua_twin
         except AttributeError:
             pass
+        else:
+            return None if twin is LEAF_TWIN else twin
         twin = None
         if is_lua(f):
             from .compile_twins import LEAF, bind, twin_code  # the first twin of the process imports ast
@@ -217,10 +223,20 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
             code = twin_code(f.__code__)
             if code is LEAF:
                 LEAF_CODES.add(f.__code__)
-            elif code is not None:
+                f.lua_twin = LEAF_TWIN
+                return None
+            if code is not None:
                 twin = bind(f, code)
         f.lua_twin = twin
         return twin
+
+    def known_leaf(f) -> bool:
+        """f's code is a leaf's (f, a closure of it that no twin has called
+        yet): marked as one, for its next calls."""
+        if f.__code__ in LEAF_CODES:
+            f.lua_twin = LEAF_TWIN
+            return True
+        return False
 
     def gcall(f, args: tuple):
         """A call from a twin (or a coroutine's body): a twin runs as a
@@ -230,7 +246,7 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
                 twin = f.lua_twin
             except AttributeError:
                 twin = twin_of(f)
-            if twin is None:
+            if twin is None or twin is LEAF_TWIN:
                 return (yield from call_builtin(f, args))
             r = yield from twin(*args)
             if type(r) is not Multi or not r or r[0] is not TAILCALL:
@@ -404,7 +420,7 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
     ns.update({
         "_GCOT": lib if type(lib) is LuaTable else missing, "_GCOH": lib.hash if type(lib) is LuaTable else {},
         "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
-        "_GWHEN": {f: test for f, test in safe.items() if test is not None}, "_GLEAF": LEAF_CODES,
+        "_GWHEN": {f: test for f, test in safe.items() if test is not None}, "_GLEAFT": LEAF_TWIN, "_gleaf": known_leaf,
         "_YIELD": yield_fn, "_gcall": gcall, "_gtail": gtail, "_gop": operator, "_ggiter": ggiter,
         "_gloop_end": gloop_end, "_GLoop": GLoop, "_GDONE": GDONE, "_GNEVER": missing,
     })  # fmt: skip

@@ -327,6 +327,25 @@ PROGRAMS = {
         co(); co(nil, 'z')
         for x in coroutine.wrap(function() for i = 1, 3 do print(coroutine.yield(i)) end end) do end
     """,
+    "coroutine.yield as a statement, its table or field gone between yields": """
+        local real_co, real_yield = coroutine, coroutine.yield
+        local function steps() for i = 1, 3 do coroutine.yield(i) end return 'end' end
+        local co = real_co.wrap(steps)
+        print(co())
+        coroutine = false  -- another value: indexing a boolean
+        print(pcall(co))
+        coroutine = real_co
+        co = coroutine.wrap(steps)
+        print(co())
+        coroutine.yield = nil  -- the field gone: calling nil
+        print(pcall(co))
+        coroutine.yield = print  -- another function: called, no yield
+        co = coroutine.wrap(steps)
+        print(co())
+        coroutine.yield = real_yield
+        co = coroutine.wrap(steps)
+        print(co(), co(), co(), co())
+    """,
 }
 
 
@@ -376,6 +395,32 @@ def test_a_leaf_function_is_called_as_it_is():
     leaf, = st.execute("local function leaf(a, b) return a end\n"
                        "coroutine.wrap(function() coroutine.yield(leaf(1, 2)) end)()\nreturn leaf")
     assert leaf.__code__ in T.LEAF_CODES
+    st.close()
+
+
+def test_a_yield_statement_after_its_global_table_is_gone():
+    # (not compared with real Lua: its harness's globals fall back to _G)
+    st = LuaState(stdout=lambda s: None)
+    co, = st.execute("return coroutine.wrap(function() for i = 1, 3 do coroutine.yield(i) end end)", "=t")
+    assert st.call(co) == (1,)
+    assert st.execute("coroutine = nil\nreturn pcall(...)", "=u", co) == (
+        False, "t:1: attempt to index a nil value (global 'coroutine')")
+    st.close()
+
+
+def test_a_leaf_is_marked_on_its_first_call_from_a_twin():
+    # marked, its next calls are direct at the call site's first test; it
+    # still has no twin of its own
+    st = LuaState(stdout=lambda s: None)
+    fresh, seen = st.execute("local function make() return function(a) return a end end\n"
+                             "local seen = make()\n"
+                             "coroutine.wrap(function() seen(1) end)()\n"
+                             "return make(), seen")
+    assert getattr(fresh, "lua_twin", None) is None and seen.lua_twin is T.LEAF_TWIN
+    run, = st.execute("local f = ...\nreturn function() return coroutine.wrap(function() return f(7) end)() end",
+                      "=t", fresh)
+    assert st.call(run) == (7,) and fresh.lua_twin is T.LEAF_TWIN  # a closure of a known leaf's code
+    assert st.twin_of(fresh) is None and st.has_twin(fresh)
     st.close()
 
 
