@@ -40,7 +40,7 @@ class Coroutine:
     """A Lua thread value."""
 
     __slots__ = ("fn", "status", "state", "ctx", "_transfer", "_kill", "error", "errored", "nny", "base",
-                 "held", "twin", "gen", "escalations", "worker", "__weakref__")
+                 "depth", "twin", "gen", "escalations", "worker", "__weakref__")
 
     def __init__(self, fn, state):
         self.fn = fn
@@ -52,8 +52,10 @@ class Coroutine:
         self.error = None  # the error value a dead coroutine died with
         self.errored = False
         self.nny = 0  # builtin callbacks running in it (C calls in C Lua): no yield while > 0
-        self.base = 0  # the C-call count it was resumed at
-        self.held = 0  # nested C calls its suspended frames hold
+        self.base = 0  # the C-call count of its resumer
+        # the C calls a resume of it adds: its own, and the nested ones its
+        # suspended frames hold (set again whenever it suspends)
+        self.depth = 1
         # runs as its function's generator twin (runvil.lua.twins) when it has one
         has_twin = getattr(state, "has_twin", None)
         if has_twin is None and fn is not None and getattr(state, "install_twins", None) is not None:
@@ -86,8 +88,8 @@ class Coroutine:
                     return "error", e.value
         prev = RUNNING_CO[0]
         self.status = "running"  # its resumer's is "normal" now (coroutine.status tells them apart)
-        base = self.base = mine + 1
-        C[0] = base + self.held  # (held: set again whenever it suspends)
+        self.base = mine
+        C[0] = mine + self.depth
         RUNNING_CO[0] = self
         try:
             if self.twin:  # on this stack: the common case, a yield, in this frame
@@ -96,12 +98,12 @@ class Coroutine:
                     kind, values = self._step_twin(args)
                 else:
                     values = gen.send(args)
-                    self.held = C[0] - base  # the nested C calls its twins hold (a pcall)
+                    self.depth = C[0] - mine  # with the nested C calls its twins hold (a pcall)
                     C[0] = mine
                     RUNNING_CO[0] = prev
                     self.status = "suspended"
                     return "yield", values
-                self.held = C[0] - base
+                self.depth = C[0] - mine
             else:
                 self._transfer = args
                 run_context(self.ctx)
@@ -200,7 +202,7 @@ class Coroutine:
             # builtin the twins take for one that runs none (twins._SAFE_BUILTINS)
             raise LuaError("attempt to yield across a C-call boundary")
         self._transfer = ("yield", values)
-        self.held = C[0] - self.base
+        self.depth = C[0] - self.base
         leave_context()
         if self._kill:
             raise CoroutineKill()
@@ -236,21 +238,21 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
     while True:
         gen = co.gen
         mine = calls[0]
-        if gen is not None and co.status == "suspended" and not co._kill and mine < top:
+        if gen is not None and co.status == "suspended" and mine < top:
             # Coroutine.resume inline for its common case, a started twin
             # (about a fifth of an item's time: two calls and a tuple less;
-            # its held count is set again below, as resume sets it, and its
-            # base is only read by a context's yield, Coroutine.yield_)
+            # its depth is set again below, as resume sets it, and its base
+            # is only read by a context's yield, Coroutine.yield_; a
+            # suspended coroutine's _kill is only set within its kill)
             co.status = "running"
-            base = mine + 1
-            calls[0] = base + co.held
+            calls[0] = mine + co.depth
             running[0] = co
             try:
                 values = gen.send((s, c))
             except BaseException as e:
                 values = wrapped_outcome(*co.raised(e, mine, prev), current_where)
             else:
-                co.held = calls[0] - base
+                co.depth = calls[0] - mine
                 calls[0] = mine
                 running[0] = prev
                 co.status = "suspended"
