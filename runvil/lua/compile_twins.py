@@ -179,7 +179,7 @@ def _yield_branches(call: ast.expr) -> list:
     """The branches `X if test else ...` of a call site (lua_call) whose X
     is `_Multi((yield args))`: the known yield's and the general one's."""
     found = []
-    for _ in range(3):  # known yield, known leaf, yield
+    for _ in range(4):  # known yield, known leaf, twin, yield
         if not isinstance(call, ast.IfExp):
             break
         body = call.body
@@ -317,8 +317,8 @@ class _Twin(ast.NodeTransformer):
 
             v(a1, a2) if ((t := getattr((v := callee), 'lua_twin', None)) is _GLEAFT) is not (
                 (a1 := e1) is _GNEVER or (a2 := e2) is _GNEVER)  # a known leaf: as it is
-            else _Multi((yield (a1, a2))) if v is _YIELD
             else <yield from t(a1, a2), its tail call run> if t is not None  # v's twin
+            else _Multi((yield (a1, a2))) if v is _YIELD
             else v(a1, a2) if v in _GSAFE or _gleaf(v) or _GWHEN[v]((a1, a2))  # runs no Lua code
             else (yield from _gcall(v, (a1, a2)))     # the rest: gcall sorts it out
 
@@ -366,8 +366,8 @@ class _Twin(ast.NodeTransformer):
         safe = ast.BoolOp(ast.Or(), [safe, leaf, safe_here])
         direct = ast.Call(_name(v), _passed(a, names), [])
         called = ast.YieldFrom(ast.Call(_name("_gcall"), [_name(v), _packed(a, names)], []))
-        expr = ast.IfExp(test, copy.deepcopy(direct), ast.IfExp(is_yield, yielded, ast.IfExp(
-            has_twin, twin_result, ast.IfExp(safe, direct, called))))
+        expr = ast.IfExp(test, copy.deepcopy(direct), ast.IfExp(has_twin, twin_result, ast.IfExp(
+            is_yield, yielded, ast.IfExp(safe, direct, called))))
         if known_yield:
             # `coroutine.yield(args)` itself: the global table's raw
             # `coroutine`, and its raw `yield`, are the state's (two lookups
