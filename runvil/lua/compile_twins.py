@@ -387,8 +387,9 @@ class _Twin(ast.NodeTransformer):
 
     def known_yield_statement(self, call: ast.IfExp, node: ast.stmt) -> list:
         """A known yield whose values are dropped (`coroutine.yield(x)` as a
-        statement) tests the two raw lookups by subscript, a KeyError the
-        lookup that misses: a third less than two `get` calls."""
+        statement) tests the two raw lookups by subscript, a third less than
+        two `get` calls; a lookup that misses (a KeyError) takes the general
+        path."""
         k = self.temp()
         looked = ast.parse(f"try:\n    {k} = _Gh['coroutine'] is _GCOT and _GCOH['yield'] is _YIELD\n"
                            f"except KeyError:\n    {k} = False").body[0]
