@@ -246,7 +246,9 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
                 twin = f.lua_twin
             except AttributeError:
                 twin = twin_of(f)
-            if twin is None or twin is LEAF_TWIN:
+            if twin is LEAF_TWIN:  # known to run no Lua code (call_builtin would hash its code to see that)
+                return f(*args)
+            if twin is None:
                 return (yield from call_builtin(f, args))
             r = yield from twin(*args)
             if type(r) is not Multi or not r or r[0] is not TAILCALL:
