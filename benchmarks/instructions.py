@@ -21,7 +21,6 @@ randomisation alone moves some counts by up to 4%. Needs `valgrind`
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import re
 import shutil
@@ -34,7 +33,7 @@ ROOT = HERE.parent
 if str(ROOT) not in sys.path:  # when run as `python benchmarks/instructions.py`
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.run import PROGRAMS, machine_info  # noqa: E402
+from benchmarks.run import PROGRAMS, geomean, machine_info  # noqa: E402
 
 #: n for each benchmark: a call of about 20-1000 M instructions on runvil
 SIZES: dict[str, int] = {
@@ -78,10 +77,6 @@ def count(engine: str, name: str, n: int, root: Path = ROOT) -> float:
             raise RuntimeError(f"{engine} {name}: exit {p.returncode}\n{p.stderr[-2000:]}")
         got.append(refs(p.stderr))
     return (got[1] - got[0]) / 2 / 1e6
-
-
-def geomean(xs: list[float]) -> float:
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
 def render(rows: dict[str, dict[str, float]]) -> str:
