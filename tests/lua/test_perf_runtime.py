@@ -13,6 +13,16 @@ from runvil.lua import values as V
 
 from .harness import ours, real
 
+#: a class: its own __index, an instance of its parent's (the programs of
+#: method calls below begin with it)
+CLASS = """
+local function class(parent)
+  local c = {}
+  c.__index = c
+  return parent and setmetatable(c, parent) or c
+end
+"""
+
 PROGRAMS = {
     # tail calls: Lua functions stay pending (no stack growth), builtins,
     # __call and callable userdata run at once; errors name what Lua names
@@ -210,12 +220,7 @@ print(table.concat(seen, ","))
 """,
     # o:m() through chains of classes: short and long, with a non-function,
     # an __index function, a loop, and nothing at the end
-    "method chains": """
-local function class(parent)
-  local c = {}
-  c.__index = c
-  return parent and setmetatable(c, parent) or c
-end
+    "method chains": CLASS + """\
 local levels = {class()}
 for i = 2, 12 do levels[i] = class(levels[i - 1]) end
 function levels[1].who(self) return "base " .. self.id end
@@ -240,12 +245,7 @@ print(own:m(), ("str"):upper(), pcall(function() local n return n:m() end))
     # o:m() found past the class's class (values.method_from goes on from
     # there): at each depth, a non-function there, an __index function
     # further on, nothing at all, and chains around Lua's 2000 hops
-    "methods past the class's class": """
-local function class(parent)
-  local c = {}
-  c.__index = c
-  return parent and setmetatable(c, parent) or c
-end
+    "methods past the class's class": CLASS + """\
 local A = class() local B = class(A) local C = class(B) local D = class(C) local E = class(D)
 function A.at(self) return "A " .. self.id end
 function B.at_b(self) return "B " .. self.id end
