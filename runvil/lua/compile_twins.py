@@ -190,7 +190,26 @@ def _yield_branches(call: ast.expr) -> list:
     return found
 
 
-def _args_tuple(args: list) -> ast.Tuple:
+def _checked_callee(func) -> bool:
+    """Whether a call's callee is `(f if type(f := e) is _FT else
+    _callable(f, desc))`, a value tested callable (compile_expr.call)."""
+    t = func.test if isinstance(func, ast.IfExp) else None
+    return (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Is)
+            and isinstance(t.comparators[0], ast.Name) and t.comparators[0].id == "_FT"
+            and _is_call(t.left, "type", None) and isinstance(t.left.args[0], ast.NamedExpr)
+            and _is_call(func.orelse, "_callable", None, None) and isinstance(func.body, ast.Name)
+            and func.body.id == t.left.args[0].target.id)
+
+
+def _args_tuple(args: list) -> ast.expr:
+    """A call's arguments as one tuple; `(*X,)` is X itself when X is
+    `(v,) if type(v := e) is not _Multi else v` (a call's values: a tuple)."""
+    if len(args) == 1 and isinstance(args[0], ast.Starred):
+        x = args[0].value
+        if (isinstance(x, ast.IfExp) and isinstance(x.body, ast.Tuple) and isinstance(x.test, ast.Compare)
+                and isinstance(x.test.ops[0], ast.IsNot) and isinstance(x.test.comparators[0], ast.Name)
+                and x.test.comparators[0].id == "_Multi"):
+            return x
     return ast.Tuple(elts=args, ctx=ast.Load())
 
 
@@ -287,8 +306,49 @@ class _Twin(ast.NodeTransformer):
                 got = ast.NamedExpr(ast.Name(sent, ast.Store()), branch.body.args[0])
                 branch.body = ast.IfExp(got, ast.Subscript(_name(sent), ast.Constant(0), ast.Load()),
                                         ast.Constant(None))
+                branch.body.first_value = True
                 ast.fix_missing_locations(ast.copy_location(branch.body, branch))
+            call = t.left.args[0].value
+            if getattr(call, "call_branches", False):
+                return ast.fix_missing_locations(self.first_values(call, node))
         return node
+
+    def first_values(self, call: ast.IfExp, node: ast.IfExp) -> ast.IfExp:
+        """`first(<call site>)` as the call site with each branch's own
+        first value: a twin's result is tested for a tuple once, not once
+        for a pending tail call and once more here (node is the first(...))."""
+        r = node.body.id
+
+        def first(x: ast.expr, name: str) -> ast.IfExp:  # (name if type(name := x) is not _Multi else name[0]...)
+            got = ast.Compare(ast.Call(_name("type"), [ast.NamedExpr(ast.Name(name, ast.Store()), x)], []),
+                              [ast.IsNot()], [_name("_Multi")])
+            head = ast.IfExp(_name(name), ast.Subscript(_name(name), ast.Constant(0), ast.Load()), ast.Constant(None))
+            return ast.IfExp(got, _name(name), head)
+
+        def branch(b: ast.expr) -> ast.expr:
+            if getattr(b, "first_value", False):
+                return b
+            twin = getattr(b, "twin_call", None)
+            if twin is None:
+                return first(b, r)
+            g, ran, tails = twin
+            pending = ast.BoolOp(ast.And(), [_name(g), ast.Compare(
+                ast.Subscript(_name(g), ast.Constant(0), ast.Load()), [ast.Is()], [_name("_TAILCALL")])])
+            rest = ast.IfExp(pending, first(tails, self.temp()),
+                             ast.IfExp(_name(g), ast.Subscript(_name(g), ast.Constant(0), ast.Load()),
+                                       ast.Constant(None)))
+            got = ast.Compare(ast.Call(_name("type"), [ast.NamedExpr(ast.Name(g, ast.Store()), ran)], []),
+                              [ast.IsNot()], [_name("_Multi")])
+            return ast.IfExp(got, _name(g), rest)
+
+        n = call
+        while True:
+            n.body = branch(n.body)
+            if not getattr(n.orelse, "call_branches", False):
+                n.orelse = branch(n.orelse)
+                break
+            n = n.orelse
+        return ast.copy_location(call, node)
 
     def visit_If(self, node: ast.If):
         """`if type(r := call) is _Multi and r: _first(r)` (a call whose
@@ -322,10 +382,17 @@ class _Twin(ast.NodeTransformer):
             else v(a1, a2) if v in _GSAFE or _gleaf(v) or _GWHEN[v]((a1, a2))  # runs no Lua code
             else (yield from _gcall(v, (a1, a2)))     # the rest: gcall sorts it out
 
+        A callee that may be no function (compile_expr tests it callable) is
+        tested here, after the arguments, as Lua's OP_CALL does: only for a
+        builtin that runs no Lua code, and as `_callable(v, desc)` for gcall.
+
         (a test that is never true evaluates the arguments after the callee
         with no tuple made for it, and the callee is called with the values
         themselves, not unpacked from a tuple: a tenth less per call)
         """
+        desc = None
+        if _checked_callee(func):  # (no check first: only a function has a lua_twin)
+            func, desc = func.test.left.args[0].value, func.orelse.args[1]
         v, a, t, r = self.temp(), self.temp(), self.temp(), self.temp()
         twin_attr = ast.Call(_name("getattr"), [ast.NamedExpr(ast.Name(v, ast.Store()), func), ast.Constant("lua_twin"),
                                                 ast.Constant(None)], [])
@@ -353,6 +420,7 @@ class _Twin(ast.NodeTransformer):
         tails = ast.YieldFrom(ast.Call(_name("_gcall"), [ast.Subscript(_name(r), ast.Constant(1), ast.Load()),
                                                         ast.Subscript(_name(r), ast.Constant(2), ast.Load())], []))
         twin_result = ast.IfExp(pending, tails, _name(r))
+        twin_result.twin_call = (r, ran, tails)  # (see first_values)
         has_twin = ast.Compare(_name(t), [ast.IsNot()], [ast.Constant(None)])
         safe = ast.Compare(_name(v), [ast.In()], [_name("_GSAFE")])
         w = self.temp()
@@ -364,10 +432,17 @@ class _Twin(ast.NodeTransformer):
         ])
         leaf = ast.Call(_name("_gleaf"), [_name(v)], [])  # (a closure no twin has called yet)
         safe = ast.BoolOp(ast.Or(), [safe, leaf, safe_here])
+        callee = _name(v)
+        if desc is not None:  # a value that may be no function: checked here, after the arguments
+            function = ast.Compare(ast.Call(_name("type"), [_name(v)], []), [ast.Is()], [_name("_FT")])
+            safe = ast.BoolOp(ast.And(), [function, safe])
+            callee = ast.Call(_name("_callable"), [_name(v), desc], [])
         direct = ast.Call(_name(v), _passed(a, names), [])
-        called = ast.YieldFrom(ast.Call(_name("_gcall"), [_name(v), _packed(a, names)], []))
+        called = ast.YieldFrom(ast.Call(_name("_gcall"), [callee, _packed(a, names)], []))
         expr = ast.IfExp(test, copy.deepcopy(direct), ast.IfExp(has_twin, twin_result, ast.IfExp(
             is_yield, yielded, ast.IfExp(safe, direct, called))))
+        for n in (expr, expr.orelse, expr.orelse.orelse, expr.orelse.orelse.orelse):
+            n.call_branches = True  # (see first_values)
         if known_yield:
             # `coroutine.yield(args)` itself: the global table's raw
             # `coroutine`, and its raw `yield`, are the state's (two lookups
@@ -382,6 +457,7 @@ class _Twin(ast.NodeTransformer):
             ])
             yields = ast.Yield(_args_tuple(copy.deepcopy(args)))
             expr = ast.IfExp(known, ast.Call(_name("_Multi"), [yields], []), expr)
+            expr.call_branches = True
             expr.known_yield = True  # (a statement of its own: see known_yield_statement)
         return _at(expr, node)
 

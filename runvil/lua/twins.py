@@ -268,7 +268,7 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
         C[0] = n
         try:
             if type(f) is not FunctionType:
-                f = V.callable_of(f, None)
+                f = V.resolve_callable(f, None)
             return V.expand((yield from gcall(f, args)))
         finally:
             C[0] -= 1  # the count goes on from where the coroutine was resumed last
@@ -340,6 +340,10 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
         while True:
             if f is yield_fn:
                 return Multi((yield args))
+            late = getattr(f, "lua_late", None)
+            if late is not None:  # a value that is no function: what calling it calls now
+                f = V.resolve_callable(*late)
+                continue
             tm = getattr(f, "lua_tm", None)
             if tm is not None:  # through __call: the metamethod is the tail call
                 f, args = tm[0], tm[1] + args

@@ -245,17 +245,30 @@ def call(f, *args):
     """Calls any Lua value (functions directly, else through __call)."""
     if type(f) is FunctionType:
         return f(*args)
-    return callable_of(f, None)(*args)
+    return resolve_callable(f, None)(*args)
 
 
 def callx(f, desc, *args):
-    return callable_of(f, desc)(*args)
+    return resolve_callable(f, desc)(*args)
 
 
 def callable_of(f, desc):
-    """A Python function that calls the Lua value f: f itself, its __call
-    metamethod, a userdata's call, or one that raises Lua's error (so the
-    error comes after the arguments are evaluated, as in Lua)."""
+    """A Python function that calls the Lua value f: f itself, or one that
+    finds f's __call when it is called, after the arguments are evaluated
+    (Lua's OP_CALL looks it up then: the arguments may set it)."""
+    if type(f) is FunctionType:
+        return f
+
+    def call_late(*a):
+        return resolve_callable(f, desc)(*a)
+
+    call_late.lua_late = (f, desc)  # what `tail` resolves, and calls in its place
+    return call_late
+
+
+def resolve_callable(f, desc):
+    """What calling the Lua value f calls, now: f itself, its __call
+    metamethod, a userdata's call, or one that raises Lua's error."""
     if type(f) is FunctionType:
         return f
     h = getmetamethod(f, "__call")
@@ -328,6 +341,8 @@ def tail(f, args: tuple):
         return Multi((TAILCALL, f, args))
     if id(code) in _RUNS_NOW:
         return f(*args)
+    if code is _LATE_CODE:  # a value that is no function: what calling it calls now
+        return tail(resolve_callable(*f.lua_late), args)
     if code is _TM_CODE:  # through __call: the metamethod is the tail call
         h, prefix = f.lua_tm
         return tail(h, prefix + args)
@@ -517,6 +532,7 @@ def rawset(t: LuaTable, k, v):
 #: (module-level code, alive for good), and each builtin once seen
 _RUNS_NOW = {id(_call_ud(None).__code__), id(_fail_call("").__code__)}
 _TM_CODE = _tm_caller(None, ()).__code__
+_LATE_CODE = callable_of(None, None).__code__
 
 
 # Re-exported: the rest of runvil reads numbers and operators through values.

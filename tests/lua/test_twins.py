@@ -346,6 +346,27 @@ PROGRAMS = {
         co = coroutine.wrap(steps)
         print(co(), co(), co(), co())
     """,
+    "a callee's __call is looked up after its arguments (OP_CALL), in and out of a coroutine": """
+        local function calls()
+          local t, log = {}, {}
+          log[#log + 1] = select(2, pcall(function() return t(setmetatable(t, {__call = function() return 'set' end})) end))
+          local u = setmetatable({}, {__call = function() return 'old' end})
+          log[#log + 1] = u(setmetatable(u, {__call = function() return 'new' end}))
+          local v = setmetatable({}, {__call = function() return 'old tail' end})
+          log[#log + 1] = (function() return v(setmetatable(v, {__call = function() return 'new tail' end})) end)()
+          local o = {m = setmetatable({}, {__call = function() return 'old method' end})}
+          log[#log + 1] = o:m(setmetatable(o.m, {__call = function() return 'new method' end}))
+          local f
+          log[#log + 1] = select(2, pcall(function() return f(error('the argument first', 0)) end))
+          log[#log + 1] = select(2, pcall(function() local r = f(1); return r end))
+          local w = {}
+          log[#log + 1] = select(2, pcall(function() return w(setmetatable(w, {__call = 1})) end))
+          return table.concat(log, ' | ')
+        end
+        print(calls())
+        print(coroutine.wrap(calls)())
+        print(coroutine.wrap(function() coroutine.yield(calls()) end)())
+    """,
 }
 
 
