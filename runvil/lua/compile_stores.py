@@ -11,6 +11,7 @@ from . import ast as A
 from .compile_fold import fold
 from .compile_ops import MN, M
 from .resolve import LocalVar
+from .table import WATCHED_KEYS
 
 
 class StoreCompiler:
@@ -116,15 +117,18 @@ class StoreCompiler:
         given = "" if nonnil else f" and {value} is not None"
         if k.startswith("'") or k.startswith('"'):
             # a field that exists is overwritten in place, metatable or not
-            self.em.emit(
-                ind, f"if type({o}) is _Table{given} and {o}.hash.get({k}) is not None: {o}.hash[{k}] = {value}",
-                sline,
-            )
+            # (a key that may be watched: through set_str, which tells table.WATCHERS)
+            watched = k[1:-1] in WATCHED_KEYS  # (k: a plain name's repr)
+            if not watched:
+                self.em.emit(
+                    ind, f"if type({o}) is _Table{given} and {o}.hash.get({k}) is not None: {o}.hash[{k}] = {value}",
+                    sline,
+                )
             # a new field: stored raw when no __newindex can intercept it
             self.em.emit(
                 ind,
-                f"elif type({o}) is _Table and ({o}.meta is None or {o}.meta.hash.get('__newindex') is None):"
-                f" {o}.set_str({k}, {value})",
+                f"{'if' if watched else 'elif'} type({o}) is _Table and ({o}.meta is None"
+                f" or {o}.meta.hash.get('__newindex') is None): {o}.set_str({k}, {value})",
                 sline,
             )
         else:

@@ -444,35 +444,23 @@ class _Twin(ast.NodeTransformer):
         for n in (expr, expr.orelse, expr.orelse.orelse, expr.orelse.orelse.orelse):
             n.call_branches = True  # (see first_values)
         if known_yield:
-            # `coroutine.yield(args)` itself: the global table's raw
-            # `coroutine`, and its raw `yield`, are the state's (two lookups
-            # and no tests of their types: raw hits, so no metamethod could
-            # have given them), then the arguments, yielded; anything else
-            # takes the general path
-            known = ast.BoolOp(ast.And(), [
-                ast.Compare(ast.Call(ast.Attribute(_name("_Gh"), "get", ast.Load()), [ast.Constant("coroutine")], []),
-                            [ast.Is()], [_name("_GCOT")]),
-                ast.Compare(ast.Call(ast.Attribute(_name("_GCOH"), "get", ast.Load()), [ast.Constant("yield")], []),
-                            [ast.Is()], [_name("_YIELD")]),
-            ])
+            # `coroutine.yield(args)` itself: while the global table's raw
+            # `coroutine` is the library and its raw `yield` the state's
+            # (`_GYOK`, kept by twins.install: raw hits, so no metamethod
+            # could have given them), the arguments, yielded; else the
+            # general path
+            known = _name("_GYOK")
             yields = ast.Yield(_args_tuple(copy.deepcopy(args)))
             expr = ast.IfExp(known, ast.Call(_name("_Multi"), [yields], []), expr)
             expr.call_branches = True
             expr.known_yield = True  # (a statement of its own: see known_yield_statement)
         return _at(expr, node)
 
-    def known_yield_statement(self, call: ast.IfExp, node: ast.stmt) -> list:
+    def known_yield_statement(self, call: ast.IfExp, node: ast.stmt) -> ast.If:
         """A known yield whose values are dropped (`coroutine.yield(x)` as a
-        statement) tests the two raw lookups by subscript, a third less than
-        two `get` calls; a lookup that misses (a KeyError) takes the general
-        path."""
-        k = self.temp()
-        looked = ast.parse(f"try:\n    {k} = _Gh['coroutine'] is _GCOT and _GCOH['yield'] is _YIELD\n"
-                           f"except KeyError:\n    {k} = False").body[0]
-        branch = ast.If(_name(k), [ast.Expr(call.body)], [ast.Expr(call.orelse)])
-        for n in (looked, branch):
-            ast.copy_location(n, node)
-        return [ast.fix_missing_locations(looked), ast.fix_missing_locations(branch)]
+        statement): `if _GYOK: yield (x,)`, else the general path."""
+        branch = ast.If(call.test, [ast.Expr(call.body)], [ast.Expr(call.orelse)])
+        return ast.fix_missing_locations(ast.copy_location(branch, node))
 
     # ------------------------------------------------------- generic for
 

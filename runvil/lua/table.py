@@ -13,10 +13,13 @@ Invariants the hot paths rely on:
   and `pairs` can continue over a table whose fields are being cleared, as
   Lua allows; tombstones are swept when new keys are added.
 - `hash` is never replaced by another dict: compiled code may hold it.
+- A string key in WATCHED_KEYS is written through set_str only (WATCHERS
+  are told there).
 """
 
 from __future__ import annotations
 
+import weakref
 
 
 class _BoolKey:
@@ -54,6 +57,16 @@ def denormalize_key(k):
     if type(k) is _BoolKey:
         return k.value
     return k
+
+
+#: string keys whose writes may be watched: compiled code stores them
+#: through set_str, never into `hash` itself (compile_stores.py)
+WATCHED_KEYS = frozenset({"coroutine", "yield"})
+#: table -> what set_str calls after writing one of WATCHED_KEYS in it: the
+#: coroutine twins watch `coroutine` in the global table and `yield` in the
+#: coroutine library, so a twin's `coroutine.yield(x)` tests one flag, not
+#: two lookups (runvil.lua.twins)
+WATCHERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class LuaTable:
@@ -120,12 +133,14 @@ class LuaTable:
             if h.get(k) is not None:
                 h[k] = None
                 self._tomb += 1
-            return
-        if k not in h:
-            if self._tomb:
-                self._sweep()
-            self._iter = None
-        h[k] = v
+        else:
+            if k not in h:
+                if self._tomb:
+                    self._sweep()
+                self._iter = None
+            h[k] = v
+        if k in WATCHED_KEYS and (w := WATCHERS.get(self)) is not None:
+            w()
 
     def set_int(self, k: int, v):
         arr = self.arr

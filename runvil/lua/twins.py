@@ -30,7 +30,7 @@ from .cstack import DIRECT, LUAI_MAXCCALLS, C, NeedsContext, check
 from .errors import LUA_CODE, QUALNAMES, CoroutineKill, LuaError, add_stack_hop, builtin
 from .runtime import _tbc_check, _tbc_close, fixed
 from .stepcost import META_CALL_COST
-from .table import LuaTable
+from .table import WATCHERS, LuaTable
 from .values import TAILCALL, Multi
 
 try:  # what a dropped greenlet is unwound with: a worker lets it through
@@ -189,11 +189,12 @@ def _safe_builtins(libs: dict) -> dict:
     return safe
 
 
-def install(state, yield_fn, wrapped_code, libs: dict) -> None:
+def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
     """Binds the twins' names in a state's namespace (at its first
     coroutine): `yield_fn` is its coroutine.yield; a coroutine.wrap function
     (code `wrapped_code`) only resumes another coroutine; `libs`, the
-    builtins as opened (copied by stdlib/coroutine.py)."""
+    builtins as opened (copied by stdlib/coroutine.py); `lib`, the coroutine
+    library as opened."""
     ns = state.ns
     giter = ns["_giter"]
     steps, tick = state._steps, state._tick
@@ -420,11 +421,18 @@ def install(state, yield_fn, wrapped_code, libs: dict) -> None:
             return None
         return (yield from operator(_tbc_close, (it.close, err)))
 
-    # the global `coroutine` at the state's first coroutine: while it is the
-    # global table's and its raw `yield` the state's, a twin yields at once
-    lib = state.G.hash.get("coroutine")
+    # `_GYOK`: the global table's raw `coroutine` is the library and its raw
+    # `yield` the state's: a twin's `coroutine.yield(...)` yields at once.
+    # Kept true to both by set_str, which calls `watched` after each write of
+    # those keys in those tables (table.WATCHERS)
+    G = state.G
+
+    def watched():
+        ns["_GYOK"] = G.hash.get("coroutine") is lib and lib.hash.get("yield") is yield_fn
+
+    WATCHERS[G] = WATCHERS[lib] = watched
+    watched()
     ns.update({
-        "_GCOT": lib if type(lib) is LuaTable else missing, "_GCOH": lib.hash if type(lib) is LuaTable else {},
         "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
         "_GWHEN": {f: test for f, test in safe.items() if test is not None}, "_GLEAFT": LEAF_TWIN, "_gleaf": known_leaf,
         "_YIELD": yield_fn, "_gcall": gcall, "_gtail": gtail, "_gop": operator, "_ggiter": ggiter,

@@ -411,7 +411,7 @@ def open_lib(state) -> None:
             return Multi((False, err))
         return True
 
-    state.enable_twins = lambda: _enable_twins(state, yield_, wrap)
+    state.enable_twins = lambda: _enable_twins(state, yield_, wrap, lib)
     lib = lib_table(
         {
             "create": create,
@@ -432,7 +432,7 @@ def open_lib(state) -> None:
 TWINS = os.environ.get("RUNVIL_TWINS", "").strip() not in ("0", "off", "no", "false")
 
 
-def _enable_twins(state, yield_fn, wrap) -> None:
+def _enable_twins(state, yield_fn, wrap, lib: LuaTable) -> None:
     """Lets the state's coroutines run as generator twins (runvil.lua.twins),
     set up at its first coroutine: a state that makes none pays only for a
     copy of its builtins as opened (and imports no runvil.lua.twins)."""
@@ -447,7 +447,7 @@ def _enable_twins(state, yield_fn, wrap) -> None:
 
         state.install_twins = None
         wrapped_code = next(c for c in wrap.__code__.co_consts if getattr(c, "co_name", None) == "wrapped")
-        twins.install(state, yield_fn, wrapped_code, libs)
+        twins.install(state, yield_fn, wrapped_code, libs, lib)
 
     state.install_twins = install
 
