@@ -35,6 +35,7 @@ class ExprCompiler(OperatorCompiler):
         self.cur_block_end = 0
         self.ints: set = set()  # locals that only ever hold integers (infer.py)
         self.tables: set = set()  # locals that only ever hold tables (infer.py)
+        self.positives: set = set()  # integer locals that only ever hold values >= 1 (infer.py)
         self.int_memo: dict = {}  # id(node) -> (node, is an integer expression)
 
     # -------------------------------------------------------------- names
@@ -51,6 +52,11 @@ class ExprCompiler(OperatorCompiler):
 
     def is_int(self, n) -> bool:
         return self._is_int(fold(n))
+
+    def lower_bound(self, n) -> str:
+        """`0 < ` before `k <= len(...)` for an integer key n, but for a
+        local known to be >= 1 (infer.positive_locals)."""
+        return "" if type(n) is A.Name and n.binding in self.positives else "0 < "
 
     def _is_int(self, n) -> bool:
         """infer.is_int_expr, remembered per node (it runs at every level)."""
@@ -266,7 +272,8 @@ class ExprCompiler(OperatorCompiler):
                 # an integer key: the array part read in place
                 a = self.temp()
                 return (
-                    f"({v} if {self.table_test(o, ot)}((0 < {kt} <= len({a} := {ot}.arr) and ({v} := {a}[{kt} - 1])"
+                    f"({v} if {self.table_test(o, ot)}(({self.lower_bound(k)}{kt} <= len({a} := {ot}.arr)"
+                    f" and ({v} := {a}[{kt} - 1])"
                     f" is not None) or ({v} := {ot}.hash.get({kt})) is not None or {ot}.meta is None)"
                     f" else {m}_index({ot}, {kt}, {d}))"
                 )

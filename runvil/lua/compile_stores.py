@@ -134,8 +134,9 @@ class StoreCompiler:
         else:
             a = self.temp()
             is_int = "" if int_key else f" and type({k}) is int"
+            low = self.lower_bound(target.key) if int_key else "0 < "
             existing = (
-                f"type({o}) is _Table{is_int}{given} and 0 < {k} <= len({a} := {o}.arr)"
+                f"type({o}) is _Table{is_int}{given} and {low}{k} <= len({a} := {o}.arr)"
                 f" and {a}[{k} - 1] is not None: {a}[{k} - 1] = {value}"
             )
             if _is_append(target):

@@ -50,6 +50,23 @@ def int_locals(fn: A.Function) -> set:
     return ints
 
 
+def positive_locals(fn: A.Function, ints: set) -> set:
+    """The numeric for variables of fn (integer locals, given no other
+    value) whose start is an integer literal >= 1 and whose step is one
+    (or absent): each value they hold is >= 1, so an array read by them
+    needs no `0 <` test."""
+    defs: dict[LocalVar, list] = {}
+    fors: list = []
+    _collect(fn.body, defs, fors)
+    return {n.var_local for n in fors
+            if n.var_local in ints and len(defs[n.var_local]) == 1
+            and _positive_literal(n.start) and (n.step is None or _positive_literal(n.step))}
+
+
+def _positive_literal(n) -> bool:
+    return type(n) is A.Number and type(n.value) is int and n.value >= 1
+
+
 def table_locals(fn: A.Function) -> set:
     """The LocalVars of fn (not of nested functions, not cells) that only
     ever hold tables: every value they are given is a table constructor
@@ -64,8 +81,9 @@ def _give(defs, var, expr):
     defs.setdefault(var, []).append(expr)
 
 
-def _collect(node, defs):
-    """Walks statements (not nested functions), recording each local's values."""
+def _collect(node, defs, fors: list | None = None):
+    """Walks statements (not nested functions), recording each local's
+    values (and, into `fors`, the numeric fors)."""
     stack = [node]
     while stack:
         n = stack.pop()
@@ -84,6 +102,8 @@ def _collect(node, defs):
             # the variable is an integer exactly when start and step are
             step = n.step if n.step is not None else A.Number(1)
             _give(defs, n.var_local, A.BinOp("+", n.start, step))
+            if fors is not None:
+                fors.append(n)
             stack.append(n.body)
         elif t is A.GenericFor:
             for v in n.vars:

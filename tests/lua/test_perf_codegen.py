@@ -576,3 +576,25 @@ def test_a_known_local_function_is_called_without_checks():
     src = "local function fact(n) if n <= 1 then return 1 end return n * fact(n - 1) end print(fact(5))"
     body = compile_lua(src, "=t").source.split("def L_fact", 1)[1].split("return L_fact", 1)[0]
     assert "_callable" not in body and "_Multi" not in body and "_first" not in body
+
+
+def test_an_array_read_by_a_for_variable_from_one_has_no_lower_bound_test():
+    """A numeric for's variable from an integer literal >= 1, by a positive
+    step, never assigned: its reads and writes of the array part test only
+    `i <= len(arr)`; from 0, by a negative step or assigned, `0 < i` too."""
+    from runvil.lua.compiled import compile_lua
+    from tests.lua.harness import ours, real
+
+    cases = {
+        "for i = 1, #t do s = s + t[i] end": False,
+        "for i = 2, #t, 2 do t[i] = s end": False,
+        "for i = 0, #t do s = s + (t[i] or 0) end": True,
+        "for i = 3, 1, -1 do s = s + t[i] end": True,
+        "for i = 1, #t do i = i - 1; s = s + (t[i] or 5) end": True,
+        "for i = 1, #t do local j = i; s = s + t[j] end": True,
+    }
+    for loop, bounded in cases.items():
+        src = f"local t, s = {{3, 4, 5, 6}}, 0\n{loop}\nprint(s, t[2], t[4])"
+        text = compile_lua(src, "=t").source
+        assert ("0 < L_" in text) is bounded, loop
+        assert ours(src) == real(src), loop
