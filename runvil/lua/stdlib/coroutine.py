@@ -258,7 +258,10 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
                 co.status = "suspended"
         else:
             values = resume_wrapped(co, (s, c), current_where)
-        c = values[0] if values else None
+        try:
+            c = values[0]
+        except IndexError:  # no values: the for ends, as at a nil
+            break
         if c is None:
             break
         k -= 1
