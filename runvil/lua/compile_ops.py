@@ -166,7 +166,7 @@ class OperatorCompiler:
         # values of different types are never equal (`v == null`, a string
         # and a table) unless both are numbers, or both userdata with __eq
         return (
-            f"({a} == {b} if ({ta} := type({a} := {x})) is ({tb} := type({b} := {y})) and {ta} in _PRIM"
+            f"({a} == {b} if ({ta} := type({a} := {x})) is ({tb} := type({b} := {y})) and ({ta} is int or {ta} in _PRIM)"
             f" else False if {ta} is not {tb} and ({ta} is str or {tb} is str or {ta} is _Table or {tb} is _Table)"
             f" else _eq({a}, {b}))"
         )
