@@ -341,9 +341,8 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         while True:
             if f is yield_fn:
                 return Multi((yield args))
-            late = getattr(f, "lua_late", None)
-            if late is not None:  # a value that is no function: what calling it calls now
-                f = V.resolve_callable(*late)
+            if type(f) is FunctionType and f.__code__ is V.LATE_CODE:  # a value that is no function
+                f = V.resolve_callable(*V.late_callee(f))  # (what calling it calls now)
                 continue
             tm = getattr(f, "lua_tm", None)
             if tm is not None:  # through __call: the metamethod is the tail call

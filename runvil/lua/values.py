@@ -260,10 +260,23 @@ def callable_of(f, desc):
         return f
 
     def call_late(*a):
+        h = getmetamethod(f, "__call")
+        if type(h) is FunctionType:  # the common case, called as _tm_caller calls it
+            steps = h.__globals__.get("_S")
+            if steps is not None:
+                steps[0] -= META_CALL_COST
+                if steps[0] < 0:
+                    h.__globals__["_tick"]()
+            return h(f, *a)
         return resolve_callable(f, desc)(*a)
 
-    call_late.lua_late = (f, desc)  # what `tail` resolves, and calls in its place
     return call_late
+
+
+def late_callee(fn) -> tuple:
+    """The (value, desc) that callable_of made `fn` (a call_late) for."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__))
+    return cells["f"].cell_contents, cells["desc"].cell_contents
 
 
 def resolve_callable(f, desc):
@@ -341,8 +354,8 @@ def tail(f, args: tuple):
         return Multi((TAILCALL, f, args))
     if id(code) in _RUNS_NOW:
         return f(*args)
-    if code is _LATE_CODE:  # a value that is no function: what calling it calls now
-        return tail(resolve_callable(*f.lua_late), args)
+    if code is LATE_CODE:  # a value that is no function: what calling it calls now
+        return tail(resolve_callable(*late_callee(f)), args)
     if code is _TM_CODE:  # through __call: the metamethod is the tail call
         h, prefix = f.lua_tm
         return tail(h, prefix + args)
@@ -532,7 +545,7 @@ def rawset(t: LuaTable, k, v):
 #: (module-level code, alive for good), and each builtin once seen
 _RUNS_NOW = {id(_call_ud(None).__code__), id(_fail_call("").__code__)}
 _TM_CODE = _tm_caller(None, ()).__code__
-_LATE_CODE = callable_of(None, None).__code__
+LATE_CODE = callable_of(None, None).__code__
 
 
 # Re-exported: the rest of runvil reads numbers and operators through values.
