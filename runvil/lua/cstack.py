@@ -61,6 +61,18 @@ class NeedsContext(Exception):
 REFUSAL = NeedsContext()
 
 
+def charge_meta(h) -> None:
+    """Charges the Lua function h META_CALL_COST steps from its state's
+    budget, as a metamethod call is charged: the operator or call site that
+    reached it was weighed as a plain one. (meta_call and table.sort's
+    comparator do the same inline: their calls are the hot ones.)"""
+    steps = h.__globals__.get("_S")  # a Lua function's: its state's countdown
+    if steps is not None:
+        steps[0] -= META_CALL_COST
+        if steps[0] < 0:
+            h.__globals__["_tick"]()
+
+
 def meta_call(h, a, b, c=_NONE):
     """Calls a metamethod as luaT_callTMres does: one nested C call. A Lua
     metamethod is also charged META_CALL_COST steps from its state's

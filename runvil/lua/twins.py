@@ -26,10 +26,9 @@ from .args import arg_error, check_function
 from .contexts import RUNNING_CO, Context
 from .contexts import resume as run_context
 from .contexts import suspend as leave_context
-from .cstack import DIRECT, LUAI_MAXCCALLS, C, NeedsContext, check
+from .cstack import DIRECT, LUAI_MAXCCALLS, C, NeedsContext, charge_meta, check
 from .errors import LUA_CODE, QUALNAMES, CoroutineKill, LuaError, add_stack_hop, builtin
 from .runtime import _tbc_check, _tbc_close, fixed
-from .stepcost import META_CALL_COST
 from .table import WATCHERS, LuaTable
 from .values import TAILCALL, Multi
 
@@ -324,11 +323,7 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         n = C[0] + 1
         if post is None or type(h) is not FunctionType or n >= LUAI_MAXCCALLS:  # (the overflow's message: escalated)
             return (yield from escalate(helper, args))
-        own = h.__globals__.get("_S")
-        if own is not None:
-            own[0] -= META_CALL_COST
-            if own[0] < 0:
-                h.__globals__["_tick"]()
+        charge_meta(h)
         C[0] = n
         try:
             return post((yield from gcall(h, operands)))

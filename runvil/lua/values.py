@@ -19,8 +19,7 @@ from __future__ import annotations
 import threading
 from types import FunctionType
 
-from .cstack import meta_call
-from .stepcost import META_CALL_COST
+from .cstack import charge_meta, meta_call
 from .errors import BUILTIN_CODES, LUA_CODE, rt_error
 from .table import LuaTable
 
@@ -262,11 +261,7 @@ def callable_of(f, desc):
     def call_late(*a):
         h = getmetamethod(f, "__call")
         if type(h) is FunctionType:  # the common case, called as _tm_caller calls it
-            steps = h.__globals__.get("_S")
-            if steps is not None:
-                steps[0] -= META_CALL_COST
-                if steps[0] < 0:
-                    h.__globals__["_tick"]()
+            charge_meta(h)
             return h(f, *a)
         return resolve_callable(f, desc)(*a)
 
@@ -316,15 +311,10 @@ def _call_tm(h, f, desc):
 
 
 def _tm_caller(h, prefix: tuple):
-    # a call through __call is charged as a metamethod call (cstack.meta_call):
+    # a call through __call is charged as a metamethod call (cstack.charge_meta):
     # the call site was weighed as a plain call
-    steps = h.__globals__.get("_S") if type(h) is FunctionType else None
-
     def call_tm(*a):
-        if steps is not None:
-            steps[0] -= META_CALL_COST
-            if steps[0] < 0:
-                h.__globals__["_tick"]()
+        charge_meta(h)
         return h(*prefix, *a)
 
     call_tm.lua_tm = (h, prefix)  # what `tail` calls in its place
