@@ -24,7 +24,7 @@ from .compile_stores import StoreCompiler
 from .compiled import PY_SOURCE, Compiled, compile_lua  # noqa: F401  (compile_lua: the entry point, re-exported)
 from .compiled import chunk_ids as _chunk_ids
 from .errors import CALL_SITES, LUA_CODE, LuaSyntaxError
-from .infer import int_locals, positive_locals, table_locals
+from .infer import local_kinds
 from .resolve import FuncScope, LocalVar, resolve
 
 
@@ -79,9 +79,7 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
     def __init__(self, chunk: "ChunkCompiler", scope: FuncScope, node: A.Function):
         super().__init__(chunk, scope)
         self.node = node
-        self.ints = int_locals(node)
-        self.positives = positive_locals(node, self.ints)
-        self.tables = table_locals(node)
+        self.ints, self.tables, self.positives = local_kinds(node)
         self.loops: list[dict] = []  # innermost last: {'kind', 'continue_label'}
         self.tbc_depth = 0  # inside to-be-closed scopes: no tail calls
         self.goto_ctx: list[dict] = []

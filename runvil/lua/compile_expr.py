@@ -55,7 +55,7 @@ class ExprCompiler(OperatorCompiler):
 
     def lower_bound(self, n) -> str:
         """`0 < ` before `k <= len(...)` for an integer key n, but for a
-        local known to be >= 1 (infer.positive_locals)."""
+        local known to be >= 1 (infer.local_kinds)."""
         return "" if type(n) is A.Name and n.binding in self.positives else "0 < "
 
     def _is_int(self, n) -> bool:
@@ -93,7 +93,7 @@ class ExprCompiler(OperatorCompiler):
     def table_test(self, n, text: str) -> str:
         """`type(text) is _Table and `, the test that n (compiled to text)
         is a table, or nothing when n is a local that only ever holds
-        tables (infer.table_locals)."""
+        tables (infer.local_kinds)."""
         if type(n) is A.Name and n.binding in self.tables:
             return ""
         return f"type({text}) is _Table and "

@@ -1,7 +1,7 @@
 """Integer locals: which locals of a function can only ever hold integers,
 so the compiler can drop the type checks of their arithmetic and
-comparisons (keeping the 64-bit wraparound); and table locals, which only
-ever hold tables.
+comparisons (keeping the 64-bit wraparound); table locals, which only
+ever hold tables; and the numeric for variables that only hold values >= 1.
 
 A local qualifies when every value it is ever given is an integer
 expression: an integer literal, another such local, or + - * // % and the
@@ -34,11 +34,19 @@ def is_int_expr(n, ints: set) -> bool:
     return False
 
 
-def int_locals(fn: A.Function) -> set:
-    """The set of LocalVars of fn (not of nested functions) that always
-    hold integers."""
+def local_kinds(fn: A.Function) -> tuple[set, set, set]:
+    """What fn's own locals (not those of nested functions) are known to
+    hold, from one walk of its statements: (the integer locals, the table
+    locals, the positive for variables)."""
     defs: dict[LocalVar, list] = {}  # var -> the expressions it is given (None: a non-integer)
-    _collect(fn.body, defs)
+    fors: list = []
+    _collect(fn.body, defs, fors)
+    ints = _int_locals(defs)
+    return ints, _table_locals(defs), _positive_locals(defs, fors, ints)
+
+
+def _int_locals(defs: dict) -> set:
+    """The locals that always hold integers."""
     ints = {v for v in defs if not v.is_cell}
     changed = True
     while changed:
@@ -50,14 +58,11 @@ def int_locals(fn: A.Function) -> set:
     return ints
 
 
-def positive_locals(fn: A.Function, ints: set) -> set:
-    """The numeric for variables of fn (integer locals, given no other
-    value) whose start is an integer literal >= 1 and whose step is one
-    (or absent): each value they hold is >= 1, so an array read by them
-    needs no `0 <` test."""
-    defs: dict[LocalVar, list] = {}
-    fors: list = []
-    _collect(fn.body, defs, fors)
+def _positive_locals(defs: dict, fors: list, ints: set) -> set:
+    """The numeric for variables (integer locals, given no other value)
+    whose start is an integer literal >= 1 and whose step is one (or
+    absent): each value they hold is >= 1, so an array read by them needs
+    no `0 <` test."""
     return {n.var_local for n in fors
             if n.var_local in ints and len(defs[n.var_local]) == 1
             and _positive_literal(n.start) and (n.step is None or _positive_literal(n.step))}
@@ -67,13 +72,10 @@ def _positive_literal(n) -> bool:
     return type(n) is A.Number and type(n.value) is int and n.value >= 1
 
 
-def table_locals(fn: A.Function) -> set:
-    """The LocalVars of fn (not of nested functions, not cells) that only
-    ever hold tables: every value they are given is a table constructor
-    (so a type test of theirs can be left out; their metatable still
-    needs testing)."""
-    defs: dict[LocalVar, list] = {}
-    _collect(fn.body, defs)
+def _table_locals(defs: dict) -> set:
+    """The locals (not cells) that only ever hold tables: every value they
+    are given is a table constructor (so a type test of theirs can be left
+    out; their metatable still needs testing)."""
     return {v for v, es in defs.items() if not v.is_cell and all(type(e) is A.Table for e in es)}
 
 
@@ -81,9 +83,9 @@ def _give(defs, var, expr):
     defs.setdefault(var, []).append(expr)
 
 
-def _collect(node, defs, fors: list | None = None):
+def _collect(node, defs, fors: list):
     """Walks statements (not nested functions), recording each local's
-    values (and, into `fors`, the numeric fors)."""
+    values, and the numeric fors into `fors`."""
     stack = [node]
     while stack:
         n = stack.pop()
@@ -102,8 +104,7 @@ def _collect(node, defs, fors: list | None = None):
             # the variable is an integer exactly when start and step are
             step = n.step if n.step is not None else A.Number(1)
             _give(defs, n.var_local, A.BinOp("+", n.start, step))
-            if fors is not None:
-                fors.append(n)
+            fors.append(n)
             stack.append(n.body)
         elif t is A.GenericFor:
             for v in n.vars:
