@@ -201,14 +201,29 @@ def _checked_callee(func) -> bool:
             and func.body.id == t.left.args[0].target.id)
 
 
+def _head(test: ast.expr, name: str) -> ast.IfExp:
+    """`name[0] if test else None`: the first of the values `name` holds."""
+    return ast.IfExp(test, ast.Subscript(_name(name), ast.Constant(0), ast.Load()), ast.Constant(None))
+
+
+def _one_value(x: ast.expr, name: str) -> ast.Compare:
+    """`type(name := x) is not _Multi`: x is one value, not several."""
+    return ast.Compare(ast.Call(_name("type"), [ast.NamedExpr(ast.Name(name, ast.Store()), x)], []), [ast.IsNot()],
+                       [_name("_Multi")])
+
+
+def _tests_not_multi(t) -> bool:
+    """Whether t is `<x> is not _Multi`."""
+    return (isinstance(t, ast.Compare) and isinstance(t.ops[0], ast.IsNot) and isinstance(t.comparators[0], ast.Name)
+            and t.comparators[0].id == "_Multi")
+
+
 def _args_tuple(args: list) -> ast.expr:
     """A call's arguments as one tuple; `(*X,)` is X itself when X is
     `(v,) if type(v := e) is not _Multi else v` (a call's values: a tuple)."""
     if len(args) == 1 and isinstance(args[0], ast.Starred):
         x = args[0].value
-        if (isinstance(x, ast.IfExp) and isinstance(x.body, ast.Tuple) and isinstance(x.test, ast.Compare)
-                and isinstance(x.test.ops[0], ast.IsNot) and isinstance(x.test.comparators[0], ast.Name)
-                and x.test.comparators[0].id == "_Multi"):
+        if isinstance(x, ast.IfExp) and isinstance(x.body, ast.Tuple) and _tests_not_multi(x.test):
             return x
     return ast.Tuple(elts=args, ctx=ast.Load())
 
@@ -283,7 +298,7 @@ class _Twin(ast.NodeTransformer):
             return None
         r = args[0].id
         if helper == "_first":
-            return ast.IfExp(_name(r), ast.Subscript(_name(r), ast.Constant(0), ast.Load()), ast.Constant(None))
+            return _head(_name(r), r)
         if helper == "_expand":
             return _name(r)
         return None
@@ -294,8 +309,7 @@ class _Twin(ast.NodeTransformer):
         values it was resumed with, without a Multi of them."""
         node = self.generic_visit(node)
         t = node.test
-        if (isinstance(t, ast.Compare) and isinstance(t.ops[0], ast.IsNot) and isinstance(t.comparators[0], ast.Name)
-                and t.comparators[0].id == "_Multi" and isinstance(t.left, ast.Call)
+        if (_tests_not_multi(t) and isinstance(t.left, ast.Call)
                 and isinstance(t.left.func, ast.Name) and t.left.func.id == "type" and len(t.left.args) == 1
                 and isinstance(t.left.args[0], ast.NamedExpr)
                 and isinstance(node.body, ast.Name) and node.body.id == t.left.args[0].target.id
@@ -304,8 +318,7 @@ class _Twin(ast.NodeTransformer):
             for branch in _yield_branches(t.left.args[0].value):
                 sent = self.temp()
                 got = ast.NamedExpr(ast.Name(sent, ast.Store()), branch.body.args[0])
-                branch.body = ast.IfExp(got, ast.Subscript(_name(sent), ast.Constant(0), ast.Load()),
-                                        ast.Constant(None))
+                branch.body = _head(got, sent)
                 branch.body.first_value = True
                 ast.fix_missing_locations(ast.copy_location(branch.body, branch))
             call = t.left.args[0].value
@@ -320,10 +333,7 @@ class _Twin(ast.NodeTransformer):
         r = node.body.id
 
         def first(x: ast.expr, name: str) -> ast.IfExp:  # (name if type(name := x) is not _Multi else name[0]...)
-            got = ast.Compare(ast.Call(_name("type"), [ast.NamedExpr(ast.Name(name, ast.Store()), x)], []),
-                              [ast.IsNot()], [_name("_Multi")])
-            head = ast.IfExp(_name(name), ast.Subscript(_name(name), ast.Constant(0), ast.Load()), ast.Constant(None))
-            return ast.IfExp(got, _name(name), head)
+            return ast.IfExp(_one_value(x, name), _name(name), _head(_name(name), name))
 
         def branch(b: ast.expr) -> ast.expr:
             if getattr(b, "first_value", False):
@@ -334,12 +344,8 @@ class _Twin(ast.NodeTransformer):
             g, ran, tails = twin
             pending = ast.BoolOp(ast.And(), [_name(g), ast.Compare(
                 ast.Subscript(_name(g), ast.Constant(0), ast.Load()), [ast.Is()], [_name("_TAILCALL")])])
-            rest = ast.IfExp(pending, first(tails, self.temp()),
-                             ast.IfExp(_name(g), ast.Subscript(_name(g), ast.Constant(0), ast.Load()),
-                                       ast.Constant(None)))
-            got = ast.Compare(ast.Call(_name("type"), [ast.NamedExpr(ast.Name(g, ast.Store()), ran)], []),
-                              [ast.IsNot()], [_name("_Multi")])
-            return ast.IfExp(got, _name(g), rest)
+            rest = ast.IfExp(pending, first(tails, self.temp()), _head(_name(g), g))
+            return ast.IfExp(_one_value(ran, g), _name(g), rest)
 
         n = call
         while True:
