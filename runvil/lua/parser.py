@@ -439,8 +439,10 @@ _table = None
 
 
 def _get_lark() -> Lark:
-    """The Lark LALR parser for grammar/lua.lark (analysis cached on disk by
-    lark), with the scanner as custom lexer and `_builder` as transformer."""
+    """The Lark LALR parser for grammar/lua.lark, with the scanner as custom
+    lexer and `_builder` as transformer. Built only when our own table cache
+    misses (parsetables.py), so lark's cache file in the shared temporary
+    folder is neither written nor read: a run never depends on it."""
     global _lark
     if _lark is None:
         _lark = Lark.open(
@@ -449,7 +451,6 @@ def _get_lark() -> Lark:
             lexer=LarkLuaLexer,
             transformer=_builder,
             maybe_placeholders=False,
-            cache=True,
         )
     return _lark
 
@@ -476,11 +477,13 @@ def _get_table():
             callback = callbacks[arg]
             if len(arg.expansion) == 1 and callback == first:
                 callback = None
-            return (len(arg.expansion), arg.origin.name, callback)
+            return (len(arg.expansion), str(arg.origin.name), callback)
 
+        # str(): lark's names are its Token objects when it built the table
+        # itself; the table holds plain data only, so that it can be stored
         states = {}
         for state, actions in pt.states.items():
-            states[state] = {sym: action(*act) for sym, act in actions.items()}
+            states[state] = {str(sym): action(*act) for sym, act in actions.items()}
         _table = (states, pt.start_states["start"], pt.end_states["start"])
         parsetables.store(str(_grammar_path()), _table, _builder)
     return _table

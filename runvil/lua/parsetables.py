@@ -83,5 +83,9 @@ def store(grammar: str, table, builder) -> None:
         encoded = {state: {sym: encode(act) for sym, act in actions.items()} for state, actions in states.items()}
     except LookupError:
         return
-    diskcache.write(path, marshal.dumps((key, names, encoded, start, end)))
+    try:
+        payload = marshal.dumps((key, names, encoded, start, end))
+    except ValueError:  # not plain data: never a run's failure, only a cache miss
+        return
+    diskcache.write(path, payload)
     diskcache.prune()  # a new table: a new runvil or compiler, whose old chunks age out
