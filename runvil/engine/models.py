@@ -9,7 +9,6 @@ from __future__ import annotations
 from types import FunctionType
 
 from ..lua import Multi, Userdata
-from ..lua.errors import builtin
 from ..lua.stdlib import lib_table
 from .conversation.compaction import NOT_A_FUNCTION, exhausted, models_compact
 from .conversation.loop import run_loop
@@ -28,6 +27,7 @@ from .conversation.rounds import (
 )
 from .effects import ModelFailure
 from .errors import message_type, raise_lua
+from .scheduler import waiting_builtin
 from .strings import from_lua_str, to_lua_str
 
 TAKES = "models.loop takes (compactor?)"
@@ -48,19 +48,17 @@ class ModelHandle(Userdata):
 
         # the receiver is whatever handle comes first, so a fresh handle of
         # the same role works as well as the one the method was read from
-        @builtin
         def h_infer(*args):
             if not args or not isinstance(args[0], ModelHandle):
                 raise_lua("h:infer(prompt) is a method: call it with a colon")
-            return infer(vm, args[0].name, args[1] if len(args) > 1 else None)
+            return (yield from infer(vm, args[0].name, args[1] if len(args) > 1 else None))
 
-        @builtin
         def h_loop(*args):
             if not args or not isinstance(args[0], ModelHandle):
                 raise_lua(H_RECEIVER)
-            return loop(vm, args[0].name, check_loop_args(vm, args[0], args[1:]))
+            return (yield from loop(vm, args[0].name, check_loop_args(vm, args[0], args[1:])))
 
-        self._methods = {"infer": h_infer, "loop": h_loop}
+        self._methods = {"infer": waiting_builtin(None, h_infer), "loop": waiting_builtin(None, h_loop)}
 
     def lua_index(self, key):
         if key == "name":
@@ -104,22 +102,23 @@ def open_models(vm):
         return ModelHandle(vm, name, context_of(run, name))
 
     def m_infer(*args):
-        return infer(vm, None, args[0] if args else None)
+        return (yield from infer(vm, None, args[0] if args else None))
 
     def m_loop(*args):
-        return loop(vm, None, check_loop_args(vm, None, args))
+        return (yield from loop(vm, None, check_loop_args(vm, None, args)))
 
     def compact(*args):
-        return models_compact(vm, args)
+        return (yield from models_compact(vm, args))
 
-    return lib_table(
-        {"use": use, "default": default, "get": get, "infer": m_infer, "loop": m_loop, "compact": compact}, "models."
-    )
+    return lib_table({"use": use, "default": default, "get": get, "infer": waiting_builtin("models.infer", m_infer),
+                      "loop": waiting_builtin("models.loop", m_loop),
+                      "compact": waiting_builtin("models.compact", compact)}, "models.")
 
 
 def infer(vm, handle_role: str | None, prompt):
     """models.infer(prompt) / h:infer(prompt): one user message, no system
-    message, no tools; never reads or changes `messages`."""
+    message, no tools; never reads or changes `messages`. (A generator, as
+    every Engine function that waits: runvil.engine.scheduler.)"""
     role = handle_role or current_role(vm)
     if type(prompt) is not str:
         raise_lua(f"models.infer needs a prompt string, got {message_type(prompt)}")
@@ -129,7 +128,7 @@ def infer(vm, handle_role: str | None, prompt):
     if not admit(window, max_tokens, estimate(msgs)):
         vm.run.events.emit("model_turn_failed", vm.execution_id, vm.section, origin="infer", reason="precheck")
         raise exhausted("precheck")
-    answer = send_round(vm, role, msgs, [], "infer")
+    answer = yield from send_round(vm, role, msgs, [], "infer")
     if isinstance(answer, ModelFailure):
         if is_overflow(answer):
             raise exhausted("provider")
@@ -141,7 +140,7 @@ def infer(vm, handle_role: str | None, prompt):
 
 def loop(vm, handle_role: str | None, compactor):
     """models.loop(compactor?) / h:loop(compactor?)."""
-    return run_loop(vm, handle_role, compactor)
+    return (yield from run_loop(vm, handle_role, compactor))
 
 
 def check_loop_args(vm, handle, args: tuple):

@@ -141,25 +141,26 @@ class Run:
     # ---------------------------------------------------------------- walk
 
     def _walk_body(self):
+        """The walk (a generator: runvil.engine.scheduler)."""
         self.events.emit("run_started", "0", None, prompt=self.prompt.frontmatter.name)
         h1 = SectionVM(self, None, "0")
         try:
-            value = h1.run_pieces(self.prompt.h1.pieces, send_trailing=False)
+            value = yield from h1.run_pieces(self.prompt.h1.pieces, send_trailing=False)
         finally:
             h1.close()
         if value is not None:
             return h1.result_text(value)
         if not self.prompt.sections:
             return None
-        return self.run_chain("0", self.prompt.sections[0].name, self.input, walk_on=True,
-                              finish=lambda vm, value: vm.result_text(value))
+        return (yield from self.run_chain("0", self.prompt.sections[0].name, self.input, walk_on=True,
+                                          finish=lambda vm, value: vm.result_text(value)))
 
     def run_chain(self, execution_id: str, start: str, input: str | None, *, walk_on: bool, finish):
         """Runs sections from `start`, each entry in a fresh VM, following
         `jump`. The walk goes on in file order (`walk_on`); a task or a
         fan-out arm ends with the section it is in. Returns `finish(vm,
         value)` for the last section's value (called before its VM closes),
-        or None when it produced none."""
+        or None when it produced none. A generator."""
         sections = self.prompt.sections
         index = {s.name: i for i, s in enumerate(sections)}
         i = index[start]
@@ -172,7 +173,7 @@ class Run:
             vm = SectionVM(self, section.name, execution_id, input=input)
             self.events.emit("section_started", execution_id, section.name)
             try:
-                value = vm.run_pieces(section.pieces, send_trailing=True)
+                value = yield from vm.run_pieces(section.pieces, send_trailing=True)
                 result = finish(vm, value) if value is not None else None
             except JumpSignal as j:
                 self.events.emit("section_ended", execution_id, section.name, jumped_to=j.target)

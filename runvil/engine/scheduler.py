@@ -13,15 +13,28 @@ deterministic: contexts run in the order they became runnable.
 A context may wait while a coroutine of its Lua runs (a coroutine that calls
 `models.infer`): it is the coroutine's context that stops, and the one the
 scheduler switches back to.
+
+Every Engine function that may wait is a generator, and so is a context's
+body: `block` is `yield from`'d down to the wait. With greenlets or threads
+it switches contexts inside and never yields; on the inline backend
+(runvil.lua.contexts), where there is no context to switch, it yields
+SUSPEND, which every generator between it and `_switch_to` passes up (Lua
+code in between runs as generator twins: `LuaState.call_g`), and the
+scheduler keeps the parked generator until the context is runnable again.
+A waiting builtin (`waiting_builtin`) runs its generator to the end when
+plain Lua code calls it, or as a generator when a twin does.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import deque
+from types import CellType, FunctionType
 
-from ..lua import contexts
+from ..lua import LuaError, contexts
+from ..lua.contexts import C_BOUNDARY, INLINE, SUSPEND
 from ..lua.cstack import C
+from ..lua.errors import BUILTIN_CODES, QUALNAMES
 from ..lua.values import set_string_meta, string_meta
 
 
@@ -36,6 +49,61 @@ def restore_locals(saved: tuple) -> None:
     set_string_meta(meta)
 
 
+def drive(gen):
+    """Runs an Engine generator to its end where nothing can pass its wait
+    up: with greenlets or threads it never yields (it switches inside);
+    inline, a wait here is refused as Lua refuses a yield across a C call."""
+    try:
+        gen.send(None)
+    except StopIteration as e:
+        return e.value
+    while True:  # (inline only: it yielded SUSPEND)
+        try:
+            gen.throw(LuaError(C_BOUNDARY))
+        except StopIteration as e:
+            return e.value
+
+
+def waiting_builtin(name: str | None, body):
+    """A builtin that may wait (models.loop, tools.call, ...) from `body`, a
+    generator function: a plain call runs it to its end (`drive`); a twin
+    calls its own generator (`lua_twin`), through which a wait passes up.
+    Either way one builtin level stands between the body and its Lua caller
+    (error levels and positions), known in messages as `name` (a method,
+    None: by the name it was called by)."""
+    codes = _WAITING_CODES.get(body.__code__)
+    if codes is None:  # codes of their own (a builtin is known by its code), once per body's code
+        short = (name or body.__name__).rpartition(".")[2]
+        codes = tuple(f.__code__.replace(co_name=short) for f in _waiting_templates())
+        for code in codes:
+            BUILTIN_CODES.add(code)
+            if name is not None:
+                QUALNAMES[code] = name
+        _WAITING_CODES[body.__code__] = codes
+    cell = CellType(body)
+    plain, twin = (FunctionType(code, globals(), code.co_name, None, (cell,)) for code in codes)
+    plain.lua_twin = twin
+    return plain
+
+
+def _waiting_templates():
+    body = None
+
+    def plain(*args):
+        return drive(body(*args))
+
+    def twin(*args):
+        return (yield from body(*args))
+
+    return plain, twin
+
+
+#: a waiting body's code -> the codes of its plain builtin and its twin
+#: (shared by every closure of that body: a model handle's methods, made
+#: per handle, add no codes)
+_WAITING_CODES: dict = {}
+
+
 class Cancelled(BaseException):
     """Unwinds a context whose run was cancelled or abandoned (not a Lua
     error: pcall does not catch it)."""
@@ -48,7 +116,10 @@ class Context:
         self.sched = sched
         self.name = name
         self.body = body
-        self.lua = contexts.Context(self._main, f"runvil-{name}")
+        # greenlets, threads: the context its body runs on; inline: its generator
+        self.lua = None if INLINE else contexts.Context(self._main, f"runvil-{name}")
+        self.gen = None
+        self.parked: tuple | None = None  # inline: its locals while its generator waits
         self.stopped_at: contexts.Context | None = None  # where it waits: itself or a coroutine in it
         self.waiting: set[int] = set()
         self.answers: dict[int, object] = {}
@@ -58,20 +129,46 @@ class Context:
         self.error: BaseException | None = None
         self.on_finish: list = []  # callbacks run in this context as it ends
 
+    @property
+    def started(self) -> bool:
+        return self.gen is not None if INLINE else self.lua.started
+
     def _main(self):
+        """The body on a context of its own (greenlets, threads)."""
         try:
             if self.cancelled:  # cancelled before it ever ran
                 raise Cancelled()
-            self.result = self.body()
-        except Cancelled:
-            pass
-        except BaseException as e:  # handed to whoever reads the outcome
+            self.result = drive(self.body())
+        except BaseException as e:
+            self._ended(e)
+        else:
+            self._ended(None)
+
+    def _step(self) -> None:
+        """Runs the body's generator until it waits or ends (inline)."""
+        try:
+            if self.gen is None:
+                if self.cancelled:  # cancelled before it ever ran
+                    raise Cancelled()
+                self.gen = self.body()
+            else:
+                restore_locals(self.parked)
+            self.gen.send(None)  # SUSPEND: it waits (block)
+        except StopIteration as e:
+            self.result = e.value
+            self._ended(None)
+        except BaseException as e:
+            self._ended(e)
+        else:
+            self.parked = save_locals()
+
+    def _ended(self, e: BaseException | None) -> None:
+        if e is not None and not isinstance(e, Cancelled):  # handed to whoever reads the outcome
             self.error = e
             self.sched.failed.append(self)
-        finally:
-            self.finished = True
-            for callback in self.on_finish:
-                callback(self)
+        self.finished = True
+        for callback in self.on_finish:
+            callback(self)
 
 
 class Scheduler:
@@ -107,42 +204,59 @@ class Scheduler:
 
     def _switch_to(self, ctx: Context) -> None:
         """Runs one context until it waits or ends (on the Lua thread)."""
-        self._home = contexts.current()
         self.current = ctx
         saved = save_locals()
         try:
-            if ctx.stopped_at is None:
+            if INLINE:
+                ctx._step()
+            elif ctx.stopped_at is None:
+                self._home = contexts.current()
                 contexts.resume(ctx.lua)
             else:
+                self._home = contexts.current()
                 where, ctx.stopped_at = ctx.stopped_at, None
                 contexts.transfer(where)
         finally:
             restore_locals(saved)
             self.current = None
 
-    def await_effects(self, effects: list) -> list:
-        """Called in a running context: posts effects, hands control back,
-        and returns their answers in order once all have come."""
+    def await_effects(self, effects: list):
+        """Called in a running context (a generator: `yield from` it):
+        posts effects, hands control back, and returns their answers in
+        order once all have come."""
         ctx = self.current
         assert ctx is not None, "await_effects outside a running context"
         for e in effects:
             self.pending[e.id] = (ctx, e)
             ctx.waiting.add(e.id)
-        self.block()
+        yield from self.block()
         return [ctx.answers.pop(e.id) for e in effects]
 
-    def block(self) -> None:
-        """Called in a running context: hands control back until the
-        context is made runnable again (by `resume` or `wake`)."""
+    def block(self):
+        """Called in a running context (a generator: `yield from` it):
+        hands control back until the context is made runnable again (by
+        `resume` or `wake`)."""
         ctx = self.current
         assert ctx is not None, "block outside a running context"
-        ctx.stopped_at = contexts.current()
-        saved = save_locals()
-        contexts.transfer(self._home)
-        restore_locals(saved)
+        if INLINE:
+            try:
+                yield SUSPEND
+            except BaseException:  # refused where it was (drive): it waits on nothing now
+                self._withdraw(ctx)
+                raise
+        else:
+            ctx.stopped_at = contexts.current()
+            saved = save_locals()
+            contexts.transfer(self._home)
+            restore_locals(saved)
         if ctx.cancelled:
             raise Cancelled()
 
+    def _withdraw(self, ctx: Context) -> None:
+        for eid in ctx.waiting:
+            self.pending.pop(eid, None)
+            self.dropped.add(eid)
+        ctx.waiting.clear()
     def wake(self, ctx: Context) -> None:
         """Makes a context that blocked on other contexts runnable."""
         if not ctx.finished and not ctx.waiting and ctx not in self.runnable and ctx is not self.current:
@@ -154,10 +268,7 @@ class Scheduler:
         if ctx.finished or ctx.cancelled:
             return
         ctx.cancelled = True
-        for eid in ctx.waiting:
-            self.pending.pop(eid, None)
-            self.dropped.add(eid)
-        ctx.waiting.clear()
+        self._withdraw(ctx)
         if ctx not in self.runnable and ctx is not self.current:
             self.runnable.append(ctx)
 
@@ -181,7 +292,7 @@ class Scheduler:
 
     def _cancel_all(self) -> None:
         for ctx in self.contexts:
-            if ctx.lua.started and not ctx.finished:
+            if ctx.started and not ctx.finished:
                 ctx.cancelled = True
                 for eid in list(ctx.waiting):
                     self.pending.pop(eid, None)

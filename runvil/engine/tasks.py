@@ -25,6 +25,7 @@ from .conversation.records import Record
 from .errors import ErrorValue, RunError, engine_error, raise_lua, run_error_from
 from .errors import message_type as type_for_message
 from .jsonlib import NotJSON, encode_compact, from_json, mark_list, record_views, to_json
+from .scheduler import waiting_builtin
 from .strings import from_lua_str, to_lua_str
 from .tools import ToolDef, add_offer, check_offer_open
 
@@ -105,7 +106,7 @@ class TaskRegistry:
 
         def body():
             try:
-                return ("ok", run.run_chain(task.id, section, input, walk_on=False, finish=result_of))
+                return ("ok", (yield from run.run_chain(task.id, section, input, walk_on=False, finish=result_of)))
             except LuaError as e:
                 return ("failed", e.value, run_error_from(e.value).message)
             except RunError as e:
@@ -149,9 +150,10 @@ class TaskRegistry:
         self.run.sched.cancel(task.ctx)
         return True
 
-    def wait(self, tasks: list, stop_at_failure: bool = False) -> None:
+    def wait(self, tasks: list, stop_at_failure: bool = False):
         """Blocks the current context until every task has ended (or, with
-        `stop_at_failure`, until one of them fails)."""
+        `stop_at_failure`, until one of them fails). A generator (the
+        scheduler's `block`)."""
         sched = self.run.sched
         while True:
             running = [t for t in tasks if t.state == "running"]
@@ -159,7 +161,7 @@ class TaskRegistry:
                 return
             for t in running:
                 t.waiters.append(sched.current)
-            sched.block()
+            yield from sched.block()
             for t in running:
                 if sched.current in t.waiters:
                     t.waiters.remove(sched.current)
@@ -252,7 +254,7 @@ def open_tasks(vm):
             tasks = [own("tasks.await", ids.get(i)) for i in range(1, ids.length() + 1)]
         else:
             raise_lua(f"tasks.await takes (ids?): an id or a list of ids, got {type_for_message(ids)}")
-        registry.wait(tasks)
+        yield from registry.wait(tasks)
         for t in tasks:
             if t.state != "completed":
                 raise_failure(t)
@@ -280,7 +282,7 @@ def open_tasks(vm):
             raise_lua(NO_SECTION.format(fn="tasks.fanout", name=section))
         arms = [registry.start(vm, "tasks.fanout", section, text, notify=False) for text in texts]
         try:
-            registry.wait(arms, stop_at_failure=True)
+            yield from registry.wait(arms, stop_at_failure=True)
         finally:
             for arm in arms:  # an arm failed, or this VM is being cancelled
                 registry.cancel(arm, "another arm of the fan-out failed")
@@ -289,7 +291,8 @@ def open_tasks(vm):
                 raise_failure(arm)
         return results_list(arms)
 
-    return lib_table({"spawn": spawn, "await": await_, "cancel": cancel, "offer": offer, "fanout": fanout}, "tasks.")
+    return lib_table({"spawn": spawn, "await": waiting_builtin("tasks.await", await_), "cancel": cancel, "offer": offer,
+                      "fanout": waiting_builtin("tasks.fanout", fanout)}, "tasks.")
 
 
 # ----------------------------------------------------- notices and task tools
@@ -304,9 +307,9 @@ def deliver_notices(vm) -> None:
         vm.run.events.emit("task_notice", vm.execution_id, vm.section, text=text)
 
 
-def run_task_tool(vm, tool, call: dict) -> str:
+def run_task_tool(vm, tool, call: dict):
     """Answers a call of a task tool; a bad call is answered with text, for
-    the model to read, rather than raised."""
+    the model to read, rather than raised. A generator (await_tasks waits)."""
     registry = vm.run.tasks
     args = call["arguments"]
     if tool.name == "task":
@@ -331,7 +334,7 @@ def run_task_tool(vm, tool, call: dict) -> str:
             if missing or not ids:
                 return _succeeded(vm, tool, call, NO_TASK.format(fn=tool.name, id=missing[0] if missing else ""))
         if tool.name == "await_tasks":
-            registry.wait(tasks)
+            yield from registry.wait(tasks)
         text = "\n".join(t.notice() for t in tasks) if tasks else "no tasks were started in this section"
     return _succeeded(vm, tool, call, text)
 

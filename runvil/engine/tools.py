@@ -13,6 +13,7 @@ from ..structs import Struct
 from .effects import ToolCall, ToolDropped, ToolFailure, ToolResult
 from .errors import engine_error, message_type, raise_lua
 from .jsonlib import NotJSON, to_json
+from .scheduler import waiting_builtin
 from .strings import from_lua_str, to_lua_str
 
 OFFER_AFTER_RENDER = "{fn}: the section's tool list was rendered at its first loop round; offer tools before it"
@@ -120,7 +121,7 @@ def open_tools(vm):
         if not isinstance(data, dict):
             raise_lua("tools.call: arguments must be a table")
         name = f"{pack}/{tool}"
-        (answer,) = run.sched.await_effects([ToolCall(run.sched.new_id(), name, data)])
+        (answer,) = yield from run.sched.await_effects([ToolCall(run.sched.new_id(), name, data)])
         # reported like the loop's calls; no model call id (spec/runvil.md §11)
         if isinstance(answer, ToolResult):
             run.events.emit("tool_call_succeeded", vm.execution_id, vm.section, name=name, id=None)
@@ -133,7 +134,8 @@ def open_tools(vm):
             raise engine_error("cancelled", f"the tool call {name} was dropped before it was answered")
         return to_lua_str(answer.text)
 
-    tools = lib_table({"offer": offer, "offer_local": offer_local, "call": call}, "tools.")
+    tools = lib_table({"offer": offer, "offer_local": offer_local, "call": waiting_builtin("tools.call", call)},
+                      "tools.")
     packs = lib_table({"offer": packs_offer}, "packs.")
     return tools, packs
 

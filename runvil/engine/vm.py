@@ -25,6 +25,7 @@ from .jsonlib import JSON_NULL, NotJSON, encode_compact, open_json, record_views
 from .limits import SECTION_ENTRIES, BudgetedState
 from .models import loop, open_models
 from .strings import from_lua_str, to_lua_str
+from .scheduler import waiting_builtin
 from .tasks import open_tasks
 from .tools import open_tools
 from .var import VarView
@@ -81,7 +82,7 @@ class SectionVM:
         if self.run.chat:
             G.set_str("chat", self._open_chat())
         G.set_str("jump", builtin(lambda *a: self._jump(*a)))
-        G.set_str("require", builtin(lambda *a: self._require(*a)))
+        G.set_str("require", waiting_builtin("require", self._require))
         # `require` caches modules in `package.loaded` (spec/runvil.md §4), a
         # table the block can read and fill; like Lua's registry copy, the
         # cache stays the same table when the `package` global is rebound
@@ -126,10 +127,10 @@ class SectionVM:
         """`chat.read()`: the user's next message, or nil when they are done."""
         def read(*args):
             sched = self.run.sched
-            (text,) = sched.await_effects([UserTurn(sched.new_id())])
+            (text,) = yield from sched.await_effects([UserTurn(sched.new_id())])
             return None if text is None else to_lua_str(text)
 
-        return lib_table({"read": read}, "chat.")
+        return lib_table({"read": waiting_builtin("chat.read", read)}, "chat.")
 
     def _print(self, text: str) -> None:
         self.run.events.emit("print", self.execution_id, self.section, text=from_lua_str(text.rstrip("\n")))
@@ -169,7 +170,7 @@ class SectionVM:
         if len(source) > MAX_BLOCK_BYTES:  # compiling costs as much as a block's
             raise_lua(f"module '{from_lua_str(name)}' is {len(source)} bytes of Lua; the limit is {MAX_BLOCK_BYTES} bytes")
         fn = self.state.load(source, "@" + os.path.relpath(path, folder))
-        results = self.state.call(fn, name)
+        results = yield from self.state.call_g(fn, name)
         if results and results[0] is not None:
             loaded.set(name, results[0])
         value = loaded.get(name)
@@ -183,7 +184,8 @@ class SectionVM:
     def run_pieces(self, pieces: list, send_trailing: bool):
         """Runs prose and blocks in order; returns the first non-nil value a
         block returns (which ends the section), or the terminal reply when
-        trailing prose is sent, or None."""
+        trailing prose is sent, or None. A generator, as everything that
+        runs Lua in a context (runvil.engine.scheduler)."""
         pending: list[str] = []
         saw_lua = False
         for piece in pieces:
@@ -196,7 +198,7 @@ class SectionVM:
             self.state.G.set_str("prose", to_lua_str(text))
             fn = self.state.instantiate(piece.compiled)
             self.state.reset_limits()  # each block gets the run's limits afresh
-            results = self.run_block(fn)
+            results = yield from self.run_block(fn)
             if results and results[0] is not None:
                 return results[0]
         del saw_lua
@@ -206,17 +208,17 @@ class SectionVM:
             return None
         text = self.fill_prose(pending, fill)
         if text:
-            return self.send_prose(text)
+            return (yield from self.send_prose(text))
         return None
 
-    def run_block(self, fn) -> tuple:
+    def run_block(self, fn):
         """Calls a block's function, counting its steps in the run's budget."""
         budget = self.run.budget
         overrun = budget.overrun()
         if overrun is not None:
             raise LuaError(_engine_lua_error(overrun))
         try:
-            return self.state.call(fn)
+            return (yield from self.state.call_g(fn))
         finally:
             budget.steps += self.state.block_steps()
 
@@ -265,7 +267,7 @@ class SectionVM:
         """Trailing prose is sent: messages:user(prose), then models.loop();
         the terminal reply is the section's result."""
         self.state.call(lambda: (self.messages._methods["user"](self.messages, to_lua_str(text)), None)[1])
-        self.state.call(lambda: loop(self, None, None))
+        yield from loop(self, None, None)
         last = self.messages.records[-1].content if self.messages.records else None
         return to_lua_str(last) if isinstance(last, str) else None
 

@@ -135,7 +135,8 @@ def answer_concurrently(effects, answer: Callable, max_workers: int = MAX_WORKER
     most `max_workers` threads; returns {effect.id: answer} in the effects'
     order. The first exception an answerer raised (in effect order) is
     re-raised once all have finished. The threads are daemons and the wait
-    can be interrupted, so Ctrl-C or SIGTERM never waits for a slow call."""
+    can be interrupted, so Ctrl-C or SIGTERM never waits for a slow call.
+    Where no thread starts, the calling thread answers them in turn."""
     effects = list(effects)
     if len(effects) <= 1:
         return {e.id: answer(e) for e in effects}
@@ -155,10 +156,15 @@ def answer_concurrently(effects, answer: Callable, max_workers: int = MAX_WORKER
             except BaseException as e:  # handed to the driving thread
                 errors[i] = e
 
-    workers = [threading.Thread(target=work, name="runvil-effect", daemon=True)
-               for _ in range(min(max_workers, len(effects)))]
-    for w in workers:
-        w.start()
+    workers = []
+    for _ in range(min(max_workers, len(effects))):
+        w = threading.Thread(target=work, name="runvil-effect", daemon=True)
+        try:
+            w.start()
+        except RuntimeError:  # can't start new thread (Pyodide): this one works too
+            work()
+            break
+        workers.append(w)
     for w in workers:
         w.join()
     for e in errors:

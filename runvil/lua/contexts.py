@@ -12,18 +12,30 @@ goes on. Two backends give the same behaviour:
 - `threads` (the fallback; `RUNVIL_CONTEXTS=threads` forces it): every
   context is a thread of its own with a large stack, and a baton (one lock
   per context) makes exactly one of them run.
+- `inline` (where no thread can start, as on Pyodide;
+  `RUNVIL_CONTEXTS=inline` forces it on CPython, where Lua still runs on
+  the large-stack Lua thread): there is no context to switch to.
+  Everything that may suspend is a Python generator running on its
+  resumer's stack: a coroutine as its function's twin (runvil.lua.twins),
+  an Engine context as a generator whose wait is a `yield SUSPEND` passed
+  up through every generator between it and the scheduler. `resume`,
+  `suspend` and `transfer` are never called on it.
 
-All Lua runs on the Lua thread (or, with threads, on context threads it
+With threads, all Lua runs on the Lua thread (or, with threads, on context threads it
 starts): a daemon thread with a large C stack that runs the jobs handed to
 `run_lua` one at a time, from any host thread. So deep Lua recursion ends
 in Lua's `stack overflow`, never in a crash. Python's recursion limit is
 process-wide: it is raised only while a job runs, so host code on small
 stacks (YAML, JSON, the prompt parser) keeps the default limit and fails
-with a RecursionError, never a segfault.
+with a RecursionError, never a segfault. Inline, Lua runs on the calling
+thread, under a recursion limit that the platform's stack holds
+(`inline_recursion_limit`), so deep recursion ends in Lua's `stack
+overflow` there too.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import queue
 import sys
@@ -41,15 +53,50 @@ THREAD_STACK = 512 * 1024 * 1024
 LUA_RECURSION_LIMIT = 200_000
 
 
+BACKENDS = ("greenlet", "threads", "inline")
+
+
+def threads_start() -> bool:
+    """Whether this platform can start a thread: Pyodide (emscripten) and
+    WASI cannot. (Told by the platform's name: starting a thread to find
+    out would cost every process half a millisecond.)"""
+    return sys.platform not in ("emscripten", "wasi")
+
+
 def choose_backend() -> str:
-    """greenlet where it imports, unless RUNVIL_CONTEXTS=threads."""
+    """RUNVIL_CONTEXTS when it names a backend this platform has; else
+    greenlet where it imports, threads where they start, inline otherwise."""
     wanted = os.environ.get("RUNVIL_CONTEXTS", "").strip().lower()
+    if wanted == "inline":
+        return "inline"
+    if not CAN_THREAD:
+        return "inline"
     if wanted == "threads" or _greenlet_mod is None:
         return "threads"
     return "greenlet"
 
 
+CAN_THREAD = threads_start()
 BACKEND = choose_backend()
+#: no execution contexts: everything that suspends is a generator
+INLINE = BACKEND == "inline"
+
+
+class Suspend:
+    """What an Engine context's generator yields when it waits (inline
+    backend): passed up unchanged by every generator between the wait and
+    the scheduler, as a Lua coroutine's yield never is (that is a tuple)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "SUSPEND"
+
+
+SUSPEND = Suspend()
+#: what a wait says where it cannot pass up to the scheduler, as Lua says
+#: of a yield inside a C function (a gsub callback, a sort comparator)
+C_BOUNDARY = "attempt to yield across a C-call boundary"
 
 
 class Context:
@@ -187,10 +234,16 @@ def _t_transfer(ctx: Context) -> None:
     me._go.acquire()
 
 
+def _no_contexts(*_args):
+    raise RuntimeError("the inline backend has no execution contexts to switch")
+
+
 if BACKEND == "greenlet":
     current, resume, suspend, transfer = _g_current, _g_resume, _g_suspend, _g_transfer
-else:
+elif BACKEND == "threads":
     current, resume, suspend, transfer = _t_current, _t_resume, _t_suspend, _t_transfer
+else:
+    current = resume = suspend = transfer = _no_contexts
 
 current.__doc__ = "The running context (the thread's main context outside any other)."
 resume.__doc__ = """Runs `ctx` (which becomes its resumer's child) until it suspends
@@ -254,11 +307,51 @@ def _serve() -> None:
             job.done.release()
 
 
+@functools.cache
+def inline_recursion_limit() -> int:
+    """The Python frames Lua may nest on the calling thread (inline): what
+    its C stack holds with a margin, as far as the platform tells (a
+    generator resumed inside another takes C stack, some kilobytes a level
+    at most); the platform's own limit where it does not (Pyodide sets one
+    its stack holds)."""
+    if sys.platform in ("emscripten", "wasi"):
+        return sys.getrecursionlimit()
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
+    except (ImportError, OSError, ValueError):
+        return sys.getrecursionlimit()
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        soft = 8 * 1024 * 1024
+    return max(sys.getrecursionlimit(), min(LUA_RECURSION_LIMIT, soft // INLINE_FRAME_BYTES))
+
+
+#: C stack a Python frame may take on the inline backend's calling thread
+#: (the largest measured for a Lua call through generator twins, doubled)
+INLINE_FRAME_BYTES = 2048
+
+
+def _run_inline(fn):
+    """run_lua on the inline backend: on the calling thread."""
+    _tl.lua = True
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, inline_recursion_limit()))
+    try:
+        return fn()
+    finally:
+        sys.setrecursionlimit(old)
+        _tl.lua = False
+
+
 def run_lua(fn):
     """Runs `fn()` on the Lua thread and returns its result (or raises what
-    it raised). On a Lua thread already, it simply calls it."""
+    it raised). On a Lua thread already, it simply calls it. Inline, the
+    calling thread is the Lua thread."""
     if getattr(_tl, "lua", False):
         return fn()
+    if INLINE and not CAN_THREAD:  # where threads start, they give Lua a large stack still
+        return _run_inline(fn)
     global _lua_thread
     with _start_lock:
         if _lua_thread is None:

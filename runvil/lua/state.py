@@ -13,12 +13,13 @@ from __future__ import annotations
 import itertools
 import sys
 import time
+from types import FunctionType
 
 from ..structs import Struct
 from . import values as V
 from .compiled import compile_lua
-from .contexts import on_lua_thread, run_lua
-from .cstack import HOST_CCALLS, C, ccall
+from .contexts import INLINE, SUSPEND, on_lua_thread, run_lua
+from .cstack import HOST_CCALLS, LUAI_MAXCCALLS, C, ccall, check
 from .errors import LimitExceeded, LuaError, current_where
 from .runtime import base_namespace, make_forprep, make_giter
 from .table import LuaTable
@@ -144,6 +145,41 @@ class LuaState:
             return self._call_here(f, args)
         self.reset_limits()
         return run_lua(lambda: self._call_from_host(f, args))
+
+    def call_g(self, f, *args):
+        """`call` for a caller that is a generator (the Engine's, whose waits
+        are generators: runvil.engine.scheduler), from Lua's thread. On the
+        inline backend f runs as a generator twin (runvil.lua.twins), so a
+        wait inside it (a SUSPEND) passes up through this one; a Lua yield
+        that reaches here was made outside any coroutine. Elsewhere it is
+        `call`, and never yields."""
+        if not INLINE or getattr(self, "install_twins", False) is False:  # (no coroutine library: no twins)
+            return self.call(f, *args)
+        if self.install_twins is not None:
+            self.install_twins()
+        n = C[0] + 1  # one nested C call, as ccall
+        if n >= LUAI_MAXCCALLS:
+            check(n, False)
+        C[0] = n
+        try:
+            if type(f) is not FunctionType:
+                f = V.resolve_callable(f, None)
+            gen = self.twin_call(f, args)
+            refusal = None
+            while True:
+                try:
+                    made = gen.send(None) if refusal is None else gen.throw(refusal)
+                except StopIteration as e:
+                    return V.expand(e.value)
+                if made is SUSPEND:
+                    refusal = None
+                    yield made
+                else:
+                    refusal = LuaError("attempt to yield from outside a coroutine")
+        except RecursionError as e:
+            raise LuaError(stack_overflow_message(e)) from None
+        finally:
+            C[0] = n - 1
 
     def _call_from_host(self, f, args):
         V.set_string_meta(self.string_meta)

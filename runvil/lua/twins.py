@@ -23,7 +23,7 @@ from types import FunctionType
 
 from . import values as V
 from .args import arg_error, check_function
-from .contexts import RUNNING_CO, Context
+from .contexts import INLINE, RUNNING_CO, Context
 from .contexts import resume as run_context
 from .contexts import suspend as leave_context
 from .cstack import DIRECT, LUAI_MAXCCALLS, C, NeedsContext, charge_meta, check
@@ -86,8 +86,12 @@ add_stack_hop(Worker.serve.__code__, lambda frame: frame.f_locals["self"].from_f
 
 def escalate(fn, args: tuple):
     """Runs fn(*args) on the coroutine's worker context; a yield of the
-    coroutine inside it is passed on as this generator's yield."""
+    coroutine inside it is passed on as this generator's yield. Inline
+    there is no context: fn runs here, where no yield can reach the twin
+    (one inside fails as a yield across a C call does)."""
     co = RUNNING_CO[0]
+    if INLINE:
+        return (yield from _direct(fn, args, co))
     w = co.worker
     if w is None or w.busy:  # busy: its call was left suspended by a twin that is gone
         w = co.worker = Worker(co.state.string_meta)
@@ -111,6 +115,21 @@ def escalate(fn, args: tuple):
         co.escalations.pop()
 
 
+def _direct(fn, args: tuple, co):
+    """escalate's call on the inline backend."""
+    if co is not None:
+        co.nny += 1
+    try:
+        r = fn(*args)
+        if type(r) is Multi and r and r[0] is TAILCALL:  # run here, as a worker runs it
+            r = Multi(V.expand(r))
+        return r
+    finally:
+        if co is not None:
+            co.nny -= 1
+    yield  # (a generator, as escalate's callers take it)
+
+
 def _truth(r) -> bool:
     r = V.first(r)
     return r is not None and r is not False
@@ -123,7 +142,7 @@ _FINAL_METAMETHOD = {
     **dict.fromkeys(("_add", "_sub", "_mul", "_div", "_mod", "_pow", "_idiv", "_band", "_bor", "_bxor", "_shl",
                      "_shr", "_unm", "_bnot", "_len", "_concat", "_index"), V.first),
     **dict.fromkeys(("_eq", "_lt", "_le"), _truth),
-    "_setindex": lambda r: None,
+    "_setindex": lambda r: None, "_tbc_close": lambda r: None,
 }  # fmt: skip
 
 
@@ -194,6 +213,9 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
     (code `wrapped_code`) only resumes another coroutine; `libs`, the
     builtins as opened (copied by stdlib/coroutine.py); `lib`, the coroutine
     library as opened."""
+    if INLINE:  # an Engine wait may pass up through a resume: resume and wrap functions are twins' calls
+        wrapped_code = None
+        libs = dict(libs, coroutine={k: v for k, v in libs.get("coroutine", {}).items() if k != "resume"})
     ns = state.ns
     giter = ns["_giter"]
     steps, tick = state._steps, state._tick
@@ -299,8 +321,7 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         return (True, *r)  # several results: a tuple (values.Multi is tuple)
 
     QUALNAMES[pcall.__code__], QUALNAMES[xpcall.__code__] = "pcall", "xpcall"
-    in_twin = {pcall_fn: pcall, xpcall_fn: xpcall}
-    for real, own in in_twin.items():  # what a twin's call site runs for them, as for a Lua function's twin
+    for real, own in ((pcall_fn, pcall), (xpcall_fn, xpcall)):  # what a twin runs for them, as for a Lua function's
         if real is not None:
             real.lua_twin = own
 
@@ -320,6 +341,8 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         finally:
             DIRECT[0] = False
         post = finals.get(helper)
+        if helper is concatn:  # a chain: each pair as an operator of its own (no pair ran a metamethod yet)
+            return (yield from concat_pairs(*args))
         n = C[0] + 1
         if post is None or type(h) is not FunctionType or n >= LUAI_MAXCCALLS:  # (the overflow's message: escalated)
             return (yield from escalate(helper, args))
@@ -329,6 +352,18 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
             return post((yield from gcall(h, operands)))
         finally:
             C[0] -= 1  # the count goes on from where the coroutine was resumed last
+
+    concatn = ns["_concatn"]
+    concat = ns["_concat"]
+
+    def concat_pairs(parts: tuple, descs: tuple):
+        """`a .. b .. c` right to left, as runtime's _concat_right, each
+        pair through `operator`: a metamethod in any pair runs as a twin."""
+        acc = parts[-1]
+        for i in range(len(parts) - 2, -1, -1):
+            pair = (parts[i], acc, descs[i], descs[i + 1] if i + 1 == len(parts) - 1 else None)
+            acc = yield from operator(concat, pair)
+        return acc
 
     def gtail(f, args: tuple):
         """`return f(args)` in a twin: a Lua function becomes the pending
@@ -348,12 +383,21 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
             return (yield from call_builtin(f, args))
 
     def call_builtin(f, args: tuple):
-        """A callee without a twin: directly if it runs no Lua code, as the
-        twins' own pcall and xpcall, else escalated."""
+        """A callee without a twin: directly if it runs no Lua code, as its
+        own generator if it has one (pcall, xpcall, the Engine's waiting
+        builtins), else escalated."""
         if runs_no_lua(f, args):
             return f(*args)
-        own = in_twin.get(f)
-        if own is not None:
+        if f is yield_fn:  # (called by a name no call site knew, or by pcall)
+            return Multi((yield args))
+        if f.__code__ is V.LATE_CODE:  # a value that is no function: what calling it calls now
+            return (yield from gcall(V.resolve_callable(*V.late_callee(f)), args))
+        tm = getattr(f, "lua_tm", None)
+        if tm is not None:  # a value called through __call: its metamethod, with the value before the arguments
+            charge_meta(tm[0])
+            return (yield from gcall(tm[0], tm[1] + args))
+        own = getattr(f, "lua_twin", None)  # pcall's, xpcall's, a waiting builtin's (runvil.engine)
+        if own is not None and own is not LEAF_TWIN:
             return (yield from own(*args))
         return (yield from escalate(f, args))
 

@@ -23,8 +23,13 @@ from .prompts import head, source
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def env_without_backend() -> dict:
+    """The environment less RUNVIL_CONTEXTS (the suite may run on any backend)."""
+    return {k: v for k, v in os.environ.items() if k != "RUNVIL_CONTEXTS"}
+
+
 def backend_in_subprocess(env_value: str | None) -> str:
-    env = {k: v for k, v in os.environ.items() if k != "RUNVIL_CONTEXTS"}
+    env = env_without_backend()
     if env_value is not None:
         env["RUNVIL_CONTEXTS"] = env_value
     out = subprocess.run([sys.executable, "-c", "from runvil.lua import contexts; print(contexts.BACKEND)"],
@@ -41,7 +46,8 @@ def test_greenlet_is_chosen_where_it_imports_and_threads_when_forced():
 def test_without_greenlet_the_threads_backend_stands_in():
     code = "import sys; sys.modules['greenlet'] = None\nfrom runvil.lua import contexts, LuaState\n" \
            "print(contexts.BACKEND, LuaState().execute('return coroutine.wrap(function() coroutine.yield(3) end)()')[0])"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT,
+                         env=env_without_backend())
     assert out.stdout.split() == ["threads", "3"], out.stderr
 
 
@@ -64,6 +70,10 @@ def test_on_threads_a_coroutine_without_a_thread_is_a_lua_error():
     assert out.stdout == "false\tnot enough memory\ntrue\n"
 
 
+switching = pytest.mark.skipif(contexts.INLINE, reason="the inline backend has no contexts to switch")
+
+
+@switching
 def test_resume_suspend_and_transfer_run_one_context_at_a_time():
     log = []
 
@@ -95,6 +105,7 @@ def test_resume_suspend_and_transfer_run_one_context_at_a_time():
     assert inner.finished and outer.finished
 
 
+@switching
 def test_an_exception_escaping_a_context_is_raised_in_its_resumer():
     def body():
         raise KeyError("k")
@@ -233,19 +244,8 @@ def test_a_cancelled_run_unwinds_a_coroutine_waiting_on_a_round():
 # ------------------------------------------------------- the threads backend
 
 
-@pytest.mark.skipif(contexts.BACKEND == "threads", reason="this run is the threads backend already")
-def test_the_coroutine_and_context_tests_pass_on_the_threads_backend():
-    """Both backends run in CI: the tests that exercise contexts run again
-    with RUNVIL_CONTEXTS=threads (one subprocess, a few files)."""
-    env = dict(os.environ, RUNVIL_CONTEXTS="threads", HYPOTHESIS_PROFILE="ci")
-    files = ["tests/lua/test_coroutines.py", "tests/lua/test_cstack.py", "tests/engine/test_contexts.py",
-             "tests/engine/test_tasks.py"]
-    # the tests that start processes of their own check no backend
-    skip = ("not default_recursion_limit and not tostring_recurses and not greenlet_is_chosen and not stands_in"
-            " and not without_a_thread and not twins_off")
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", skip, *files],
-                         env=env, capture_output=True, text=True, timeout=900, cwd=ROOT)
-    assert out.returncode == 0, out.stdout[-4000:]
+# The tests that exercise contexts run again on the threads backend and with
+# twins off in CI's slow tiers (.ci/tiers), not in the default suite.
 
 
 def test_on_threads_100000_coroutines_run_as_twins_without_a_thread_each():
@@ -259,18 +259,6 @@ def test_on_threads_100000_coroutines_run_as_twins_without_a_thread_each():
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert out.stdout == f"{2 * sum(range(1, 100001)) + 100000}\n"
-
-
-def test_the_coroutine_tests_pass_with_twins_off():
-    """RUNVIL_TWINS=0: every coroutine runs on a context of its own (the
-    path a function without a twin takes), in a subprocess."""
-    env = dict(os.environ, RUNVIL_TWINS="0", HYPOTHESIS_PROFILE="ci")
-    files = ["tests/lua/test_coroutines.py", "tests/lua/test_cstack.py", "tests/lua/test_programs.py",
-             "tests/engine/test_contexts.py"]
-    skip = "not threads_backend and not twins_off and not without_a_thread_each"
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", skip, *files],
-                         env=env, capture_output=True, text=True, timeout=900, cwd=ROOT)
-    assert out.returncode == 0, out.stdout[-4000:]
 
 
 def test_a_state_made_on_another_thread_runs_on_the_lua_thread():

@@ -51,14 +51,15 @@ def default_compactor(vm):
     return vm.compactors_table.hash.get("fail")
 
 
-def run_compactor(vm, compactor, reason: str, check) -> None:
+def run_compactor(vm, compactor, reason: str, check):
     """Calls compactor(reason) over the list. On a raise, or when `check`
     (the rules the compaction must pass) raises, the records are put back
-    as they were and the failure propagates."""
+    as they were and the failure propagates. A generator: the compactor
+    may wait (models.infer)."""
     snapshot = list(vm.messages.records)
     vm.compacting = True
     try:
-        vm.state.call(compactor, to_lua_str(reason))
+        yield from vm.state.call_g(compactor, to_lua_str(reason))
         check()
     except BaseException:
         vm.messages.records[:] = snapshot
@@ -87,6 +88,6 @@ def models_compact(vm, args: tuple):
         raise_lua(REASON_NOT_STRING.format(type=message_type(reason)))
     if vm.in_loop or vm.compacting:
         raise_lua(COMPACT_RUNNING)
-    run_compactor(vm, compactor, from_lua_str(reason), lambda: structural_check(vm))
+    yield from run_compactor(vm, compactor, from_lua_str(reason), lambda: structural_check(vm))
     return None
 

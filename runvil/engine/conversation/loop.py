@@ -36,7 +36,8 @@ class _Overflow(Exception):
 
 
 def run_loop(vm, handle_role: str | None, compactor):
-    """Runs rounds on the VM's list until the model replies with text."""
+    """Runs rounds on the VM's list until the model replies with text. A
+    generator, as everything here that waits (runvil.engine.scheduler)."""
     run = vm.run
     if compactor is None:
         compactor = default_compactor(vm)  # read when the call begins
@@ -66,7 +67,7 @@ def run_loop(vm, handle_role: str | None, compactor):
                         raise _Overflow("precheck")
                     report_chat(vm, messages, precheck={"tokens": tokens, "window": window,
                                                          "reserve": output_reserve(window, max_tokens)})
-                    answer = send_round(vm, role, messages, tools, "chat")
+                    answer = yield from send_round(vm, role, messages, tools, "chat")
                     if isinstance(answer, ModelFailure) and is_overflow(answer):
                         raise _Overflow("provider")
                 except _Overflow as o:
@@ -84,7 +85,7 @@ def run_loop(vm, handle_role: str | None, compactor):
                         if vm.messages.records and estimate(composed(vm)) >= overflowed:
                             raise exhausted(reason)
 
-                    run_compactor(vm, compactor, reason, rules)
+                    yield from run_compactor(vm, compactor, reason, rules)
                     retried = True
                     continue
                 break
@@ -97,7 +98,7 @@ def run_loop(vm, handle_role: str | None, compactor):
                     raise engine_error("internal", TRUNCATED_TOOL_ROUND.format(finish_reason=answer.finish_reason))
                 calls = [dict(c) for c in answer.tool_calls]
                 check_calls(calls)
-                tool_records = run_tool_calls(vm, calls)
+                tool_records = yield from run_tool_calls(vm, calls)
                 # the whole round lands at once, never half-answered
                 vm.messages.records.append(Record("assistant", "", calls))
                 vm.messages.records.extend(tool_records)
@@ -169,7 +170,7 @@ def check_calls(calls: list) -> None:
             raise engine_error("internal", MALFORMED.format(why=f"the arguments of {c['id']} are not a JSON object"))
 
 
-def run_tool_calls(vm, calls: list) -> list:
+def run_tool_calls(vm, calls: list):
     """Answers every call of a tool round; returns the tool records in the
     model's order. Bound calls in a row are issued together; a local call
     runs alone between its neighbours, and so does a task tool call.
@@ -185,7 +186,7 @@ def run_tool_calls(vm, calls: list) -> list:
         tool = scope[calls[i]["name"]]
         if tool.kind != "bound":
             run_alone = run_local if tool.kind == "local" else run_task_tool
-            results[calls[i]["id"]] = run_alone(vm, tool, calls[i])
+            results[calls[i]["id"]] = yield from run_alone(vm, tool, calls[i])
             i += 1
             continue
         j = i
@@ -194,7 +195,7 @@ def run_tool_calls(vm, calls: list) -> list:
             c = calls[j]
             batch.append(ToolCall(vm.run.sched.new_id(), scope[c["name"]].target, c["arguments"], c["id"]))
             j += 1
-        answers = vm.run.sched.await_effects(batch)
+        answers = yield from vm.run.sched.await_effects(batch)
         for eff, ans in zip(batch, answers):
             if isinstance(ans, ToolDropped):
                 vm.run.events.emit("tool_call_failed", vm.execution_id, vm.section, name=eff.name, id=eff.call_id,
@@ -217,11 +218,11 @@ def scope_name(eff: ToolCall) -> str:
     return eff.name.replace("/", "_")
 
 
-def run_local(vm, tool: ToolDef, call: dict) -> str:
+def run_local(vm, tool: ToolDef, call: dict):
     """A local tool: its handler gets the decoded arguments; a string result
     is the text, other JSON data is encoded. A raise ends the loop."""
     args = from_json(call["arguments"])
-    results = vm.state.call(tool.handler, args)
+    results = yield from vm.state.call_g(tool.handler, args)
     value = results[0] if results else None
     if type(value) is str:
         text = from_lua_str(value)

@@ -75,7 +75,7 @@ def current_role(vm) -> str:
 
 def send_round(vm, role: str, messages: list, tools: list, origin: str):
     """Posts one model round and waits for its answer (a ModelReply or a
-    ModelFailure)."""
+    ModelFailure). A generator (the scheduler's wait)."""
     run = vm.run
     binding = run.bindings.get(role) or ModelBinding(role, RAW_MODEL_CONTEXT)
     opts = run.prompt.frontmatter.models.get(role)
@@ -99,7 +99,7 @@ def send_round(vm, role: str, messages: list, tools: list, origin: str):
     if run.debug:
         run.events.emit("debug_request", vm.execution_id, vm.section, round=effect.id, role=role, model=effect.model,
                         origin=origin, messages=list(messages), tools=list(tools), options=options)
-    (answer,) = run.sched.await_effects([effect])
+    (answer,) = yield from run.sched.await_effects([effect])
     if run.debug and not (isinstance(answer, ModelReply) and answer.empty):  # an empty reply has no bodies
         body = ({"status": answer.status, "body": answer.body, "stream_error": answer.stream_error,
                  "unreachable": answer.unreachable} if isinstance(answer, ModelFailure) else

@@ -23,7 +23,7 @@ import os
 
 from .. import values as V
 from ..args import type_error
-from ..contexts import RUNNING_CO, Context, on_lua_thread, run_lua
+from ..contexts import C_BOUNDARY, INLINE, RUNNING_CO, SUSPEND, Context, on_lua_thread, run_lua
 from ..contexts import current as current_context
 from ..contexts import resume as run_context
 from ..contexts import suspend as leave_context
@@ -61,7 +61,9 @@ class Coroutine:
         if has_twin is None and fn is not None and getattr(state, "install_twins", None) is not None:
             state.install_twins()  # the state's first coroutine
             has_twin = state.has_twin
-        self.twin = fn is not None and has_twin is not None and has_twin(fn)
+        # (inline, every coroutine does: twins.gcall runs any function, and
+        # one that no twin can hold runs directly, where it may not yield)
+        self.twin = fn is not None and has_twin is not None and (INLINE or has_twin(fn))
         self.gen = None  # the running twin's generator
         self.escalations: list = []  # contexts of calls its twin escalated, innermost last
         self.worker = None  # the context its twin escalates calls to (twins.Worker)
@@ -72,9 +74,12 @@ class Coroutine:
 
     # -------------------------------------------------------- resumer side
 
-    def resume(self, args: tuple):
+    def resume(self, args: tuple, passing: bool = False):
         """Runs the coroutine until it yields, returns or fails: returns
-        ('yield'|'return', values) or ('error', value)."""
+        ('yield'|'return', values) or ('error', value). Inline, an Engine
+        context may wait inside it (its twin yields SUSPEND): with
+        `passing` (a twin's resume) that gives ('wait', None) and `proceed`
+        goes on once the wait is over; else the wait is refused there."""
         mine = C[0]
         if mine + 1 >= LUAI_MAXCCALLS:
             if mine >= LUAI_MAXCCALLS:  # lua_resume's own check: nothing happens
@@ -98,11 +103,15 @@ class Coroutine:
                     kind, values = self._step_twin(args)
                 else:
                     values = gen.send(args)
+                    if values is SUSPEND:
+                        return self._waits(mine, prev, passing)
                     self.depth = C[0] - mine  # with the nested C calls its twins hold (a pcall)
                     C[0] = mine
                     RUNNING_CO[0] = prev
                     self.status = "suspended"
                     return "yield", values
+                if values is SUSPEND:
+                    return self._waits(mine, prev, passing)
                 self.depth = C[0] - mine
             else:
                 self._transfer = args
@@ -114,6 +123,45 @@ class Coroutine:
         C[0] = mine
         RUNNING_CO[0] = prev
         return self._settled(kind, values)
+
+    def _waits(self, mine: int, prev, passing: bool):
+        """The twin yielded SUSPEND (inline): an Engine context waits inside
+        the coroutine. Passed on, the coroutine stays running and its
+        resumer's count and coroutine are put back until `proceed`; refused,
+        the wait fails where it is, as a yield across a C call does."""
+        if passing:
+            self.depth = C[0] - mine
+            C[0] = mine
+            RUNNING_CO[0] = prev
+            return "wait", None
+        try:
+            values = SUSPEND
+            while values is SUSPEND:
+                values = self.gen.throw(LuaError(C_BOUNDARY))
+        except BaseException as e:
+            return self.raised(e, mine, prev)
+        self.depth = C[0] - mine
+        C[0] = mine
+        RUNNING_CO[0] = prev
+        return self._settled("yield", values)
+
+    def proceed(self):
+        """Goes on after a wait passed on by `resume`: as resume does, with
+        nothing sent in (the Engine's answers are the scheduler's)."""
+        mine = C[0]
+        prev = RUNNING_CO[0]
+        C[0] = mine + self.depth
+        RUNNING_CO[0] = self
+        try:
+            values = self.gen.send(None)
+        except BaseException as e:
+            return self.raised(e, mine, prev)
+        if values is SUSPEND:
+            return self._waits(mine, prev, True)
+        self.depth = C[0] - mine
+        C[0] = mine
+        RUNNING_CO[0] = prev
+        return self._settled("yield", values)
 
     def _settled(self, kind: str, values):
         """The end of a resume: the coroutine is suspended or dead."""
@@ -220,6 +268,23 @@ def resume_wrapped(co: Coroutine, args: tuple, where) -> tuple:
     return wrapped_outcome(*co.resume(args), where)
 
 
+def resume_passing(co: Coroutine, args: tuple):
+    """A resume of co from a twin (inline): an Engine context's wait inside
+    it passes up through this generator. Gives what `Coroutine.resume` does."""
+    kind, values = co.resume(args, True)
+    while kind == "wait":
+        yield SUSPEND
+        kind, values = co.proceed()
+    return kind, values
+
+
+def wrapped_twin(co: Coroutine, args: tuple):
+    """A coroutine.wrap function as a twin calls it (inline)."""
+    if co.status != "suspended":
+        return resume_wrapped(co, args, caller_where)  # the refusal
+    return wrapped_outcome(*(yield from resume_passing(co, args)), caller_where)
+
+
 def wrapped_outcome(kind: str, values, where) -> tuple:
     if kind == "error":
         raise LuaError(where() + values if type(values) is str else values)
@@ -252,10 +317,13 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
             except BaseException as e:
                 values = wrapped_outcome(*co.raised(e, mine, prev), current_where)
             else:
-                co.depth = calls[0] - mine
-                calls[0] = mine
-                running[0] = prev
-                co.status = "suspended"
+                if values is SUSPEND:  # (inline) a wait inside, where it cannot pass up
+                    values = wrapped_outcome(*co._waits(mine, prev, False), current_where)
+                else:
+                    co.depth = calls[0] - mine
+                    calls[0] = mine
+                    running[0] = prev
+                    co.status = "suspended"
         else:
             values = resume_wrapped(co, (s, c), current_where)
         try:
@@ -364,6 +432,16 @@ def open_lib(state) -> None:
             return Multi((False, values))
         return (True, *values)  # several results: a tuple (values.Multi is tuple)
 
+    def resume_twin(*args):
+        """coroutine.resume as a twin calls it (inline): a wait inside passes up."""
+        co = args[0] if args else None
+        if type(co) is not Coroutine or co.status != "suspended" or co is main:
+            return resume(*args)  # the refusals, as resume gives them
+        kind, values = yield from resume_passing(co, args[1:])
+        if kind == "error":
+            return Multi((False, values))
+        return (True, *values)
+
     def yield_(*args):
         co = RUNNING_CO[0]
         if co is None or co.nny:
@@ -400,6 +478,8 @@ def open_lib(state) -> None:
             return resume_wrapped(co, a, caller_where)  # a tuple: several results
 
         wrapped.lua_walk_calls = lambda s, c, n, steps, tick: walk_wrapped(co, s, c, n, steps, tick)  # a for over it
+        if INLINE:
+            wrapped.lua_twin = builtin(lambda *a: wrapped_twin(co, a))
         return builtin(wrapped)
 
     def close(*args):
@@ -414,7 +494,9 @@ def open_lib(state) -> None:
             return Multi((False, err))
         return True
 
-    state.enable_twins = lambda: _enable_twins(state, yield_, wrap, lib)
+    # inline, a twin's resume is a generator an Engine wait passes up through
+    own_twins = {resume: resume_twin} if INLINE else {}
+    state.enable_twins = lambda: _enable_twins(state, yield_, wrap, lib, own_twins)
     lib = lib_table(
         {
             "create": create,
@@ -435,11 +517,11 @@ def open_lib(state) -> None:
 TWINS = os.environ.get("RUNVIL_TWINS", "").strip() not in ("0", "off", "no", "false")
 
 
-def _enable_twins(state, yield_fn, wrap, lib: LuaTable) -> None:
+def _enable_twins(state, yield_fn, wrap, lib: LuaTable, own_twins: dict) -> None:
     """Lets the state's coroutines run as generator twins (runvil.lua.twins),
     set up at its first coroutine: a state that makes none pays only for a
     copy of its builtins as opened (and imports no runvil.lua.twins)."""
-    if not TWINS or not hasattr(state, "iterators"):
+    if not (TWINS or INLINE) or not hasattr(state, "iterators"):  # (inline needs them)
         return
     # the globals and library tables as the libraries have just opened them
     # (a program may replace a builtin later: the twins must know the real ones)
@@ -451,6 +533,8 @@ def _enable_twins(state, yield_fn, wrap, lib: LuaTable) -> None:
         state.install_twins = None
         wrapped_code = next(c for c in wrap.__code__.co_consts if getattr(c, "co_name", None) == "wrapped")
         twins.install(state, yield_fn, wrapped_code, libs, lib)
+        for real, twin in own_twins.items():
+            real.lua_twin = twin
 
     state.install_twins = install
 
