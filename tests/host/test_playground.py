@@ -28,7 +28,8 @@ from runvil.host.playground.examples import EXAMPLES_JSON, examples_json
 from runvil.host.playground.pins import PYODIDE_URL, PYODIDE_VERSION
 
 from ..harness.loopback import LoopbackServer
-from ..pyodide.tier import HERE as TIER, PLAYWRIGHT_VERSION, npm_package, pyodide_folder, skip_unless_enabled
+from ..pyodide.tier import HERE as TIER
+from ..pyodide.tier import PLAYWRIGHT_VERSION, cache_folder, npm_package, pyodide_folder, skip_unless_enabled
 from ..test_tutorial import SESSIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -165,7 +166,7 @@ def test_the_examples_menu_is_the_tutorial_s():
 def test_each_example_runs_to_what_its_chapter_shows(example):
     got = session.run(example["prompt"], example["world"], example["input"])
     result, error = expect(example["name"])
-    assert got["result"] == result
+    assert got["result"] == result, got["error"]
     assert got["error"].startswith(error) and bool(got["error"]) == bool(error)
     assert got["view"].startswith("<!DOCTYPE html>") and "</html>" in got["view"]
 
@@ -229,7 +230,7 @@ def page_report(tmp_path_factory):
     done = playground(str(out), "--pyodide", str(pyodide))
     assert done.returncode == 0, done.stderr
     server = _StaticServer(out).start()
-    shot = tmp_path_factory.mktemp("shots") / "playground.png"
+    shot = cache_folder() / "playground.png"  # kept, to be looked at
     config = tmp_path_factory.mktemp("browser") / "config.json"
     config.write_text(json.dumps({
         "playwright": str(playwright), "chromium": chromium, "url": server.url(),
@@ -268,7 +269,7 @@ def test_the_page_loads_offline_with_every_element(page_report):
 def test_the_page_runs_each_example_to_what_its_chapter_shows(page_report, name):
     got = step(page_report, "example:" + name)
     result, error = expect(name)
-    assert got["result"] == result
+    assert got["result"] == result, got["error"]
     assert got["error"].startswith(error) and bool(got["error"]) == bool(error)
     assert "<!DOCTYPE html>" in got["view"]
 

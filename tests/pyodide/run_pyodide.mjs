@@ -35,13 +35,22 @@ pyodide.runPython(`
 import contextlib, io, json, os, sys, time
 os.chdir("/work")
 
+def stream():
+    """A stdout like a pipe's: text, with the bytes underneath (\`buffer\`)."""
+    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="surrogateescape", newline="\\n",
+                            write_through=True)
+
+def text(s):
+    s.flush()
+    return s.buffer.getvalue().decode("utf-8", "replace")
+
 def run_cli(argv_json):
     from runvil.host.cli import main
-    out, err = io.StringIO(), io.StringIO()
+    out, err = stream(), stream()
     t0 = time.perf_counter()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(json.loads(argv_json))
-    return json.dumps({"code": code, "stdout": out.getvalue(), "stderr": err.getvalue(),
+    return json.dumps({"code": code, "stdout": text(out), "stderr": text(err),
                        "seconds": round(time.perf_counter() - t0, 3)})
 `);
 const runCli = pyodide.globals.get("run_cli");

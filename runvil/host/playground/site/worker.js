@@ -11,7 +11,9 @@ let queue = Promise.resolve();
 
 self.onmessage = (ev) => {
   queue = queue.then(() => handle(ev.data)).catch((e) => {
-    const text = "runvil: internal error: " + String(e && e.message ? e.message : e) + "\n";
+    // a Python exception's message is its traceback: its last line, as the command says it
+    const lines = String(e && e.message ? e.message : e).trim().split("\n");
+    const text = "runvil: internal error: " + lines[lines.length - 1] + "\n";
     if (ev.data.type === "run") self.postMessage({ type: "result", result: "", error: text, view: "" });
     else if (ev.data.type === "repl") self.postMessage({ type: "repl", opened: "", output: text, more: false });
     else self.postMessage({ type: "failed", message: text });
