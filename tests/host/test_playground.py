@@ -123,6 +123,21 @@ def test_the_site_holds_the_page_and_pure_wheels(tmp_path):
     assert not (out / "pyodide").exists()
 
 
+@pytest.mark.parametrize("marker,holds", [
+    ('sys_platform != "emscripten"', False),
+    ('python_version < "3.15"', True),  # anyio's typing_extensions: Pyodide's Python is 3.13
+    ('python_version < "3.11"', False),
+    ("(platform_python_implementation == 'CPython') and extra == 'brotli'", False),
+    ('python_version >= "3.8" and (sys_platform == "linux" or sys_platform == "emscripten")', True),
+    ('"wasm" in platform_machine', True),
+])
+def test_environment_markers_are_read_as_on_pyodide(marker, holds):
+    from runvil.host.playground.pins import PYODIDE_ENV
+    from runvil.host.playground.wheels import marker_holds
+
+    assert marker_holds(marker, PYODIDE_ENV) is holds
+
+
 def test_a_pyodide_folder_is_copied_in_and_a_url_is_kept(tmp_path):
     dist = tmp_path / "dist"
     dist.mkdir()
@@ -141,7 +156,8 @@ def test_usage_errors(tmp_path):
     (tmp_path / "empty").mkdir()
     (tmp_path / "file").write_text("x")
     for argv, message in [
-        ((str(tmp_path / "s"), "--pyodide", "nowhere"), "runvil: --pyodide: nowhere is neither an http(s) URL nor a folder"),
+        ((str(tmp_path / "s"), "--pyodide", "nowhere"),
+         "runvil: --pyodide: nowhere is neither an http(s) URL nor a folder"),
         ((str(tmp_path / "s"), "--pyodide", str(tmp_path / "empty")),
          f"runvil: --pyodide: {tmp_path / 'empty'} is not a Pyodide distribution folder (no pyodide.js)"),
         ((str(tmp_path / "file"),), f"runvil: cannot write the playground into {tmp_path / 'file'}: it is a file"),

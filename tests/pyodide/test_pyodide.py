@@ -147,7 +147,8 @@ def test_the_conformance_suite_passes(pyodide_runs):
 def cpython_conformance() -> tuple[float, str]:
     """The same suite on this CPython, timed the same way (inside the
     process, start-up excluded): its seconds and its closing line."""
-    code = ("import contextlib, io, time; from runvil.host.cli import main; t = time.perf_counter(); out = io.StringIO()\n"
+    code = ("import contextlib, io, time; from runvil.host.cli import main\n"
+            "t = time.perf_counter(); out = io.StringIO()\n"
             "with contextlib.redirect_stdout(out): main(['conformance', 'conformance'])\n"
             "print(time.perf_counter() - t); print(out.getvalue().strip().splitlines()[-1])")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=900)

@@ -34,7 +34,8 @@ def playground_parser():
                                 description="Write a static site that runs prompts in the browser, on Pyodide.")
     p.add_argument("out", metavar="OUT", help="the folder to write the site into (made if missing)")
     p.add_argument("--pyodide", metavar="URL_OR_DIR", default=PYODIDE_URL,
-                   help=f"where the page loads Pyodide from: a URL, or a folder copied into OUT (default: {PYODIDE_URL})")
+                   help=f"where the page loads Pyodide from: a URL, or a folder copied into OUT "
+                        f"(default: {PYODIDE_URL})")
     return p
 
 

@@ -33,7 +33,9 @@ class BundleError(Exception):
 # ------------------------------------------------------------------ markers
 
 
-_TOKEN = re.compile(r"""\s*(?:(\(|\))|('[^']*'|"[^"]*")|(===|==|!=|<=|>=|~=|<|>|not\s+in\b|in\b)|(and\b|or\b)|([A-Za-z_][A-Za-z0-9_.]*))""")
+#: a marker's tokens, by group: 0 parenthesis, 1 string, 2 operator, 3 and/or, 4 variable
+_TOKEN = re.compile(r"""\s*(?:(\(|\))|('[^']*'|"[^"]*")|(===|==|!=|<=|>=|~=|<|>|not\s+in\b|in\b)"""
+                    r"""|(and\b|or\b)|([A-Za-z_][A-Za-z0-9_.]*))""")
 
 
 def marker_holds(marker: str, env: dict) -> bool:
