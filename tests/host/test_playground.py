@@ -187,6 +187,13 @@ def test_each_example_runs_to_what_its_chapter_shows(example):
     assert got["view"].startswith("<!DOCTYPE html>") and "</html>" in got["view"]
 
 
+def test_the_warm_up_prompt_parses():
+    from runvil.prompt import check_text
+
+    assert check_text(session.WARM_UP) == []
+    session.warm_up()
+
+
 def test_a_parse_error_shows_its_line():
     assert session.run(PARSE_ERROR) == {"ok": False, "result": "", "error": PARSE_ERROR_SHOWN, "view": ""}
 

@@ -96,6 +96,10 @@ def test_runvil_comes_from_the_wheel_and_the_wheels_are_pure(pyodide_runs):
 
     for wheel in pyodide_runs["wheels"]:
         assert not [n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(NATIVE_SUFFIXES)], wheel.name
+    shipped = zipfile.ZipFile(pyodide_runs["wheels"][0]).namelist()  # the package data pyproject.toml declares
+    for asset in ("index.html", "playground.js", "worker.js", "playground.css", "examples.json"):
+        assert f"runvil/host/playground/site/{asset}" in shipped, asset
+    assert "runvil/_grammar/lua.lark" in shipped
 
 
 def test_the_version_and_a_check(pyodide_runs):

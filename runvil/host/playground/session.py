@@ -111,6 +111,32 @@ def run(prompt_text: str, world_text: str = "", input_text: str = "") -> dict:
         return _outcome(False, error=shown.getvalue(), view=view)
 
 
+WARM_UP = """---
+name: warm-up
+description: Parsed once while the page loads.
+runvil: 0
+---
+
+# Warm up
+
+## Block
+
+```lua
+local t = {f = function(...) return select('#', ...) end}
+return t.f(1, 2) .. ''
+```
+"""
+
+
+def warm_up() -> None:
+    """Parses and compiles a small prompt, so that the parser's tables are
+    built (seconds on Pyodide) while the page says `loading`, not during
+    the first run."""
+    from ...prompt import check_text
+
+    check_text(WARM_UP, PROMPT_FILE)
+
+
 def _pack_schemas(prompt) -> dict:
     """The tools of the Packs the prompt uses (their calls are the world's
     to answer: the browser performs none)."""

@@ -60,5 +60,10 @@ async function init(site) {
     pyodide.unpackArchive(await reply.arrayBuffer(), "wheel", { extractDir: sitePackages });
   }
   session = pyodide.pyimport("runvil.host.playground.session");
+  try {
+    session.warm_up();
+  } catch (e) {
+    // whatever stops it stops the first run too, which shows it in #error
+  }
   self.postMessage({ type: "ready" });
 }
