@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from runvil.host.playground import PYODIDE_FILES
+from runvil.host.playground import PYODIDE_FILES, playground_parser
 from runvil.host.playground import session
 from runvil.host.playground.examples import EXAMPLES_JSON, examples_json
 from runvil.host.playground.pins import PYODIDE_URL, PYODIDE_VERSION
@@ -165,6 +165,13 @@ def test_usage_errors(tmp_path):
         done = playground(*argv)
         assert (done.returncode, done.stdout, done.stderr) == (2, "", message + "\n")
     assert playground().returncode == 2
+
+
+def test_the_command_and_its_options_are_in_the_command_reference():
+    text = (ROOT / "docs" / "reference" / "commands.md").read_text(encoding="utf-8")
+    assert "## runvil playground" in text and f"`{PYODIDE_URL}`" in text
+    options = {a.option_strings[-1] for a in playground_parser()._actions if a.option_strings} - {"--help"}
+    assert options == {"--pyodide"} and all(f"`{o}" in text for o in options)
 
 
 def test_the_examples_menu_is_the_tutorial_s():
