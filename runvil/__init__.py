@@ -46,7 +46,6 @@ def run(prompt, *, input: str | None = None, script=None, harness=None, bindings
 
     from .engine.run import ModelBinding, Run
     from .harness.drive import drive
-    from .harness.packs import discover_packs, pack_schemas
 
     if isinstance(prompt, (str, os.PathLike)):
         from .prompt import parse_file
@@ -66,15 +65,22 @@ def run(prompt, *, input: str | None = None, script=None, harness=None, bindings
         defaults = {r: ModelBinding(r) for r in roles}
     else:
         from .harness.echo import ECHO_CONTEXT
-        from .harness.packs import PackTools, WithPackTools
         from .host.runcmd import _Answerer
 
-        answer = WithPackTools(_Answerer(), PackTools(wanted=prompt.frontmatter.uses))
+        answer = _Answerer()
+        if prompt.frontmatter.uses:  # the Packs are imported for a prompt that uses one
+            from .harness.packs import PackTools, WithPackTools
+
+            answer = WithPackTools(answer, PackTools(wanted=prompt.frontmatter.uses))
         defaults = {r: ModelBinding("echo", ECHO_CONTEXT, name="echo") for r in roles}
     for role, b in (bindings or {}).items():
         defaults[role] = ModelBinding(b, name=b) if isinstance(b, str) else b
     try:
-        packs = pack_schemas(discover_packs(wanted=prompt.frontmatter.uses))
+        packs = {}
+        if prompt.frontmatter.uses:
+            from .harness.packs import discover_packs, pack_schemas
+
+            packs = pack_schemas(discover_packs(wanted=prompt.frontmatter.uses))
         run_ = Run(prompt, input=input, bindings=defaults, packs=packs)
         outcome = drive(run_, answer)
     finally:

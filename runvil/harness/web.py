@@ -1,7 +1,8 @@
 """The `web` Pack (host.md "Built-in Packs"): `web/search` asks a
 SearXNG-compatible JSON endpoint (`GET search_url?q=...&format=json`, whose
 `results` hold `title`, `url` and `content`), `web/fetch` gets a page and
-returns its text, HTML reduced to readable text by inscriptis.
+returns its text, HTML reduced to readable text by inscriptis (or, where
+it is not installed, by htmltext.py).
 
 Settings are read by duck typing (`search_url`, `fetch_max_bytes`,
 `fetch_timeout`), so the harness never imports the host's config.
@@ -197,11 +198,15 @@ def _charset(header: str, body: bytes, html: bool) -> str:
 
 def html_text(html: str) -> str:
     """Readable text of an HTML page: inscriptis lays out headings, lists
-    and tables as text; runs of blank lines are folded to one."""
-    from inscriptis import get_text
-
+    and tables as text; where it is not installed (it needs lxml, a C
+    extension: Pyodide), htmltext.py's plainer stdlib reader does. Runs of
+    blank lines are folded to one."""
     if not html.strip():
         return ""
+    try:
+        from inscriptis import get_text
+    except ImportError:
+        from .htmltext import html_to_text as get_text
     try:
         text = get_text(html)
     except Exception:  # lxml refuses a page it cannot parse at all  # noqa: BLE001

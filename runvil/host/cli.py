@@ -89,6 +89,10 @@ def _main(argv: list[str] | None = None) -> int:
         from .view import view_command
 
         return view_command(rest)
+    if cmd == "playground":
+        from .playground import playground_command
+
+        return playground_command(rest)
     print(f"runvil: unknown command '{cmd}'\n{USAGE}", file=sys.stderr)
     return 2
 
@@ -105,6 +109,8 @@ USAGE = """usage: runvil COMMAND ...   (runvil COMMAND --help for its options)
   runvil conformance [--impl CMD] [-k PATTERN] [--junit FILE] [DIR...]
                                              run conformance cases (default: conformance/)
   runvil view LOG.jsonl [-o FILE.html]       render a run log as one HTML page
+  runvil playground OUT [--pyodide URL_OR_DIR]
+                                             write a static site that runs prompts in the browser
   runvil --version                           print the version"""
 
 

@@ -146,7 +146,8 @@ def _run_command(argv: list[str]) -> int:
     if input_text is None and args.script:
         input_text = answer.world_input  # before the live wrapper hides it
     workspace = None
-    if not args.script:  # bound tools come from the Packs
+    uses = prompt.frontmatter.uses
+    if uses and not args.script:  # bound tools come from the Packs (imported only for a prompt that uses one)
         from ..harness.packs import WithPackTools
 
         try:
@@ -156,11 +157,13 @@ def _run_command(argv: list[str]) -> int:
         answer = WithPackTools(answer, tools)
         workspace = tools.workspace.path
     requests: list = []
-    from ..harness.packs import discover_packs, pack_schemas
+    schemas = {}
+    if uses:
+        from ..harness.packs import discover_packs, pack_schemas
 
-    packs = discover_packs(wanted=prompt.frontmatter.uses)
+        schemas = pack_schemas(discover_packs(wanted=uses))
     try:
-        run = Run(prompt, input=input_text, bindings=bindings, packs=pack_schemas(packs), debug=args.debug,
+        run = Run(prompt, input=input_text, bindings=bindings, packs=schemas, debug=args.debug,
                   limits=limits, run_limits=run_limits)
     except PrepareError as e:
         return usage_error(str(e), answer)

@@ -1,0 +1,323 @@
+"""`runvil playground OUT [--pyodide URL_OR_DIR]` (host.md "The
+playground"): the site it writes, what its page runs (session.py, here on
+CPython), and the page itself in headless Chromium on Pyodide (opt-in
+with the Pyodide tier: RUNVIL_PYODIDE=1, see tests/pyodide/tier.py).
+
+"each tutorial example to the result the chapter shows": the chapters'
+`console` blocks are the expectations, read here as test_tutorial reads
+them."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+import zipfile
+from functools import partial
+from html.parser import HTMLParser
+from http.server import SimpleHTTPRequestHandler
+from pathlib import Path
+
+import pytest
+
+from runvil.host.playground import PYODIDE_FILES, playground_parser
+from runvil.host.playground import session
+from runvil.host.playground.examples import EXAMPLES_JSON, examples_json
+from runvil.host.playground.pins import PYODIDE_URL, PYODIDE_VERSION
+
+from ..harness.loopback import LoopbackServer
+from ..pyodide.tier import HERE as TIER
+from ..pyodide.tier import PLAYWRIGHT_VERSION, cache_folder, npm_package, pyodide_folder, skip_unless_enabled
+from ..test_tutorial import SESSIONS
+
+ROOT = Path(__file__).resolve().parents[2]
+IDS = ("prompt", "world", "input", "run", "status", "result", "error", "view", "examples", "repl")
+EXAMPLES = json.loads(EXAMPLES_JSON.read_text(encoding="utf-8"))
+
+PARSE_ERROR = """---
+name: broken
+description: A block with a syntax error.
+runvil: 0
+---
+
+# Broken
+
+## Ask
+
+```lua
+local x = = 1
+return x
+```
+"""
+PARSE_ERROR_SHOWN = """error[Parse]: prompt.md:12: section `Ask` prologue:12: unexpected symbol near '='
+  --> prompt.md:12:11
+   |
+12 | local x = = 1
+   |           ^ unexpected symbol near '='
+"""
+RUNAWAY = PARSE_ERROR.replace("local x = = 1\nreturn x", "local n = 0\nwhile true do n = n + 1 end")
+RUNAWAY_SHOWN = "error[Lua]: section `Ask` prologue:13: step limit exceeded (20000000 steps)\n"
+REPL_LINES = ["messages:user('hi')", "models.loop()", "for i = 1, 2 do", "print(i)", "end",
+              "messages[#messages].content"]
+REPL_SHOWN = ("1\n2\n", "echo: hi\n")
+
+
+def chapter_shows() -> dict[str, str]:
+    """Example name -> what its chapter's command prints."""
+    shown = {}
+    for _chapter, command, expected in SESSIONS:
+        words = shlex.split(command)
+        if words[1] == "run" and "--script" in words:
+            shown.setdefault(Path(words[words.index("--script") + 1]).stem, expected)
+    return shown
+
+
+SHOWN = chapter_shows()
+
+
+def expect(name: str) -> tuple[str, str]:
+    """(#result, start of #error) the page must show for an example."""
+    out = SHOWN[name]
+    return ("", out + "\n") if out.startswith("error[") else (out, "")
+
+
+def playground(*argv: str):
+    return subprocess.run([sys.executable, "-m", "runvil.host.cli", "playground", *argv], capture_output=True,
+                          text=True, timeout=300)
+
+
+class _Ids(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.ids += [v for k, v in attrs if k == "id"]
+
+
+# ------------------------------------------------------------------ the site
+
+
+def test_the_site_holds_the_page_and_pure_wheels(tmp_path):
+    out = tmp_path / "site"
+    done = playground(str(out))
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{out / 'index.html'}\n", "")
+    ids = _Ids()
+    ids.feed((out / "index.html").read_text(encoding="utf-8"))
+    for element in IDS:
+        assert ids.ids.count(element) == 1, element
+    site = json.loads((out / "site.json").read_text())
+    assert site["pyodide"] == PYODIDE_URL == f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"
+    assert site["wheels"][0].startswith("wheels/runvil-")
+    names = {w.split("/")[1].split("-")[0].lower() for w in site["wheels"]}
+    assert {"runvil", "lark", "attrs", "pyyaml"} <= names and not names & {"greenlet", "inscriptis", "lxml"}
+    assert sorted(p.name for p in (out / "wheels").iterdir()) == sorted(w.split("/")[1] for w in site["wheels"])
+    for wheel in site["wheels"]:
+        files = zipfile.ZipFile(out / wheel).namelist()
+        assert not [f for f in files if f.endswith((".so", ".pyd", ".dylib"))], wheel
+    runvil_files = zipfile.ZipFile(out / site["wheels"][0]).namelist()
+    assert "runvil/host/playground/site/worker.js" in runvil_files and "runvil/_grammar/lua.lark" in runvil_files
+    assert json.loads((out / "examples.json").read_text()) == EXAMPLES
+    assert not (out / "pyodide").exists()
+
+
+@pytest.mark.parametrize("marker,holds", [
+    ('sys_platform != "emscripten"', False),
+    ('python_version < "3.15"', True),  # anyio's typing_extensions: Pyodide's Python is 3.13
+    ('python_version < "3.11"', False),
+    ("(platform_python_implementation == 'CPython') and extra == 'brotli'", False),
+    ('python_version >= "3.8" and (sys_platform == "linux" or sys_platform == "emscripten")', True),
+    ('"wasm" in platform_machine', True),
+])
+def test_environment_markers_are_read_as_on_pyodide(marker, holds):
+    from runvil.host.playground.pins import PYODIDE_ENV
+    from runvil.host.playground.wheels import marker_holds
+
+    assert marker_holds(marker, PYODIDE_ENV) is holds
+
+
+def test_a_pyodide_folder_is_copied_in_and_a_url_is_kept(tmp_path):
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    for name in PYODIDE_FILES:
+        (dist / name).write_text(name)
+    (dist / "node_modules").mkdir()
+    out = tmp_path / "site"
+    assert playground(str(out), "--pyodide", str(dist)).returncode == 0
+    assert json.loads((out / "site.json").read_text())["pyodide"] == "pyodide/"
+    assert sorted(p.name for p in (out / "pyodide").iterdir()) == sorted(PYODIDE_FILES)
+    assert playground(str(out), "--pyodide", "http://127.0.0.1:8000/pyodide").returncode == 0
+    assert json.loads((out / "site.json").read_text())["pyodide"] == "http://127.0.0.1:8000/pyodide/"
+
+
+def test_usage_errors(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "file").write_text("x")
+    for argv, message in [
+        ((str(tmp_path / "s"), "--pyodide", "nowhere"),
+         "runvil: --pyodide: nowhere is neither an http(s) URL nor a folder"),
+        ((str(tmp_path / "s"), "--pyodide", str(tmp_path / "empty")),
+         f"runvil: --pyodide: {tmp_path / 'empty'} is not a Pyodide distribution folder (no pyodide.js)"),
+        ((str(tmp_path / "file"),), f"runvil: cannot write the playground into {tmp_path / 'file'}: it is a file"),
+    ]:
+        done = playground(*argv)
+        assert (done.returncode, done.stdout, done.stderr) == (2, "", message + "\n")
+    assert playground().returncode == 2
+
+
+def test_the_command_and_its_options_are_in_the_command_reference():
+    text = (ROOT / "docs" / "reference" / "commands.md").read_text(encoding="utf-8")
+    assert "## runvil playground" in text and f"`{PYODIDE_URL}`" in text
+    options = {a.option_strings[-1] for a in playground_parser()._actions if a.option_strings} - {"--help"}
+    assert options == {"--pyodide"} and all(f"`{o}" in text for o in options)
+
+
+def test_the_examples_menu_is_the_tutorial_s():
+    """site/examples.json is written by `python -m
+    runvil.host.playground.examples`; it must match the tutorial."""
+    assert EXAMPLES_JSON.read_text(encoding="utf-8") == examples_json(ROOT)
+    assert [e["name"] for e in EXAMPLES] == list(SHOWN)
+    assert len({e["chapter"] for e in EXAMPLES}) == 7
+
+
+# ------------------------------------------------------------------ what the page runs (on CPython)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e["name"] for e in EXAMPLES])
+def test_each_example_runs_to_what_its_chapter_shows(example):
+    got = session.run(example["prompt"], example["world"], example["input"])
+    result, error = expect(example["name"])
+    assert got["result"] == result, got["error"]
+    assert got["error"].startswith(error) and bool(got["error"]) == bool(error)
+    assert got["view"].startswith("<!DOCTYPE html>") and "</html>" in got["view"]
+
+
+def test_the_warm_up_prompt_parses():
+    from runvil.prompt import check_text
+
+    assert check_text(session.WARM_UP) == []
+    session.warm_up()
+
+
+def test_a_parse_error_shows_its_line():
+    assert session.run(PARSE_ERROR) == {"ok": False, "result": "", "error": PARSE_ERROR_SHOWN, "view": ""}
+
+
+def test_a_runaway_block_ends_at_the_step_limit():
+    got = session.run(RUNAWAY)
+    assert got["error"].startswith(RUNAWAY_SHOWN) and "  --> prompt.md:13:1\n" in got["error"]
+    assert "step limit exceeded" in got["view"]
+
+
+def test_an_empty_world_is_the_echo_model_and_a_bad_world_names_its_line():
+    first = next(e for e in EXAMPLES if e["name"] == "first-prompt")
+    assert session.run(first["prompt"])["result"] == "echo: Say hello to someone who is new to runvil."
+    got = session.run(first["prompt"], "replies:\n  - text: [1\n")
+    assert got["error"].startswith("runvil: cannot read the scripted world world.yaml: line 3: ")
+
+
+def test_the_repl_runs_in_a_section_vm_of_the_prompt():
+    first = next(e for e in EXAMPLES if e["name"] == "first-prompt")
+    repl = session.Repl(first["prompt"])
+    assert repl.open() == "a section VM of the prompt on the echo model; models.use('writer') is done\n"
+    outputs = [repl.chunk(line) for line in REPL_LINES]
+    assert [o["more"] for o in outputs] == [False, False, True, True, False, False]
+    assert outputs[1]["output"] == "nil\n"
+    assert (outputs[4]["output"], outputs[5]["output"]) == REPL_SHOWN
+    assert repl.chunk("x.y = 1")["output"] == "stdin:1: attempt to index a nil value (global 'x')\n"
+
+
+# ------------------------------------------------------------------ the page, in Chromium on Pyodide
+
+
+class _StaticServer(LoopbackServer):
+    """A plain static file server on 127.0.0.1, as a user would run."""
+
+    def __init__(self, folder: Path):
+        class Quiet(SimpleHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+        super().__init__(partial(Quiet, directory=str(folder)))
+
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+
+@pytest.fixture(scope="module")
+def page_report(tmp_path_factory):
+    """The playground built with the npm Pyodide folder, served on
+    127.0.0.1 and driven in headless Chromium by browser.mjs."""
+    skip_unless_enabled()
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
+    pyodide = pyodide_folder()
+    playwright = npm_package("playwright-core", PLAYWRIGHT_VERSION)
+    out = tmp_path_factory.mktemp("playground") / "site"
+    done = playground(str(out), "--pyodide", str(pyodide))
+    assert done.returncode == 0, done.stderr
+    server = _StaticServer(out).start()
+    shot = cache_folder() / "playground.png"  # kept, to be looked at
+    config = tmp_path_factory.mktemp("browser") / "config.json"
+    config.write_text(json.dumps({
+        "playwright": str(playwright), "chromium": chromium, "url": server.url(),
+        "examples": [e["name"] for e in EXAMPLES], "parse_error": PARSE_ERROR, "runaway": RUNAWAY,
+        "repl": REPL_LINES, "screenshot": str(shot), "profile": str(tmp_path_factory.mktemp("profile")),
+        "ready_ms": 240_000, "run_ms": 300_000,
+    }))
+    try:
+        ran = subprocess.run(["node", str(TIER / "browser.mjs"), str(config)], capture_output=True, text=True,
+                             timeout=1800)
+    finally:
+        server.stop()
+    assert ran.stdout.strip(), ran.stderr[-3000:]
+    report = json.loads(ran.stdout.strip().splitlines()[-1])
+    report["server"], report["screenshot"] = server.url(), shot
+    print(f"playground screenshot: {shot}")
+    return report
+
+
+def step(report: dict, name: str) -> dict:
+    got = report["steps"][name]
+    assert "failed" not in got, f"{got['failed']}\nconsole: {report['console'][-20:]}"
+    return got
+
+
+def test_the_page_loads_offline_with_every_element(page_report):
+    load = step(page_report, "load")
+    assert load["first"] == "loading" and load["ids"] == list(IDS)
+    assert load["menu"] == [e["name"] for e in EXAMPLES]
+    assert load["chosen"] == EXAMPLES[0]["name"] and load["prompt"] == EXAMPLES[0]["prompt"]
+    assert page_report["origins"] == [page_report["server"].rstrip("/")]  # nothing from anywhere else
+    assert page_report["screenshot"].stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("name", [e["name"] for e in EXAMPLES])
+def test_the_page_runs_each_example_to_what_its_chapter_shows(page_report, name):
+    got = step(page_report, "example:" + name)
+    result, error = expect(name)
+    assert got["result"] == result, got["error"]
+    assert got["error"].startswith(error) and bool(got["error"]) == bool(error)
+    assert "<!DOCTYPE html>" in got["view"]
+
+
+def test_the_page_shows_a_parse_error_with_its_line(page_report):
+    got = step(page_report, "parse_error")
+    assert (got["result"], got["error"]) == ("", PARSE_ERROR_SHOWN)
+
+
+def test_the_page_stays_responsive_while_a_runaway_block_runs(page_report):
+    got = step(page_report, "runaway")
+    assert [d["status"] for d in got["during"]] == ["running"] * 3
+    assert all(d["frame"] and d["input"] == f"typed {i}" and d["ms"] < 1000 for i, d in enumerate(got["during"]))
+    assert got["error"].startswith(RUNAWAY_SHOWN) and got["result"] == ""
+
+
+def test_the_page_s_repl(page_report):
+    output = step(page_report, "repl")["output"]
+    assert "a section VM of the prompt on the echo model; models.use('writer') is done\n" in output
+    assert output.endswith("> messages[#messages].content\necho: hi\n")
+    assert ">> end\n1\n2\n" in output
