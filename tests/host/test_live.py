@@ -76,8 +76,10 @@ def test_usage_meter_and_closing_line():
     for i in range(4):
         meter(ModelRound(i, "w", "m", "chat", ()))
     assert meter(ToolCall(9, "web/search", {})) == ToolResult("r")  # a tool call is no round
-    assert meter.as_json() == {"rounds": 3, "prompt_tokens": 30, "completion_tokens": 12, "reasoning_tokens": 4}
-    assert meter.closing_line(now=meter.started + 1.84) == "3 rounds · 30 prompt + 12 completion tokens (4 reasoning) · 1.8 s"
+    assert meter.as_json() == {"rounds": 3, "prompt_tokens": 30, "completion_tokens": 12, "reasoning_tokens": 4,
+                               "rounds_without_usage": 1}
+    assert meter.closing_line(now=meter.started + 1.84) == \
+        "3 rounds · 30 prompt + 12 completion tokens (4 reasoning) (1 round without usage) · 1.8 s"
     empty = UsageMeter(lambda e: ModelReply(text="x"))
     empty(ModelRound(1, "w", "m", "chat", ()))
-    assert empty.closing_line(now=empty.started) == "1 round · 0.0 s"
+    assert empty.closing_line(now=empty.started) == "1 round · tokens unknown · 0.0 s"  # host.md
