@@ -83,3 +83,19 @@ def test_usage_meter_and_closing_line():
     empty = UsageMeter(lambda e: ModelReply(text="x"))
     empty(ModelRound(1, "w", "m", "chat", ()))
     assert empty.closing_line(now=empty.started) == "1 round · tokens unknown · 0.0 s"  # host.md
+
+
+def test_a_reply_cut_short_for_length_is_marked():
+    """Issue 25: a `length` reply is marked in live output, after its text."""
+    from runvil.host.live import CUT_SHORT
+
+    out = io.StringIO()
+    live = Live(out)
+    one = ModelRound(1, "w", "m", "chat", ())
+    live.fragment(one, "Once upon a")
+    live.listen(Event(1, "model_turn_completed", "0", "A", {"round": 1, "finish_reason": "length"}))
+    live.listen(Event(2, "model_turn_truncated", "0", "A", {"round": 1}))
+    live.listen(Event(3, "assistant_reply", "0", "A", {"round": 1, "text": "Once upon a"}))
+    assert out.getvalue() == f"Once upon a\n{CUT_SHORT}\n"
+    assert CUT_SHORT == "[cut short: the reply reached its length limit (finish reason length)]"
+    assert live.last_streamed == "Once upon a"
