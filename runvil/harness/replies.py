@@ -39,6 +39,7 @@ NOT_FINITE = "the arguments of {name} hold {value}, which JSON does not allow"
 TOO_BIG_INTEGER = "the arguments of {name} hold an integer beyond 64 bits ({digits} digits)"
 TOO_DEEP_JSON = "the arguments of {name} nest too deeply"
 WRONG_TYPE = "{what} is {kind}, not {wanted}"
+ARGUMENTS_TYPE = "the arguments of {name} are {kind}, not a string"
 TOO_MANY_CALLS = f"the reply holds more than {MAX_TOOL_CALLS} tool calls"
 
 # the JSON decoder's reasons, in plain words
@@ -113,7 +114,7 @@ def decode_arguments(name: str, text: str) -> dict:
             raise malformed(TOO_BIG_INTEGER.format(name=label, digits=said.split()[0])) from None
         raise malformed(NOT_FINITE.format(name=label, value=said)) from None
     except json.JSONDecodeError as e:
-        if e.pos >= len(text.rstrip()):
+        if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
             raise malformed(CUT_JSON.format(name=label)) from None
         reason = next((plain for start, plain in _PLAIN if e.msg.startswith(start)), "it is not JSON")
         raise malformed(NOT_JSON.format(name=label, reason=reason, at=e.pos + 1)) from None
@@ -217,8 +218,8 @@ class ReplyBuilder:
         elif isinstance(args, dict):  # some servers send the object itself
             entry.args.append(json.dumps(args, separators=(",", ":"), ensure_ascii=False))
         elif args is not None:
-            what = f"the arguments of '{entry.name}'" if entry.name else "the arguments of a tool call"
-            raise malformed(WRONG_TYPE.format(what=what, kind=json_kind(args), wanted="a string"))
+            label = f"'{entry.name}'" if entry.name else "a tool call"
+            raise malformed(ARGUMENTS_TYPE.format(name=label, kind=json_kind(args)))
 
     def reply(self) -> ModelReply:
         calls = []

@@ -94,10 +94,11 @@ def codings_of(headers) -> list[str]:
     return [c for c in (p.strip().lower() for p in headers.get("content-encoding", "").split(",")) if c and c != "identity"]
 
 
-def body_pieces(resp, limit: int = MAX_REPLY, cut: bool = False) -> Iterator[bytes]:
+def body_pieces(resp, limit: int | None = None, cut: bool = False) -> Iterator[bytes]:
     """The decoded body of an httpx streaming response in pieces, at most
     `limit` bytes on the wire and decoded: past it, WireError, or with
     `cut` the pieces simply stop there."""
+    limit = MAX_REPLY if limit is None else limit
     codings = codings_of(resp.headers)
     if len(codings) > 1:
         raise WireError(STACKED_ENCODINGS.format(codings=", ".join(codings)))
@@ -128,7 +129,7 @@ def charset_of(headers) -> str:
     return CHARSETS.get(m.group(1).lower(), "utf-8") if m else "utf-8"
 
 
-def read_text(resp, limit: int = MAX_REPLY, cut: bool = False) -> str:
+def read_text(resp, limit: int | None = None, cut: bool = False) -> str:
     """The whole body as text (see body_pieces and charset_of)."""
     data = b"".join(body_pieces(resp, limit, cut))
     return data.decode(charset_of(resp.headers), "replace")
@@ -137,11 +138,12 @@ def read_text(resp, limit: int = MAX_REPLY, cut: bool = False) -> str:
 # ------------------------------------------------------------------ event streams
 
 
-def sse_events(pieces: Iterable[bytes], limit: int = MAX_EVENT) -> Iterator[str]:
+def sse_events(pieces: Iterable[bytes], limit: int | None = None) -> Iterator[str]:
     """The data payloads of a Server-Sent Events stream, in UTF-8: the data
     lines of one event are joined by newlines; comments and other fields
     are skipped. Lines end with CR LF, LF or CR. Linear in the stream's
     length however it is cut into pieces."""
+    limit = MAX_EVENT if limit is None else limit
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     pending: list[str] = []  # the start of a line not yet ended
     pending_size = 0
