@@ -36,7 +36,7 @@ PIECE = 64 * 1024  # bytes inflated at a time
 CHARSETS = {"utf-8": "utf-8", "utf8": "utf-8", "us-ascii": "ascii", "ascii": "ascii", "iso-8859-1": "latin-1",
             "latin-1": "latin-1", "latin1": "latin-1", "windows-1252": "cp1252", "cp1252": "cp1252"}
 ENCODINGS = ("gzip", "x-gzip", "deflate")
-ACCEPT_ENCODING = "gzip, deflate"
+ACCEPT_ENCODING = "gzip,deflate"
 
 REPLY_TOO_BIG = "the model backend's reply is larger than {limit} bytes"
 STACKED_ENCODINGS = "the model backend sent its reply in stacked encodings ({codings}), which runvil does not unpack"

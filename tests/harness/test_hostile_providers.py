@@ -142,7 +142,7 @@ def test_a_gzipped_reply_of_a_sane_size_is_read(server):
 def test_an_encoding_not_asked_for_is_refused(server):
     server.reply(Reply(raw=b"\x00" * 100, content_type="application/json", headers={"Content-Encoding": "br"}))
     assert ask(server).message == "the model backend sent its reply in the encoding 'br', which runvil did not ask for"
-    assert server.requests[0]["headers"]["Accept-Encoding"] == "gzip, deflate"
+    assert server.requests[0]["headers"]["Accept-Encoding"] == "gzip,deflate"
 
 
 def test_a_corrupt_gzip_body_is_named(server):
