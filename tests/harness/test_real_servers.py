@@ -356,3 +356,21 @@ def test_a_length_reply_is_marked_on_the_terminal(tmp_path, server):
     shown = re.sub(rb"\x1b\[[0-9;]*[A-Za-z]|\r", b"", seen).decode("utf-8")
     assert "Once upon a time\n[cut short: the reply reached its length limit (finish reason length)]\n" in shown
     assert re.search(r"^1 round · tokens unknown · \d+\.\d s$", shown, re.M)
+
+
+def test_the_command_references_provider_examples_are_valid_configs():
+    """docs/reference/commands.md: one example per server, each a config
+    runvil reads."""
+    import tomllib
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "commands.md").read_text(encoding="utf-8")
+    section = text[text.index("### Provider settings"):]
+    blocks = re.findall(r"```toml\n(.*?)```", section, re.S)
+    assert len(blocks) == 4
+    names = set()
+    for block in blocks:
+        config = parse_config(tomllib.loads(block))
+        names |= set(config.providers)
+        assert config.models
+    assert names == {"openai", "llama", "vllm", "ollama"}
