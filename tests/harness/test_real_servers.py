@@ -374,3 +374,18 @@ def test_the_command_references_provider_examples_are_valid_configs():
         names |= set(config.providers)
         assert config.models
     assert names == {"openai", "llama", "vllm", "ollama"}
+
+
+def test_the_provider_set_refuses_a_key_beyond_ascii_without_showing_it(server):
+    """The Harness reads a key itself when the Host did not: the same
+    refusal, as the round's failure."""
+    from runvil.harness.providers import ProviderSet
+
+    config = parse_config({"providers": {"a": {"base_url": server.base_url, "api_key_env": "K"}},
+                           "models": {"a/m": {"provider": "a", "context": 100}}})
+    with ProviderSet(config, environ={"K": "sk-abc\u2014def12345"}) as providers:
+        answer = providers(ModelRound(id=1, role="w", model="a/m", origin="chat", messages=()))
+    assert answer == ModelFailure(message="provider 'a' needs an API key: the environment variable K holds a character "
+                                          "beyond ASCII (a typographic dash or quote pasted with it?), which an API key "
+                                          "cannot")
+    assert server.requests == []
