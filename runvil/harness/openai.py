@@ -53,7 +53,7 @@ from typing import Callable
 
 import httpx
 
-from ..engine.effects import ModelFailure, ModelReply, ModelRound
+from ..engine.effects import ModelFailure, ModelRound
 from ..engine.models import REJECTED
 from ..structs import Struct, replace
 from .errortext import REDACTED, detail, mask_keys, safe_loads  # noqa: F401  REDACTED is read from here (record.py)
