@@ -279,7 +279,7 @@ def test_a_streamed_overflow_reaches_the_compactor(local_server, tmp_path, capsy
     assert code == 0, data
     assert data["result"] == "provider|2"
     (failed,) = [e for e in events if e["type"] == "model_turn_failed"]
-    assert failed["status"] == 400 and f"exceed context window of {N_CTX}" in failed["message"]
+    assert failed["status"] == 400 and f"maximum context length is {N_CTX} tokens" in failed["message"]
 
 
 def test_a_chat_that_summarises(local_server, tmp_path):
@@ -294,7 +294,7 @@ def test_a_chat_that_summarises(local_server, tmp_path):
     assert done.returncode == 0, done.stderr.decode()
     events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     failed = [e for e in events if e["type"] == "model_turn_failed"]
-    assert failed and f"exceed context window of {N_CTX}" in failed[0]["message"]
+    assert failed and f"maximum context length is {N_CTX} tokens" in failed[0]["message"]
     summaries = [e for e in events if e["type"] == "model_turn_completed" and e.get("origin") == "infer"]
     assert summaries, [e["type"] for e in events]  # the compactor's models.infer
     replies = [e for e in events if e["type"] == "reply"]
