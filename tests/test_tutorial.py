@@ -92,10 +92,13 @@ def test_every_tutorial_prompt_has_its_world_and_passes_check():
 
 REFERENCE = ROOT / "docs" / "reference"
 MESSAGE_PACKAGES = ("runvil.prompt", "runvil.engine")
+#: the Harness's modules that talk to providers: their texts reach the user too (issue 25)
+PROVIDER_MODULES = ("runvil.harness.openai", "runvil.harness.replies", "runvil.harness.wire",
+                    "runvil.harness.providers", "runvil.harness.errortext")
 
 
 def message_table() -> list[tuple[str, list[tuple[str, str]]]]:
-    """Every message text of the parser and the Engine: each module's
+    """Every message text of the parser, the Engine and the provider code: each module's
     upper-case string constants holding words, in the module's order, each
     text once (at the first module that defines it)."""
     import importlib
@@ -103,9 +106,10 @@ def message_table() -> list[tuple[str, list[tuple[str, str]]]]:
 
     seen: set[str] = set()
     table = []
-    for package in MESSAGE_PACKAGES:
+    for package in MESSAGE_PACKAGES + PROVIDER_MODULES:
         pkg = importlib.import_module(package)
-        names = [package] + [m.name for m in pkgutil.walk_packages(pkg.__path__, package + ".")]
+        inside = pkgutil.walk_packages(pkg.__path__, package + ".") if hasattr(pkg, "__path__") else ()
+        names = [package] + [m.name for m in inside]
         for name in names:
             mod = importlib.import_module(name)
             rows = []

@@ -72,6 +72,7 @@ class ModelFailure(Struct, frozen=True):
     stream_error: str | None = None
     unreachable: str | None = None
     message: str | None = None  # a message the backend itself chose
+    partial: str | None = None  # the text streamed before the failure (never a reply)
 
 
 class ToolResult(Struct, frozen=True):

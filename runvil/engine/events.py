@@ -20,6 +20,7 @@ EVENT_TYPES = (
     "model_turn_completed",
     "model_turn_failed",
     "model_turn_truncated",
+    "model_reply_partial",  # the text a failed round streamed (host.md "Talking to real providers")
     "model_retry",  # the Harness retries a round (host.md "Talking to real providers")
     "thinking",
     "assistant_reply",

@@ -34,14 +34,14 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _BRACKET = re.compile(r"[\[\]{}]")
 
 
-def safe_loads(text: str):
+def safe_loads(text: str, **hooks):
     """json.loads for text a provider sent, refusing (ValueError) JSON nested
     deeper than MAX_NESTING before decoding it: a run raises the recursion
     limit for Lua, and CPython's decoder would then overflow the C stack of
     a thread on a deep enough document instead of raising."""
     if text.count("[") + text.count("{") > MAX_NESTING and _nesting(text) > MAX_NESTING:
         raise ValueError(f"JSON nested deeper than {MAX_NESTING} levels")
-    return json.loads(text)
+    return json.loads(text, **hooks)
 
 
 def _nesting(text: str) -> int:
@@ -65,6 +65,17 @@ def mask_keys(text: str, key: str | None = None) -> str:
         for form in sorted(forms, key=len, reverse=True):
             text = text.replace(form, REDACTED)
     return _BEARER.sub(r"\1" + REDACTED, _KEYLIKE.sub(REDACTED, text))
+
+
+def key_fault(key: str) -> str | None:
+    """What makes a key unusable in an HTTP header, in words (never the
+    key): a space or control character, or a character beyond ASCII (a
+    pasted typographic dash or quote)."""
+    if any(ord(c) < 0x21 or ord(c) == 0x7F for c in key):
+        return "spaces or control characters"
+    if any(ord(c) > 0x7E for c in key):
+        return "a character beyond ASCII (a typographic dash or quote pasted with it?)"
+    return None
 
 
 def provider_message(body: str) -> str:

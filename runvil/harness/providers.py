@@ -2,7 +2,8 @@
 effects of one step concurrently (runvil.md §1 "Harness").
 
 `ProviderSet` reads a host config by duck typing (`providers`: name ->
-object with `base_url`, `api_key_env`, `timeout`, `max_retries`; `models`:
+object with `base_url`, `api_key_env`, `timeout`, `max_retries`, and
+optionally `stream`, `tool_choice`, `stream_usage`; `models`:
 id -> object with `provider`, `name`) so the harness never imports the
 host. Retries are reported through `on_retry(effect, attempt, status,
 wait)`, which the Host sets to add a `model_retry` run event: the Engine
@@ -18,9 +19,15 @@ import threading
 from typing import Callable
 
 from ..engine.effects import ModelFailure, ModelRound, ToolCall, ToolFailure
+from .errortext import key_fault
 from .retries import DEFAULT_MAX_RETRIES, RetryPolicy
 
 MAX_WORKERS = 8
+NO_PROVIDER = "no provider is configured for the model '{model}'"
+NEEDS_KEY = "provider '{provider}' needs an API key: {why}"
+KEY_NOT_SET = "the environment variable {var} is not set"
+KEY_UNUSABLE = "the environment variable {var} holds {fault}, which an API key cannot"
+NO_TOOL_BACKEND = "no tool backend is configured for {name}"
 
 
 class ProviderSet:
@@ -68,21 +75,27 @@ class ProviderSet:
             return None
         key = (self.environ.get(var) or "").strip()
         if not key:
-            raise LookupError(f"the environment variable {var} is not set")
+            raise LookupError(KEY_NOT_SET.format(var=var))
+        fault = key_fault(key)
+        if fault is not None:
+            raise LookupError(KEY_UNUSABLE.format(var=var, fault=fault))
         return key
 
     def provider_for(self, model) -> object:
         with self._lock:
             p = self._providers.get(model.id)
             if p is None:
-                from .openai import DEFAULT_TIMEOUT, OpenAIProvider
+                from .openai import DEFAULT_TIMEOUT, OpenAIProvider, WireSettings
 
                 prov = self.config.providers[model.provider]
                 timeout = self.timeout or getattr(prov, "timeout", None) or DEFAULT_TIMEOUT
                 retries = getattr(prov, "max_retries", None)
                 policy = RetryPolicy(DEFAULT_MAX_RETRIES if retries is None else retries)
                 factory = self.factory or OpenAIProvider
-                p = factory(prov.base_url, self._key(model.provider), model.name, timeout=timeout, retry=policy)
+                settings = WireSettings(getattr(prov, "stream", True), getattr(prov, "tool_choice", "auto"),
+                                        getattr(prov, "stream_usage", True))
+                p = factory(prov.base_url, self._key(model.provider), model.name, timeout=timeout, retry=policy,
+                            settings=settings)
                 self._providers[model.id] = p
             return p
 
@@ -90,16 +103,16 @@ class ProviderSet:
         """A ModelReply or ModelFailure for a round; a ToolFailure for a bound
         tool call (no Pack backend here)."""
         if isinstance(effect, ToolCall):
-            return ToolFailure(f"no tool backend is configured for {effect.name}")
+            return ToolFailure(NO_TOOL_BACKEND.format(name=effect.name))
         if not isinstance(effect, ModelRound):
             raise TypeError(f"the providers cannot answer {effect!r}")
         model = self.catalog_model(effect)
         if model is None:
-            return ModelFailure(message=f"no provider is configured for the model '{effect.model}'")
+            return ModelFailure(message=NO_PROVIDER.format(model=effect.model))
         try:
             provider = self.provider_for(model)
         except LookupError as e:
-            return ModelFailure(message=f"provider '{model.provider}' needs an API key: {e.args[0]}")
+            return ModelFailure(message=NEEDS_KEY.format(provider=model.provider, why=e.args[0]))
         fragment = retry = None
         if self.on_fragment is not None:
             on_fragment = self.on_fragment

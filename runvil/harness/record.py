@@ -136,7 +136,10 @@ def _model(binding) -> dict:
 
 def _reply(effect: ModelRound, answer, fragments: list[str]) -> dict:
     if isinstance(answer, ModelFailure):
-        return _failure(answer)
+        out = _failure(answer)
+        if answer.partial:  # the text the failed stream showed, replayed as it came
+            out["fragments"] = fragments if "".join(fragments) == answer.partial else [answer.partial]
+        return out
     if not isinstance(answer, ModelReply):
         return {"failure": f"the answerer gave {type(answer).__name__} for a model round"}
     out: dict = {}

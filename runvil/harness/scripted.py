@@ -40,6 +40,7 @@ import yaml
 
 from ..engine.effects import ModelFailure, ModelReply, ModelRound, ToolCall, ToolDropped, ToolFailure, ToolResult
 from ..engine.models import EMPTY_REPLY
+from ..structs import replace
 
 DEFAULT_CONTEXT = 8192
 
@@ -209,15 +210,12 @@ class ScriptedWorld:
         if not queue:
             return ModelFailure(message=f"the script has no reply left for {effect.role}")
         entry = queue.pop(0)
-        if entry.get("error") is not None:
-            err = entry["error"]
-            return ModelFailure(status=err["status"], body=err["body"], message=err.get("message"))
-        if entry.get("stream_error") is not None:
-            return ModelFailure(stream_error=entry["stream_error"])
-        if entry.get("unreachable") is not None:
-            return ModelFailure(unreachable=entry["unreachable"])
-        if entry.get("failure") is not None:
-            return ModelFailure(message=entry["failure"])
+        failure = _failure(entry)
+        if failure is not None:  # its fragments are what the failed stream showed (recorded runs)
+            for piece in entry.get("fragments") or ():
+                if piece and self.on_fragment is not None:
+                    self.on_fragment(effect, piece)
+            return replace(failure, partial="".join(entry.get("fragments") or ()) or None)
         calls = tuple(entry.get("tool_calls") or ())
         fragments = entry.get("fragments")
         text = entry.get("text")
@@ -306,6 +304,20 @@ def _models(models) -> dict:
             settings["model"] = _text(name)
         out[_text(role)] = settings
     return out
+
+
+def _failure(entry: dict) -> ModelFailure | None:
+    """The failure a reply entry stands for, or None for a reply."""
+    if entry.get("error") is not None:
+        err = entry["error"]
+        return ModelFailure(status=err["status"], body=err["body"], message=err.get("message"))
+    if entry.get("stream_error") is not None:
+        return ModelFailure(stream_error=entry["stream_error"])
+    if entry.get("unreachable") is not None:
+        return ModelFailure(unreachable=entry["unreachable"])
+    if entry.get("failure") is not None:
+        return ModelFailure(message=entry["failure"])
+    return None
 
 
 def _reply(e, where: str) -> dict:

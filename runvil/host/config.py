@@ -13,6 +13,10 @@ Decisions:
 - A provider's `timeout` (seconds to connect and between reply bytes, any
   positive finite number; default 600) and `max_retries` (0 or more;
   default 2) are host.md's "Talking to real providers".
+- A provider's `stream` (default true), `tool_choice` (default "auto";
+  any string, sent as given whenever tools are offered; "" sends none) and
+  `stream_usage` (default true) shape its requests for the servers people
+  run (docs/reference/commands.md has one example per server).
 - `[packs.web]` (`search_url`, `fetch_max_bytes`, `fetch_timeout`) is
   host.md's "Built-in Packs"; `[packs.files] write_quota` (bytes, default
   100,000,000) bounds what `files/write` adds to the workspace in one run.
@@ -56,6 +60,9 @@ class Provider(Struct, frozen=True):
     api_key_env: str | None = None
     timeout: float = DEFAULT_TIMEOUT
     max_retries: int = DEFAULT_MAX_RETRIES
+    stream: bool = True
+    tool_choice: str = "auto"
+    stream_usage: bool = True
 
 
 class CatalogModel(Struct, frozen=True):
@@ -161,15 +168,23 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
         if "api_key" in p:
             fail(f"{where}: api_key is not read from the config file; "
                  "put the key in an environment variable and name it with api_key_env")
-        _known(p, {"base_url", "api_key_env", "timeout", "max_retries"}, where, fail)
+        _known(p, {"base_url", "api_key_env", "timeout", "max_retries", "stream", "tool_choice", "stream_usage"},
+               where, fail)
         base_url = _string(p, "base_url", where, fail, required=True)
         if not base_url.startswith(("http://", "https://")):
             fail(f"{where}.base_url must start with http:// or https://")
         timeout = _field(p, "timeout", where, fail, False, _seconds, "a positive number of seconds")
         retries = _field(p, "max_retries", where, fail, False, lambda v: _integer(v) and v >= 0, "an integer, 0 or more")
+        flags = {k: _field(p, k, where, fail, False, lambda v: isinstance(v, bool), "true or false")
+                 for k in ("stream", "stream_usage")}
+        tool_choice = _field(p, "tool_choice", where, fail, False, lambda v: isinstance(v, str) and len(v) <= 100,
+                             'a string such as "auto", "required" or "" (none sent)')
         providers[name] = Provider(name, base_url, _string(p, "api_key_env", where, fail),
                                    DEFAULT_TIMEOUT if timeout is None else float(timeout),
-                                   DEFAULT_MAX_RETRIES if retries is None else retries)
+                                   DEFAULT_MAX_RETRIES if retries is None else retries,
+                                   stream=True if flags["stream"] is None else flags["stream"],
+                                   tool_choice="auto" if tool_choice is None else tool_choice,
+                                   stream_usage=True if flags["stream_usage"] is None else flags["stream_usage"])
 
     models: dict[str, CatalogModel] = {}
     for mid, m in _table(data, "models", fail).items():
@@ -299,11 +314,15 @@ def provider_key(config: Config, provider: str, environ=None) -> str | None:
     if not key.strip():
         raise ConfigError(f"provider '{provider}' needs an API key: the environment variable {p.api_key_env} is empty")
     key = key.strip()
-    if any(ord(c) < 0x21 or ord(c) == 0x7F for c in key):
-        raise ConfigError(f"provider '{provider}': the environment variable {p.api_key_env} "
-                          "holds spaces or control characters, which an API key cannot")
+    from ..harness.errortext import key_fault
+
+    fault = key_fault(key)
+    if fault is not None:
+        raise ConfigError(KEY_REFUSED.format(provider=provider, var=p.api_key_env, fault=fault))
     return key
 
+
+KEY_REFUSED = "provider '{provider}': the environment variable {var} holds {fault}, which an API key cannot"
 
 # ------------------------------------------------------------------ binding
 

@@ -1,6 +1,7 @@
 """Live output on stderr while a run goes (host.md): streamed model text,
 tool calls, retries, the prompt's `print` lines (dimmed), a spinner while a
-round waits, and the closing line. Only when stderr is a terminal;
+round waits, a mark after a reply cut short for length, and the closing
+line. Only when stderr is a terminal;
 otherwise nothing is written. Styles go through rich, which writes plain
 text to anything that is not a terminal.
 
@@ -20,6 +21,7 @@ from rich.console import Console
 from rich.text import Text
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+CUT_SHORT = "[cut short: the reply reached its length limit (finish reason length)]"
 
 
 class Live:
@@ -60,6 +62,8 @@ class Live:
             self.line(f"→ {event.data.get('name')} ({event.data.get('id')}) {mark}")
         elif event.type == "print":
             self.line(event.data.get("text", ""), style="dim")
+        elif event.type == "model_turn_truncated":  # after the reply's text: it ends there
+            self.line(CUT_SHORT, style="yellow")
         elif event.type == "model_retry":
             self.line(retry_line(event.data), style="yellow")
             with self._count_lock:  # the round still waits: so does the spinner

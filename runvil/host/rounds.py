@@ -8,9 +8,15 @@ Decisions:
   `requests`: every answered round but one whose backend could not be
   reached. Rounds of the scripted world and the echo model count too; the
   scripted world's usage is its reply's `usage`.
-- The closing line leaves out the token part when no round reported usage,
-  and the reasoning part when no round reported reasoning tokens:
-  `2 rounds · 30 prompt + 12 completion tokens (4 reasoning) · 1.8 s`.
+- A round "had usage" when its reply carried a usage object with a prompt
+  or a completion count (the Harness drops one without). A round without
+  adds nothing to the sums and counts in `rounds_without_usage`, so a
+  server that sends no usage reads as unknown, never as 0 tokens.
+- The closing line: `2 rounds · 30 prompt + 12 completion tokens (4
+  reasoning) · 1.8 s`; the reasoning part only when a round reported
+  reasoning tokens; `(1 round without usage)` after the tokens when some
+  rounds had none, and `tokens unknown` in their place when no round had
+  any.
 - A `model_retry` event comes from the Harness, which does not see which
   execution or section posted a round: it carries the run's execution id
   (`0`) and no section, and names the round by `round` (as the round's
@@ -28,7 +34,8 @@ from ..engine.effects import ModelReply
 from ..harness.drive import reached_provider
 
 USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens")
-NO_USAGE = {"rounds": 0, **{k: 0 for k in USAGE_FIELDS}}
+NO_USAGE = {"rounds": 0, **{k: 0 for k in USAGE_FIELDS}, "rounds_without_usage": 0}
+TOKENS_UNKNOWN = "tokens unknown"
 
 
 class UsageMeter:
@@ -54,16 +61,16 @@ class UsageMeter:
     def add(self, usage) -> None:
         with self._lock:
             self.rounds += 1
-            if isinstance(usage, dict):
+            counts = {k: v for k in USAGE_FIELDS if isinstance(usage, dict)
+                      and isinstance(v := usage.get(k), int) and not isinstance(v, bool) and v > 0}
+            if counts.get("prompt_tokens") or counts.get("completion_tokens"):
                 self.reported += 1
-                for k in USAGE_FIELDS:
-                    v = usage.get(k)
-                    if isinstance(v, int) and not isinstance(v, bool) and v > 0:
-                        self.totals[k] += v
+                for k, v in counts.items():
+                    self.totals[k] += v
 
     def as_json(self) -> dict:
         with self._lock:
-            return {"rounds": self.rounds, **self.totals}
+            return {"rounds": self.rounds, **self.totals, "rounds_without_usage": self.rounds - self.reported}
 
     def closing_line(self, now: float | None = None) -> str:
         """`2 rounds · 30 prompt + 12 completion tokens (4 reasoning) · 1.8 s`."""
@@ -74,7 +81,12 @@ class UsageMeter:
             tokens = f"{u['prompt_tokens']} prompt + {u['completion_tokens']} completion tokens"
             if u["reasoning_tokens"]:
                 tokens += f" ({u['reasoning_tokens']} reasoning)"
+            missing = u["rounds_without_usage"]
+            if missing:
+                tokens += f" ({missing} round{'' if missing == 1 else 's'} without usage)"
             parts.append(tokens)
+        elif u["rounds"]:
+            parts.append(TOKENS_UNKNOWN)
         parts.append(f"{seconds:.1f} s")
         return " · ".join(parts)
 

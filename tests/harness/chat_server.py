@@ -8,6 +8,11 @@ monotonic `time` it arrived). A reply is either an HTTP error (`status`,
 written as raw lines, `threading.Event`s the server waits on before going
 on, numbers the server sleeps), ended by `data: [DONE]` unless
 `done=False`, or a connection closed before any reply byte (`drop`).
+A reply may also be a function of the request's JSON body that returns
+one (`as_server`): how a real server answers by what it was asked
+(streamed or not, with or without `tool_choice`). `raw` is a body sent
+as bytes exactly (with `headers` such as `Content-Encoding`), `chunks` may
+be any iterable (an endless generator), and `headers` go with a stream too.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ class Reply:
     content_type: str | None = None
     headers: dict | None = None
     drop: bool = False  # close the connection without a reply
+    raw: bytes | None = None  # a body sent exactly as these bytes
 
 
 def stream(*chunks, done: bool = True, delay: float = 0.0) -> Reply:
@@ -97,6 +103,8 @@ class ChatServer(LoopbackServer):
                          "time": time.monotonic()}
                     )
                     reply = server.replies.pop(0) if server.replies else error(500, "no reply scripted")
+                if callable(reply):
+                    reply = reply(body if isinstance(body, dict) else {})
                 try:
                     server._send(self, reply)
                 except (BrokenPipeError, ConnectionResetError):
@@ -108,7 +116,7 @@ class ChatServer(LoopbackServer):
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def reply(self, *replies: Reply) -> "ChatServer":
+    def reply(self, *replies) -> "ChatServer":
         with self._lock:
             self.replies.extend(replies)
         return self
@@ -125,7 +133,7 @@ class ChatServer(LoopbackServer):
             h.close_connection = True
             return
         if r.chunks is None:
-            data = (json.dumps(r.json) if r.json is not None else r.body).encode("utf-8")
+            data = r.raw if r.raw is not None else (json.dumps(r.json) if r.json is not None else r.body).encode("utf-8")
             h.send_response(r.status)
             h.send_header("Content-Type", r.content_type or ("application/json" if r.json is not None else "text/plain"))
             h.send_header("Content-Length", str(len(data)))
@@ -137,6 +145,8 @@ class ChatServer(LoopbackServer):
         h.send_response(r.status)
         h.send_header("Content-Type", r.content_type or "text/event-stream")
         h.send_header("Cache-Control", "no-cache")
+        for k, v in (r.headers or {}).items():
+            h.send_header(k, v)
         h.end_headers()
         h.wfile.flush()
         for c in r.chunks:
@@ -146,12 +156,28 @@ class ChatServer(LoopbackServer):
             if isinstance(c, (int, float)):
                 self._wait(c)
                 continue
+            if isinstance(c, bytes):
+                h.wfile.write(c)
+                h.wfile.flush()
+                continue
             line = c if isinstance(c, str) else "data: " + json.dumps(c) + "\n\n"
             h.wfile.write(line.encode("utf-8"))
             h.wfile.flush()
         if r.done:
             h.wfile.write(b"data: [DONE]\n\n")
             h.wfile.flush()
+
+
+def completion(text: str = "", finish: str = "stop", tool_calls: list | None = None, usage: dict | None = None) -> Reply:
+    """A plain (not streamed) JSON completion."""
+    message: dict = {"role": "assistant", "content": text}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    data: dict = {"id": "chatcmpl-1", "object": "chat.completion", "model": "test-model",
+                  "choices": [{"index": 0, "message": message, "finish_reason": finish}]}
+    if usage is not None:
+        data["usage"] = usage
+    return Reply(json=data)
 
 
 def wait_until(pred, timeout: float = 2.0) -> bool:

@@ -154,7 +154,7 @@ def test_the_provider_set_uses_each_providers_timeout_and_retries():
 
     made = []
 
-    def factory(url, key, name, timeout, retry):
+    def factory(url, key, name, timeout, retry, **settings):
         made.append((url, timeout, retry.max_retries))
         return object()
 

@@ -11,7 +11,8 @@ import pytest
 
 from runvil.engine.effects import ModelFailure, ModelReply, ModelRound
 from runvil.engine.models import EMPTY_REPLY, is_overflow
-from runvil.harness.openai import STREAM_ENDED, OpenAIProvider, REDACTED, request_body
+from runvil.harness.errortext import REDACTED
+from runvil.harness.openai import STREAM_ENDED, OpenAIProvider, request_body
 from runvil.harness.retries import RetryPolicy
 from runvil.harness.providers import ProviderSet, answer_concurrently
 from runvil.host.config import parse_config
@@ -95,13 +96,13 @@ def test_malformed_tool_arguments(server, provider):
     ))
     r = provider.answer(rnd())
     assert isinstance(r, ModelFailure)
-    assert r.message.startswith("the model sent malformed tool call arguments: f: ")
+    assert r.message == "the model sent a malformed tool call: the arguments of 'f' end before their JSON does"
     server.reply(stream(
         chunk({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "f", "arguments": "[1]"}}]}),
         chunk({}, finish="tool_calls"),
     ))
     r = provider.answer(rnd())
-    assert r.message == "the model sent malformed tool call arguments: f: the arguments are not a JSON object"
+    assert r.message == "the model sent a malformed tool call: the arguments of 'f' are not a JSON object"
 
 
 def test_usage_with_reasoning_tokens(server, provider):
@@ -119,7 +120,7 @@ def test_usage_with_reasoning_tokens(server, provider):
 
 def test_usage_without_details(server, provider):
     server.reply(stream(chunk({"content": "x"}, finish="stop"), usage_chunk(5, 1)))
-    assert provider.answer(rnd()).usage == {"prompt_tokens": 5, "completion_tokens": 1, "reasoning_tokens": 0}
+    assert provider.answer(rnd()).usage == {"prompt_tokens": 5, "completion_tokens": 1}
 
 
 def test_reasoning_only_reply(server, provider):
@@ -154,7 +155,7 @@ def test_plain_json_completion(server, provider):
     }))
     r = provider.answer(rnd())
     assert r == ModelReply(text="whole", finish_reason="stop", model="m",
-                           usage={"prompt_tokens": 2, "completion_tokens": 1, "reasoning_tokens": 0},
+                           usage={"prompt_tokens": 2, "completion_tokens": 1},
                            empty_phrase=EMPTY_REPLY)
 
 
@@ -205,7 +206,7 @@ def test_timeout_inside_stream(server):
     server.reply(stream(chunk({"content": "a"}), 3.0, chunk({"content": "b"}, finish="stop")))
     with OpenAIProvider(server.base_url, KEY, "m", timeout=0.3) as p:
         r = p.answer(rnd())
-    assert r == ModelFailure(message=f"{STREAM_ENDED}: no reply bytes within 0.3 seconds")
+    assert r == ModelFailure(message=f"{STREAM_ENDED}: no reply bytes within 0.3 seconds", partial="a")
     assert len(server.requests) == 1  # content was streamed: never retried
 
 
@@ -213,7 +214,7 @@ def test_error_inside_started_stream(server, provider):
     server.reply(stream(chunk({"content": "partial"}), {"error": {"message": "context length exceeded", "code": 400}},
                         done=False))
     r = provider.answer(rnd())
-    assert r == ModelFailure(stream_error="context length exceeded")
+    assert r == ModelFailure(stream_error="context length exceeded", partial="partial")
     assert is_overflow(r)
 
 
@@ -250,6 +251,7 @@ def test_request_body_exact(server, provider):
         "tools": [{"type": "function", "function": {
             "name": "web_search", "description": "Search the web",
             "parameters": {"type": "object", "properties": {"query": {"type": "string"}}}}}],
+        "tool_choice": "auto",
         "temperature": 0.2, "top_p": 0.9, "max_tokens": 256, "reasoning_effort": "high",
         "stream": True, "stream_options": {"include_usage": True},
     }

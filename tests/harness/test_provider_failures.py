@@ -14,7 +14,7 @@ import pytest
 from runvil.engine.effects import ModelFailure, ModelRound
 from runvil.engine.models import failure_message
 from runvil.harness.errortext import REDACTED, detail, mask_keys, provider_message
-from runvil.harness.openai import STREAM_ENDED, OpenAIProvider
+from runvil.harness.openai import STREAM_ENDED, STREAM_UNFINISHED, OpenAIProvider
 from runvil.harness.retries import RetryPolicy
 
 from .chat_server import chunk, error, stream, text_stream
@@ -38,14 +38,25 @@ def ask(server, **kw):
 @pytest.mark.parametrize("reply", [
     stream(chunk({"content": "partial"}), done=False),  # no [DONE], no finish reason
     stream(chunk({"content": "partial"}), chunk({}, finish="stop"), done=False),  # a finish reason, no [DONE]
-    stream(chunk({"content": "partial"})),  # [DONE] without a finish reason
-    stream(done=False),  # nothing at all
-], ids=["neither", "no-done", "no-finish", "empty"])
+], ids=["neither", "no-done"])
 def test_a_stream_that_ends_early_is_a_failure_not_a_reply(server, reply):
     server.reply(reply)
     answer = ask(server)
-    assert answer == ModelFailure(message=STREAM_ENDED)
+    assert answer == ModelFailure(message=STREAM_ENDED, partial="partial")
     assert failure_message(answer) == "the model backend's reply stream ended early"
+
+
+def test_done_without_a_finish_reason_says_the_server_did_not_finish(server):
+    """host.md: "A stream that ends with `[DONE]` but no finish reason fails
+    the round, saying that the server ended the stream without finishing
+    the reply" (llama.cpp's server, interrupted by another request)."""
+    server.reply(stream(chunk({"content": "partial"})))
+    answer = ask(server)
+    assert answer == ModelFailure(message=STREAM_UNFINISHED, partial="partial")
+    assert failure_message(answer) == (
+        "the model backend ended the reply stream without finishing the reply (no finish reason; "
+        "llama.cpp's server does this when another request interrupts a reply)")
+    assert len(server.requests) == 1
 
 
 def test_a_chunked_stream_cut_inside_a_chunk_is_a_failure():
@@ -71,7 +82,7 @@ def test_a_chunked_stream_cut_inside_a_chunk_is_a_failure():
         answer = p.answer(rnd(), on_fragment=seen.append)
     t.join(5)
     listener.close()
-    assert answer == ModelFailure(message=STREAM_ENDED) and seen == ["par"]
+    assert answer == ModelFailure(message=STREAM_ENDED, partial="par") and seen == ["par"]
 
 
 def test_a_complete_stream_still_replies(server):
@@ -143,7 +154,7 @@ def test_deep_json_with_the_runs_recursion_limit_raised_never_crashes(server):
     rejected, skipped, malformed = answers
     assert rejected.status == 400 and rejected.message.startswith(REJECTED_400 + ': {"error":{"error":')
     assert skipped.text == "ok"  # a chunk that cannot be read is skipped
-    assert malformed.message.startswith("the model sent malformed tool call arguments: f: JSON nested deeper")
+    assert malformed.message == "the model sent a malformed tool call: the arguments of 'f' nest too deeply"
 
 
 def test_the_message_is_cut_to_300_characters(server):

@@ -178,7 +178,7 @@ def test_nothing_is_retried_once_content_streamed(server):
     seen = []
     with OpenAIProvider(server.base_url, KEY, "m", timeout=5.0, retry=FAST) as p:
         answer = p.answer(rnd(), on_fragment=seen.append, on_retry=lambda *a: seen.append(a))
-    assert answer == ModelFailure(message=STREAM_ENDED)
+    assert answer == ModelFailure(message=STREAM_ENDED, partial="half")
     assert seen == ["half"] and len(server.requests) == 1
 
 

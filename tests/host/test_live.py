@@ -76,8 +76,26 @@ def test_usage_meter_and_closing_line():
     for i in range(4):
         meter(ModelRound(i, "w", "m", "chat", ()))
     assert meter(ToolCall(9, "web/search", {})) == ToolResult("r")  # a tool call is no round
-    assert meter.as_json() == {"rounds": 3, "prompt_tokens": 30, "completion_tokens": 12, "reasoning_tokens": 4}
-    assert meter.closing_line(now=meter.started + 1.84) == "3 rounds · 30 prompt + 12 completion tokens (4 reasoning) · 1.8 s"
+    assert meter.as_json() == {"rounds": 3, "prompt_tokens": 30, "completion_tokens": 12, "reasoning_tokens": 4,
+                               "rounds_without_usage": 1}
+    assert meter.closing_line(now=meter.started + 1.84) == \
+        "3 rounds · 30 prompt + 12 completion tokens (4 reasoning) (1 round without usage) · 1.8 s"
     empty = UsageMeter(lambda e: ModelReply(text="x"))
     empty(ModelRound(1, "w", "m", "chat", ()))
-    assert empty.closing_line(now=empty.started) == "1 round · 0.0 s"
+    assert empty.closing_line(now=empty.started) == "1 round · tokens unknown · 0.0 s"  # host.md
+
+
+def test_a_reply_cut_short_for_length_is_marked():
+    """Issue 25: a `length` reply is marked in live output, after its text."""
+    from runvil.host.live import CUT_SHORT
+
+    out = io.StringIO()
+    live = Live(out)
+    one = ModelRound(1, "w", "m", "chat", ())
+    live.fragment(one, "Once upon a")
+    live.listen(Event(1, "model_turn_completed", "0", "A", {"round": 1, "finish_reason": "length"}))
+    live.listen(Event(2, "model_turn_truncated", "0", "A", {"round": 1}))
+    live.listen(Event(3, "assistant_reply", "0", "A", {"round": 1, "text": "Once upon a"}))
+    assert out.getvalue() == f"Once upon a\n{CUT_SHORT}\n"
+    assert CUT_SHORT == "[cut short: the reply reached its length limit (finish reason length)]"
+    assert live.last_streamed == "Once upon a"

@@ -113,11 +113,15 @@ def test_endless_429s_fail_after_a_bounded_number_of_tries(server, files, capsys
 
 def test_a_cut_stream_fails(server, files, capsys):
     server.reply(stream(chunk({"content": "half an ans"}), done=False))
-    code, data, err, _ = run(files, capsys)
+    code, data, err, events = run(files, capsys)
     assert code == 1 and not data["ok"] and data["result"] is None
-    assert data["error"] == {"kind": "Completion", "message": "the model backend's reply stream ended early"}
+    # host.md: the streamed part is kept, in `error.partial` and `model_reply_partial`, never as a reply
+    assert data["error"] == {"kind": "Completion", "message": "the model backend's reply stream ended early",
+                             "partial": "half an ans"}
     assert len(data["requests"]) == 1 and len(server.requests) == 1  # reached the provider; never retried
-    assert "half an ans" not in json.dumps(data)
+    (partial,) = [e for e in events if e["type"] == "model_reply_partial"]
+    assert partial["text"] == "half an ans" and partial["round"] == 1
+    assert not [e for e in events if e["type"] in ("assistant_reply", "reply")]
 
 
 def test_in_lua_the_failure_is_an_internal_error_value(server, files, capsys):
@@ -153,14 +157,15 @@ def test_usage_summed_over_rounds(server, files, capsys):
     )
     code, data, _, _ = run(files, capsys)
     assert code == 0 and data["result"] == "noon"
-    assert data["usage"] == {"rounds": 2, "prompt_tokens": 30, "completion_tokens": 12, "reasoning_tokens": 4}
+    assert data["usage"] == {"rounds": 2, "prompt_tokens": 30, "completion_tokens": 12, "reasoning_tokens": 4,
+                             "rounds_without_usage": 0}
 
 
 def test_a_round_without_usage_adds_to_rounds_only(server, files, capsys):
     server.reply(error(500, "boom"), error(500, "boom"), error(500, "boom"))
     code, data, _, _ = run(files, capsys)
     assert code == 1 and data["usage"] == {"rounds": 1, "prompt_tokens": 0, "completion_tokens": 0,
-                                           "reasoning_tokens": 0}
+                                           "reasoning_tokens": 0, "rounds_without_usage": 1}
 
 
 def test_an_unreachable_backend_adds_no_round(files, capsys, tmp_path):
@@ -184,7 +189,8 @@ def test_usage_in_a_scripted_world_comes_from_the_replies(tmp_path, capsys):
                      encoding="utf-8")
     assert main(["run", str(prompt), "--script", str(world), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["usage"] == {"rounds": 2, "prompt_tokens": 12, "completion_tokens": 6, "reasoning_tokens": 2}
+    assert data["usage"] == {"rounds": 2, "prompt_tokens": 12, "completion_tokens": 6, "reasoning_tokens": 2,
+                             "rounds_without_usage": 0}
 
 
 # ------------------------------------------------------------------ on a terminal
@@ -223,7 +229,7 @@ def test_the_answer_is_shown_once_when_stdout_is_the_same_terminal(server, files
     env = {**os.environ, "RUNVIL_TEST_KEY": KEY}
     _, shown = run_on_a_terminal(["run", prompt, "--config", config], env, stdout_too=True)
     assert shown.count("only once") == 1
-    assert re.search(r"^1 round · \d+\.\d s$", shown, re.M)  # no usage reported: no token part
+    assert re.search(r"^1 round · tokens unknown · \d+\.\d s$", shown, re.M)  # no usage reported (host.md)
 
 
 def test_error_bodies_of_every_shape_never_crash_a_run(server, files, capsys):

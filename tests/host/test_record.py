@@ -141,7 +141,8 @@ def test_a_run_that_fails_mid_stream_is_recorded_with_its_failure(tmp_path, caps
                         {"error": {"message": "upstream overloaded", "type": "server_error"}}))
     got, _, text = record_and_replay(tmp_path, capsys, monkeypatch, server)
     assert got["ok"] is False and "upstream overloaded" in got["error"]["message"]
-    assert yaml.safe_load(text)["replies"] == [{"stream_error": "upstream overloaded"}]
+    assert yaml.safe_load(text)["replies"] == [{"stream_error": "upstream overloaded", "fragments": ["Half an ans"]}]
+    assert got["error"]["partial"] == "Half an ans"
 
 
 def test_a_rejected_request_is_recorded_with_its_status_and_body(tmp_path, capsys, monkeypatch, server):
@@ -262,4 +263,4 @@ def test_failures_the_provider_describes_replay_as_they_came(tmp_path, capsys, m
     got, _, text = record_and_replay(tmp_path, capsys, monkeypatch, server)
     assert got["ok"] is False
     (entry,) = yaml.safe_load(text)["replies"]
-    assert list(entry) == ["failure"]
+    assert list(entry) == (["failure", "fragments"] if "partial" in got["error"] else ["failure"])

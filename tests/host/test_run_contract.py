@@ -164,8 +164,10 @@ def test_every_json_object_carries_usage(tmp_path, capsys, monkeypatch):
     assert main(["run", prompt, "--json"]) == 0  # the echo model: a round without usage
     data = json.loads(capsys.readouterr().out)
     assert data["result"] == "echo: hello"
-    assert data["usage"] == {"rounds": 1, "prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0}
+    assert data["usage"] == {"rounds": 1, "prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0,
+                             "rounds_without_usage": 1}
     bad = write(tmp_path, "bad.md", PROMPT.replace("name: t", "name: T"))
     assert main(["run", bad, "--json"]) == 3
     out = capsys.readouterr().out
-    assert json.loads(out)["usage"] == {"rounds": 0, "prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0}
+    assert json.loads(out)["usage"] == {"rounds": 0, "prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0,
+                                        "rounds_without_usage": 0}

@@ -102,7 +102,7 @@ def send_round(vm, role: str, messages: list, tools: list, origin: str):
     (answer,) = yield from run.sched.await_effects([effect])
     if run.debug and not (isinstance(answer, ModelReply) and answer.empty):  # an empty reply has no bodies
         body = ({"status": answer.status, "body": answer.body, "stream_error": answer.stream_error,
-                 "unreachable": answer.unreachable} if isinstance(answer, ModelFailure) else
+                 "unreachable": answer.unreachable, "partial": answer.partial} if isinstance(answer, ModelFailure) else
                 {"text": answer.text, "tool_calls": [dict(c) for c in answer.tool_calls],
                  "finish_reason": answer.finish_reason, "usage": answer.usage, "reasoning": answer.reasoning})
         run.events.emit("debug_response", vm.execution_id, vm.section, round=effect.id, **body)
@@ -121,6 +121,9 @@ def report_round(vm, effect: ModelRound, answer) -> int | None:
     emit = run.events.emit
     where = (vm.execution_id, vm.section)
     if isinstance(answer, ModelFailure):
+        if answer.partial:  # what live output already showed, kept (host.md)
+            emit("model_reply_partial", *where, round=effect.id, origin=effect.origin, model=effect.model,
+                 text=answer.partial)
         emit("model_turn_failed", *where, round=effect.id, origin=effect.origin, model=effect.model,
              status=answer.status, message=failure_message(answer))
         return None
@@ -155,7 +158,7 @@ def failure_message(f: ModelFailure) -> str:
 
 def failure_error(f: ModelFailure):
     """The error a failed round raises when it is not a context overflow."""
-    return engine_error("internal", failure_message(f), status=f.status)
+    return engine_error("internal", failure_message(f), status=f.status, partial=f.partial or None)
 
 
 def is_overflow(f: ModelFailure) -> bool:
