@@ -15,8 +15,9 @@ What is kept, and how it maps onto the world (host.md "The scripted world"):
 - every bound tool call's result, failure or drop, per tool, in order.
 
 A retried request is transport detail: only the final answer of a round is
-kept (the provider retries below this wrapper). Every text is scrubbed of
-the providers' keys before it is written.
+kept (the provider retries below this wrapper). The providers scrub their
+answers of the configured keys (scrubber.py); every text of the world is
+scrubbed again before it is written, tool results included.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from __future__ import annotations
 import threading
 
 from ..engine.effects import ModelFailure, ModelReply, ModelRound, ToolCall, ToolDropped, ToolFailure, ToolResult
-from .openai import REDACTED
+from .scrubber import Scrubber
 
 
 class Recorder:
@@ -35,7 +36,7 @@ class Recorder:
         self.answer = None
         self.input: str | None = None
         self.bindings: dict = {}
-        self.secrets: list[str] = []
+        self.scrubber = Scrubber()
         self.rounds: dict[int, tuple] = {}  # effect id -> (effect, answer)
         self.tool_calls: dict[int, tuple] = {}
         self.fragments: dict[int, list[str]] = {}
@@ -48,7 +49,7 @@ class Recorder:
         self.answer = answer
         self.input = input
         self.bindings = dict(bindings)
-        self.secrets = provider_keys(answer)
+        self.scrubber = Scrubber(provider_keys(answer))
         self.concurrent = getattr(answer, "concurrent", False)
         return self
 
@@ -96,7 +97,7 @@ class Recorder:
             tools.setdefault(effect.name, []).append(_tool_entry(answer))
         if tools:
             world["tools"] = tools
-        return self.scrub(world)
+        return self.scrubber.value(world)
 
     def write(self, f) -> None:
         """Writes the world to an open text file."""
@@ -104,27 +105,14 @@ class Recorder:
 
         f.write(dump_world(self.world()))
 
-    def scrub(self, value):
-        """The value with every provider key replaced (a server may echo one)."""
-        if isinstance(value, str):
-            for key in self.secrets:
-                value = value.replace(key, REDACTED)
-            return value
-        if isinstance(value, dict):
-            return {k: self.scrub(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.scrub(v) for v in value]
-        return value
-
-
 def provider_keys(answer) -> list[str]:
-    """The API keys a provider answerer holds (a `ProviderSet` reads them up
-    front into `keys`), longest first so no key is half-replaced."""
+    """The API keys a provider answerer knows (a `ProviderSet` reads them up
+    front into `keys`, and the config's other keys into its scrubber)."""
     models = getattr(answer, "models", answer)  # WithPackTools wraps the providers
     keys = getattr(models, "keys", None)
-    if not isinstance(keys, dict):
-        return []
-    return sorted({k for k in keys.values() if isinstance(k, str) and k}, key=len, reverse=True)
+    found = [k for k in keys.values() if isinstance(k, str) and k] if isinstance(keys, dict) else []
+    configured = getattr(models, "_configured_keys", None)
+    return found + (configured() if callable(configured) else [])
 
 
 def _model(binding) -> dict:

@@ -35,9 +35,14 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 
 from ..structs import Struct, field, replace
+
+API_KEY_ENV_NOT_A_NAME = ("must name an environment variable (letters, digits and _), "
+                          "not hold the key itself: put the key in the variable")
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 CONFIG_ENV = "RUNVIL_CONFIG"
 DEFAULT_FILE = "runvil.toml"
@@ -167,7 +172,10 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
             fail(f"{where}.base_url must start with http:// or https://")
         timeout = _field(p, "timeout", where, fail, False, _seconds, "a positive number of seconds")
         retries = _field(p, "max_retries", where, fail, False, lambda v: _integer(v) and v >= 0, "an integer, 0 or more")
-        providers[name] = Provider(name, base_url, _string(p, "api_key_env", where, fail),
+        key_env = _string(p, "api_key_env", where, fail)
+        if key_env is not None and not _VARIABLE_NAME.fullmatch(key_env):
+            fail(f"{where}.api_key_env {API_KEY_ENV_NOT_A_NAME}")  # never the value: it may be a pasted key
+        providers[name] = Provider(name, base_url, key_env,
                                    DEFAULT_TIMEOUT if timeout is None else float(timeout),
                                    DEFAULT_MAX_RETRIES if retries is None else retries)
 
@@ -293,15 +301,18 @@ def provider_key(config: Config, provider: str, environ=None) -> str | None:
     p = config.providers[provider]
     if p.api_key_env is None:
         return None
+    from ..harness.scrubber import key_problem, shown_variable
+
+    variable = shown_variable(p.api_key_env, f"providers.{_key(provider)}.api_key_env")
     key = environ.get(p.api_key_env)
     if key is None:
-        raise ConfigError(f"provider '{provider}' needs an API key: the environment variable {p.api_key_env} is not set")
+        raise ConfigError(f"provider '{provider}' needs an API key: {variable} is not set")
     if not key.strip():
-        raise ConfigError(f"provider '{provider}' needs an API key: the environment variable {p.api_key_env} is empty")
+        raise ConfigError(f"provider '{provider}' needs an API key: {variable} is empty")
     key = key.strip()
-    if any(ord(c) < 0x21 or ord(c) == 0x7F for c in key):
-        raise ConfigError(f"provider '{provider}': the environment variable {p.api_key_env} "
-                          "holds spaces or control characters, which an API key cannot")
+    problem = key_problem(key)
+    if problem is not None:
+        raise ConfigError(f"provider '{provider}': {variable} {problem}")
     return key
 
 
