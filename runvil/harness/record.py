@@ -28,6 +28,39 @@ from ..engine.effects import ModelFailure, ModelReply, ModelRound, ToolCall, Too
 from .scrubber import Scrubber
 
 
+TOO_DEEP_TO_RECORD = ("{path} nests deeper than the {limit} levels a world can hold, "
+                      "so the run cannot be replayed from a recording")
+
+
+class RecordError(Exception):
+    """A run whose world cannot be written so that `--script` reads it."""
+
+
+def too_deep(value, limit: int) -> str | None:
+    """Where (`replies[1].tool_calls[1].arguments`) the first value sits
+    whose nesting takes the document past `limit` levels, as the world
+    reader counts them (each list, object and scalar is a level); None when
+    none does. A path is named to its sixth level at most. Walked without
+    recursion: a value may nest 500 deep."""
+    stack = [(value, "", 1)]
+    while stack:
+        v, path, depth = stack.pop()
+        if depth > limit:
+            return path.lstrip(".") or "the world"
+
+        def inner(step: str) -> str:
+            return path + step if depth < _NAMED_LEVELS else path
+
+        if isinstance(v, dict):
+            stack.extend((item, inner(f".{key}"), depth + 1) for key, item in reversed(list(v.items())))
+        elif isinstance(v, (list, tuple)):
+            stack.extend((item, inner(f"[{i + 1}]"), depth + 1) for i, item in reversed(list(enumerate(v))))
+    return None
+
+
+_NAMED_LEVELS = 6  # the world, replies, a reply, tool_calls, a call, arguments
+
+
 class Recorder:
     """Wraps an answerer; `fragment(effect, text)` takes the streamed pieces
     (chain it into the provider's `on_fragment`), `world()` is the record."""
@@ -99,11 +132,21 @@ class Recorder:
             world["tools"] = tools
         return self.scrubber.value(world)
 
-    def write(self, f) -> None:
-        """Writes the world to an open text file."""
+    def text(self) -> str:
+        """The world as the YAML text `--script` reads; RecordError when it
+        cannot be one (a value nested deeper than a world may be)."""
+        from ..prompt.frontmatter import MAX_DEPTH
         from .scripted import dump_world
 
-        f.write(dump_world(self.world()))
+        world = self.world()
+        deep = too_deep(world, MAX_DEPTH)
+        if deep is not None:
+            raise RecordError(TOO_DEEP_TO_RECORD.format(path=deep, limit=MAX_DEPTH))
+        return dump_world(world)
+
+    def write(self, f) -> None:
+        """Writes the world to an open text file."""
+        f.write(self.text())
 
 def provider_keys(answer) -> list[str]:
     """The API keys a provider answerer knows (a `ProviderSet` reads them up

@@ -40,6 +40,10 @@ from pathlib import Path
 
 from ..structs import Struct, field, replace
 
+#: a config file is a page of settings; a bigger one is a mistake (or /dev/zero)
+MAX_CONFIG_BYTES = 1024 * 1024
+CONFIG_TOO_BIG = "the file is more than {limit} bytes; a config file is a page of settings"
+CONFIG_HUGE_INTEGER = "an integer has more than 4300 digits"
 API_KEY_ENV_NOT_A_NAME = ("must name an environment variable (letters, digits and _), "
                           "not hold the key itself: put the key in the variable")
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -137,13 +141,21 @@ def load_config(cli_path: str | None = None, environ=None, cwd: str | Path | Non
 
     try:
         with open(path, "rb") as f:
-            data = tomllib.load(f)
+            raw = f.read(MAX_CONFIG_BYTES + 1)  # bounded: --config /dev/zero
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
     except OSError as e:
         raise ConfigError(f"cannot read config file {path}: {e.strerror or e}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: {CONFIG_TOO_BIG.format(limit=MAX_CONFIG_BYTES)}")
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: the byte at offset {e.start} is not UTF-8") from None
+    except ValueError:  # int() past CPython's digit limit, whose message names sys.set_int_max_str_digits()
+        raise ConfigError(f"{path}: not valid TOML: {CONFIG_HUGE_INTEGER}") from None
     except RecursionError:  # tomllib recurses: a hostile file nests past the stack
         raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
     return parse_config(data, str(path))
