@@ -20,7 +20,7 @@ from runvil.host.view import read_log, render
 ROOT = Path(__file__).resolve().parents[2]
 TUTORIAL = ROOT / "examples" / "tutorial"
 RUNS = ["compactor", "first-prompt", "oops", "precheck", "prose", "tasks", "tools"]
-MUTATIONS_PER_LOG = 6000
+MUTATIONS_PER_LOG = 2000
 
 HOSTILE = [None, True, False, 0, -1, 2**70, -(2**70), 1.5, float("nan"), float("inf"), "", "x", "<b>&", "\x1b]52;c;aGk=\x07",
            [], [None], [1, "a"], {}, {"a": 1}, {"type": 5}, [[[[]]]], {"role": 5, "content": [1]}, "9" * 50]
