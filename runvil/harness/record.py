@@ -82,7 +82,7 @@ class Recorder:
         self.answer = answer
         self.input = input
         self.bindings = dict(bindings)
-        self.scrubber = Scrubber(provider_keys(answer))
+        self.scrubber = provider_scrubber(answer)
         self.concurrent = getattr(answer, "concurrent", False)
         return self
 
@@ -148,14 +148,12 @@ class Recorder:
         """Writes the world to an open text file."""
         f.write(self.text())
 
-def provider_keys(answer) -> list[str]:
-    """The API keys a provider answerer knows (a `ProviderSet` reads them up
-    front into `keys`, and the config's other keys into its scrubber)."""
+def provider_scrubber(answer) -> Scrubber:
+    """The scrubber of a provider answerer (a `ProviderSet` knows every key
+    the config names), or one that masks nothing."""
     models = getattr(answer, "models", answer)  # WithPackTools wraps the providers
-    keys = getattr(models, "keys", None)
-    found = [k for k in keys.values() if isinstance(k, str) and k] if isinstance(keys, dict) else []
-    configured = getattr(models, "_configured_keys", None)
-    return found + (configured() if callable(configured) else [])
+    scrubber = getattr(models, "scrubber", None)
+    return scrubber if isinstance(scrubber, Scrubber) else Scrubber()
 
 
 def _model(binding) -> dict:
