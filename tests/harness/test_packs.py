@@ -378,3 +378,13 @@ def test_hostile_paths_and_urls_get_the_tools_own_error_text(tmp_path_factory, t
                 assert root not in answer.message
     finally:
         tools.close()
+
+
+@pytest.mark.parametrize("url", ["http://xn--/", "http://xn--a/", "https://xn--zz-.example/x"])
+def test_a_host_that_is_not_idna_is_the_tools_own_error(tmp_path, url):
+    """Not `web/fetch failed: IDNAError: ...` (a Python class name)."""
+    tools = PackTools(Workspace.at(tmp_path))
+    try:
+        assert failure(tools, "web/fetch", url=url) == "web/fetch: not a valid URL (its host name is not valid)"
+    finally:
+        tools.close()
