@@ -14,7 +14,8 @@ Decisions:
   opened (`fstat`), never on a check made by name before: another process
   swapping a folder for a link between two steps cannot lead a read or a
   write outside. Anything but a folder or a regular file (a FIFO, a device,
-  a socket) is refused without blocking (`O_NONBLOCK`).
+  a socket) is refused without blocking (`O_NONBLOCK`), and so is a file
+  with more than one name (a hard link may join it to a file outside).
 - `files/write` may grow the workspace by at most `write_quota` bytes per
   run (default 100,000,000): a file written over counts its new size less
   its old one. `files/read` returns at most READ_MAX_BYTES of UTF-8 text;
@@ -43,6 +44,8 @@ READ_MAX_BYTES = 2_000_000
 LIST_MAX = 1000
 LIST_DEPTH = 64  # folders deeper than this are not listed
 LIST_SCAN_MAX = 100 * LIST_MAX  # files a listing looks at, at most
+#: a file with other names may be one outside the workspace, linked in
+HARD_LINKED = "has other names (hard links), which may lie outside the workspace: it is not read or written"
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -227,6 +230,8 @@ class FilesPack:
                 raise PackError(f"files/read: {_shown(rel)} is a folder")
             if not stat.S_ISREG(info.st_mode):
                 raise PackError(f"files/read: {_shown(rel)} is not a regular file")
+            if info.st_nlink > 1:
+                raise PackError(f"files/read: {_shown(rel)} {HARD_LINKED}")
             if info.st_size > READ_MAX_BYTES:
                 raise PackError(f"files/read: {_shown(rel)} is {info.st_size} bytes; "
                                 f"a read returns at most {READ_MAX_BYTES}")
@@ -344,9 +349,10 @@ def _open_for_writing(parent: int, name: str, rel: str, grown) -> tuple[int, int
             except FileExistsError:  # made meanwhile: open it as it is now
                 continue
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
             os.close(fd)
-            raise PackError(f"files/write: {_shown(rel)} is not a regular file")
+            why = "is not a regular file" if not stat.S_ISREG(info.st_mode) else HARD_LINKED
+            raise PackError(f"files/write: {_shown(rel)} {why}")
         return fd, info.st_size
 
 

@@ -388,3 +388,13 @@ def test_a_host_that_is_not_idna_is_the_tools_own_error(tmp_path, url):
         assert failure(tools, "web/fetch", url=url) == "web/fetch: not a valid URL (its host name is not valid)"
     finally:
         tools.close()
+
+
+def test_a_file_hard_linked_from_outside_is_neither_read_nor_written(files, tmp_path):
+    outside = tmp_path / "secret.txt"
+    outside.write_text("secret")
+    os.link(outside, files.workspace.root / "in.txt")
+    why = "has other names (hard links), which may lie outside the workspace: it is not read or written"
+    assert failure(files, "files/read", path="in.txt") == f"files/read: in.txt {why}"
+    assert failure(files, "files/write", path="in.txt", content="x") == f"files/write: in.txt {why}"
+    assert outside.read_text() == "secret"
