@@ -136,6 +136,7 @@ class Scrubber:
         if isinstance(answer, ModelReply):
             return replace(answer, text=self.text(answer.text), reasoning=self.text(answer.reasoning),
                            tool_calls=self.value(answer.tool_calls), model=self.text(answer.model),
+                           usage=self.value(answer.usage),
                            empty_phrase=self.text(answer.empty_phrase))
         if isinstance(answer, ModelFailure):
             return replace(answer, body=self.text(answer.body), stream_error=self.text(answer.stream_error),
