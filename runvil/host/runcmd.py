@@ -367,7 +367,13 @@ def open_log(path: str, run, workspace: str | None = None):
 
 
 def _print_json(obj) -> None:
-    sys.stdout.write(valid_utf8(json.dumps(obj, ensure_ascii=False)) + "\n")
+    text = valid_utf8(json.dumps(obj, ensure_ascii=False))
+    if sys.stdout.isatty():  # JSON escapes C0 controls itself; a terminal would obey C1 ones (U+009B is CSI)
+        text = _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    sys.stdout.write(text + "\n")
+
+
+_C1 = re.compile("[\x7f-\x9f]")
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

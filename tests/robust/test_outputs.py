@@ -153,3 +153,20 @@ def test_a_hostile_reply_through_a_pipe_is_left_as_it_is(files, capsys):
     (files / "w.yaml").write_text(yaml.safe_dump({"replies": [{"text": HOSTILE}]}), encoding="utf-8")
     assert main(["run", str(files / "p.md"), "--script", str(files / "w.yaml")]) == 0
     assert capsys.readouterr().out == HOSTILE + "\n"
+
+
+def test_json_on_a_terminal_escapes_c1_controls_and_stays_json(tmp_path):
+    """JSON escapes C0 controls itself, not C1 ones (U+009B is a CSI)."""
+    import json
+
+    import yaml
+
+    (tmp_path / "p.md").write_text(PROMPT, encoding="utf-8")
+    (tmp_path / "w.yaml").write_text(yaml.safe_dump({"replies": [{"text": HOSTILE}]}), encoding="utf-8")
+    code, _, seen = on_a_terminal([sys.executable, "-m", "runvil.host.cli", "run", str(tmp_path / "p.md"),
+                                   "--script", str(tmp_path / "w.yaml"), "--json"], streams=("stdout",),
+                                  env={**os.environ, "RUNVIL_CONFIG": ""}, timeout=60)
+    assert code == 0
+    for raw in OBEYED:
+        assert raw not in seen, raw
+    assert json.loads(seen.decode("utf-8"))["result"] == HOSTILE
