@@ -26,6 +26,11 @@ from .viewstyle import CSS
 # ------------------------------------------------------------------ reading
 
 
+#: the largest run log drawn: a page of more would not open in a browser anyway
+MAX_LOG_BYTES = 256 * 1024 * 1024
+LOG_TOO_BIG = "{path} is more than {limit} bytes; the viewer draws run logs up to that size"
+
+
 class LogError(Exception):
     """A run log that cannot be read: a usage error, not a crash."""
 
@@ -33,10 +38,13 @@ class LogError(Exception):
 def read_log(path: str) -> list[dict]:
     """The events of a JSON Lines run log, in order."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
+        with open(path, "rb") as f:
+            data = f.read(MAX_LOG_BYTES + 1)  # bounded: `runvil view /dev/zero`
     except OSError as e:
         raise LogError(f"cannot read {path}: {e.strerror or e}") from None
+    if len(data) > MAX_LOG_BYTES:
+        raise LogError(LOG_TOO_BIG.format(path=path, limit=MAX_LOG_BYTES))
+    lines = data.decode("utf-8", "replace").splitlines()
     events = []
     for n, line in enumerate(lines, 1):
         if not line.strip():

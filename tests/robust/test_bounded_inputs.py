@@ -64,18 +64,20 @@ def test_require_of_a_3_gb_file_checks_its_size_before_reading(tmp_path):
     assert f"module 'big' is {3 * 1024**3} bytes of Lua; the limit is 262144 bytes" in result["err"]
 
 
-def test_unbounded_input_files_and_configs_are_usage_errors(tmp_path):
+def test_unbounded_input_files_configs_and_logs_are_usage_errors(tmp_path):
     p = tmp_path / "p.md"
     p.write_text(prompt(body="# T\n" + section("A", "return #input")), encoding="utf-8")
     huge = tmp_path / "huge.toml"
     huge.write_text("[limits]\nblock_steps = " + "9" * 5000 + "\n", encoding="utf-8")
     results = assert_robust([["run", str(p), "--input-file", "/dev/zero"], ["run", str(p), "--config", "/dev/zero"],
-                             ["run", str(p), "--config", str(huge)]], tmp_path)
-    assert [r["rc"] for r in results] == [2, 2, 2]
+                             ["run", str(p), "--config", str(huge)],
+                             ["view", "/dev/zero", "-o", str(tmp_path / "z.html")]], tmp_path)
+    assert [r["rc"] for r in results] == [2, 2, 2, 2]
     assert [r["err"] for r in results] == [
         "runvil: --input-file /dev/zero is more than 16777216 bytes, the most a run's input may be\n",
         "runvil: /dev/zero: the file is more than 1048576 bytes; a config file is a page of settings\n",
         f"runvil: {huge}: not valid TOML: an integer has more than 4300 digits\n",
+        "runvil: /dev/zero is more than 268435456 bytes; the viewer draws run logs up to that size\n",
     ]
     assert "sys.set_int_max_str_digits" not in results[2]["err"]
 
