@@ -166,9 +166,13 @@ class SectionVM:
             found = False
         if not found:
             raise_lua(f"module '{from_lua_str(name)}' not found: no file '{rel}' beside the prompt")
-        source = file_source(path.read_bytes())  # as luaL_loadfilex: a BOM and a '#' line skipped
-        if len(source) > MAX_BLOCK_BYTES:  # compiling costs as much as a block's
-            raise_lua(f"module '{from_lua_str(name)}' is {len(source)} bytes of Lua; the limit is {MAX_BLOCK_BYTES} bytes")
+        with open(path, "rb") as f:  # the size first, then a bounded read: a huge file is never read
+            size = os.fstat(f.fileno()).st_size
+            data = f.read(MAX_BLOCK_BYTES + 1) if size <= MAX_BLOCK_BYTES else b""
+        if max(size, len(data)) > MAX_BLOCK_BYTES:  # compiling costs as much as a block's
+            raise_lua(f"module '{from_lua_str(name)}' is {max(size, len(data))} bytes of Lua; "
+                      f"the limit is {MAX_BLOCK_BYTES} bytes")
+        source = file_source(data)  # as luaL_loadfilex: a BOM and a '#' line skipped
         fn = self.state.load(source, "@" + os.path.relpath(path, folder))
         results = yield from self.state.call_g(fn, name)
         if results and results[0] is not None:

@@ -67,17 +67,6 @@ def mask_keys(text: str, key: str | None = None) -> str:
     return _BEARER.sub(r"\1" + REDACTED, _KEYLIKE.sub(REDACTED, text))
 
 
-def key_fault(key: str) -> str | None:
-    """What makes a key unusable in an HTTP header, in words (never the
-    key): a space or control character, or a character beyond ASCII (a
-    pasted typographic dash or quote)."""
-    if any(ord(c) < 0x21 or ord(c) == 0x7F for c in key):
-        return "spaces or control characters"
-    if any(ord(c) > 0x7E for c in key):
-        return "a character beyond ASCII (a typographic dash or quote pasted with it?)"
-    return None
-
-
 def provider_message(body: str) -> str:
     """The message an error body carries, on one line ("" for none)."""
     text = (body or "").strip()

@@ -10,6 +10,8 @@ wait)`, which the Host sets to add a `model_retry` run event: the Engine
 never sees HTTP. A round's
 `effect.model` is the bound catalog model id (the host binds with
 `name=id`); when it is not a catalog id, the role's binding is tried.
+Every answer and streamed fragment is scrubbed of the configured keys
+(scrubber.py) before anyone sees it.
 """
 
 from __future__ import annotations
@@ -19,14 +21,13 @@ import threading
 from typing import Callable
 
 from ..engine.effects import ModelFailure, ModelRound, ToolCall, ToolFailure
-from .errortext import key_fault
 from .retries import DEFAULT_MAX_RETRIES, RetryPolicy
+from .scrubber import Scrubber, StreamScrubber, key_problem, shown_variable
 
 MAX_WORKERS = 8
 NO_PROVIDER = "no provider is configured for the model '{model}'"
 NEEDS_KEY = "provider '{provider}' needs an API key: {why}"
-KEY_NOT_SET = "the environment variable {var} is not set"
-KEY_UNUSABLE = "the environment variable {var} holds {fault}, which an API key cannot"
+KEY_NOT_SET = "{variable} is not set"
 NO_TOOL_BACKEND = "no tool backend is configured for {name}"
 
 
@@ -57,6 +58,17 @@ class ProviderSet:
         self.factory = factory  # None: OpenAIProvider, imported on first use (httpx is slow to import)
         self._providers: dict[str, object] = {}
         self._lock = threading.Lock()
+        self.scrubber = Scrubber(self._configured_keys())
+
+    def _configured_keys(self) -> list[str]:
+        """Every key the config's providers name, whether a binding uses it
+        or not: none of them may leave the process."""
+        keys = [k for k in self.keys.values() if isinstance(k, str)]
+        for p in getattr(self.config, "providers", {}).values():
+            var = getattr(p, "api_key_env", None)
+            if var:
+                keys.append((self.environ.get(var) or "").strip())
+        return keys
 
     def catalog_model(self, effect: ModelRound):
         models = self.config.models
@@ -74,11 +86,12 @@ class ProviderSet:
         if var is None:
             return None
         key = (self.environ.get(var) or "").strip()
+        variable = shown_variable(var, f"providers.{provider}.api_key_env")
         if not key:
-            raise LookupError(KEY_NOT_SET.format(var=var))
-        fault = key_fault(key)
-        if fault is not None:
-            raise LookupError(KEY_UNUSABLE.format(var=var, fault=fault))
+            raise LookupError(KEY_NOT_SET.format(variable=variable))
+        problem = key_problem(key)
+        if problem is not None:
+            raise LookupError(f"{variable} {problem}")
         return key
 
     def provider_for(self, model) -> object:
@@ -113,12 +126,15 @@ class ProviderSet:
             provider = self.provider_for(model)
         except LookupError as e:
             return ModelFailure(message=NEEDS_KEY.format(provider=model.provider, why=e.args[0]))
-        fragment = retry = None
+        fragment = retry = stream = None
         if self.on_fragment is not None:
             on_fragment = self.on_fragment
+            stream = StreamScrubber(self.scrubber)
 
             def fragment(text):
-                on_fragment(effect, text)
+                shown = stream.feed(text)
+                if shown:
+                    on_fragment(effect, shown)
 
         if self.on_retry is not None:
             on_retry = self.on_retry
@@ -126,7 +142,12 @@ class ProviderSet:
             def retry(attempt, status, wait):
                 on_retry(effect, attempt, status, wait)
 
-        return provider.answer(effect, on_fragment=fragment, on_retry=retry)
+        answer = provider.answer(effect, on_fragment=fragment, on_retry=retry)
+        if stream is not None:
+            rest = stream.end()
+            if rest:
+                self.on_fragment(effect, rest)
+        return self.scrubber.answer(answer)
 
     __call__ = answer
 

@@ -15,8 +15,9 @@ What is kept, and how it maps onto the world (host.md "The scripted world"):
 - every bound tool call's result, failure or drop, per tool, in order.
 
 A retried request is transport detail: only the final answer of a round is
-kept (the provider retries below this wrapper). Every text is scrubbed of
-the providers' keys before it is written.
+kept (the provider retries below this wrapper). The providers scrub their
+answers of the configured keys (scrubber.py); every text of the world is
+scrubbed again before it is written, tool results included.
 """
 
 from __future__ import annotations
@@ -24,7 +25,40 @@ from __future__ import annotations
 import threading
 
 from ..engine.effects import ModelFailure, ModelReply, ModelRound, ToolCall, ToolDropped, ToolFailure, ToolResult
-from .openai import REDACTED
+from .scrubber import Scrubber
+
+
+TOO_DEEP_TO_RECORD = ("{path} nests deeper than the {limit} levels a world can hold, "
+                      "so the run cannot be replayed from a recording")
+
+
+class RecordError(Exception):
+    """A run whose world cannot be written so that `--script` reads it."""
+
+
+def too_deep(value, limit: int) -> str | None:
+    """Where (`replies[1].tool_calls[1].arguments`) the first value sits
+    whose nesting takes the document past `limit` levels, as the world
+    reader counts them (each list, object and scalar is a level); None when
+    none does. A path is named to its sixth level at most. Walked without
+    recursion: a value may nest 500 deep."""
+    stack = [(value, "", 1)]
+    while stack:
+        v, path, depth = stack.pop()
+        if depth > limit:
+            return path.lstrip(".") or "the world"
+
+        def inner(step: str) -> str:
+            return path + step if depth < _NAMED_LEVELS else path
+
+        if isinstance(v, dict):
+            stack.extend((item, inner(f".{key}"), depth + 1) for key, item in reversed(list(v.items())))
+        elif isinstance(v, (list, tuple)):
+            stack.extend((item, inner(f"[{i + 1}]"), depth + 1) for i, item in reversed(list(enumerate(v))))
+    return None
+
+
+_NAMED_LEVELS = 6  # the world, replies, a reply, tool_calls, a call, arguments
 
 
 class Recorder:
@@ -35,7 +69,7 @@ class Recorder:
         self.answer = None
         self.input: str | None = None
         self.bindings: dict = {}
-        self.secrets: list[str] = []
+        self.scrubber = Scrubber()
         self.rounds: dict[int, tuple] = {}  # effect id -> (effect, answer)
         self.tool_calls: dict[int, tuple] = {}
         self.fragments: dict[int, list[str]] = {}
@@ -48,7 +82,7 @@ class Recorder:
         self.answer = answer
         self.input = input
         self.bindings = dict(bindings)
-        self.secrets = provider_keys(answer)
+        self.scrubber = provider_scrubber(answer)
         self.concurrent = getattr(answer, "concurrent", False)
         return self
 
@@ -96,35 +130,30 @@ class Recorder:
             tools.setdefault(effect.name, []).append(_tool_entry(answer))
         if tools:
             world["tools"] = tools
-        return self.scrub(world)
+        return self.scrubber.value(world)
+
+    def text(self) -> str:
+        """The world as the YAML text `--script` reads; RecordError when it
+        cannot be one (a value nested deeper than a world may be)."""
+        from ..prompt.frontmatter import MAX_DEPTH
+        from .scripted import dump_world
+
+        world = self.world()
+        deep = too_deep(world, MAX_DEPTH)
+        if deep is not None:
+            raise RecordError(TOO_DEEP_TO_RECORD.format(path=deep, limit=MAX_DEPTH))
+        return dump_world(world)
 
     def write(self, f) -> None:
         """Writes the world to an open text file."""
-        from .scripted import dump_world
+        f.write(self.text())
 
-        f.write(dump_world(self.world()))
-
-    def scrub(self, value):
-        """The value with every provider key replaced (a server may echo one)."""
-        if isinstance(value, str):
-            for key in self.secrets:
-                value = value.replace(key, REDACTED)
-            return value
-        if isinstance(value, dict):
-            return {k: self.scrub(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.scrub(v) for v in value]
-        return value
-
-
-def provider_keys(answer) -> list[str]:
-    """The API keys a provider answerer holds (a `ProviderSet` reads them up
-    front into `keys`), longest first so no key is half-replaced."""
+def provider_scrubber(answer) -> Scrubber:
+    """The scrubber of a provider answerer (a `ProviderSet` knows every key
+    the config names), or one that masks nothing."""
     models = getattr(answer, "models", answer)  # WithPackTools wraps the providers
-    keys = getattr(models, "keys", None)
-    if not isinstance(keys, dict):
-        return []
-    return sorted({k for k in keys.values() if isinstance(k, str) and k}, key=len, reverse=True)
+    scrubber = getattr(models, "scrubber", None)
+    return scrubber if isinstance(scrubber, Scrubber) else Scrubber()
 
 
 def _model(binding) -> dict:

@@ -164,7 +164,11 @@ def _http_url(text: str, tool: str, redirect: bool = False):
     if url.scheme not in ("http", "https"):
         scheme = f"{url.scheme}:" if url.scheme else "no scheme"
         raise PackError(f"{tool}: only http and https URLs can be fetched ({how} {scheme})")
-    if not url.host:
+    try:
+        host = url.host  # decoded from IDNA here: `xn--` alone is not a host
+    except UnicodeError:
+        raise PackError(f"{tool}: not a valid URL (its host name is not valid)") from None
+    if not host:
         raise PackError(f"{tool}: the URL has no host")
     return url
 

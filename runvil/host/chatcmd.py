@@ -93,13 +93,16 @@ def chat_command(argv: list[str]) -> int:
     from ..prompt import parse_text
     from .repl import INTERRUPTED, Console
 
+    from .termtext import TerminalStream
+
     prompt = parse_text(CHAT_PROMPT, path="<chat>")
     live = sys.stdout.isatty()
     streamed = []
+    out, err = TerminalStream(sys.stdout), TerminalStream(sys.stderr)  # model text: no control sequence obeyed
 
     def fragment(effect, text):
         streamed.append(text)
-        sys.stdout.write(text)
+        out.write(text)
         sys.stdout.flush()
 
     try:
@@ -117,7 +120,7 @@ def chat_command(argv: list[str]) -> int:
 
     def show(ev):
         if ev.type == "reply" and ev.execution_id == "0":
-            sys.stdout.write("\n" if streamed else ev.data["text"] + "\n")
+            out.write("\n" if streamed else ev.data["text"] + "\n")
             sys.stdout.flush()
             streamed.clear()
         elif ev.type == "print":
@@ -126,7 +129,7 @@ def chat_command(argv: list[str]) -> int:
                 interrupted.clear()
                 print(("\n" if live else "") + INTERRUPTED, file=sys.stderr)
             else:
-                print(ev.data["text"], file=sys.stderr)
+                print(ev.data["text"], file=err)
 
     run.events.listeners.append(show)
     try:
@@ -157,7 +160,7 @@ def chat_command(argv: list[str]) -> int:
     if console.interactive:
         print(meter.closing_line(), file=sys.stderr)
     if not outcome.ok:
-        print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=sys.stderr)
+        print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=err)
         return EXIT_FAILED
     return EXIT_OK
 

@@ -32,9 +32,11 @@ def check_command(argv: list[str]) -> int:
             continue
         for err in errors:
             from .diagnostics import show_parse_error
+            from .termtext import TerminalStream
 
-            print(f"error[Parse]: {err}", file=sys.stderr)
-            show_parse_error(err)
+            shown = TerminalStream(sys.stderr)  # a prompt's text in the error: no control sequence obeyed
+            print(f"error[Parse]: {err}", file=shown)
+            show_parse_error(err, shown)
         bad += len(errors)
     if bad:
         return EXIT_PARSE

@@ -39,9 +39,18 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 
 from ..structs import Struct, field, replace
+
+#: a config file is a page of settings; a bigger one is a mistake (or /dev/zero)
+MAX_CONFIG_BYTES = 1024 * 1024
+CONFIG_TOO_BIG = "the file is more than {limit} bytes; a config file is a page of settings"
+CONFIG_HUGE_INTEGER = "an integer has more than 4300 digits"
+API_KEY_ENV_NOT_A_NAME = ("must name an environment variable (letters, digits and _), "
+                          "not hold the key itself: put the key in the variable")
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 CONFIG_ENV = "RUNVIL_CONFIG"
 DEFAULT_FILE = "runvil.toml"
@@ -139,13 +148,21 @@ def load_config(cli_path: str | None = None, environ=None, cwd: str | Path | Non
 
     try:
         with open(path, "rb") as f:
-            data = tomllib.load(f)
+            raw = f.read(MAX_CONFIG_BYTES + 1)  # bounded: --config /dev/zero
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
     except OSError as e:
         raise ConfigError(f"cannot read config file {path}: {e.strerror or e}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: {CONFIG_TOO_BIG.format(limit=MAX_CONFIG_BYTES)}")
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: the byte at offset {e.start} is not UTF-8") from None
+    except ValueError:  # int() past CPython's digit limit, whose message names sys.set_int_max_str_digits()
+        raise ConfigError(f"{path}: not valid TOML: {CONFIG_HUGE_INTEGER}") from None
     except RecursionError:  # tomllib recurses: a hostile file nests past the stack
         raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
     return parse_config(data, str(path))
@@ -179,7 +196,10 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
                  for k in ("stream", "stream_usage")}
         tool_choice = _field(p, "tool_choice", where, fail, False, lambda v: isinstance(v, str) and len(v) <= 100,
                              'a string such as "auto", "required" or "" (none sent)')
-        providers[name] = Provider(name, base_url, _string(p, "api_key_env", where, fail),
+        key_env = _string(p, "api_key_env", where, fail)
+        if key_env is not None and not _VARIABLE_NAME.fullmatch(key_env):
+            fail(f"{where}.api_key_env {API_KEY_ENV_NOT_A_NAME}")  # never the value: it may be a pasted key
+        providers[name] = Provider(name, base_url, key_env,
                                    DEFAULT_TIMEOUT if timeout is None else float(timeout),
                                    DEFAULT_MAX_RETRIES if retries is None else retries,
                                    stream=True if flags["stream"] is None else flags["stream"],
@@ -308,21 +328,20 @@ def provider_key(config: Config, provider: str, environ=None) -> str | None:
     p = config.providers[provider]
     if p.api_key_env is None:
         return None
+    from ..harness.scrubber import key_problem, shown_variable
+
+    variable = shown_variable(p.api_key_env, f"providers.{_key(provider)}.api_key_env")
     key = environ.get(p.api_key_env)
     if key is None:
-        raise ConfigError(f"provider '{provider}' needs an API key: the environment variable {p.api_key_env} is not set")
+        raise ConfigError(f"provider '{provider}' needs an API key: {variable} is not set")
     if not key.strip():
-        raise ConfigError(f"provider '{provider}' needs an API key: the environment variable {p.api_key_env} is empty")
+        raise ConfigError(f"provider '{provider}' needs an API key: {variable} is empty")
     key = key.strip()
-    from ..harness.errortext import key_fault
-
-    fault = key_fault(key)
-    if fault is not None:
-        raise ConfigError(KEY_REFUSED.format(provider=provider, var=p.api_key_env, fault=fault))
+    problem = key_problem(key)
+    if problem is not None:
+        raise ConfigError(f"provider '{provider}': {variable} {problem}")
     return key
 
-
-KEY_REFUSED = "provider '{provider}': the environment variable {var} holds {fault}, which an API key cannot"
 
 # ------------------------------------------------------------------ binding
 

@@ -240,7 +240,8 @@ def write_junit(path: str, results) -> None:
     suite = ET.SubElement(suites, "testsuite", name="runvil conformance", tests=str(len(results)),
                           failures=str(failures), errors="0", skipped="0", time=f"{total_time:.3f}")
     for case, problems, seconds in results:
-        tc = ET.SubElement(suite, "testcase", classname=case.group, name=case.name, time=f"{seconds:.3f}")
+        tc = ET.SubElement(suite, "testcase", classname=_xml_text(case.group), name=_xml_text(case.name),
+                           time=f"{seconds:.3f}")
         if problems:
             fields = ", ".join(m.field for m in problems)
             failure = ET.SubElement(tc, "failure", message=_xml_text(f"differs: {fields}"))

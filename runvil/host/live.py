@@ -20,6 +20,8 @@ import threading
 from rich.console import Console
 from rich.text import Text
 
+from .termtext import for_terminal
+
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 CUT_SHORT = "[cut short: the reply reached its length limit (finish reason length)]"
 
@@ -51,7 +53,7 @@ class Live:
     def fragment(self, effect, text: str) -> None:
         self.stop_spinner()
         with self._lock:
-            self._write(text)
+            self._write(for_terminal(text))  # a reply's control sequences are shown, not obeyed
             self._mid_line = not text.endswith("\n")
             if effect is not None:
                 self._streaming.setdefault(effect.id, []).append(text)
@@ -83,7 +85,7 @@ class Live:
         with self._lock:
             if self._mid_line:
                 self._write("\n")
-            self._console.print(Text(text, style=style or ""))
+            self._console.print(Text(for_terminal(text), style=style or ""))
             self.stream.flush()
             self._mid_line = False
 

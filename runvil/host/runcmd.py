@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import signal
 import sys
@@ -16,6 +17,11 @@ from types import SimpleNamespace
 
 from .exits import EXIT_FAILED, EXIT_OK, EXIT_PARSE, EXIT_TERMINATED, EXIT_USAGE
 from .rounds import NO_USAGE, UsageMeter, report_retries
+
+
+#: the run's input from --input-file, at most (a prompt file's own limit)
+MAX_INPUT_BYTES = 16 * 1024 * 1024
+INPUT_TOO_BIG = "--input-file {path} is more than {limit} bytes, the most a run's input may be"
 
 
 class Terminated(KeyboardInterrupt):
@@ -93,15 +99,26 @@ def _run_command(argv: list[str]) -> int:
             args = run_parser().parse_args(argv)
         except SystemExit as e:
             return EXIT_USAGE if e.code else EXIT_OK
-    from ..prompt import ParseError, parse_file
+        from .outputs import clash
 
+        clashing = clash([("--log", args.log), ("--view", args.view), ("--record", args.record)],
+                         [(f"the prompt {args.prompt}", args.prompt), (f"the world {args.script}", args.script),
+                          (f"the input file {args.input_file}", args.input_file),
+                          (f"the config {args.config}", args.config)])
+        if clashing:
+            print(f"runvil: {clashing}", file=sys.stderr)
+            return EXIT_USAGE
+    from ..prompt import ParseError, parse_file
+    from .termtext import TerminalStream
+
+    errors = TerminalStream(sys.stderr)  # model and prompt text in errors: no control sequence obeyed
     try:
         prompt = parse_file(args.prompt)
     except ParseError as e:
-        print(f"error[Parse]: {e}", file=sys.stderr)
+        print(f"error[Parse]: {e}", file=errors)
         from .diagnostics import show_parse_error  # for errors only: its patterns cost start-up
 
-        show_parse_error(e)
+        show_parse_error(e, errors)
         if args.json:
             _print_json({"ok": False, "result": None, "error": {"kind": "Parse", "message": str(e)}, "requests": [],
                          "usage": NO_USAGE})
@@ -118,10 +135,14 @@ def _run_command(argv: list[str]) -> int:
             with open(args.input_file, "rb") as f:
                 # the file's bytes exactly: no newline translation; bytes that
                 # are not UTF-8 reach Lua as they are, as with --input
-                input_text = f.read().decode("utf-8", "surrogateescape")
+                data = f.read(MAX_INPUT_BYTES + 1)  # bounded: --input-file /dev/zero
         except OSError as e:
             print(f"runvil: cannot read {args.input_file}: {e.strerror or e}", file=sys.stderr)
             return EXIT_USAGE
+        if len(data) > MAX_INPUT_BYTES:
+            print(f"runvil: {INPUT_TOO_BIG.format(path=args.input_file, limit=MAX_INPUT_BYTES)}", file=sys.stderr)
+            return EXIT_USAGE
+        input_text = data.decode("utf-8", "surrogateescape")
     try:
         live = None
         if sys.stderr.isatty():  # rich is imported for a terminal only
@@ -172,7 +193,9 @@ def _run_command(argv: list[str]) -> int:
     except OSError as e:
         return usage_error(f"cannot write the run log {args.log}: {e.strerror or e}", answer)
     try:
-        record = open(args.record, "w", encoding="utf-8") if args.record else None
+        made_record = args.record is not None and not os.path.lexists(args.record)
+        if args.record:  # written at the end; opened now so an unwritable path fails first
+            open(args.record, "a", encoding="utf-8").close()
     except OSError as e:
         if log is not None:
             log.close()
@@ -186,9 +209,8 @@ def _run_command(argv: list[str]) -> int:
     try:
         outcome = drive_closing(run, answering, answer, log, requests)
     finally:  # a failed run is recorded too: its failure is part of the world
-        if record is not None:
-            with record:
-                recorder.write(record)
+        if recorder is not None:
+            write_record(args.record, recorder, made_record)
     if args.json:
         _print_json(
             {
@@ -202,16 +224,16 @@ def _run_command(argv: list[str]) -> int:
     elif outcome.ok:
         if outcome.result is not None and not (live is not None and live.already_shown(outcome.result, sys.stdout)):
             result = valid_utf8(outcome.result)
-            sys.stdout.write(result + ("" if result.endswith("\n") else "\n"))
+            TerminalStream(sys.stdout).write(result + ("" if result.endswith("\n") else "\n"))
     if args.view:
         from .view import write_run_view
 
         write_run_view(args.view, run)  # a page that cannot be written is said on stderr
     if not outcome.ok:
-        print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=sys.stderr)
+        print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=errors)
         from .diagnostics import show_run_error
 
-        show_run_error(prompt, outcome.error, run.events.events)
+        show_run_error(prompt, outcome.error, run.events.events, errors)
     if live is not None:
         live.closing(meter.closing_line())
     return EXIT_OK if outcome.ok else EXIT_FAILED
@@ -233,6 +255,26 @@ class _Answerer:
         if isinstance(effect, ModelRound):
             return echo_reply(effect)
         return ToolFailure(f"no tool backend is configured for {effect.name}")
+
+
+def write_record(path: str, recorder, made: bool) -> None:
+    """Writes the recorded world; one that cannot be (RecordError) is said
+    on stderr, and a file made empty for it removed."""
+    from ..harness.record import RecordError
+
+    try:
+        text = recorder.text()
+    except RecordError as e:
+        print(f"runvil: cannot record the world in {path}: {e}", file=sys.stderr)
+        if made:
+            with contextlib.suppress(OSError):
+                os.remove(path)
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        print(f"runvil: cannot write the recorded world {path}: {e.strerror or e}", file=sys.stderr)
 
 
 def usage_error(message: str, answerer) -> int:
@@ -328,7 +370,13 @@ def open_log(path: str, run, workspace: str | None = None):
 
 
 def _print_json(obj) -> None:
-    sys.stdout.write(valid_utf8(json.dumps(obj, ensure_ascii=False)) + "\n")
+    text = valid_utf8(json.dumps(obj, ensure_ascii=False))
+    if sys.stdout.isatty():  # JSON escapes C0 controls itself; a terminal would obey C1 ones (U+009B is CSI)
+        text = _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    sys.stdout.write(text + "\n")
+
+
+_C1 = re.compile("[\x7f-\x9f]")
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

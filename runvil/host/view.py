@@ -26,6 +26,11 @@ from .viewstyle import CSS
 # ------------------------------------------------------------------ reading
 
 
+#: the largest run log drawn: a page of more would not open in a browser anyway
+MAX_LOG_BYTES = 256 * 1024 * 1024
+LOG_TOO_BIG = "{path} is more than {limit} bytes; the viewer draws run logs up to that size"
+
+
 class LogError(Exception):
     """A run log that cannot be read: a usage error, not a crash."""
 
@@ -33,17 +38,20 @@ class LogError(Exception):
 def read_log(path: str) -> list[dict]:
     """The events of a JSON Lines run log, in order."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
+        with open(path, "rb") as f:
+            data = f.read(MAX_LOG_BYTES + 1)  # bounded: `runvil view /dev/zero`
     except OSError as e:
         raise LogError(f"cannot read {path}: {e.strerror or e}") from None
+    if len(data) > MAX_LOG_BYTES:
+        raise LogError(LOG_TOO_BIG.format(path=path, limit=MAX_LOG_BYTES))
+    lines = data.decode("utf-8", "replace").splitlines()
     events = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             ev = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the stack
             raise LogError(f"{path}:{n}: not a JSON line of a run log") from None
         if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
             raise LogError(f"{path}:{n}: not a run-log event (an object with a `type`)")
@@ -63,7 +71,7 @@ def normalized(ev: dict) -> dict:
         if key in ev and not isinstance(ev[key], list):
             ev[key] = []
     if "tool_calls" in ev:
-        ev["tool_calls"] = [c for c in ev["tool_calls"] if isinstance(c, dict)]
+        ev["tool_calls"] = [_call_fields(c) for c in ev["tool_calls"] if isinstance(c, dict)]
     if "tools" in ev:
         ev["tools"] = [t for t in ev["tools"] if isinstance(t, dict)]
     for key in ("usage", "precheck", "error"):
@@ -72,9 +80,35 @@ def normalized(ev: dict) -> dict:
     for key in ("text", "execution_id"):
         if key in ev and not isinstance(ev[key], str):
             ev[key] = json.dumps(ev[key], ensure_ascii=False)
-    if ev.get("section") is not None and not isinstance(ev["section"], str):
-        ev["section"] = str(ev["section"])
+    for key in ("section", "origin", "model", "name", "message", "prompt", "time", "jumped_to"):
+        if ev.get(key) is not None and not isinstance(ev[key], str):
+            ev[key] = json.dumps(ev[key], ensure_ascii=False)
+    if "messages" in ev:
+        ev["messages"] = [_message(m) for m in ev["messages"]]
     return ev
+
+
+def _call_fields(call: dict) -> dict:
+    """A tool call with its `id` and `name` as text (or None)."""
+    call = dict(call)
+    for key in ("id", "name"):
+        if call.get(key) is not None and not isinstance(call[key], str):
+            call[key] = json.dumps(call[key], ensure_ascii=False)
+    return call
+
+
+def _message(m):
+    """A message of a log as the drawing reads it: its `tool_calls` a list,
+    its `tool_call_id` text."""
+    if not isinstance(m, dict):
+        return m
+    m = dict(m)
+    if "tool_calls" in m:
+        calls = m["tool_calls"] if isinstance(m["tool_calls"], list) else [m["tool_calls"]]
+        m["tool_calls"] = [_call_fields(c) if isinstance(c, dict) else c for c in calls]
+    if m.get("tool_call_id") is not None and not isinstance(m["tool_call_id"], str):
+        m["tool_call_id"] = json.dumps(m["tool_call_id"], ensure_ascii=False)
+    return m
 
 
 # ------------------------------------------------------------ the run's shape
@@ -275,8 +309,8 @@ def _header(run: dict, title: str) -> str:
             figures.append(f"<b>{usage[key]}</b> {label} tokens")
     when = ""
     if run["first"]:
-        when = f"<div class=\"when\">{escape(str(run['first']))} → {escape(str(run['last']))}</div>"
-    name = escape(str(run["prompt"] or title))
+        when = f"<div class=\"when\">{escape(_text(run['first']))} → {escape(_text(run['last']))}</div>"
+    name = escape(_text(run["prompt"] or title))
     return (f"<header><h1>{name} <span class=\"status {status.split()[0]}\">{escape(status)}</span></h1>"
             f"<div class=\"figures\">{' · '.join(figures)}</div>{when}</header>")
 
@@ -297,7 +331,7 @@ def _entry(e: Entry) -> str:
         if e.ended.get("failed"):
             parts.append("<p class=\"end failed\">the section failed</p>")
         elif e.ended.get("jumped_to"):
-            parts.append(f"<p class=\"end\">jump → ## {escape(str(e.ended['jumped_to']))}</p>")
+            parts.append(f"<p class=\"end\">jump → ## {escape(_text(e.ended['jumped_to']))}</p>")
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -306,9 +340,9 @@ def _round(item: dict) -> str:
     origin = item.get("origin") or "chat"
     # the run's count of answered rounds when known (effect ids also count tool calls)
     number = item.get("turn") if item.get("turn") is not None else item.get("id", "?")
-    head = [f"round {escape(str(number))}", escape(origin)]
+    head = [f"round {escape(_text(number))}", escape(_text(origin))]
     if item.get("model"):
-        head.append(f"model <b>{escape(str(item['model']))}</b>")
+        head.append(f"model <b>{escape(_text(item['model']))}</b>")
     out = [f"<details class=\"round\" open><summary>{' · '.join(head)}</summary>"]
     if item.get("precheck"):
         out.append(_precheck(item["precheck"]))
@@ -318,7 +352,7 @@ def _round(item: dict) -> str:
     else:
         out.append(_messages(messages, item.get("new_from", 0), "sent"))
     if item.get("tools"):
-        names = ", ".join(escape(str(t.get("name"))) for t in item["tools"] if isinstance(t, dict))
+        names = ", ".join(escape(_text(t.get("name"))) for t in item["tools"] if isinstance(t, dict))
         out.append(f"<p class=\"tools\">tools offered: {names}</p>")
     out.append(_answer(item))
     out.append("</details>")
@@ -330,8 +364,8 @@ def _precheck(p: dict) -> str:
     if not all(isinstance(v, int) for v in (tokens, window)) or window <= 0:
         return ""
     reserve = reserve if isinstance(reserve, int) else 0
-    used = min(100.0, 100.0 * tokens / window)
-    kept = min(100.0 - used, 100.0 * reserve / window)
+    used = max(0.0, min(100.0, 100 * tokens / window))  # int division: exact for any size
+    kept = max(0.0, min(100.0 - used, 100 * reserve / window))
     return (f"<div class=\"precheck\"><span>precheck: estimate <b>{tokens}</b> + reserve <b>{reserve}</b>"
             f" of window <b>{window}</b></span><div class=\"bar\"><i class=\"used\" style=\"width:{used:.2f}%\">"
             f"</i><i class=\"reserve\" style=\"width:{kept:.2f}%\"></i></div></div>")
@@ -347,7 +381,7 @@ def _messages(messages: list, new_from: int, label: str) -> str:
         new = " new" if i >= new_from else ""
         extra = ""
         if m.get("tool_call_id") is not None:
-            extra = f" <span class=\"id\">for {escape(str(m['tool_call_id']))}</span>"
+            extra = f" <span class=\"id\">for {escape(_text(m['tool_call_id']))}</span>"
         body = [_content(m.get("content"))]
         for call in m.get("tool_calls") or ():
             body.append(_call(call))
@@ -365,7 +399,7 @@ def _content(content) -> str:
         parts = []
         for p in content:
             if isinstance(p, dict) and p.get("type") == "text":
-                parts.append(f"<pre>{escape(str(p.get('text', '')))}</pre>")
+                parts.append(f"<pre>{escape(_text(p.get('text', '')))}</pre>")
             else:
                 parts.append(f"<pre class=\"part\">{escape(json.dumps(p, ensure_ascii=False, indent=1))}</pre>")
         return "".join(parts)
@@ -376,29 +410,29 @@ def _call(call) -> str:
     if not isinstance(call, dict):
         return f"<pre>{escape(json.dumps(call, ensure_ascii=False))}</pre>"
     args = json.dumps(call.get("arguments"), ensure_ascii=False, indent=2)
-    return (f"<div class=\"call\"><span class=\"fn\">{escape(str(call.get('name')))}</span>"
-            f" <span class=\"id\">{escape(str(call.get('id')))}</span><pre>{escape(args)}</pre></div>")
+    return (f"<div class=\"call\"><span class=\"fn\">{escape(_text(call.get('name')))}</span>"
+            f" <span class=\"id\">{escape(_text(call.get('id')))}</span><pre>{escape(args)}</pre></div>")
 
 
 def _answer(item: dict) -> str:
     out = ["<div class=\"answer\">"]
     if item.get("failed"):
-        status = f" (status {escape(str(item['status']))})" if item.get("status") is not None else ""
-        out.append(f"<div class=\"failed\">the round failed{status}: <pre>{escape(str(item['failed']))}</pre></div>")
+        status = f" (status {escape(_text(item['status']))})" if item.get("status") is not None else ""
+        out.append(f"<div class=\"failed\">the round failed{status}: <pre>{escape(_text(item['failed']))}</pre></div>")
     if item.get("thinking"):
-        out.append(f"<div class=\"thinking\"><div class=\"role\">thinking</div><pre>{escape(str(item['thinking']))}"
+        out.append(f"<div class=\"thinking\"><div class=\"role\">thinking</div><pre>{escape(_text(item['thinking']))}"
                    "</pre></div>")
     if "reply" in item and (item["reply"] != "" or not item.get("calls")):  # a tool round's empty text says nothing
         out.append(f"<div class=\"msg assistant reply\"><div class=\"role\">reply</div>{_content(item['reply'])}</div>")
     elif item.get("note"):
-        out.append(f"<div class=\"failed\">{escape(str(item['note']))}</div>")
+        out.append(f"<div class=\"failed\">{escape(_text(item['note']))}</div>")
     for c in item.get("calls") or ():
         out.append(_call_with_result(c))
     meta = []
     if "finish_reason" in item:
         meta.append(f"finish reason <b>{escape(json.dumps(item['finish_reason']))}</b>")
     for key, value in (item.get("usage") or {}).items():
-        meta.append(f"{escape(str(key))} <b>{escape(str(value))}</b>")
+        meta.append(f"{escape(_text(key))} <b>{escape(_text(value))}</b>")
     if item.get("truncated"):
         meta.append("<b>truncated</b>")
     if meta:
@@ -410,7 +444,7 @@ def _answer(item: dict) -> str:
 def _call_with_result(c: dict) -> str:
     call = c["call"]
     if c.get("failed") is not None:
-        result = f"<div class=\"result failed\">failed: <pre>{escape(str(c['failed']))}</pre></div>"
+        result = f"<div class=\"result failed\">failed: <pre>{escape(_text(c['failed']))}</pre></div>"
     elif c.get("result") is not None:
         result = f"<div class=\"result\">result: {_content(c['result'])}</div>"
     else:
@@ -419,9 +453,9 @@ def _call_with_result(c: dict) -> str:
 
 
 def _refusal(item: dict) -> str:
-    return (f"<div class=\"refusal\">the precheck refused a {escape(str(item.get('origin') or 'chat'))} round: "
-            f"estimate <b>{escape(str(item.get('tokens')))}</b> against window "
-            f"<b>{escape(str(item.get('window')))}</b>; nothing was sent</div>")
+    return (f"<div class=\"refusal\">the precheck refused a {escape(_text(item.get('origin') or 'chat'))} round: "
+            f"estimate <b>{escape(_text(item.get('tokens')))}</b> against window "
+            f"<b>{escape(_text(item.get('window')))}</b>; nothing was sent</div>")
 
 
 def _change(item: dict) -> str:
@@ -437,12 +471,12 @@ def _simple(cls: str, label: str):
 
 
 def _tool(item: dict) -> str:
-    state = f"failed: {escape(str(item['failed']))}" if item.get("failed") is not None else "ok"
-    return f"<div class=\"tool\">tools.call <span class=\"fn\">{escape(str(item.get('name')))}</span> {state}</div>"
+    state = f"failed: {escape(_text(item['failed']))}" if item.get("failed") is not None else "ok"
+    return f"<div class=\"tool\">tools.call <span class=\"fn\">{escape(_text(item.get('name')))}</span> {state}</div>"
 
 
 def _retry(item: dict) -> str:
-    figures = ", ".join(f"{escape(str(k))} {escape(str(v))}" for k, v in item["data"].items())
+    figures = ", ".join(f"{escape(_text(k))} {escape(_text(v))}" for k, v in item["data"].items())
     return f"<div class=\"retry\">retry: {figures}</div>"
 
 
@@ -464,16 +498,30 @@ def _outcome(run: dict) -> str:
         return "<footer class=\"outcome\">the log ends before the run did</footer>"
     if ended.get("ok"):
         result = ended.get("result")
-        shown = "<p class=\"muted\">(no result)</p>" if result is None else f"<pre>{escape(str(result))}</pre>"
+        shown = "<p class=\"muted\">(no result)</p>" if result is None else f"<pre>{escape(_text(result))}</pre>"
         return f"<footer class=\"outcome ok\"><h2>result</h2>{shown}</footer>"
     err = ended.get("error") or {}
-    fields = "".join(f"<li>{escape(str(k))}: {escape(json.dumps(v, ensure_ascii=False))}</li>"
+    fields = "".join(f"<li>{escape(_text(k))}: {escape(json.dumps(v, ensure_ascii=False))}</li>"
                      for k, v in err.items() if k not in ("kind", "message"))
-    return (f"<footer class=\"outcome failed\"><h2>error[{escape(str(err.get('kind')))}]</h2>"
-            f"<pre>{escape(str(err.get('message')))}</pre><ul>{fields}</ul></footer>")
+    return (f"<footer class=\"outcome failed\"><h2>error[{escape(_text(err.get('kind')))}]</h2>"
+            f"<pre>{escape(_text(err.get('message')))}</pre><ul>{fields}</ul></footer>")
 
 
 # ------------------------------------------------------------------ command
+
+
+def _text(value) -> str:
+    """A log's value as the page shows it: text as it is, anything else as
+    JSON (never Python's own spelling: `null`, not `None`)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return "?"
+
+
+_UNDRAWABLE = (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError, RecursionError)
 
 
 def write_view(events: list[dict], out: str, title: str) -> None:
@@ -499,13 +547,26 @@ def view_command(argv: list[str]) -> int:
     except SystemExit as e:
         return 2 if e.code else 0
     out = args.output or default_output(args.log)
+    from .outputs import clash
+
+    clashing = clash([("-o" if args.output else "the page", out)], [(f"the log {args.log}", args.log)])
+    if clashing:
+        print(f"runvil: {clashing}", file=sys.stderr)
+        return 2
     try:
         events = read_log(args.log)
     except LogError as e:
         print(f"runvil: {e}", file=sys.stderr)
         return 2
     try:
-        write_view(events, out, title=args.log)
+        page = render(events, args.log)
+    except _UNDRAWABLE as e:  # a field of a type the fuzzing did not meet: said, never a traceback
+        print(f"runvil: cannot draw {args.log}: a field holds a value a run log does not ({type(e).__name__})",
+              file=sys.stderr)
+        return 2
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(page)
     except OSError as e:
         print(f"runvil: cannot write {out}: {e.strerror or e}", file=sys.stderr)
         return 2

@@ -34,7 +34,7 @@ from .frontcache import read_frontmatter
 from .interpolate import NULL, USERDATA, InterpolationError, NotJSON, fill
 from .model import Frontmatter, LuaBlock, ParseError, Prompt, Prose, RoleOptions, Section, trim_blank_lines
 from .structure import MESSAGE as _FM_MESSAGE
-from .structure import NO_FRONTMATTER, read_body, split_frontmatter
+from .structure import NO_FRONTMATTER, capped, read_body, split_frontmatter
 
 __all__ = [
     "NULL",
@@ -156,10 +156,10 @@ def _parse(text: str, path: str, make: bool = True) -> tuple[Prompt | None, list
     errors.extend(body.errors)
     too_much = _over_lua_budget((body.h1, *body.sections), path)
     if too_much is not None:  # compiling it all would take minutes
-        return None, sorted([*errors, too_much], key=lambda e: e.line)
+        return None, capped([*errors, too_much], body.dropped, path)
     h1 = _compile_section(body.h1, path, errors)
     sections = tuple(_compile_section(s, path, errors) for s in body.sections)
-    errors.sort(key=lambda e: e.line)
+    errors = capped(errors, body.dropped, path)
     if errors or frontmatter is None or not make:
         return None, errors
     from pathlib import Path  # here, not at the top: a check makes no Prompt and needs no pathlib

@@ -46,6 +46,14 @@ SECOND_H1 = "a second H1 heading (the first is on line {first})"
 EMPTY_SECTION_NAME = "a section heading needs a name"
 DUPLICATE_SECTION = "duplicate section name `{name}` (first on line {first})"
 UNTERMINATED_FENCE = "unterminated code fence: {fence} is never closed"
+MORE_ERRORS = "... and {count} more errors (only the first {limit} are listed)"
+MANY_MORE_ERRORS = "... and more than {count} more errors (reading stopped at line {line})"
+
+#: the parse errors listed for one file; the rest are counted (a 16 MB file
+#: of `#` lines would otherwise make eight million of them)
+MAX_ERRORS = 100
+#: the errors counted past MAX_ERRORS before the body is read no further
+MAX_COUNTED = 10_000
 
 H1_CHUNK = "h1"
 SECTION_CHUNK = "section `{name}`"
@@ -140,6 +148,7 @@ class Body(Struct, frozen=True):
     h1: Section
     sections: tuple[Section, ...]
     errors: tuple[ParseError, ...]
+    dropped: tuple = (0, 0, 0)  # errors past MAX_ERRORS: (how many, the first one's line, the line reading stopped at)
 
 
 class _Container:
@@ -175,9 +184,16 @@ class _Container:
 def read_body(lines: list[str], start: int, path: str) -> Body:
     """Reads file lines `start`.. (1-based; `lines[0]` is line 1)."""
     errors: list[ParseError] = []
+    dropped = [0, 0, 0]  # errors past MAX_ERRORS: their count, the first one's line, the line reading stopped at
 
-    def fail(message: str, line: int) -> None:
-        errors.append(ParseError("Structure", message, line, path))
+    def fail(message: str, line: int, **fields) -> None:
+        if len(errors) < MAX_ERRORS:
+            errors.append(ParseError("Structure", message.format(**fields) if fields else message, line, path))
+            return
+        dropped[0] += 1
+        dropped[1] = dropped[1] or line
+        if dropped[0] >= MAX_COUNTED:
+            dropped[2] = line
 
     h1: _Container | None = None
     late_h1 = False  # an H1 that came after a section (its own error)
@@ -190,7 +206,7 @@ def read_body(lines: list[str], start: int, path: str) -> Body:
     text_before_h1 = False
     n = start
     last = len(lines)
-    while n <= last:
+    while n <= last and not dropped[2]:
         line = lines[n - 1]
         fence = read_fence(line)
         if fence is not None:
@@ -200,7 +216,7 @@ def read_body(lines: list[str], start: int, path: str) -> Body:
                 fail(TEXT_BEFORE_H1, n)
                 text_before_h1 = True
             if end > last:
-                fail(UNTERMINATED_FENCE.format(fence=line.strip()), n)
+                fail(UNTERMINATED_FENCE, n, fence=line.strip())
                 for k in range(n, last + 1):
                     current.add_prose(k, lines[k - 1])
                 break
@@ -222,7 +238,7 @@ def read_body(lines: list[str], start: int, path: str) -> Body:
             level, text = heading
             if level == 1:
                 if h1 is not None:
-                    fail(SECOND_H1.format(first=h1.line), n)
+                    fail(SECOND_H1, n, first=h1.line)
                 elif sections:
                     fail(H1_AFTER_H2, n)
                     late_h1 = True
@@ -236,7 +252,7 @@ def read_body(lines: list[str], start: int, path: str) -> Body:
                 if not text:
                     fail(EMPTY_SECTION_NAME, n)
                 elif text in first_of:
-                    fail(DUPLICATE_SECTION.format(name=text, first=first_of[text]), n)
+                    fail(DUPLICATE_SECTION, n, name=text, first=first_of[text])
                 else:
                     first_of[text] = n
                 current = _Container(text, n, SECTION_CHUNK.format(name=text))
@@ -248,12 +264,27 @@ def read_body(lines: list[str], start: int, path: str) -> Body:
             text_before_h1 = True
         current.add_prose(n, line)
         n += 1
-    if h1 is None and not late_h1:
+    if h1 is None and not late_h1 and not dropped[2]:  # (an H1 may follow where reading stopped)
         # Without any H1, "text before the H1" would only repeat the point.
         # An H1 after the sections has its own error: "no H1" would be false.
         errors[:] = [e for e in errors if e.message != TEXT_BEFORE_H1]
         first_text = next((k for k in range(start, last + 1) if lines[k - 1].strip()), None)
         candidates = [k for k in (first_text, sections[0].line if sections else None) if k is not None]
-        fail(NO_H1, min(candidates) if candidates else max(1, min(start, last)))
+        errors.append(ParseError("Structure", NO_H1, min(candidates) if candidates else max(1, min(start, last)), path))
     h1_section = h1.section() if h1 is not None else Section(None, 0, ())
-    return Body(title, h1_section, tuple(s.section() for s in sections), tuple(errors))
+    return Body(title, h1_section, tuple(s.section() for s in sections), tuple(errors), tuple(dropped))
+
+
+def capped(errors: list[ParseError], dropped: tuple, path: str) -> list[ParseError]:
+    """A file's parse errors in line order: the first MAX_ERRORS, then one
+    that counts the rest (with the `dropped` ones read_body did not keep)."""
+    errors = sorted(errors, key=lambda e: e.line)
+    count = dropped[0] + max(0, len(errors) - MAX_ERRORS)
+    if not count:
+        return errors
+    first = min([e.line for e in errors[MAX_ERRORS:]] + ([dropped[1]] if dropped[0] else []))
+    if dropped[2]:
+        more = MANY_MORE_ERRORS.format(count=count, line=dropped[2])
+    else:
+        more = MORE_ERRORS.format(count=count, limit=MAX_ERRORS)
+    return errors[:MAX_ERRORS] + [ParseError("Structure", more, first, path)]

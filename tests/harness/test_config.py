@@ -178,7 +178,7 @@ def test_literal_api_key_is_refused_and_never_shown():
 
 def test_provider_keys():
     c = cfg()
-    assert provider_key(c, "openai", {"OPENAI_API_KEY": " sk-1 \n"}) == "sk-1"
+    assert provider_key(c, "openai", {"OPENAI_API_KEY": " sk-1-abcdef \n"}) == "sk-1-abcdef"
     assert provider_key(c, "local", {}) is None
     with pytest.raises(ConfigError) as e:
         provider_key(c, "openai", {})
@@ -197,7 +197,7 @@ def test_needed_keys_reads_only_used_providers():
     both = bind_roles({"writer": RoleOptions(), "reviewer": RoleOptions()}, c)
     with pytest.raises(ConfigError, match="OPENAI_API_KEY is not set"):
         needed_keys(c, both, {})
-    assert needed_keys(c, both, {"OPENAI_API_KEY": "sk-2"}) == {"local": None, "openai": "sk-2"}
+    assert needed_keys(c, both, {"OPENAI_API_KEY": "sk-2-abcdef"}) == {"local": None, "openai": "sk-2-abcdef"}
 
 
 # ------------------------------------------------------------------ binding

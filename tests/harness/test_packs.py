@@ -86,24 +86,73 @@ def test_read_refusals_are_tool_failures(files, arguments, message):
     assert failure(files, "files/read", **arguments) == message
 
 
-def test_symlinks_leaving_the_workspace_are_refused(files, tmp_path):
+LINK = "passes through a symbolic link, which the workspace does not follow"
+
+
+def test_no_symbolic_link_is_followed(files, tmp_path):
+    """Links are refused wherever they lead: following none is what makes
+    the walk from the workspace's descriptor safe from a swapped folder."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.txt").write_text("secret")
     root = files.workspace.root
     os.symlink(outside, root / "out")
     os.symlink(outside / "secret.txt", root / "s.txt")
-    os.symlink("s.txt", root / "inside.txt")  # a link within the workspace is fine... to a link that leaves
     (root / "ok.txt").write_text("ok")
     os.symlink("ok.txt", root / "alias.txt")
-    assert failure(files, "files/read", path="out/secret.txt") == \
-        "files/read: out/secret.txt leads outside the workspace (through a symbolic link)"
-    assert failure(files, "files/write", path="out/new.txt", content="x") == \
-        "files/write: out/new.txt leads outside the workspace (through a symbolic link)"
-    assert failure(files, "files/read", path="inside.txt").endswith("leads outside the workspace (through a symbolic link)")
-    assert not (outside / "new.txt").exists()
-    assert result(files, "files/read", path="alias.txt") == "ok"
-    assert result(files, "files/list") == "alias.txt\nok.txt"  # links leading out are not listed
+    (root / "sub").mkdir()
+    os.symlink("../sub", root / "sub" / "again")
+    assert failure(files, "files/read", path="out/secret.txt") == f"files/read: out/secret.txt {LINK}"
+    assert failure(files, "files/write", path="out/new.txt", content="x") == f"files/write: out/new.txt {LINK}"
+    assert failure(files, "files/write", path="out/deeper/new.txt", content="x") == \
+        f"files/write: out/deeper/new.txt {LINK}"
+    assert failure(files, "files/read", path="s.txt") == f"files/read: s.txt {LINK}"
+    assert failure(files, "files/write", path="s.txt", content="x") == f"files/write: s.txt {LINK}"
+    assert failure(files, "files/read", path="alias.txt") == f"files/read: alias.txt {LINK}"
+    assert failure(files, "files/read", path="sub/again/x") == f"files/read: sub/again/x {LINK}"
+    assert not (outside / "new.txt").exists() and not (outside / "deeper").exists()
+    assert (outside / "secret.txt").read_text() == "secret"
+    assert result(files, "files/list") == "ok.txt"  # links are not listed
+
+
+def test_fifos_and_sockets_are_refused_without_blocking(files):
+    import socket as sockets
+
+    root = files.workspace.root
+    os.mkfifo(root / "fifo")
+    server = sockets.socket(sockets.AF_UNIX)
+    server.bind(str(root / "sock"))
+    try:
+        start = time.monotonic()
+        for name in ("fifo", "sock"):
+            assert failure(files, "files/read", path=name) == f"files/read: {name} is not a regular file"
+            assert failure(files, "files/write", path=name, content="x") == f"files/write: {name} is not a regular file"
+        assert time.monotonic() - start < 2
+        assert result(files, "files/list") == "the workspace has no files"
+    finally:
+        server.close()
+
+
+def test_names_with_newlines_are_listed_one_per_line(files):
+    root = files.workspace.root
+    (root / "a\nb.txt").write_text("x")
+    (root / '"quoted').write_text("x")
+    (root / "plain é.txt").write_text("x")
+    listed = result(files, "files/list").split("\n")
+    assert listed == ['"\\"quoted"', '"a\\nb.txt"', "plain é.txt"]
+    import json
+
+    assert result(files, "files/read", path=json.loads(listed[1])) == "x"  # a JSON string names the file
+
+
+def test_a_deep_tree_is_listed_to_a_depth(files):
+    from runvil.harness.workspace import LIST_DEPTH
+
+    deep = "/".join(["d"] * (LIST_DEPTH + 5))
+    assert result(files, "files/write", path=f"{deep}/x", content="x").startswith("wrote 1 bytes")
+    assert result(files, "files/write", path="d/y", content="y").startswith("wrote 1 bytes")
+    assert result(files, "files/list") == "d/y"
+    assert result(files, "files/read", path=f"{deep}/x") == "x"
 
 
 def test_other_file_failures(files):
@@ -127,6 +176,7 @@ def test_no_message_shows_the_workspace_path(files):
     for arguments, _ in REFUSALS:
         assert root not in failure(files, "files/read", **arguments)
     (files.workspace.root / "loop").symlink_to("loop")
+    assert failure(files, "files/read", path="loop") == f"files/read: loop {LINK}"
     assert root not in failure(files, "files/read", path="loop")
     assert root not in failure(files, "files/write", path="x" * 300, content="x")
 
@@ -328,3 +378,23 @@ def test_hostile_paths_and_urls_get_the_tools_own_error_text(tmp_path_factory, t
                 assert root not in answer.message
     finally:
         tools.close()
+
+
+@pytest.mark.parametrize("url", ["http://xn--/", "http://xn--a/", "https://xn--zz-.example/x"])
+def test_a_host_that_is_not_idna_is_the_tools_own_error(tmp_path, url):
+    """Not `web/fetch failed: IDNAError: ...` (a Python class name)."""
+    tools = PackTools(Workspace.at(tmp_path))
+    try:
+        assert failure(tools, "web/fetch", url=url) == "web/fetch: not a valid URL (its host name is not valid)"
+    finally:
+        tools.close()
+
+
+def test_a_file_hard_linked_from_outside_is_neither_read_nor_written(files, tmp_path):
+    outside = tmp_path / "secret.txt"
+    outside.write_text("secret")
+    os.link(outside, files.workspace.root / "in.txt")
+    why = "has other names (hard links), which may lie outside the workspace: it is not read or written"
+    assert failure(files, "files/read", path="in.txt") == f"files/read: in.txt {why}"
+    assert failure(files, "files/write", path="in.txt", content="x") == f"files/write: in.txt {why}"
+    assert outside.read_text() == "secret"

@@ -290,8 +290,9 @@ def test_the_settings_in_the_config():
 
 
 @pytest.mark.parametrize("key,fault", [
-    ("sk-abc\u2013def12345", "a character beyond ASCII (a typographic dash or quote pasted with it?)"),
-    ("sk-abc\x07def12345", "spaces or control characters"),
+    ("sk-abc\u2013def12345", "holds the character U+2013 at position 7, which an API key cannot hold "
+                             "(a typographic dash or quote pasted with it?)"),
+    ("sk-abc\x07def12345", "holds spaces or control characters, which an API key cannot"),
 ])
 def test_a_key_httpx_cannot_send_is_refused_at_config_time(key, fault):
     """Issue 26: a key with a non-ASCII character (a pasted typographic
@@ -299,7 +300,7 @@ def test_a_key_httpx_cannot_send_is_refused_at_config_time(key, fault):
     config = parse_config({"providers": {"a": {"base_url": "http://x/v1", "api_key_env": "K"}}})
     with pytest.raises(ConfigError) as e:
         provider_key(config, "a", {"K": key})
-    assert str(e.value) == f"provider 'a': the environment variable K holds {fault}, which an API key cannot"
+    assert str(e.value) == f"provider 'a': the environment variable K {fault}"
     assert key not in str(e.value) and "def12345" not in str(e.value)
 
 
@@ -385,7 +386,7 @@ def test_the_provider_set_refuses_a_key_beyond_ascii_without_showing_it(server):
                            "models": {"a/m": {"provider": "a", "context": 100}}})
     with ProviderSet(config, environ={"K": "sk-abc\u2014def12345"}) as providers:
         answer = providers(ModelRound(id=1, role="w", model="a/m", origin="chat", messages=()))
-    assert answer == ModelFailure(message="provider 'a' needs an API key: the environment variable K holds a character "
-                                          "beyond ASCII (a typographic dash or quote pasted with it?), which an API key "
-                                          "cannot")
+    assert answer == ModelFailure(message="provider 'a' needs an API key: the environment variable K holds the "
+                                          "character U+2014 at position 7, which an API key cannot hold (a typographic "
+                                          "dash or quote pasted with it?)")
     assert server.requests == []

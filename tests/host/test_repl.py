@@ -222,7 +222,7 @@ provider = "local"
 name = "small"
 context = 16000
 """, encoding="utf-8")
-        t = terminal("chat", "--config", str(config), env={"RUNVIL_REPL_TEST_KEY": "k"})
+        t = terminal("chat", "--config", str(config), env={"RUNVIL_REPL_TEST_KEY": "k-123456"})
         t.prompt()
         t.line("a slow question")
         time.sleep(1.5)
