@@ -128,7 +128,7 @@ def open_tools(vm):
             message = getattr(answer, "message", None) or "the call was dropped"
             run.events.emit("tool_call_failed", vm.execution_id, vm.section, name=name, id=None, message=message)
         if isinstance(answer, ToolFailure):
-            raise engine_error("internal", f"tool {name} failed: {answer.message}")
+            raise engine_error("internal", answer.message if answer.fatal else f"tool {name} failed: {answer.message}")
         if isinstance(answer, ToolDropped):
             raise engine_error("cancelled", f"the tool call {name} was dropped before it was answered")
         return to_lua_str(answer.text)

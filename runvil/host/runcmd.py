@@ -267,7 +267,7 @@ def world_for(args, prompt, on_fragment=None):
         from ..harness.scripted import ScriptedWorld, WorldError
 
         try:
-            world = ScriptedWorld.load(args.script, on_fragment=on_fragment)
+            world = ScriptedWorld.load(args.script, on_fragment=on_fragment, roles=roles)
         except WorldError as e:
             raise ValueError(str(e)) from None
         return {r: world.binding(r) for r in roles}, _Answerer(world), None

@@ -200,6 +200,10 @@ def run_tool_calls(vm, calls: list) -> list:
                 vm.run.events.emit("tool_call_failed", vm.execution_id, vm.section, name=eff.name, id=eff.call_id,
                                    message=DROPPED.format(id=eff.call_id, name=scope_name(eff)))
                 raise engine_error("cancelled", DROPPED.format(id=eff.call_id, name=scope_name(eff)))
+            if isinstance(ans, ToolFailure) and ans.fatal:
+                vm.run.events.emit("tool_call_failed", vm.execution_id, vm.section, name=eff.name, id=eff.call_id,
+                                   message=ans.message)
+                raise engine_error("internal", ans.message)
             if isinstance(ans, ToolResult):
                 results[eff.call_id] = ans.text
                 vm.run.events.emit("tool_call_succeeded", vm.execution_id, vm.section, name=eff.name, id=eff.call_id)
