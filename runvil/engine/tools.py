@@ -21,7 +21,7 @@ UNKNOWN_PACK = "{fn}: unknown pack '{pack}'"
 UNKNOWN_TOOL = "{fn}: pack '{pack}' has no tool '{tool}'"
 BAD_TOOL_NAME = "{fn}: a bound tool is named 'pack/tool', got {got}"
 # the texts of a tool round's failures (spec/runvil.md §7), raised by the loop
-OUT_OF_SCOPE = "the model called the tool '{name}', which is not in scope for this section"
+OUT_OF_SCOPE = "the model called the tool '{name}', which is not in scope for this section ({known})"
 MALFORMED = "the model sent a malformed tool call: {why}"
 DROPPED = "the tool call {id} ({name}) was dropped before it was answered"
 

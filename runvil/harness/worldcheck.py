@@ -31,10 +31,10 @@ CALL_KEYS = ("id", "name", "arguments")
 TOOL_KEYS = ("result", "error", "dropped", "reason")
 
 
-class WorldError(Exception):
-    """A scripted world file that cannot be used (a usage error): `detail`
-    says what, `line` where (1-based, None when the whole file is at
-    fault), `file` which world."""
+class WorldError(ValueError):
+    """A scripted world file that cannot be used (a usage error, so a
+    ValueError as the config's errors): `detail` says what, `line` where
+    (1-based, None when the whole file is at fault), `file` which world."""
 
     def __init__(self, detail: str, line: int | None = None, file: str | None = None):
         self.detail, self.line, self.file = detail, line, file

@@ -25,9 +25,9 @@ Decisions:
   error names the variable.
 - A model's `name` (the provider's model name) defaults to its id without a
   leading `provider/`.
-- Binding order per role: `--bind role=model`, `[bind]`, the role's `model`
-  option, `default_model`. Explicit bindings (the first two) must name a
-  catalog model. The role's `model` option is a suggestion from the prompt's
+- Binding order per role: `--bind role=model`, `-m/--model MODEL` (every
+  role), `[bind]`, the role's `model` option, `default_model`. Explicit
+  bindings (the first three) must name a catalog model. The role's `model` option is a suggestion from the prompt's
   author: when the catalog lacks it, binding falls through to the default.
 """
 
@@ -320,21 +320,44 @@ def parse_binds(cli_binds: list[str]) -> dict[str, str]:
     return out
 
 
-def bind_roles(prompt_roles: dict, config: Config | None, cli_binds: list[str] = ()) -> dict:
-    """A ModelBinding for every declared role (prompt.frontmatter.models:
-    role -> RoleOptions), in the order of runvil.md §6."""
-    from ..engine.run import ModelBinding
+def add_binding_options(parser) -> None:
+    """`--bind ROLE=MODEL` and `-m/--model MODEL`, as `run`, `chat` and
+    `batch` take them; pass `args.bind` and `args.model` to `bind_roles`
+    (or `real_providers`, or runcmd's `world_for`)."""
+    parser.add_argument("--bind", action="append", default=[], metavar="ROLE=MODEL",
+                        help="bind a model role to a catalog model (repeatable; wins over -m)")
+    parser.add_argument("-m", "--model", metavar="MODEL",
+                        help="bind every model role to this catalog model (see `runvil models`)")
 
-    config = config or Config()
+
+def check_bind_roles(prompt_roles, cli_binds: list[str]) -> dict[str, str]:
+    """The `--bind` flags, each naming a role the prompt declares."""
     flags = parse_binds(list(cli_binds))
     for role in flags:
         if role not in prompt_roles:
-            declared = ", ".join(prompt_roles) or "none"
-            raise ConfigError(f"--bind {role}=...: the prompt declares no model role '{role}' (declared: {declared})")
+            from ..engine.errors import names_hint
+
+            raise ConfigError(f"--bind {role}=...: the prompt declares no model role '{role}' "
+                              f"({names_hint(role, prompt_roles, 'declared')})")
+    return flags
+
+
+def bind_roles(prompt_roles: dict, config: Config | None, cli_binds: list[str] = (), model: str | None = None) -> dict:
+    """A ModelBinding for every declared role (prompt.frontmatter.models:
+    role -> RoleOptions), in the order of runvil.md §6; `model` (`-m`)
+    binds every role that no `--bind` flag names."""
+    from ..engine.run import ModelBinding
+
+    model_flag = model
+    config = config or Config()
+    flags = check_bind_roles(prompt_roles, cli_binds)
 
     def catalog(mid: str, how: str):
         if mid not in config.models:
-            where = f"in {config.path}" if config.path else "(there is no config file)"
+            from ..engine.errors import names_hint
+
+            where = f"in {config.path} ({names_hint(mid, config.models, 'catalog')})" if config.path \
+                else "(there is no config file)"
             raise ConfigError(f"model role '{role}' is bound by {how} to '{mid}', which is not a catalog model {where}")
         return config.models[mid]
 
@@ -342,6 +365,8 @@ def bind_roles(prompt_roles: dict, config: Config | None, cli_binds: list[str] =
     for role, opts in prompt_roles.items():
         if role in flags:
             model = catalog(flags[role], "--bind")
+        elif model_flag is not None:
+            model = catalog(model_flag, "-m/--model")
         elif role in config.bind:
             model = catalog(config.bind[role], "[bind]")
         else:
@@ -379,13 +404,13 @@ def needed_keys(config: Config, bindings: dict, environ=None) -> dict[str, str |
 
 
 def real_providers(prompt_roles: dict, config: Config | None, cli_binds: list[str] = (), environ=None,
-                   on_fragment=None, timeout: float | None = None):
+                   on_fragment=None, timeout: float | None = None, model: str | None = None):
     """Everything `runvil run` needs for real providers: the bindings of every
     declared role and a `ProviderSet` answering their rounds (every key the
     bindings need is read now, so a missing one fails before the run)."""
     from ..harness.providers import ProviderSet
 
     config = config or Config()
-    bindings = bind_roles(prompt_roles, config, cli_binds)
+    bindings = bind_roles(prompt_roles, config, cli_binds, model)
     keys = needed_keys(config, bindings, environ)
     return bindings, ProviderSet(config, bindings, keys, environ=environ, on_fragment=on_fragment, timeout=timeout)
