@@ -44,6 +44,18 @@ DEFAULT_FILE = "runvil.toml"
 DEFAULT_TIMEOUT = 600.0  # seconds (host.md)
 DEFAULT_MAX_RETRIES = 2
 
+#: every key the file may hold, by table ("" the top level): what
+#: docs/reference/configuration.md must list (a test checks it)
+TOP_KEYS = ("default_model", "providers", "models", "bind", "packs", "limits")
+PROVIDER_KEYS = ("base_url", "api_key_env", "timeout", "max_retries")
+MODEL_KEYS = ("provider", "name", "context", "max_tokens")
+LIMIT_COUNTS = ("block_steps", "block_memory", "run_steps", "section_entries")
+LIMIT_SECONDS = ("block_seconds", "run_seconds")
+WEB_KEYS = ("search_url", "fetch_max_bytes", "fetch_timeout")
+FILES_KEYS = ("write_quota",)
+CONFIG_KEYS = {"": TOP_KEYS, "providers.NAME": PROVIDER_KEYS, 'models."ID"': MODEL_KEYS, "bind": ("ROLE",),
+               "limits": LIMIT_COUNTS + LIMIT_SECONDS, "packs.web": WEB_KEYS, "packs.files": FILES_KEYS}
+
 
 class ConfigError(ValueError):
     """A config file, a binding or a key that cannot be used (a usage error;
@@ -151,7 +163,7 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
     def fail(msg: str):
         raise ConfigError(f"{source}: {msg}")
 
-    _known(data, {"default_model", "providers", "models", "bind", "packs", "limits"}, "", fail)
+    _known(data, set(TOP_KEYS), "", fail)
 
     providers: dict[str, Provider] = {}
     for name, p in _table(data, "providers", fail).items():
@@ -161,7 +173,7 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
         if "api_key" in p:
             fail(f"{where}: api_key is not read from the config file; "
                  "put the key in an environment variable and name it with api_key_env")
-        _known(p, {"base_url", "api_key_env", "timeout", "max_retries"}, where, fail)
+        _known(p, set(PROVIDER_KEYS), where, fail)
         base_url = _string(p, "base_url", where, fail, required=True)
         if not base_url.startswith(("http://", "https://")):
             fail(f"{where}.base_url must start with http:// or https://")
@@ -176,7 +188,7 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
         where = f"models.{_key(mid)}"
         if not isinstance(m, dict):
             fail(f"{where} must be a table")
-        _known(m, {"provider", "name", "context", "max_tokens"}, where, fail)
+        _known(m, set(MODEL_KEYS), where, fail)
         provider = _string(m, "provider", where, fail, required=True)
         if provider not in providers:
             fail(f"{where}: unknown provider '{provider}' (no [providers.{_key(provider)}] table)")
@@ -207,8 +219,7 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
 def parse_limit_settings(data: dict, fail) -> LimitSettings:
     """`[limits]`: counts are positive integers, seconds positive numbers."""
     t = _table(data, "limits", fail)
-    counts = ("block_steps", "block_memory", "run_steps", "section_entries")
-    seconds = ("block_seconds", "run_seconds")
+    counts, seconds = LIMIT_COUNTS, LIMIT_SECONDS
     _known(t, set(counts + seconds), "limits", fail)
     values = {k: _count(t, k, "limits", fail) for k in counts}
     for k in seconds:
@@ -224,8 +235,8 @@ def parse_pack_settings(data: dict, fail) -> PackSettings:
     packs = _table(data, "packs", fail)
     web = _table(packs, "web", lambda m: fail(f"packs.{m}"))
     files = _table(packs, "files", lambda m: fail(f"packs.{m}"))
-    _known(web, {"search_url", "fetch_max_bytes", "fetch_timeout"}, "packs.web", fail)
-    _known(files, {"write_quota"}, "packs.files", fail)
+    _known(web, set(WEB_KEYS), "packs.web", fail)
+    _known(files, set(FILES_KEYS), "packs.files", fail)
     url = _string(web, "search_url", "packs.web", fail)
     if url is not None and not url.startswith(("http://", "https://")):
         fail("packs.web.search_url must start with http:// or https://")

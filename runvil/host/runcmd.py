@@ -59,7 +59,8 @@ def run_parser():
     """The argparse parser of `runvil run`'s arguments."""
     import argparse
 
-    p = argparse.ArgumentParser(prog="runvil run", description="Run a prompt and print its result.")
+    p = argparse.ArgumentParser(prog="runvil run", description="Run a prompt and print its result.",
+                                epilog=RUN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("prompt", metavar="PROMPT.md", help="the prompt file to run")
     p.add_argument("--input", metavar="TEXT", help="the run's input (the `input` global)")
     p.add_argument("--input-file", metavar="F", help="the run's input, read from a file exactly as it is")
@@ -78,6 +79,11 @@ def run_parser():
     p.add_argument("--workspace", metavar="DIR", help="the files Pack's folder (default: a temporary one, removed)")
     return p
 
+
+RUN_EXAMPLES = """examples:
+  runvil run examples/hello.md                       offline, on the echo model
+  runvil run draft.md --input "a haiku" -m openai/gpt-4o-mini
+  runvil run draft.md --script world.yaml --json     replay a scripted world, print JSON"""
 
 #: `runvil run PROMPT.md` as run_parser() reads it (test_cli compares the two)
 RUN_DEFAULTS = {"input": None, "input_file": None, "model": None, "config": None, "script": None, "log": None, "json": False,
@@ -145,11 +151,6 @@ def _run_command(argv: list[str]) -> int:
         limits, run_limits = configured_limits(args)
     except ValueError as e:
         print(f"runvil: {e}", file=sys.stderr)
-        if args.json and getattr(e, "file", None) is not None:  # a world's error has a place
-            error = {"kind": "Usage", "message": str(e), "file": e.file}
-            if getattr(e, "line", None) is not None:
-                error["line"] = e.line
-            _print_json({"ok": False, "result": None, "error": error, "requests": [], "usage": NO_USAGE})
         return EXIT_USAGE
     if note:
         print(note, file=sys.stderr)

@@ -491,7 +491,10 @@ def default_output(log: str) -> str:
 
 def view_command(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="runvil view",
-                                description="Render a run log (runvil run --log) as one self-contained HTML page.")
+                                description="Render a run log (runvil run --log) as one self-contained HTML page.",
+                                epilog="examples:\n  runvil run examples/hello.md --log run.jsonl && runvil view run.jsonl"
+                                       "\n  runvil view run.jsonl -o /tmp/page.html",
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("log", metavar="LOG.jsonl", help="the run log to render")
     p.add_argument("-o", "--output", metavar="FILE.html", help="where to write the page (default: the log's name with .html)")
     try:

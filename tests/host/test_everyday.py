@@ -8,8 +8,11 @@ import json
 import textwrap
 
 import pytest
+from pathlib import Path
 
 from runvil.host.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
 
 HEAD = """---
 name: t
@@ -149,10 +152,191 @@ def test_a_parse_error_in_json_has_its_file_and_line(tmp_path, cli):
     assert code == 3 and (error["kind"], error["file"], error["line"]) == ("Parse", "p.md", 1)
 
 
-def test_a_world_error_in_json_has_its_file_and_line(tmp_path, cli):
+def test_a_world_error_is_a_usage_error_with_nothing_on_stdout(tmp_path, cli):
     p = hello(tmp_path)
     write(tmp_path, "w.yaml", "replies:\n  - txt: hi\n")
     code, out, err = cli("run", p, "--script", "w.yaml", "--json")
-    error = json.loads(out)["error"]
-    assert code == 2 and (error["kind"], error["file"], error["line"]) == ("Usage", "w.yaml", 2)
-    assert error["message"] == err.strip().removeprefix("runvil: ")
+    assert (code, out) == (2, "") and err.startswith("runvil: the scripted world w.yaml: line 2: unknown key 'txt'")
+
+
+# ------------------------------------------------------------ the prompt REPL and `runvil lua`
+
+
+def runvil_process(*args, cwd, stdin=""):
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "runvil.host.cli", *args], capture_output=True, text=True, cwd=cwd,
+                       input=stdin, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+TWO = HEAD.replace("  reviewer: {}\n", "") + """## Chat
+
+```lua
+return 'chat done'
+```
+
+## Other
+
+```lua
+return 'other done: ' .. tostring(var.x)
+```
+"""
+
+
+def test_the_prompt_repl_shows_records_like_tables(tmp_path):
+    write(tmp_path, "two.md", TWO)
+    chunks = ("messages:user('hi')\nmessages[1]\nvar.x = {a = 1, b = {2, 3}}\nvar\n"
+              "{1, 2, a = {b = 'x'}, ['not a name'] = true}\nlocal t = {} t.self = t return t\nmessages[1].content\n")
+    code, out, err = runvil_process("lua", "--prompt", "two.md", cwd=tmp_path, stdin=chunks)
+    assert code == 0, err
+    assert out.splitlines() == ['{{role = "user", content = "hi"}}', '{role = "user", content = "hi"}',
+                                "{x = {a = 1, b = {2, 3}}}", '{1, 2, a = {b = "x"}, ["not a name"] = true}',
+                                "{self = <cycle>}", "hi"]
+
+
+def test_the_prompt_repl_says_a_jump_ended_it(tmp_path):
+    write(tmp_path, "two.md", TWO)
+    code, out, err = runvil_process("lua", "--prompt", "two.md", cwd=tmp_path, stdin="var.x = 7\njump('Other')\n")
+    assert (code, out) == (0, "other done: 7\n")
+    assert err.endswith("runvil: jump(\"Other\") ended the REPL; the run went on at section `Other` "
+                        "and ended with its result\n")
+
+
+def test_runvil_lua_has_arg_and_require_as_lua(tmp_path):
+    (tmp_path / "lib" / "util").mkdir(parents=True)
+    (tmp_path / "lib" / "util" / "text.lua").write_text(
+        "local M = {}\nfunction M.hi(n) return 'hi ' .. n end\nloads = (loads or 0) + 1\nreturn M\n")
+    (tmp_path / "lib" / "main.lua").write_text(
+        "local t = require('util.text')\nprint(t.hi(arg[1]), arg[0], arg[-1], arg[-2], #arg, ...)\n"
+        "print(require('util.text') == t, loads, package.loaded['util.text'] == t)\n")
+    code, out, err = runvil_process("lua", "-e", "x = 1", "lib/main.lua", "a", "b", cwd=tmp_path)
+    assert (code, err) == (0, "")
+    assert out == "hi a\tlib/main.lua\tx = 1\t-e\t2\ta\tb\ntrue\t1\ttrue\n"
+    code, out, err = runvil_process("lua", "-e", "print(arg[0], arg[1], arg[2], #arg)", cwd=tmp_path)
+    assert out == "runvil lua\t-e\tprint(arg[0], arg[1], arg[2], #arg)\t2\n"
+
+
+def test_runvil_lua_pairs_of_an_empty_table_is_next(tmp_path):
+    code, out, err = runvil_process("lua", "-e", "print(pairs({}) == next, select('#', pairs({})))", cwd=tmp_path)
+    assert out == "true\t3\n"
+
+
+@pytest.mark.parametrize("args, status, message", [
+    (["nofile.lua"], 1, "runvil: cannot open nofile.lua\n"),
+    (["-e", "error('boom', 0)"], 1, "runvil: boom\n"),
+    (["-e", "require('nope')"], 1, "runvil: (command line):1: module 'nope' not found:\n\tno file '"),
+    (["-x"], 2, "runvil: unrecognized option '-x'"),
+])
+def test_runvil_lua_exit_statuses_are_those_the_reference_states(tmp_path, args, status, message):
+    code, out, err = runvil_process("lua", *args, cwd=tmp_path)
+    assert code == status and err.startswith(message), err
+    reference = (ROOT / "docs" / "reference" / "commands.md").read_text(encoding="utf-8")
+    section = reference.split("## runvil lua", 1)[1].split("\n## ", 1)[0]
+    assert "Exit status: 0 success; 1 an error in a chunk, or a FILE that cannot be opened (as `lua`); " \
+           "2 an option it does not know" in " ".join(section.split())
+
+
+# ------------------------------------------------------------ help, models
+
+
+@pytest.mark.parametrize("command", ["run", "check", "lua", "chat", "view", "conformance", "models"])
+def test_every_help_page_shows_examples(cli, command):
+    code, out, err = cli(command, "--help")
+    assert code == 0
+    examples = out.split("examples:\n", 1)[1]
+    lines = [line for line in examples.splitlines() if line.startswith(f"  runvil {command}")]
+    assert 1 <= len(lines) <= 3, out
+
+
+def test_models_lists_the_catalog_and_how_each_role_is_bound(tmp_path, cli):
+    write(tmp_path, "runvil.toml", CONFIG + '\n[bind]\nreviewer = "local/big"\n')
+    p = hello(tmp_path)
+    code, out, err = cli("models", p, "--bind", "writer=local/small")
+    assert (code, err) == (0, "")
+    assert out == ("config: runvil.toml\n\n"
+                   "model        provider  name   context  max_tokens\n"
+                   "local/small  local     small  8,192    -\n"
+                   "local/big    local     big    32,768   -\n\n"
+                   "default_model: (none)\n"
+                   "[bind]: reviewer = local/big\n\n"
+                   "role      bound to     by\n"
+                   "writer    local/small  --bind\n"
+                   "reviewer  local/big    [bind]\n")
+    code, out, err = cli("models", p, "-m", "local/small", "--json")
+    data = json.loads(out)
+    assert [m["context"] for m in data["models"]] == [8192, 32768]
+    assert data["roles"] == [{"role": "writer", "model": "local/small", "by": "-m/--model"},
+                             {"role": "reviewer", "model": "local/small", "by": "-m/--model"}]
+
+
+def test_models_without_a_config_says_the_echo_model_is_used(tmp_path, cli):
+    code, out, err = cli("models")
+    assert code == 0 and out.startswith("no config file (--config, RUNVIL_CONFIG or ./runvil.toml)")
+
+
+def test_model_flag_binds_every_role_and_bind_still_wins(tmp_path, cli, server):
+    """`-m` reaches the provider: the loopback server sees each role's model name."""
+    from ..harness.chat_server import text_stream
+
+    write(tmp_path, "runvil.toml", CONFIG.replace("http://127.0.0.1:9/v1", server.base_url))
+    p = hello(tmp_path, "## A\n\n```lua\nfor _, role in ipairs({'writer', 'reviewer'}) do\n"
+                        "  models.use(role)\n  messages:user('hi')\n  models.loop()\nend\nreturn 'done'\n```\n")
+    server.reply(text_stream("a"), text_stream("b"), text_stream("c"), text_stream("d"))
+    assert cli("run", p, "-m", "local/big")[0:2] == (0, "done\n")
+    assert cli("run", p, "--model", "local/big", "--bind", "reviewer=local/small")[0:2] == (0, "done\n")
+    assert [r["body"]["model"] for r in server.requests] == ["big", "big", "big", "small"]
+
+
+# ------------------------------------------------------------ the reference is complete
+
+CONFIGURATION = ROOT / "docs" / "reference" / "configuration.md"
+
+
+def _sections(text: str) -> dict[str, str]:
+    """Heading line -> the text under it, for `###` headings."""
+    parts = text.split("\n### ")[1:]
+    return {p.split("\n", 1)[0]: p.split("\n", 1)[1] for p in parts}
+
+
+def test_every_config_key_the_code_reads_is_in_the_reference():
+    from runvil.host.config import CONFIG_KEYS
+
+    sections = _sections(CONFIGURATION.read_text(encoding="utf-8"))
+    for table, keys in CONFIG_KEYS.items():
+        heading = "The top level" if table == "" else f"[{table}]"
+        (text,) = [body for h, body in sections.items() if heading in h] or [None]
+        assert text is not None, f"no section for {heading} in configuration.md"
+        for key in keys:
+            assert f"| `{key}` |" in text or f"`{key} " in text, f"{table}.{key} is not in configuration.md"
+
+
+def test_every_environment_variable_the_code_reads_is_in_the_reference():
+    import re
+
+    source = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "runvil").rglob("*.py"))
+    read = set(re.findall(r'environ(?:\.get)?[\[(]\s*"([A-Z][A-Z0-9_]*)"', source))
+    read |= set(re.findall(r'^[A-Z_]+_ENV\s*=\s*"([A-Z][A-Z0-9_]*)"', source, re.M))
+    assert {"RUNVIL_CONFIG", "RUNVIL_TRACEBACK", "XDG_DATA_HOME"} <= read  # the scan finds them
+    text = CONFIGURATION.read_text(encoding="utf-8").split("## Environment variables", 1)[1]
+    for name in sorted(read):
+        assert f"| `{name}` |" in text, f"{name} is not in configuration.md"
+
+
+def test_the_reference_config_examples_are_valid_and_name_openai_and_a_local_server():
+    import re
+    import tomllib
+
+    from runvil.host.config import parse_config
+
+    blocks = re.findall(r"```toml\n(.*?)```", CONFIGURATION.read_text(encoding="utf-8"), re.S)
+    configs = [parse_config(tomllib.loads(b), "example") for b in blocks]
+    urls = {p.base_url for c in configs for p in c.providers.values()}
+    assert "https://api.openai.com/v1" in urls and any(u.startswith("http://127.0.0.1") for u in urls)
+
+
+def test_every_exit_status_is_in_the_reference():
+    text = CONFIGURATION.read_text(encoding="utf-8").split("## Exit statuses", 1)[1]
+    for status in (0, 1, 2, 3, 130, 141, 143):
+        assert f"| `{status}` |" in text
