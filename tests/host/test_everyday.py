@@ -340,3 +340,39 @@ def test_every_exit_status_is_in_the_reference():
     text = CONFIGURATION.read_text(encoding="utf-8").split("## Exit statuses", 1)[1]
     for status in (0, 1, 2, 3, 130, 141, 143):
         assert f"| `{status}` |" in text
+
+
+# ------------------------------------------------------------ the viewer
+
+
+def test_the_viewer_draws_the_h1_body_task_inputs_and_results_and_rounds_per_task(tmp_path, cli):
+    import re
+
+    p = write(tmp_path, "p.md", HEAD.replace("# T\n", "# T\n\nAsk about each city.\n") + """```lua
+models.default('writer')
+return table.concat(tasks.fanout('City', {'Paris', 'Oslo'}), ' | ')
+```
+
+## City
+
+```lua
+models.use('writer')
+messages:user('tell me about ' .. input)
+models.loop()
+messages:user('and its river?')
+models.loop()
+return 'done ' .. input
+```
+""")
+    write(tmp_path, "w.yaml", "replies:\n" + "".join(f"  - text: r{i}\n" for i in range(4)))
+    assert cli("run", p, "--script", "w.yaml", "--log", "run.jsonl")[:2] == (0, "done Paris | done Oslo\n")
+    assert cli("view", "run.jsonl")[0] == 0
+    page = (tmp_path / "run.html").read_text(encoding="utf-8")
+    h1 = page.split("the H1 body</summary>", 1)[1].split("</details>", 1)[0]
+    assert "Ask about each city." in h1 and "tasks.fanout(&#x27;City&#x27;" in h1
+    tasks = page.split("<section class=\"entry\">")[2:]
+    assert len(tasks) == 2
+    for task, city in zip(tasks, ("Paris", "Oslo")):
+        assert f"task input</span><pre>{city}</pre>" in task
+        assert f"task result</span><pre>done {city}</pre>" in task
+        assert re.findall(r"<summary>round (\d+)", task) == ["1", "2"]  # numbered per task, not across the run
