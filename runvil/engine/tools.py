@@ -11,14 +11,14 @@ from types import FunctionType
 from ..lua.stdlib import lib_table
 from ..structs import Struct
 from .effects import ToolCall, ToolDropped, ToolFailure, ToolResult
-from .errors import engine_error, message_type, raise_lua
+from .errors import engine_error, message_type, names_hint, raise_lua
 from .jsonlib import NotJSON, to_json
 from .strings import from_lua_str, to_lua_str
 
 OFFER_AFTER_RENDER = "{fn}: the section's tool list was rendered at its first loop round; offer tools before it"
 NOT_IN_USES = "{fn}: pack '{pack}' is not listed in the frontmatter's uses"
 UNKNOWN_PACK = "{fn}: unknown pack '{pack}'"
-UNKNOWN_TOOL = "{fn}: pack '{pack}' has no tool '{tool}'"
+UNKNOWN_TOOL = "{fn}: pack '{pack}' has no tool '{tool}' ({known})"
 BAD_TOOL_NAME = "{fn}: a bound tool is named 'pack/tool', got {got}"
 # the texts of a tool round's failures (spec/runvil.md §7), raised by the loop
 OUT_OF_SCOPE = "the model called the tool '{name}', which is not in scope for this section ({known})"
@@ -55,7 +55,7 @@ def open_tools(vm):
         check_pack(fn, pack)
         tools = run.packs[pack]
         if tool not in tools:
-            raise_lua(UNKNOWN_TOOL.format(fn=fn, pack=pack, tool=tool))
+            raise_lua(UNKNOWN_TOOL.format(fn=fn, pack=pack, tool=tool, known=names_hint(tool, tools, "its tools")))
         return pack, tool
 
     def check_pack(fn, pack):

@@ -115,7 +115,8 @@ def test_a_cut_stream_fails(server, files, capsys):
     server.reply(stream(chunk({"content": "half an ans"}), done=False))
     code, data, err, _ = run(files, capsys)
     assert code == 1 and not data["ok"] and data["result"] is None
-    assert data["error"] == {"kind": "Completion", "message": "the model backend's reply stream ended early"}
+    assert data["error"] == {"kind": "Completion", "message": "the model backend's reply stream ended early",
+                             "file": files[0], "line": 17, "section": "A"}  # the models.loop() line
     assert len(data["requests"]) == 1 and len(server.requests) == 1  # reached the provider; never retried
     assert "half an ans" not in json.dumps(data)
 
