@@ -87,6 +87,11 @@ class Float(float):
 
 
 _LOADER = None
+#: the YAML types beyond the plain ones (text, numbers, booleans, null, lists, mappings): a world
+#: stands for JSON a provider would send, which has no bytes, sets, dates or ordered pairs
+NOT_PLAIN = ("binary", "set", "timestamp", "omap", "pairs")
+NOT_PLAIN_TAG = ("the YAML tag !!{tag} is not allowed here (only the plain YAML types: text, numbers, "
+                 "true/false, null, lists and mappings)")
 def world_loader():
     """The YAML 1.2 loader of the prompt frontmatter, keeping lines and
     number texts."""
@@ -132,6 +137,12 @@ def world_loader():
             yield data
             data.extend(loader.construct_object(item, deep=True) for item in node.value)
 
+        def refuse(loader, node):
+            tag = node.tag.rsplit(":", 1)[-1]
+            raise ConstructorError(None, None, NOT_PLAIN_TAG.format(tag=tag), node.start_mark)
+
+        for tag in NOT_PLAIN:
+            WorldLoader.add_constructor(f"tag:yaml.org,2002:{tag}", refuse)
         keeping("tag:yaml.org,2002:int", Int)
         keeping("tag:yaml.org,2002:float", Float)
         WorldLoader.add_constructor("tag:yaml.org,2002:map", mapping)

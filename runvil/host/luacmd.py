@@ -135,11 +135,9 @@ def open_require(state: LuaState, folder: str) -> None:
     for -e and the REPL): `a.b` loads `a/b.lua`, runs it once with the name
     as its argument, and keeps its value in `package.loaded`, as the prompt
     VMs' require does."""
-    from pathlib import Path
-
     from ..lua.errors import ArgError, builtin, caller_where, lua_error
 
-    base = Path(folder).resolve()
+    base = os.path.abspath(folder)  # os.path, not pathlib: a `lua` start imports no more than it needs
     loaded = LuaTable()
     package = LuaTable()
     package.set_str("loaded", loaded)
@@ -153,19 +151,20 @@ def open_require(state: LuaState, folder: str) -> None:
         if cached is not None and cached is not False:
             return cached
         rel = name.encode("latin-1").decode("utf-8", "surrogateescape").replace(".", "/") + ".lua"
+        path = os.path.join(base, rel)
         try:
-            path = (base / rel).resolve()
-            found = path.is_file()
-        except (OSError, ValueError):
+            found = os.path.isfile(path)
+        except (OSError, ValueError):  # a NUL in the name, a name too long for the file system
             found = False
         if not found:
-            lua_error(f"module '{name}' not found:\n\tno file '{to_lua(str(base / rel))}'")
+            lua_error(f"module '{name}' not found:\n\tno file '{to_lua(path)}'")
         try:
-            source = file_source(path.read_bytes())
+            with open(path, "rb") as f:
+                source = file_source(f.read())
         except OSError as e:
-            lua_error(f"cannot read '{to_lua(str(path))}': {e.strerror}")
+            lua_error(f"cannot read '{to_lua(path)}': {e.strerror}")
         fn = state.load(source, "@" + to_lua(os.path.relpath(path)), cache=True)
-        results = state.call(fn, name, to_lua(str(path)))
+        results = state.call(fn, name, to_lua(path))
         if results and results[0] is not None:
             loaded.set(name, results[0])
         value = loaded.get(name)

@@ -30,9 +30,8 @@ Decisions (where the spec is silent):
   than `MAX_DEPTH` levels, aliases that expand
   to more than `MAX_NODES` nodes (a "billion laughs" document), an alias
   inside the node it names, an integer of more digits than CPython turns
-  into a number (4300), control characters and the tags of types beyond
-  JSON's (`!!binary`, `!!set`, `!!timestamp`, `!!omap`, `!!pairs`) are each
-  refused with their position.
+  into a number (4300), and control characters are each refused with their
+  position.
 """
 
 from __future__ import annotations
@@ -92,10 +91,6 @@ MAX_FRONTMATTER_BYTES = 256 * 1024
 RECURSIVE_ALIAS = "the alias *{anchor} is inside the node it names"
 TOO_MANY_DIGITS = "an integer of {digits} digits is too long (the limit is {limit} digits)"
 BAD_CHARACTER = "the control character U+{code:04X} is not allowed in YAML"
-#: the YAML types beyond the plain ones (text, numbers, booleans, null, lists, mappings)
-NOT_PLAIN = ("binary", "set", "timestamp", "omap", "pairs")
-NOT_PLAIN_TAG = ("the YAML tag !!{tag} is not allowed here (only the plain YAML types: text, numbers, "
-                 "true/false, null, lists and mappings)")
 
 
 # --- YAML 1.2 core schema on top of PyYAML's safe loader -------------------
@@ -191,13 +186,6 @@ def _construct_float(loader, node):
     return float(value)
 
 
-def _refuse_tag(loader, node):
-    tag = node.tag.rsplit(":", 1)[-1]
-    raise ConstructorError(None, None, NOT_PLAIN_TAG.format(tag=tag), node.start_mark)
-
-
-for _tag in NOT_PLAIN:  # bytes, sets, dates and ordered pairs have no JSON form
-    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse_tag)
 _Loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
 _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)

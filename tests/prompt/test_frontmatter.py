@@ -276,16 +276,3 @@ def test_a_hex_temperature_too_large_for_a_float_is_not_a_number(tmp_path):
                  + "}\n---\n\n# T\n\n```lua\nreturn 'x'\n```\n", encoding="utf-8")
     (error,) = check_file(p)
     assert error.line == 6 and "models.writer.temperature must be a number, got 0xfff" in str(error)
-
-
-@pytest.mark.parametrize("tag", ["binary", "set", "timestamp", "omap", "pairs"])
-def test_yaml_tags_beyond_the_plain_types_are_refused_in_a_frontmatter(tmp_path, tag):
-    from runvil.prompt import check_file
-
-    p = tmp_path / "p.md"
-    p.write_text(f"---\nname: t\ndescription: t\nrunvil: 0\nx-data: !!{tag} ''\n---\n\n# T\n\n```lua\nreturn 'x'\n```\n",
-                 encoding="utf-8")
-    (error,) = check_file(p)
-    assert error.line == 5 and str(error).endswith(
-        f"invalid frontmatter: the YAML tag !!{tag} is not allowed here (only the plain YAML types: text, numbers, "
-        "true/false, null, lists and mappings)")
