@@ -41,9 +41,33 @@ import yaml
 
 from ..engine.effects import ModelFailure, ModelReply, ModelRound, ToolCall, ToolDropped, ToolFailure, ToolResult
 from ..engine.models import EMPTY_REPLY
-from .worldcheck import (CALL_KEYS, ERROR_KEYS, MODEL_KEYS, REPLY_BODY, REPLY_KEYS, TOOL_KEYS, TOP_KEYS,
-                         USAGE_KEYS, Float, Int, Map, Seq, WorldError, check_json_data, compact, fail, is_scalar, known_keys,
-                         optional_text, plain, read_world_text, shown, text_of, whole_count, world_loader)
+from .worldcheck import (
+    CALL_KEYS,
+    ERROR_KEYS,
+    MODEL_KEYS,
+    REPLY_BODY,
+    REPLY_KEYS,
+    TOOL_KEYS,
+    TOP_KEYS,
+    USAGE_KEYS,
+    Float,
+    Int,
+    Map,
+    Seq,
+    WorldError,
+    check_json_data,
+    compact,
+    fail,
+    is_scalar,
+    known_keys,
+    optional_text,
+    plain,
+    read_world_text,
+    shown,
+    text_of,
+    whole_count,
+    world_loader,
+)
 
 DEFAULT_CONTEXT = 8192
 NO_REPLY_LEFT = "the script has no reply left for {role}"
@@ -102,7 +126,7 @@ class ScriptedWorld:
             _check_roles(data, list(roles), self.models)
 
     @classmethod
-    def load(cls, path: str | Path, on_fragment=None, roles=None) -> "ScriptedWorld":
+    def load(cls, path: str | Path, on_fragment=None, roles=None) -> ScriptedWorld:
         """Reads and checks a world file; WorldError names the file and line."""
         try:
             with open(path, encoding="utf-8") as f:

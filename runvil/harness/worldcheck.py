@@ -46,7 +46,7 @@ class WorldError(ValueError):
             return f"{where}{self.detail}"
         return f"the scripted world {self.file}: {where}{self.detail}"
 
-    def in_file(self, file: str) -> "WorldError":
+    def in_file(self, file: str) -> WorldError:
         return WorldError(self.detail, self.line, file)
 
 

@@ -14,7 +14,7 @@ import sys
 
 from ..lua import Limits, LuaError, LuaState, LuaSyntaxError, LuaTable
 from ..lua.files import file_source
-from ..lua.values import tostring, tostring_basic, getmetamethod
+from ..lua.values import getmetamethod, tostring, tostring_basic
 from .repl import INTERRUPTED, Console, Interrupt, compile_chunk, incomplete, show_values, to_lua
 
 HELP = """usage: runvil lua [options] [FILE [ARGS...]]

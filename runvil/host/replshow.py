@@ -12,8 +12,7 @@ import re
 WIDTH = 100  # past this, a table shows one entry a line
 DEPTH = 6  # tables nested deeper show as {...}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_KEYWORDS = frozenset("and break do else elseif end false for function goto if in local nil not or repeat return "
-                      "then true until while".split())
+_KEYWORDS = frozenset(["and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while"])
 
 
 def show_value(value) -> str:

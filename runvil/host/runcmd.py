@@ -86,8 +86,8 @@ RUN_EXAMPLES = """examples:
   runvil run draft.md --script world.yaml --json     replay a scripted world, print JSON"""
 
 #: `runvil run PROMPT.md` as run_parser() reads it (test_cli compares the two)
-RUN_DEFAULTS = {"input": None, "input_file": None, "model": None, "config": None, "script": None, "log": None, "json": False,
-                "debug": False, "view": None, "record": None, "workspace": None}
+RUN_DEFAULTS = {"input": None, "input_file": None, "model": None, "config": None, "script": None, "log": None,
+                "json": False, "debug": False, "view": None, "record": None, "workspace": None}
 
 
 def _run_command(argv: list[str]) -> int:
@@ -292,7 +292,6 @@ def world_for(args, prompt, on_fragment=None):
             flag = "--bind" if binds else "-m/--model"
             raise ValueError(f"{flag} does not apply with --script: the scripted world plays every role "
                              "(a role's `model` in the world's models names it)")
-
         world = ScriptedWorld.load(args.script, on_fragment=on_fragment, roles=roles)  # WorldError: a ValueError
         return {r: world.binding(r) for r in roles}, _Answerer(world), None
     from .config import load_config, real_providers

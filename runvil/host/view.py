@@ -350,7 +350,8 @@ def _h1_body(pieces: list) -> str:
         line = p.get("line")
         where = f"<span class=\"id\">line {escape(str(line))}</span>" if isinstance(line, int) else ""
         if isinstance(p.get("lua"), str):
-            out.append(f"<div class=\"h1lua\"><span class=\"label\">lua</span> {where}<pre>{escape(p['lua'])}</pre></div>")
+            out.append(f"<div class=\"h1lua\"><span class=\"label\">lua</span> {where}"
+                       f"<pre>{escape(p['lua'])}</pre></div>")
         else:
             text = p["prose"].strip("\n")
             if text.strip():
@@ -534,8 +535,8 @@ def default_output(log: str) -> str:
 def view_command(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="runvil view",
                                 description="Render a run log (runvil run --log) as one self-contained HTML page.",
-                                epilog="examples:\n  runvil run examples/hello.md --log run.jsonl && runvil view run.jsonl"
-                                       "\n  runvil view run.jsonl -o /tmp/page.html",
+                                epilog="examples:\n  runvil run examples/hello.md --log run.jsonl && "
+                                       "runvil view run.jsonl\n  runvil view run.jsonl -o /tmp/page.html",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("log", metavar="LOG.jsonl", help="the run log to render")
     p.add_argument("-o", "--output", metavar="FILE.html", help="where to write the page (default: the log's name with .html)")

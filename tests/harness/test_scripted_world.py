@@ -91,7 +91,8 @@ def test_tool_errors_that_are_data_are_compact_json_and_model_names_are_keys(tmp
         """)
     assert w.answer(ToolCall(1, "web/search", {})) == ToolFailure('{"code":7,"why":"down"}')
     assert w.answer(ToolCall(2, "web/search", {})) == ToolResult('{"a":[1,2]}')
-    assert w.answer(ToolCall(3, "web/search", {})) == ToolFailure("the script has no result left for web/search", fatal=True)
+    assert w.answer(ToolCall(3, "web/search", {})) == ToolFailure("the script has no result left for web/search",
+                                                                  fatal=True)
 
 
 def test_fragments_are_streamed_to_live_output(tmp_path):
@@ -212,8 +213,8 @@ def run_world(tmp_path, capsys, world: str, *extra):
     ("replies:\n  reviewer:\n    - text: a\n",
      "line 2: replies.reviewer: the prompt declares no model role 'reviewer' (declared: writer)"),
     ("replies:\n  - text: a\n    usage: {prompt: 3}\n",
-     "line 3: unknown key 'prompt' in replies[1].usage (did you mean 'prompt_tokens'? known: prompt_tokens, completion_tokens, "
-     "reasoning_tokens, total_tokens)"),
+     "line 3: unknown key 'prompt' in replies[1].usage (did you mean 'prompt_tokens'? known: prompt_tokens, "
+     "completion_tokens, reasoning_tokens, total_tokens)"),
     ("replies:\n  - text: a\n  - {}\n",
      "line 3: replies[2] has neither text, tool_calls nor error "
      "(one of: text, fragments, tool_calls, error, stream_error, unreachable, failure)"),

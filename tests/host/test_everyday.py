@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 import textwrap
+from pathlib import Path
 
 import pytest
-from pathlib import Path
 
 from runvil.host.cli import main
 
@@ -317,7 +317,7 @@ def test_every_environment_variable_the_code_reads_is_in_the_reference():
 
     source = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "runvil").rglob("*.py"))
     read = set(re.findall(r'environ(?:\.get)?[\[(]\s*"([A-Z][A-Z0-9_]*)"', source))
-    read |= set(re.findall(r'^[A-Z_]+_ENV\s*=\s*"([A-Z][A-Z0-9_]*)"', source, re.M))
+    read |= set(re.findall(r'^[A-Z_]+_ENV\s*=\s*"([A-Z][A-Z0-9_]*)"', source, re.MULTILINE))
     assert {"RUNVIL_CONFIG", "RUNVIL_TRACEBACK", "XDG_DATA_HOME"} <= read  # the scan finds them
     text = CONFIGURATION.read_text(encoding="utf-8").split("## Environment variables", 1)[1]
     for name in sorted(read):
@@ -330,7 +330,7 @@ def test_the_reference_config_examples_are_valid_and_name_openai_and_a_local_ser
 
     from runvil.host.config import parse_config
 
-    blocks = re.findall(r"```toml\n(.*?)```", CONFIGURATION.read_text(encoding="utf-8"), re.S)
+    blocks = re.findall(r"```toml\n(.*?)```", CONFIGURATION.read_text(encoding="utf-8"), re.DOTALL)
     configs = [parse_config(tomllib.loads(b), "example") for b in blocks]
     urls = {p.base_url for c in configs for p in c.providers.values()}
     assert "https://api.openai.com/v1" in urls and any(u.startswith("http://127.0.0.1") for u in urls)
