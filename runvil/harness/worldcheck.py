@@ -13,7 +13,6 @@ refused; a key close to a known one is suggested ("did you mean").
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 
@@ -181,6 +180,8 @@ def known_keys(m: dict, allowed: tuple, where: str) -> None:
     closest known one."""
     for k in m:
         if k not in allowed:
+            import difflib  # here: only a refused world pays for it
+
             name = _text(k) if k is not None else "null"
             close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
             hint = f"did you mean '{close[0]}'? " if close else ""
