@@ -55,7 +55,10 @@ def run(prompt, *, input: str | None = None, script=None, harness=None, bindings
     if script is not None:
         from .harness.scripted import ScriptedWorld
 
-        world = ScriptedWorld(script) if isinstance(script, dict) else ScriptedWorld.load(script)
+        if isinstance(script, dict):
+            world = ScriptedWorld(script, roles=roles)
+        else:
+            world = ScriptedWorld.load(script, roles=roles)
         answer = harness or world.answer
         defaults = {r: world.binding(r) for r in roles}
         if input is None:

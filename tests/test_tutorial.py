@@ -180,7 +180,7 @@ def test_every_option_of_every_command_is_in_the_command_reference(capsys):
     from runvil.host.cli import main
 
     text = (REFERENCE / "commands.md").read_text(encoding="utf-8")
-    for command in ("run", "lua", "chat", "view", "conformance"):
+    for command in ("run", "lua", "chat", "view", "conformance", "models"):
         assert main([command, "--help"]) == 0
         help_text = capsys.readouterr().out
         options = set(re.findall(r"^\s+(-{1,2}[a-z][a-z-]*)", help_text, re.M)) - {"-h", "--help", "--"}

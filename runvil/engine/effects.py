@@ -80,7 +80,12 @@ class ToolResult(Struct, frozen=True):
 
 
 class ToolFailure(Struct, frozen=True):
+    """A tool call that failed: the model gets `message` as the result,
+    unless `fatal` (the Host has no answer at all, as a scripted world with
+    no result left): then the run fails with kind `internal`."""
+
     message: str
+    fatal: bool = False
 
 
 class ToolDropped(Struct, frozen=True):

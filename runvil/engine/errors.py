@@ -26,6 +26,17 @@ RUN_ERROR_KIND = {
 KINDS = tuple(RUN_ERROR_KIND)
 
 
+def names_hint(name: str, names, label: str) -> str:
+    """What exists, for a message about a name that does not: `declared:
+    writer, reviewer; did you mean 'writer'?` (the guess when one is close)."""
+    import difflib  # here: only a failing run pays for it
+
+    names = list(names)
+    hint = f"{label}: {', '.join(names) if names else 'none'}"
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    return hint + (f"; did you mean '{close[0]}'?" if close else "")
+
+
 class ErrorValue(Userdata):
     """An Engine error value: `err.kind`, `err.message`, its fields."""
 
@@ -90,6 +101,7 @@ class RunError(Exception):
         self.kind = kind
         self.message = message
         self.fields = {k: v for k, v in fields.items() if v is not None}
+        self.where = ""  # `section `A` prologue:14: ` when an error value knew its line
 
     def as_json(self) -> dict:
         return {"kind": self.kind, "message": self.message, **self.fields}
@@ -103,7 +115,9 @@ def run_error_from(value) -> RunError:
         kind = RUN_ERROR_KIND[value.kind]
         # a Lua run error's message holds the error text and the prompt line
         message = _text(value.where) + value.message if kind == "Lua" else value.message
-        return RunError(kind, message, **value.fields)
+        error = RunError(kind, message, **value.fields)
+        error.where = _text(value.where)  # the prompt line that raised it, for the Host to point at
+        return error
     if type(value) is str:
         return RunError("Lua", _text(value))
     if type(value) is LuaTable:

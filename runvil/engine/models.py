@@ -26,11 +26,12 @@ from .conversation.rounds import (
     send_round,
 )
 from .effects import ModelFailure
-from .errors import message_type, raise_lua
+from .errors import message_type, names_hint, raise_lua
 from .scheduler import waiting_builtin
 from .strings import from_lua_str, to_lua_str
 
 TAKES = "models.loop takes (compactor?)"
+UNKNOWN_ROLE = "models.{fn}: unknown model role '{role}' ({known})"
 TAKES_HANDLE = "models.loop takes (compactor?); call handle:loop(compactor?) to run on a model handle"
 H_TAKES = "handle:loop takes (compactor?)"
 H_RECEIVER = "call loop on a model handle with a colon: handle:loop(compactor?)"
@@ -84,7 +85,7 @@ def open_models(vm):
     def use(*args):
         role = role_arg("use", args)
         if role not in roles:
-            raise_lua(f"models.use: unknown model role '{role}'")
+            raise_lua(UNKNOWN_ROLE.format(fn="use", role=role, known=names_hint(role, roles, "declared")))
         vm.role = role
         return Multi(())
 
@@ -93,7 +94,7 @@ def open_models(vm):
         if vm.section is not None:
             raise_lua("models.default works only in the H1 body")
         if role not in roles:
-            raise_lua(f"models.default: unknown model role '{role}'")
+            raise_lua(UNKNOWN_ROLE.format(fn="default", role=role, known=names_hint(role, roles, "declared")))
         run.default_role = role
         return Multi(())
 

@@ -15,6 +15,7 @@ at its next step.
 from __future__ import annotations
 
 from ..lua import Limits, LuaError
+from ..prompt.model import LuaBlock
 from ..structs import Struct
 from .conversation.rounds import ModelBinding
 from .errors import ErrorValue, RunError, run_error_from
@@ -142,7 +143,9 @@ class Run:
 
     def _walk_body(self):
         """The walk (a generator: runvil.engine.scheduler)."""
-        self.events.emit("run_started", "0", None, prompt=self.prompt.frontmatter.name)
+        h1 = [{"lua": p.code, "line": p.line} if isinstance(p, LuaBlock) else {"prose": p.text, "line": p.line}
+              for p in self.prompt.h1.pieces]  # the run viewer draws the H1 body
+        self.events.emit("run_started", "0", None, prompt=self.prompt.frontmatter.name, title=self.prompt.title, h1=h1)
         h1 = SectionVM(self, None, "0")
         try:
             value = yield from h1.run_pieces(self.prompt.h1.pieces, send_trailing=False)
@@ -171,7 +174,9 @@ class Run:
             if overrun is not None:
                 raise LuaError(ErrorValue("lua", overrun))
             vm = SectionVM(self, section.name, execution_id, input=input)
-            self.events.emit("section_started", execution_id, section.name)
+            # a task's entry carries its input, and its end the task's result (the run viewer draws them)
+            task = {"input": input} if execution_id != "0" and i == index[start] else {}
+            self.events.emit("section_started", execution_id, section.name, **task)
             try:
                 value = yield from vm.run_pieces(section.pieces, send_trailing=True)
                 result = finish(vm, value) if value is not None else None
@@ -184,6 +189,7 @@ class Run:
                 raise
             finally:
                 vm.close()
-            self.events.emit("section_ended", execution_id, section.name)
+            ended = {"result": result} if execution_id != "0" and result is not None else {}
+            self.events.emit("section_ended", execution_id, section.name, **ended)
             i = i + 1 if walk_on and i + 1 < len(sections) else None
         return result

@@ -22,7 +22,7 @@ from ..lua.stdlib import lib_table
 from ..lua.values import fmt_number
 from ..structs import Struct, field
 from .conversation.records import Record
-from .errors import ErrorValue, RunError, engine_error, raise_lua, run_error_from
+from .errors import ErrorValue, RunError, engine_error, names_hint, raise_lua, run_error_from
 from .errors import message_type as type_for_message
 from .jsonlib import NotJSON, encode_compact, from_json, mark_list, record_views, to_json
 from .scheduler import waiting_builtin
@@ -34,7 +34,7 @@ NOTICE_FAILED = "Task id={id} (## {section}) failed: {text}"
 NOTICE_CANCELED = "Task id={id} (## {section}) was canceled: {text}"
 STATUS_RUNNING = "Task id={id} (## {section}) is running"
 STARTED = "Task id={id} (## {section}) started"
-NO_SECTION = "{fn}: no section named `{name}`"
+NO_SECTION = "{fn}: no section named `{name}` ({known})"
 NO_TASK = "{fn}: no task with id '{id}' was started in this section"
 CANCELED_BY_DEFAULT = "canceled by the section that started it"
 RUN_ENDED = "the run ended before the task did"
@@ -94,7 +94,7 @@ class TaskRegistry:
     def start(self, vm, fn: str, section: str, input: str | None, notify: bool = True) -> Task:
         run = self.run
         if run.prompt.section(section) is None:
-            raise_lua(NO_SECTION.format(fn=fn, name=section))
+            raise_lua(no_section(fn, section, run.prompt))
         n = self.counters.get(vm.execution_id, 0)
         self.counters[vm.execution_id] = n + 1
         task = Task(f"{vm.execution_id}.{n}", section, vm, notify)
@@ -165,6 +165,11 @@ class TaskRegistry:
             for t in running:
                 if sched.current in t.waiters:
                     t.waiters.remove(sched.current)
+
+
+def no_section(fn: str, name: str, prompt) -> str:
+    """NO_SECTION, listing the sections there are."""
+    return NO_SECTION.format(fn=fn, name=name, known=names_hint(name, [s.name for s in prompt.sections], "sections"))
 
 
 def result_of(vm, value):
@@ -279,7 +284,7 @@ def open_tasks(vm):
             raise_lua(f"tasks.fanout: inputs must be a list, got {type_for_message(inputs)}")
         texts = [input_text("tasks.fanout", inputs.get(i)) for i in range(1, inputs.length() + 1)]
         if vm.run.prompt.section(section) is None:
-            raise_lua(NO_SECTION.format(fn="tasks.fanout", name=section))
+            raise_lua(no_section("tasks.fanout", section, vm.run.prompt))
         arms = [registry.start(vm, "tasks.fanout", section, text, notify=False) for text in texts]
         try:
             yield from registry.wait(arms, stop_at_failure=True)
@@ -317,7 +322,7 @@ def run_task_tool(vm, tool, call: dict):
         if not isinstance(section, str):
             text = "task: the section argument must be a section name"
         elif vm.run.prompt.section(section) is None:
-            text = NO_SECTION.format(fn="task", name=section)
+            text = no_section("task", section, vm.run.prompt)
         else:
             inp = args.get("input")
             task = registry.start(vm, "task", section, inp if isinstance(inp, str) or inp is None else result_text(inp))

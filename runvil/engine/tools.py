@@ -11,7 +11,7 @@ from types import FunctionType
 from ..lua.stdlib import lib_table
 from ..structs import Struct
 from .effects import ToolCall, ToolDropped, ToolFailure, ToolResult
-from .errors import engine_error, message_type, raise_lua
+from .errors import engine_error, message_type, names_hint, raise_lua
 from .jsonlib import NotJSON, to_json
 from .scheduler import waiting_builtin
 from .strings import from_lua_str, to_lua_str
@@ -19,10 +19,10 @@ from .strings import from_lua_str, to_lua_str
 OFFER_AFTER_RENDER = "{fn}: the section's tool list was rendered at its first loop round; offer tools before it"
 NOT_IN_USES = "{fn}: pack '{pack}' is not listed in the frontmatter's uses"
 UNKNOWN_PACK = "{fn}: unknown pack '{pack}'"
-UNKNOWN_TOOL = "{fn}: pack '{pack}' has no tool '{tool}'"
+UNKNOWN_TOOL = "{fn}: pack '{pack}' has no tool '{tool}' ({known})"
 BAD_TOOL_NAME = "{fn}: a bound tool is named 'pack/tool', got {got}"
 # the texts of a tool round's failures (spec/runvil.md §7), raised by the loop
-OUT_OF_SCOPE = "the model called the tool '{name}', which is not in scope for this section"
+OUT_OF_SCOPE = "the model called the tool '{name}', which is not in scope for this section ({known})"
 MALFORMED = "the model sent a malformed tool call: {why}"
 DROPPED = "the tool call {id} ({name}) was dropped before it was answered"
 
@@ -56,7 +56,7 @@ def open_tools(vm):
         check_pack(fn, pack)
         tools = run.packs[pack]
         if tool not in tools:
-            raise_lua(UNKNOWN_TOOL.format(fn=fn, pack=pack, tool=tool))
+            raise_lua(UNKNOWN_TOOL.format(fn=fn, pack=pack, tool=tool, known=names_hint(tool, tools, "its tools")))
         return pack, tool
 
     def check_pack(fn, pack):
@@ -129,7 +129,7 @@ def open_tools(vm):
             message = getattr(answer, "message", None) or "the call was dropped"
             run.events.emit("tool_call_failed", vm.execution_id, vm.section, name=name, id=None, message=message)
         if isinstance(answer, ToolFailure):
-            raise engine_error("internal", f"tool {name} failed: {answer.message}")
+            raise engine_error("internal", answer.message if answer.fatal else f"tool {name} failed: {answer.message}")
         if isinstance(answer, ToolDropped):
             raise engine_error("cancelled", f"the tool call {name} was dropped before it was answered")
         return to_lua_str(answer.text)

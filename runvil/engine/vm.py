@@ -20,7 +20,7 @@ from ..prompt.model import LuaBlock
 from .conversation.compaction import open_compactors
 from .conversation.messages import ASSIGN_GLOBAL, MessageList
 from .effects import UserTurn
-from .errors import ErrorValue, raise_lua
+from .errors import ErrorValue, names_hint, raise_lua
 from .jsonlib import JSON_NULL, NotJSON, encode_compact, open_json, record_views, to_json
 from .limits import SECTION_ENTRIES, BudgetedState
 from .models import loop, open_models
@@ -143,7 +143,8 @@ class SectionVM:
             raise_lua("jump needs a section name")
         target = from_lua_str(name)
         if self.run.prompt.section(target) is None:
-            raise_lua(f"jump: no section named `{target}`")
+            raise_lua(f"jump: no section named `{target}` "
+                      f"({names_hint(target, [s.name for s in self.run.prompt.sections], 'sections')})")
         entries = self.run.budget.limits.section_entries
         if entries is not None and self.run.budget.entries >= entries:
             raise_lua(SECTION_ENTRIES.format(limit=entries))  # catchable where the jump is

@@ -4,11 +4,14 @@ in for every provider and bound tool, so a run is offline and repeatable.
 Decisions where host.md is silent:
 - The file is read with the YAML 1.2 rules the prompt frontmatter uses
   (only `true`/`false` are booleans, so `text: no` is the text "no").
-- A world that does not have the documented shape (a reply entry that is
-  not a mapping, an `error` without an HTTP status, a context that is not a
-  positive whole number, ...) is refused when it is loaded, with a message
-  naming the place: a usage error, before the run starts. Unknown keys are
-  ignored.
+- A world is checked when it is loaded (worldcheck.py): a shape other
+  than the documented one, an unknown key (with a "did you mean"), a reply
+  with neither text, tool calls nor an error, a usage field other than the
+  four, a role the prompt does not declare: a usage error naming the world
+  file's line, before the run starts. `replies` keyed by role may also use
+  a world model's `model` name or a raw model id (a name with a `/`).
+- A bound tool call with no result left fails the run (kind `internal`),
+  as a round with no reply left does.
 - Scalars stand for their text where text is expected, as written:
   `text: 42` is "42", `text: 3.10` is "3.10", `finish_reason: 7` is "7",
   `true` is "true". A tool's `result` or `error`
@@ -32,8 +35,6 @@ Decisions where host.md is silent:
 
 from __future__ import annotations
 
-import json
-import math
 from pathlib import Path
 
 import yaml
@@ -41,155 +42,102 @@ import yaml
 from ..engine.effects import ModelFailure, ModelReply, ModelRound, ToolCall, ToolDropped, ToolFailure, ToolResult
 from ..engine.models import EMPTY_REPLY
 from ..structs import replace
+from .worldcheck import (
+    CALL_KEYS,
+    ERROR_KEYS,
+    MODEL_KEYS,
+    REPLY_BODY,
+    REPLY_KEYS,
+    TOOL_KEYS,
+    TOP_KEYS,
+    USAGE_KEYS,
+    Float,
+    Int,
+    Map,
+    Seq,
+    WorldError,
+    check_json_data,
+    compact,
+    fail,
+    is_scalar,
+    known_keys,
+    optional_text,
+    plain,
+    read_world_text,
+    shown,
+    text_of,
+    whole_count,
+    world_loader,
+)
 
 DEFAULT_CONTEXT = 8192
+NO_REPLY_LEFT = "the script has no reply left for {role}"
+NO_RESULT_LEFT = "the script has no result left for {tool}"
 
+__all__ = ["DEFAULT_CONTEXT", "ScriptedWorld", "WorldError", "dump_world"]
 
-class WorldError(Exception):
-    """A scripted world file that cannot be used (a usage error)."""
-
-
-class _Int(int):
-    """A YAML integer that remembers how it was written."""
-
-    source: str
-
-
-class _Float(float):
-    """A YAML float that remembers how it was written."""
-
-    source: str
-
-
-_LOADER = None
-
-
-def _loader():
-    """The YAML 1.2 core schema of the prompt frontmatter; numbers keep
-    their source text, so `text: 3.10` is the text "3.10"."""
-    global _LOADER
-    if _LOADER is None:
-        from ..prompt.frontmatter import _Loader
-
-        class WorldLoader(_Loader):
-            pass
-
-        def keeping(tag, kind):
-            base = _Loader.yaml_constructors[tag]
-
-            def construct(loader, node):
-                value = kind(base(loader, node))
-                value.source = node.value
-                return value
-
-            WorldLoader.add_constructor(tag, construct)
-
-        keeping("tag:yaml.org,2002:int", _Int)
-        keeping("tag:yaml.org,2002:float", _Float)
-        _LOADER = WorldLoader
-    return _LOADER
-
-
-def _text(v) -> str:
-    """A scalar as the text it stands for (a number as it was written)."""
-    if isinstance(v, str):
-        return v
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    source = getattr(v, "source", None)
-    return source if source is not None else str(v)
-
-
-def _plain(v):
-    """JSON data with the source-keeping numbers made plain again."""
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, int):
-        return int(v)
-    if isinstance(v, float):
-        return float(v)
-    if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_plain(x) for x in v]
-    return v
-
-
-def _is_scalar(v) -> bool:
-    return isinstance(v, (str, int, float, bool))
-
-
-def _optional_text(v, refusal: str) -> str | None:
-    """A scalar as its text, null as None; anything else is refused."""
-    if v is None:
-        return None
-    if not _is_scalar(v):
-        raise WorldError(refusal)
-    return _text(v)
+_loader = world_loader  # the case reader (host/cases.py) reads YAML as a world does
+_Int, _Float, _text, _plain, _is_scalar, _compact = Int, Float, text_of, plain, is_scalar, compact
 
 
 def _lists_by_name(mapping: dict, where: str, what: str, entry) -> dict:
     """A mapping from a name to a list of entries (replies per role, results
-    per tool), each entry checked by `entry(value, place)`."""
+    per tool), each entry checked by `entry(value, place, list, index)`."""
     out = {}
     for k, v in mapping.items():
-        place = f"{where}.{k}"
+        place = f"{where}.{_text(k)}"
         if v is None:
             v = []
         if not isinstance(v, list):
-            raise WorldError(f"{place} must be a list of {what}")
-        out[_text(k)] = [entry(e, f"{place}[{i + 1}]") for i, e in enumerate(v)]
+            fail(f"{place} must be a list of {what}", mapping, k)
+        out[_text(k)] = [entry(e, f"{place}[{i + 1}]", v, i) for i, e in enumerate(v)]
     return out
 
 
-def _compact(v) -> str:
-    return json.dumps(v, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
 class ScriptedWorld:
-    def __init__(self, data: dict | None, on_fragment=None):
+    def __init__(self, data: dict | None, on_fragment=None, roles=None):
+        """A world from its YAML data; `roles`, when given, are the model
+        roles the prompt declares, and a world naming another is refused."""
         data = {} if data is None else data
         if not isinstance(data, dict):
-            raise WorldError("the scripted world must be a mapping (input, models, replies, tools)")
+            fail("the scripted world must be a mapping (input, models, replies, tools), "
+                 f"got {shown(data)}", data)
+        known_keys(data, TOP_KEYS, "")
         self.on_fragment = on_fragment  # on_fragment(effect, text): live output
-        self.input = _input(data.get("input"))
-        self.models: dict = _models(data.get("models"))
+        self.input = _input(data.get("input"), data)
+        self.models: dict = _models(data.get("models"), data)
         replies = data.get("replies")
         if replies is None:
             replies = []
         if isinstance(replies, list):
-            self.shared: list | None = [_reply(e, f"replies[{i + 1}]") for i, e in enumerate(replies)]
+            self.shared: list | None = [_reply(e, f"replies[{i + 1}]", replies, i) for i, e in enumerate(replies)]
             self.by_role: dict = {}
         elif isinstance(replies, dict):
             self.shared = None
             self.by_role = _lists_by_name(replies, "replies", "replies", _reply)
         else:
-            raise WorldError("replies must be a list or a mapping from role (or model id) to a list")
+            fail("replies must be a list or a mapping from role (or model id) to a list", data, "replies")
         tools = data.get("tools")
         if tools is None:
             tools = {}
         if not isinstance(tools, dict):
-            raise WorldError("tools must be a mapping from tool name ('pack/tool') to a list of results")
+            fail("tools must be a mapping from tool name ('pack/tool') to a list of results", data, "tools")
         self.tools: dict = _lists_by_name(tools, "tools", "results", _tool_entry)
+        if roles is not None:
+            _check_roles(data, list(roles), self.models)
 
     @classmethod
-    def load(cls, path: str | Path, on_fragment=None) -> "ScriptedWorld":
-        from ..prompt.frontmatter import yaml_problem
-
+    def load(cls, path: str | Path, on_fragment=None, roles=None) -> ScriptedWorld:
+        """Reads and checks a world file; WorldError names the file and line."""
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
         except (OSError, UnicodeDecodeError) as e:
             raise WorldError(f"cannot read the scripted world {path}: {e}") from None
         try:
-            data = yaml.load(text, Loader=_loader())
-        except yaml.YAMLError as e:  # one line, with the file's line
-            line, detail = yaml_problem(e, text)
-            raise WorldError(f"cannot read the scripted world {path}: line {line + 1}: {detail}") from None
-        try:
-            return cls(data, on_fragment=on_fragment)
+            return cls(read_world_text(text), on_fragment=on_fragment, roles=roles)
         except WorldError as e:
-            raise WorldError(f"the scripted world {path}: {e}") from None
+            raise e.in_file(str(path)) from None
 
     # ------------------------------------------------------------- models
 
@@ -208,7 +156,7 @@ class ScriptedWorld:
             if queue is None:
                 queue = self.by_role.get(effect.model)
         if not queue:
-            return ModelFailure(message=f"the script has no reply left for {effect.role}")
+            return ModelFailure(message=NO_REPLY_LEFT.format(role=effect.role))
         entry = queue.pop(0)
         failure = _failure(entry)
         if failure is not None:  # its fragments are what the failed stream showed (recorded runs)
@@ -246,7 +194,7 @@ class ScriptedWorld:
         if queue is None:  # keyed by the name the model sees (web_search)
             queue = self.tools.get(effect.name.replace("/", "_"))
         if not queue:
-            return ToolFailure(f"the script has no result left for {effect.name}")
+            return ToolFailure(NO_RESULT_LEFT.format(tool=effect.name), fatal=True)
         entry = queue.pop(0)
         if entry.get("error") is not None:
             return ToolFailure(entry["error"])
@@ -265,42 +213,32 @@ class ScriptedWorld:
 # ------------------------------------------------------------------ checking
 
 
-def _input(v):
+def _input(v, data):
     if v is None or isinstance(v, str):
         return v
     if _is_scalar(v):
         return _text(v)
-    raise WorldError(f"input must be text, got {_compact(_plain(v))}")
+    fail(f"input must be text, got {shown(v)}", data, "input")
 
 
-def _count(m: dict, key: str, where: str):
-    v = m.get(key)
-    if v is None:
-        return None
-    if isinstance(v, float) and v.is_integer():
-        v = int(v)  # 4096.0 is a whole number
-    if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-        raise WorldError(f"{where}.{key} must be a positive whole number, got {_compact(v)}")
-    return int(v)
-
-
-def _models(models) -> dict:
+def _models(models, data) -> dict:
     if models is None:
         return {}
     if not isinstance(models, dict):
-        raise WorldError("models must be a mapping from role to model settings")
+        fail("models must be a mapping from role to model settings", data, "models")
     out = {}
     for role, m in models.items():
-        where = f"models.{role}"
+        where = f"models.{_text(role)}"
         if m is None:
             m = {}
         if not isinstance(m, dict):
-            raise WorldError(f"{where} must be a mapping of model settings (context, max_tokens, model)")
-        settings = {"context": _count(m, "context", where), "max_tokens": _count(m, "max_tokens", where)}
+            fail(f"{where} must be a mapping of model settings (context, max_tokens, model)", models, role)
+        known_keys(m, MODEL_KEYS, where)
+        settings = {"context": whole_count(m, "context", where), "max_tokens": whole_count(m, "max_tokens", where)}
         name = m.get("model")
         if name is not None:
             if not _is_scalar(name) or _text(name) == "":
-                raise WorldError(f"{where}.model must be a model name")
+                fail(f"{where}.model must be a model name", m, "model")
             settings["model"] = _text(name)
         out[_text(role)] = settings
     return out
@@ -320,74 +258,120 @@ def _failure(entry: dict) -> ModelFailure | None:
     return None
 
 
-def _reply(e, where: str) -> dict:
+def _check_roles(data: dict, roles: list[str], models: dict) -> None:
+    """`models` names declared roles only; `replies` by role names a
+    declared role, a world model's name or a raw model id (with a `/`)."""
+    declared = ", ".join(roles) or "none"
+    for role in data.get("models") or {}:
+        if _text(role) not in roles:
+            fail(f"models.{_text(role)}: the prompt declares no model role '{_text(role)}' "
+                 f"(declared: {declared}{_close(_text(role), roles)})", data["models"], role)
+    replies = data.get("replies")
+    if isinstance(replies, dict):
+        names = {s["model"] for s in models.values() if s.get("model")}
+        for key in replies:
+            k = _text(key)
+            if k not in roles and k not in names and "/" not in k:
+                fail(f"replies.{k}: the prompt declares no model role '{k}' "
+                     f"(declared: {declared}{_close(k, roles)})", replies, key)
+
+
+def _close(name: str, choices: list[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def _reply(e, where: str, parent=None, index=None) -> dict:
     """A reply entry, checked and normalized (text as str, calls as the
     provider would send them)."""
-    if e is None:
-        e = {}
     if not isinstance(e, dict):
-        raise WorldError(f"{where} must be a mapping (text, tool_calls, finish_reason, usage, ...), "
-                         f"got {_compact(e)}")
+        got = "nothing" if e is None else shown(e)
+        fail(f"{where} must be a mapping (text, tool_calls, error, ...), got {got}", parent, index)
+    known_keys(e, REPLY_KEYS, where)
+    if not any(e.get(k) is not None or (k == "text" and k in e) for k in REPLY_BODY):
+        fail(f"{where} has neither text, tool_calls nor error (one of: {', '.join(REPLY_BODY)})", parent, index)
     out: dict = {}
     if "error" in e and e["error"] is not None:
         err = e["error"]
         if not isinstance(err, dict):
-            raise WorldError(f"{where}.error must be a mapping {{status, body}}")
+            fail(f"{where}.error must be a mapping {{status, body}}", e, "error")
+        known_keys(err, ERROR_KEYS, f"{where}.error")
         status = err.get("status")
-        if isinstance(status, str) and status.strip().isdigit():
+        if isinstance(status, str) and status.strip().isdigit() and len(status.strip()) <= 3:
             status = int(status)
-        if isinstance(status, bool) or not isinstance(status, int):
-            raise WorldError(f"{where}.error needs an HTTP status (a whole number), got {_compact(status)}")
-        status = int(status)
+        if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 999:
+            fail(f"{where}.error needs an HTTP status (a whole number from 100 to 999), got {shown(status)}",
+                 err, "status" if "status" in err else None)
         body = err.get("body")
-        out["error"] = {"status": status,
+        out["error"] = {"status": int(status),
                         "body": "" if body is None else _text(body) if _is_scalar(body) else _compact(_plain(body))}
         if err.get("message") is not None:  # a recorded failure the backend also described
-            out["error"]["message"] = _optional_text(err["message"], f"{where}.error.message must be text")
+            out["error"]["message"] = optional_text(err["message"], f"{where}.error.message must be text",
+                                                    err, "message")
     if "stream_error" in e and e["stream_error"] is not None:
         se = e["stream_error"]
         out["stream_error"] = _text(se) if _is_scalar(se) else _compact(_plain(se))
     for key in ("unreachable", "failure"):
         if e.get(key) is not None:
-            out[key] = _optional_text(e[key], f"{where}.{key} must be text")
+            out[key] = optional_text(e[key], f"{where}.{key} must be text", e, key)
     if "text" in e:
-        out["text"] = _optional_text(e["text"], f"{where}.text must be text")
+        out["text"] = optional_text(e["text"], f"{where}.text must be text", e, "text")
     if e.get("model") is not None:
-        out["model"] = _optional_text(e["model"], f"{where}.model must be a model name")
+        out["model"] = optional_text(e["model"], f"{where}.model must be a model name", e, "model")
     if e.get("fragments") is not None:
         fr = e["fragments"]
         if _is_scalar(fr):
             fr = [fr]
         if not isinstance(fr, list) or not all(_is_scalar(p) or p is None for p in fr):
-            raise WorldError(f"{where}.fragments must be a list of text fragments")
+            fail(f"{where}.fragments must be a list of text fragments", e, "fragments")
         out["fragments"] = [_text(p) for p in fr if p is not None]
     if "finish_reason" in e:
-        out["finish_reason"] = _optional_text(e["finish_reason"], f"{where}.finish_reason must be text or null")
+        out["finish_reason"] = optional_text(e["finish_reason"], f"{where}.finish_reason must be text or null",
+                                             e, "finish_reason")
     if e.get("tool_calls") is not None:
         calls = e["tool_calls"]
         if not isinstance(calls, list):
-            raise WorldError(f"{where}.tool_calls must be a list of calls {{id, name, arguments}}")
-        out["tool_calls"] = [_call(c, f"{where}.tool_calls[{i + 1}]") for i, c in enumerate(calls)]
+            fail(f"{where}.tool_calls must be a list of calls {{id, name, arguments}}", e, "tool_calls")
+        out["tool_calls"] = [_call(c, f"{where}.tool_calls[{i + 1}]", calls, i) for i, c in enumerate(calls)]
     if e.get("usage") is not None:
-        if not isinstance(e["usage"], dict):
-            raise WorldError(f"{where}.usage must be a mapping (prompt_tokens, completion_tokens, reasoning_tokens)")
-        out["usage"] = _plain(e["usage"])
+        out["usage"] = _usage(e["usage"], f"{where}.usage", e)
     if e.get("reasoning") is not None:
         r = e["reasoning"]
         if not _is_scalar(r):
-            raise WorldError(f"{where}.reasoning must be text")
+            fail(f"{where}.reasoning must be text", e, "reasoning")
         out["reasoning"] = _text(r)
     return out
 
 
-def _call(c, where: str) -> dict:
+def _usage(u, where: str, e: dict) -> dict:
+    """Token counts: whole numbers of 0 or more (the Engine reads nothing
+    else); NaN, infinities, fractions and negatives are refused here."""
+    if not isinstance(u, dict):
+        fail(f"{where} must be a mapping ({', '.join(USAGE_KEYS)})", e, "usage")
+    known_keys(u, USAGE_KEYS, where)
+    out = {}
+    for k, v in u.items():
+        if v is None:
+            continue
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            fail(f"{where}.{k} must be a whole number of tokens, 0 or more, got {shown(v)}", u, k)
+        out[k] = int(v)
+    return out
+
+
+def _call(c, where: str, parent=None, index=None) -> dict:
     """A scripted tool call as a provider would send it: a missing id or
     name stays blank and missing arguments stay missing, so the Engine's
     malformed-reply rule sees them; JSON text arguments are decoded."""
     if c is None:
         c = {}
     if not isinstance(c, dict):
-        raise WorldError(f"{where} must be a mapping {{id, name, arguments}}")
+        fail(f"{where} must be a mapping {{id, name, arguments}}", parent, index)
+    known_keys(c, CALL_KEYS, where)
     args = _plain(c.get("arguments"))
     if isinstance(args, str):
         from .errortext import safe_loads
@@ -396,45 +380,30 @@ def _call(c, where: str) -> dict:
             args = safe_loads(args)
         except ValueError:
             pass
-    _check_json_data(args, f"{where}.arguments")
+    check_json_data(c.get("arguments"), f"{where}.arguments", c, "arguments")
+    check_json_data(args, f"{where}.arguments", c, "arguments")
     return {"id": "" if c.get("id") is None else _text(c["id"]),
             "name": "" if c.get("name") is None else _text(c["name"]), "arguments": args}
 
 
-def _check_json_data(value, where: str) -> None:
-    """Tool-call arguments reach the Engine as JSON data: a NaN, an infinity
-    or a key that is not text (YAML's `1:` or `~:`) has no JSON form, so the
-    world is refused where it says so."""
-    todo = [(value, where)]
-    while todo:
-        v, place = todo.pop()
-        if isinstance(v, float) and not math.isfinite(v):
-            raise WorldError(f"{place} is {_text(v)}, which has no JSON form")
-        if isinstance(v, list):
-            todo.extend((x, f"{place}[{i + 1}]") for i, x in enumerate(v))
-        elif isinstance(v, dict):
-            for k, x in v.items():
-                if not isinstance(k, str):
-                    raise WorldError(f"{place} has the key {_text(k) if k is not None else 'null'}, which is not text")
-                todo.append((x, f"{place}.{k}"))
-
-
-def _tool_entry(e, where: str) -> dict:
-    if e is None:
-        e = {}
+def _tool_entry(e, where: str, parent=None, index=None) -> dict:
     if not isinstance(e, dict):
-        raise WorldError(f"{where} must be a mapping (result, error or dropped), got {_compact(e)}")
+        got = "nothing" if e is None else shown(e)
+        fail(f"{where} must be a mapping (result, error or dropped), got {got}", parent, index)
+    known_keys(e, TOOL_KEYS, where)
+    if e.get("error") is None and not e.get("dropped") and "result" not in e:
+        fail(f"{where} has neither result, error nor dropped", parent, index)
     out: dict = {}
     if e.get("error") is not None:
         err = e["error"]
-        out["error"] = err if isinstance(err, str) else _compact(_plain(err))
+        out["error"] = err if isinstance(err, str) else _text(err) if _is_scalar(err) else _compact(_plain(err))
     if e.get("dropped"):
         out["dropped"] = True
         r = e.get("reason")
         out["reason"] = "" if r is None else _text(r)
     if "result" in e:
         r = e["result"]
-        out["result"] = r if isinstance(r, str) else _compact(_plain(r))
+        out["result"] = r if isinstance(r, str) else _text(r) if _is_scalar(r) else _compact(_plain(r))
     return out
 
 
@@ -477,6 +446,8 @@ def _dumper():
             return lambda dumper, value: dumper.represent_scalar(tag, value.source)
 
         WorldDumper.add_representer(str, text)
+        WorldDumper.add_representer(Map, yaml.SafeDumper.represent_dict)
+        WorldDumper.add_representer(Seq, yaml.SafeDumper.represent_list)
         WorldDumper.add_representer(_Int, as_written("tag:yaml.org,2002:int"))
         WorldDumper.add_representer(_Float, as_written("tag:yaml.org,2002:float"))
         _DUMPER = WorldDumper

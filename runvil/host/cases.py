@@ -85,6 +85,12 @@ def read_case_file(f: Path, walked: bool = False) -> list[Case]:
         expect = item.get("expect")
         if not isinstance(expect, dict):
             raise CaseError(f"{where} ({name}) needs an `expect` mapping (the --json fields to compare)")
+        from .expect import check_matchers
+
+        try:
+            check_matchers(dict(expect), f"{where} ({name}): expect")
+        except ValueError as e:
+            raise CaseError(str(e)) from None
         cases.append(Case(id=f"{group}::{name}", name=name, file=f, prompt=_prompt(item["prompt"], f, where),
                           world=_world(item, f, where), expect=dict(expect)))
     return cases

@@ -76,10 +76,14 @@ def chat_command(argv: list[str]) -> int:
     p = argparse.ArgumentParser(
         prog="runvil chat",
         description="Chat with a model: each line is a turn, run by models.loop under a summarizing compactor.",
+        epilog="examples:\n  runvil chat                                   offline, on the echo model"
+               "\n  runvil chat -m openai/gpt-4o-mini --system \"Answer in French.\"",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--system", metavar="TEXT", help="a system message that leads the chat")
     p.add_argument("--bind", action="append", default=[], metavar="ROLE=MODEL",
                    help="chat=MODEL picks the catalog model (repeatable)")
+    p.add_argument("-m", "--model", metavar="MODEL", help="the catalog model to chat with (as --bind chat=MODEL)")
     p.add_argument("--config", metavar="FILE",
                    help="the config file (default: RUNVIL_CONFIG, else ./runvil.toml, else the echo model)")
     p.add_argument("--script", metavar="WORLD.yaml", help="answer from a scripted world instead of real providers")

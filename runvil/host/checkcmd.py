@@ -13,7 +13,8 @@ def check_command(argv: list[str]) -> int:
     when any has a parse error, else 2 when one could not be read, else 0."""
     if argv and argv[0] in ("-h", "--help"):
         print("usage: runvil check PROMPT.md...\n\nParses and compiles each prompt without running it and prints every"
-              "\nparse error with its file line; exit 3 when any prompt has one.")
+              "\nparse error with its file line; exit 3 when any prompt has one."
+              "\n\nexamples:\n  runvil check examples/hello.md\n  runvil check prompts/*.md   every prompt of a folder")
         return EXIT_OK
     if argv and argv[0] == "--":
         argv = argv[1:]

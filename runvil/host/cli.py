@@ -85,6 +85,10 @@ def _main(argv: list[str] | None = None) -> int:
         from .conformance import conformance_command
 
         return conformance_command(rest)
+    if cmd == "models":
+        from .modelscmd import models_command
+
+        return models_command(rest)
     if cmd == "view":
         from .view import view_command
 
@@ -98,19 +102,20 @@ def _main(argv: list[str] | None = None) -> int:
 
 
 USAGE = """usage: runvil COMMAND ...   (runvil COMMAND --help for its options)
-  runvil run PROMPT.md [--input TEXT] [--script WORLD.yaml] [--json] [--log FILE] [--view FILE.html]
+  runvil run PROMPT.md [--input TEXT] [-m MODEL] [--script WORLD.yaml] [--json] [--log FILE] [--view FILE.html]
                                              run a prompt; print its result
   runvil check PROMPT.md...                  parse and compile prompts; list every error
   runvil lua [-e CODE]... [FILE [ARGS...]]   run Lua in the sandbox, like `lua`
   runvil lua --prompt PROMPT.md [--script WORLD.yaml]
                                              a Lua REPL inside a section of a prompt
-  runvil chat [--system TEXT] [--script WORLD.yaml]
+  runvil chat [--system TEXT] [-m MODEL] [--script WORLD.yaml]
                                              chat with a model, one turn per line
-  runvil conformance [--impl CMD] [-k PATTERN] [--junit FILE] [DIR...]
+  runvil conformance [--impl CMD] [-k PATTERN] [-q|-v] [--junit FILE] [DIR...]
                                              run conformance cases (default: conformance/)
   runvil view LOG.jsonl [-o FILE.html]       render a run log as one HTML page
   runvil playground OUT [--pyodide URL_OR_DIR]
                                              write a static site that runs prompts in the browser
+  runvil models [PROMPT.md] [-m MODEL]       list the catalog models and how roles are bound
   runvil --version                           print the version"""
 
 

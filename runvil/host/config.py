@@ -29,9 +29,9 @@ Decisions:
   error names the variable.
 - A model's `name` (the provider's model name) defaults to its id without a
   leading `provider/`.
-- Binding order per role: `--bind role=model`, `[bind]`, the role's `model`
-  option, `default_model`. Explicit bindings (the first two) must name a
-  catalog model. The role's `model` option is a suggestion from the prompt's
+- Binding order per role: `--bind role=model`, `-m/--model MODEL` (every
+  role), `[bind]`, the role's `model` option, `default_model`. Explicit
+  bindings (the first three) must name a catalog model. The role's `model` option is a suggestion from the prompt's
   author: when the catalog lacks it, binding falls through to the default.
 """
 
@@ -56,6 +56,18 @@ CONFIG_ENV = "RUNVIL_CONFIG"
 DEFAULT_FILE = "runvil.toml"
 DEFAULT_TIMEOUT = 600.0  # seconds (host.md)
 DEFAULT_MAX_RETRIES = 2
+
+#: every key the file may hold, by table ("" the top level): what
+#: docs/reference/configuration.md must list (a test checks it)
+TOP_KEYS = ("default_model", "providers", "models", "bind", "packs", "limits")
+PROVIDER_KEYS = ("base_url", "api_key_env", "timeout", "max_retries", "stream", "tool_choice", "stream_usage")
+MODEL_KEYS = ("provider", "name", "context", "max_tokens")
+LIMIT_COUNTS = ("block_steps", "block_memory", "run_steps", "section_entries")
+LIMIT_SECONDS = ("block_seconds", "run_seconds")
+WEB_KEYS = ("search_url", "fetch_max_bytes", "fetch_timeout")
+FILES_KEYS = ("write_quota",)
+CONFIG_KEYS = {"": TOP_KEYS, "providers.NAME": PROVIDER_KEYS, 'models."ID"': MODEL_KEYS, "bind": ("ROLE",),
+               "limits": LIMIT_COUNTS + LIMIT_SECONDS, "packs.web": WEB_KEYS, "packs.files": FILES_KEYS}
 
 
 class ConfigError(ValueError):
@@ -175,7 +187,7 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
     def fail(msg: str):
         raise ConfigError(f"{source}: {msg}")
 
-    _known(data, {"default_model", "providers", "models", "bind", "packs", "limits"}, "", fail)
+    _known(data, set(TOP_KEYS), "", fail)
 
     providers: dict[str, Provider] = {}
     for name, p in _table(data, "providers", fail).items():
@@ -185,8 +197,7 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
         if "api_key" in p:
             fail(f"{where}: api_key is not read from the config file; "
                  "put the key in an environment variable and name it with api_key_env")
-        _known(p, {"base_url", "api_key_env", "timeout", "max_retries", "stream", "tool_choice", "stream_usage"},
-               where, fail)
+        _known(p, set(PROVIDER_KEYS), where, fail)
         base_url = _string(p, "base_url", where, fail, required=True)
         if not base_url.startswith(("http://", "https://")):
             fail(f"{where}.base_url must start with http:// or https://")
@@ -211,7 +222,7 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
         where = f"models.{_key(mid)}"
         if not isinstance(m, dict):
             fail(f"{where} must be a table")
-        _known(m, {"provider", "name", "context", "max_tokens"}, where, fail)
+        _known(m, set(MODEL_KEYS), where, fail)
         provider = _string(m, "provider", where, fail, required=True)
         if provider not in providers:
             fail(f"{where}: unknown provider '{provider}' (no [providers.{_key(provider)}] table)")
@@ -242,8 +253,7 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
 def parse_limit_settings(data: dict, fail) -> LimitSettings:
     """`[limits]`: counts are positive integers, seconds positive numbers."""
     t = _table(data, "limits", fail)
-    counts = ("block_steps", "block_memory", "run_steps", "section_entries")
-    seconds = ("block_seconds", "run_seconds")
+    counts, seconds = LIMIT_COUNTS, LIMIT_SECONDS
     _known(t, set(counts + seconds), "limits", fail)
     values = {k: _count(t, k, "limits", fail) for k in counts}
     for k in seconds:
@@ -259,8 +269,8 @@ def parse_pack_settings(data: dict, fail) -> PackSettings:
     packs = _table(data, "packs", fail)
     web = _table(packs, "web", lambda m: fail(f"packs.{m}"))
     files = _table(packs, "files", lambda m: fail(f"packs.{m}"))
-    _known(web, {"search_url", "fetch_max_bytes", "fetch_timeout"}, "packs.web", fail)
-    _known(files, {"write_quota"}, "packs.files", fail)
+    _known(web, set(WEB_KEYS), "packs.web", fail)
+    _known(files, set(FILES_KEYS), "packs.files", fail)
     url = _string(web, "search_url", "packs.web", fail)
     if url is not None and not url.startswith(("http://", "https://")):
         fail("packs.web.search_url must start with http:// or https://")
@@ -358,21 +368,44 @@ def parse_binds(cli_binds: list[str]) -> dict[str, str]:
     return out
 
 
-def bind_roles(prompt_roles: dict, config: Config | None, cli_binds: list[str] = ()) -> dict:
-    """A ModelBinding for every declared role (prompt.frontmatter.models:
-    role -> RoleOptions), in the order of runvil.md §6."""
-    from ..engine.run import ModelBinding
+def add_binding_options(parser) -> None:
+    """`--bind ROLE=MODEL` and `-m/--model MODEL`, as `run`, `chat` and
+    `batch` take them; pass `args.bind` and `args.model` to `bind_roles`
+    (or `real_providers`, or runcmd's `world_for`)."""
+    parser.add_argument("--bind", action="append", default=[], metavar="ROLE=MODEL",
+                        help="bind a model role to a catalog model (repeatable; wins over -m)")
+    parser.add_argument("-m", "--model", metavar="MODEL",
+                        help="bind every model role to this catalog model (see `runvil models`)")
 
-    config = config or Config()
+
+def check_bind_roles(prompt_roles, cli_binds: list[str]) -> dict[str, str]:
+    """The `--bind` flags, each naming a role the prompt declares."""
     flags = parse_binds(list(cli_binds))
     for role in flags:
         if role not in prompt_roles:
-            declared = ", ".join(prompt_roles) or "none"
-            raise ConfigError(f"--bind {role}=...: the prompt declares no model role '{role}' (declared: {declared})")
+            from ..engine.errors import names_hint
+
+            raise ConfigError(f"--bind {role}=...: the prompt declares no model role '{role}' "
+                              f"({names_hint(role, prompt_roles, 'declared')})")
+    return flags
+
+
+def bind_roles(prompt_roles: dict, config: Config | None, cli_binds: list[str] = (), model: str | None = None) -> dict:
+    """A ModelBinding for every declared role (prompt.frontmatter.models:
+    role -> RoleOptions), in the order of runvil.md §6; `model` (`-m`)
+    binds every role that no `--bind` flag names."""
+    from ..engine.run import ModelBinding
+
+    model_flag = model
+    config = config or Config()
+    flags = check_bind_roles(prompt_roles, cli_binds)
 
     def catalog(mid: str, how: str):
         if mid not in config.models:
-            where = f"in {config.path}" if config.path else "(there is no config file)"
+            from ..engine.errors import names_hint
+
+            where = f"in {config.path} ({names_hint(mid, config.models, 'catalog')})" if config.path \
+                else "(there is no config file)"
             raise ConfigError(f"model role '{role}' is bound by {how} to '{mid}', which is not a catalog model {where}")
         return config.models[mid]
 
@@ -380,6 +413,8 @@ def bind_roles(prompt_roles: dict, config: Config | None, cli_binds: list[str] =
     for role, opts in prompt_roles.items():
         if role in flags:
             model = catalog(flags[role], "--bind")
+        elif model_flag is not None:
+            model = catalog(model_flag, "-m/--model")
         elif role in config.bind:
             model = catalog(config.bind[role], "[bind]")
         else:
@@ -417,13 +452,13 @@ def needed_keys(config: Config, bindings: dict, environ=None) -> dict[str, str |
 
 
 def real_providers(prompt_roles: dict, config: Config | None, cli_binds: list[str] = (), environ=None,
-                   on_fragment=None, timeout: float | None = None):
+                   on_fragment=None, timeout: float | None = None, model: str | None = None):
     """Everything `runvil run` needs for real providers: the bindings of every
     declared role and a `ProviderSet` answering their rounds (every key the
     bindings need is read now, so a missing one fails before the run)."""
     from ..harness.providers import ProviderSet
 
     config = config or Config()
-    bindings = bind_roles(prompt_roles, config, cli_binds)
+    bindings = bind_roles(prompt_roles, config, cli_binds, model)
     keys = needed_keys(config, bindings, environ)
     return bindings, ProviderSet(config, bindings, keys, environ=environ, on_fragment=on_fragment, timeout=timeout)

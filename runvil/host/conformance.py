@@ -8,9 +8,10 @@ case's `expect`. Without `--impl` the cases run this implementation in this
 process (the same files, folder and arguments as `--impl "runvil run"`,
 without a process start-up per case).
 
-Output: a progress bar when stdout is a terminal, else one plain line per
-case; each failing case with its id and every field that differs; then
-`N passed, N failed`. Exit status: 0 all passed, 1 any failed, 2 no case
+Output: a progress bar when stdout is a terminal; each failing case with
+its id and every field that differs (`-q`: one line, its id and the
+fields' names); `-v` adds a `PASS id` line per passing case (and no bar);
+then `N passed, N failed`. Exit status: 0 all passed, 1 any failed, 2 no case
 found or a usage error.
 """
 
@@ -34,6 +35,12 @@ from .expect import Mismatch, compare
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_TIMEOUT = 120.0  # seconds one case may take under --impl
 ARGS = ["prompt.md", "--script", "world.yaml", "--json"]
+
+
+EXAMPLES = """examples:
+  runvil conformance                          the spec's cases in ./conformance
+  runvil conformance examples/tests -k crash  your own prompt tests whose id has "crash"
+  runvil conformance --impl "mylang run" -q   another implementation, one line per failure"""
 
 
 class CommandError(Exception):
@@ -136,7 +143,8 @@ def run_case(case: dict) -> dict:
 
 
 def conformance_command(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="runvil conformance", description="Run conformance cases.")
+    p = argparse.ArgumentParser(prog="runvil conformance", description="Run conformance cases.", epilog=EXAMPLES,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dirs", nargs="*", metavar="DIR", help="case folders or files (default: conformance/)")
     p.add_argument("--impl", metavar="CMD", help="the implementation's command (default: this runvil)")
     p.add_argument("-k", dest="patterns", action="append", default=[], metavar="PATTERN",
@@ -144,6 +152,10 @@ def conformance_command(argv: list[str]) -> int:
     p.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"seconds one case may take under --impl (default {DEFAULT_TIMEOUT:g})")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("-q", "--quiet", action="store_true",
+                       help="one line per failing case (its id and the fields that differ), then the summary")
+    shown.add_argument("-v", "--verbose", action="store_true", help="also a `PASS id` line per passing case")
     try:
         args = p.parse_args(argv)
     except SystemExit as e:
@@ -160,7 +172,7 @@ def conformance_command(argv: list[str]) -> int:
             return _usage(f"no conformance case matches {' or '.join(map(repr, args.patterns))}")
     elif not cases:
         return _usage(f"no conformance cases found in {', '.join(dirs)}")
-    report = Report(sys.stdout, len(cases))
+    report = Report(sys.stdout, len(cases), quiet=args.quiet, verbose=args.verbose)
     try:
         for case in cases:
             start = time.monotonic()
@@ -189,9 +201,10 @@ class Report:
 
     WIDTH = 30
 
-    def __init__(self, stream, total: int):
+    def __init__(self, stream, total: int, quiet: bool = False, verbose: bool = False):
         self.stream, self.total = stream, total
-        self.bar = stream.isatty()
+        self.quiet, self.verbose = quiet, verbose
+        self.bar = stream.isatty() and not verbose
         self.results: list[tuple[Case, list[Mismatch], float]] = []
         self.failed = 0
 
@@ -207,10 +220,12 @@ class Report:
                         + (f" · {self.failed} failed" if self.failed else ""))
         elif problems:
             self._write(self._failure(case, problems))
-        else:
+        elif self.verbose:
             self._write(f"PASS {case.id}\n")
 
     def _failure(self, case: Case, problems: list[Mismatch]) -> str:
+        if self.quiet:
+            return f"FAIL {case.id}: {', '.join(m.field for m in problems)}\n"
         lines = [f"FAIL {case.id}"] + [line for m in problems for line in m.lines()]
         return "\n".join(lines) + "\n"
 

@@ -97,7 +97,61 @@ def run_error_picture(prompt, message: str, failed_section: str | None) -> str |
     missing = _MISSING.match(message)
     if missing is None:
         return None
-    name = missing.group(1)
+    found = _reference_line(prompt, missing.group(1), failed_section)
+    if found is None:
+        return None
+    n, col, width = found
+    return snippet(path, lines, n, col, width, message)
+
+
+_SECTION = re.compile(r"^(?:section `([^`]*)`|h1) (?:prologue|block \d+):(\d+):")
+
+
+def error_place(prompt, error, events) -> dict:
+    """Where a run error happened, as `--json` adds it to the error: `file`,
+    `line` and `section` (null in the H1 body), each only when known. The
+    line is the one its message or its error value names, or for a
+    `{{name}}` error the prose line that holds the reference."""
+    failed = _failed_section(events)
+    place: dict = {}
+    for text in (error.message, getattr(error, "where", "") or ""):
+        m = _SECTION.match(text)
+        if m is not None:
+            return {"file": str(prompt.path), "line": int(m.group(2)), "section": m.group(1)}
+        module = _MODULE.match(text)
+        if module is not None:
+            from pathlib import Path
+
+            return {"file": str(Path(prompt.path).parent / module.group(1)), "line": int(module.group(2)),
+                    **({"section": failed} if failed is not None else {})}
+    missing = _MISSING.match(error.message)
+    if missing is not None:
+        line = _reference_line(prompt, missing.group(1), failed)
+        if line is not None:
+            place = {"file": str(prompt.path), "line": line[0]}
+    if failed is not None:
+        place["section"] = failed
+    return place
+
+
+def place_line(place: dict) -> str | None:
+    """`  --> prompt.md:12 (section `Plan`)`: a run error's place in one
+    line, for stderr when it is not a terminal (a terminal gets the picture)."""
+    if "line" not in place:
+        return None
+    section = place.get("section")
+    where = f" (section `{section}`)" if section else " (the H1 body)" if "section" in place else ""
+    return f"  --> {place['file']}:{place['line']}{where}\n"
+
+
+def _failed_section(events) -> str | None:
+    return next((e.section for e in reversed(events) if e.type == "section_ended" and e.data.get("failed")), None)
+
+
+def _reference_line(prompt, name: str, failed_section: str | None) -> tuple[int, int, int] | None:
+    """(line, column, width) of the first `{{name}}` in the failed section's
+    lines (the whole file when the section is not known)."""
+    lines = list(prompt.source_lines)
     first, last = 1, len(lines)
     if failed_section is not None:
         section = prompt.section(failed_section)
@@ -109,8 +163,7 @@ def run_error_picture(prompt, message: str, failed_section: str | None) -> str |
     for n in range(first, last + 1):
         hit = pattern.search(lines[n - 1])
         if hit is not None and not lines[n - 1][: hit.start()].endswith("\\"):
-            col = len(lines[n - 1][: hit.start()].expandtabs(4)) + 1
-            return snippet(path, lines, n, col, hit.end() - hit.start(), message)
+            return n, len(lines[n - 1][: hit.start()].expandtabs(4)) + 1, hit.end() - hit.start()
     return None
 
 
@@ -144,8 +197,12 @@ def show_run_error(prompt, error, events, stream=None) -> None:
     only on a terminal."""
     stream = stream or sys.stderr
     if not on_terminal(stream):
+        if _MISSING.match(error.message):  # a prose-fill message names no line: say it
+            line = place_line(error_place(prompt, error, events))
+            if line:
+                stream.write(line)
         return
-    failed = next((e.section for e in reversed(events) if e.type == "section_ended" and e.data.get("failed")), None)
+    failed = _failed_section(events)
     picture = run_error_picture(prompt, error.message, failed)
     if picture:
         stream.write(picture)

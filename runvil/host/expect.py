@@ -3,7 +3,8 @@
 that differs as want and got.
 
 Values compare as JSON: `true` is not `1`, `1` is `1.0`, mappings compare
-every key. Two fields compare key by key instead, so an implementation may
+every key. An expected value may instead be `{contains: TEXT}` or
+`{matches: REGEX}`, at any depth. Two fields compare key by key instead, so an implementation may
 carry more than a case names: `error` (the keys the case gives) and each
 `requests` entry (the keys it gives). `request_count` is the number of
 `requests`.
@@ -42,8 +43,55 @@ class Mismatch:
         return [_printable(line) for line in lines]
 
 
+MATCHERS = ("contains", "matches")
+
+
+def matcher(want) -> tuple[str, object] | None:
+    """`{contains: TEXT}` or `{matches: REGEX}` in a case's expected value:
+    (which, its operand); None for a plain expected value."""
+    if isinstance(want, dict) and len(want) == 1:
+        (key, operand), = want.items()
+        if key in MATCHERS:
+            return key, operand
+    return None
+
+
+def check_matchers(want, where: str) -> None:
+    """Refuses a matcher that cannot work (ValueError naming `where`): a
+    `matches` that is not a valid regular expression, a `contains` that is
+    not text."""
+    todo = [(want, where)]
+    while todo:
+        v, place = todo.pop()
+        m = matcher(v)
+        if m is not None:
+            which, operand = m
+            if not isinstance(operand, str):
+                raise ValueError(f"{place}: {{{which}: ...}} needs a text, got {_shown(operand)}")
+            if which == "matches":
+                try:
+                    re.compile(operand)
+                except re.error as e:
+                    raise ValueError(f"{place}: {{matches: {operand}}} is not a regular expression: {e}") from None
+        elif isinstance(v, dict):
+            todo.extend((x, f"{place}.{k}") for k, x in v.items())
+        elif isinstance(v, list):
+            todo.extend((x, f"{place}[{i + 1}]") for i, x in enumerate(v))
+
+
 def same(a, b) -> bool:
-    """JSON equality: booleans are not numbers, numbers compare by value."""
+    """JSON equality: booleans are not numbers, numbers compare by value.
+    An expected `{contains: TEXT}` holds for a text that contains TEXT (or
+    a list with an element equal to it), `{matches: REGEX}` for a text in
+    which the regular expression finds a match (Python's `re.search`)."""
+    m = matcher(a)
+    if m is not None:
+        which, operand = m
+        if which == "contains":
+            if isinstance(b, str):
+                return isinstance(operand, str) and operand in b
+            return isinstance(b, list) and any(same(operand, x) for x in b)
+        return isinstance(b, str) and isinstance(operand, str) and re.search(operand, b) is not None
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -64,7 +112,7 @@ def compare(expect: dict, got: dict) -> list[Mismatch]:
             n = len(got.get("requests") or [])
             if not same(want, n):
                 out.append(Mismatch(key, want, n))
-        elif key == "error" and isinstance(want, dict) and isinstance(value, dict):
+        elif key == "error" and isinstance(want, dict) and matcher(want) is None and isinstance(value, dict):
             out.extend(_keys(f"{key}.", want, value))
         elif key == "requests" and isinstance(want, list) and isinstance(value, list):
             out.extend(_requests(want, value))
@@ -93,7 +141,7 @@ def _requests(want: list, got: list) -> list[Mismatch]:
     if len(want) != len(got):
         out.append(Mismatch("requests (how many)", len(want), len(got)))
     for i, (w, g) in enumerate(zip(want, got), 1):
-        if isinstance(w, dict) and isinstance(g, dict):
+        if isinstance(w, dict) and matcher(w) is None and isinstance(g, dict):
             out.extend(_keys(f"requests[{i}].", w, g))
         elif not same(w, g):
             out.append(Mismatch(f"requests[{i}]", w, g))

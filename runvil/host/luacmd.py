@@ -9,11 +9,12 @@ instead, on the echo model or a `--script` world.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from ..lua import Limits, LuaError, LuaState, LuaSyntaxError, LuaTable
 from ..lua.files import file_source
-from ..lua.values import tostring, tostring_basic, getmetamethod
+from ..lua.values import getmetamethod, tostring, tostring_basic
 from .repl import INTERRUPTED, Console, Interrupt, compile_chunk, incomplete, show_values, to_lua
 
 HELP = """usage: runvil lua [options] [FILE [ARGS...]]
@@ -30,7 +31,15 @@ options:
                         world instead of the offline echo model
   -h, --help            show this help and exit
   --                    stop reading options
-  FILE                  a Lua file to run ('-' reads stdin); ARGS go to `arg`"""
+  FILE                  a Lua file to run ('-' reads stdin); ARGS go to `arg`
+
+examples:
+  runvil lua -e "print(string.format('%5.2f', math.pi))"
+  runvil lua script.lua one two      arg[1] is "one"; require finds modules beside script.lua
+  runvil lua --prompt examples/hello.md   a REPL in a section of hello.md
+
+Exit status: 0 success; 1 an error in a chunk, or a FILE that cannot be
+opened (as `lua`); 2 an option it does not know."""
 
 # A standalone program may compute for longer than a prompt block.
 STANDALONE_LIMITS = Limits(steps=200_000_000)
@@ -104,11 +113,84 @@ def lua_command(args: list[str]) -> int:
     if script is not None:
         print("runvil: --script needs --prompt", file=sys.stderr)
         return 2
-    return run_lua_command(chunks, file, args[i + 1 :], interactive)
+    return run_lua_command(chunks, file, args[i + 1 :], interactive, command_line=args,
+                           script_at=i if file is not None else None)
 
 
-def run_lua_command(chunks: list[str], file: str | None, script_args: list[str], interactive: bool = False) -> int:
+def arg_table(command_line: list[str], script_at: int | None) -> LuaTable:
+    """`arg` as lua.c builds it: the script (`command_line[script_at]`) at
+    0, its arguments at 1, 2..., the interpreter and the options before it
+    at negative indices; with no script, the interpreter at 0 and every
+    option after it."""
+    words = ["runvil lua", *command_line]
+    script = 0 if script_at is None else script_at + 1
+    arg = LuaTable()
+    for i, word in enumerate(words):
+        arg.set(i - script, to_lua(word))
+    return arg
+
+
+def open_require(state: LuaState, folder: str) -> None:
+    """`require(name)` for the modules beside the script (the current folder
+    for -e and the REPL): `a.b` loads `a/b.lua`, runs it once with the name
+    as its argument, and keeps its value in `package.loaded`, as the prompt
+    VMs' require does."""
+    from ..lua.errors import ArgError, builtin, caller_where, lua_error
+
+    base = os.path.abspath(folder)  # os.path, not pathlib: a `lua` start imports no more than it needs
+    loaded = LuaTable()
+    package = LuaTable()
+    package.set_str("loaded", loaded)
+    state.set_global("package", package)
+
+    def require(*args):
+        name = args[0] if args else None
+        if type(name) is not str:
+            raise ArgError(1, "require", f"string expected, got {_type(name)}", caller_where())
+        cached = loaded.get(name)
+        if cached is not None and cached is not False:
+            return cached
+        rel = name.encode("latin-1").decode("utf-8", "surrogateescape").replace(".", "/") + ".lua"
+        path = os.path.join(base, rel)
+        try:
+            found = os.path.isfile(path)
+        except (OSError, ValueError):  # a NUL in the name, a name too long for the file system
+            found = False
+        if not found:
+            lua_error(f"module '{name}' not found:\n\tno file '{to_lua(path)}'")
+        try:
+            with open(path, "rb") as f:
+                source = file_source(f.read())
+        except OSError as e:
+            lua_error(f"cannot read '{to_lua(path)}': {e.strerror}")
+        fn = state.load(source, "@" + to_lua(os.path.relpath(path)), cache=True)
+        results = state.call(fn, name, to_lua(path))
+        if results and results[0] is not None:
+            loaded.set(name, results[0])
+        value = loaded.get(name)
+        if value is None:
+            value = True
+            loaded.set(name, value)
+        return value
+
+    state.set_global("require", builtin(require))
+
+
+def _type(v) -> str:
+    from ..lua.values import type_name
+
+    return "no value" if v is None else type_name(v)
+
+
+def run_lua_command(chunks: list[str], file: str | None, script_args: list[str], interactive: bool = False,
+                    command_line: list[str] | None = None, script_at: int | None = None) -> int:
     state = LuaState(stdout=_write_stdout, allow_load=True, limits=STANDALONE_LIMITS)
+    if command_line is None:
+        command_line = [w for c in chunks for w in ("-e", c)] + ([file, *script_args] if file else [])
+        script_at = 2 * len(chunks) if file is not None else None
+    state.set_global("arg", arg_table(command_line, script_at))
+    folder = os.path.dirname(file) if file not in (None, "-") else "."
+    open_require(state, folder or ".")
     try:
         for code in chunks:  # the disk cache of compiled chunks serves -e and FILE
             state.call(state.load(code, "=(command line)", cache=True))
@@ -125,12 +207,6 @@ def run_lua_command(chunks: list[str], file: str | None, script_args: list[str],
                     print(f"runvil: cannot open {file}", file=sys.stderr)
                     return 1
                 name = "@" + file
-            arg = LuaTable()
-            arg.set(0, file)
-            arg.set(-1, "runvil lua")  # the interpreter, as lua.c puts its own name before the script's
-            for i, a in enumerate(script_args, 1):
-                arg.set(i, a)
-            state.set_global("arg", arg)
             fn = state.load(source, name, cache=True)
             state.call(fn, *script_args)
         if interactive or (file is None and not chunks):

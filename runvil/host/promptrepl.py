@@ -18,7 +18,7 @@ import json
 import sys
 
 from ..structs import replace
-from .repl import INTERRUPTED, Console, Interrupt, compile_chunk, incomplete, show_values
+from .repl import INTERRUPTED, Console, Interrupt, compile_chunk, incomplete
 
 SECTION = "REPL"
 
@@ -113,6 +113,13 @@ def prompt_repl(path: str, script: str | None) -> int:
     sys.stdout.flush()
     if not outcome.ok and outcome.error.message == END:
         return 0
+    jumped = next((e.data["jumped_to"] for e in run.events.events
+                   if e.type == "section_ended" and e.section == SECTION and e.data.get("jumped_to")), None)
+    if jumped is not None:  # the run went on past the REPL: say so, and how it ended
+        print(f"runvil: jump({json.dumps(jumped, ensure_ascii=False)}) ended the REPL; the run went on at section "
+              f"`{jumped}` and {'ended with its result' if outcome.ok else 'failed'}", file=sys.stderr)
+        if outcome.ok and outcome.result is not None:
+            sys.stdout.write(outcome.result + ("" if outcome.result.endswith("\n") else "\n"))
     if not outcome.ok:
         print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=sys.stderr)
         return 1
@@ -173,7 +180,10 @@ def chunk_runner(vm, interrupt: Interrupt, write):
             sys.stdout.flush()
             print(INTERRUPTED if interrupt.requested else _message(e.value, error_message), file=sys.stderr)
             return
-        show_values(results, write)
+        if results:  # records, the list, var and tables as Lua constructors
+            from .replshow import show_value
+
+            write("\t".join(show_value(v) for v in results) + "\n")
         sys.stdout.flush()
 
     return run_chunk

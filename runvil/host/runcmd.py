@@ -65,12 +65,14 @@ def run_parser():
     """The argparse parser of `runvil run`'s arguments."""
     import argparse
 
-    p = argparse.ArgumentParser(prog="runvil run", description="Run a prompt and print its result.")
+    p = argparse.ArgumentParser(prog="runvil run", description="Run a prompt and print its result.",
+                                epilog=RUN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("prompt", metavar="PROMPT.md", help="the prompt file to run")
     p.add_argument("--input", metavar="TEXT", help="the run's input (the `input` global)")
     p.add_argument("--input-file", metavar="F", help="the run's input, read from a file exactly as it is")
-    p.add_argument("--bind", action="append", default=[], metavar="ROLE=MODEL",
-                   help="bind a model role to a catalog model (repeatable)")
+    from .config import add_binding_options
+
+    add_binding_options(p)
     p.add_argument("--config", metavar="FILE",
                    help="the config file (default: RUNVIL_CONFIG, else ./runvil.toml, else the echo model)")
     p.add_argument("--script", metavar="WORLD.yaml", help="run against a scripted world instead of real providers")
@@ -84,9 +86,14 @@ def run_parser():
     return p
 
 
+RUN_EXAMPLES = """examples:
+  runvil run examples/hello.md                       offline, on the echo model
+  runvil run draft.md --input "a haiku" -m openai/gpt-4o-mini
+  runvil run draft.md --script world.yaml --json     replay a scripted world, print JSON"""
+
 #: `runvil run PROMPT.md` as run_parser() reads it (test_cli compares the two)
-RUN_DEFAULTS = {"input": None, "input_file": None, "config": None, "script": None, "log": None, "json": False,
-                "debug": False, "view": None, "record": None, "workspace": None}
+RUN_DEFAULTS = {"input": None, "input_file": None, "model": None, "config": None, "script": None, "log": None,
+                "json": False, "debug": False, "view": None, "record": None, "workspace": None}
 
 
 def _run_command(argv: list[str]) -> int:
@@ -120,8 +127,9 @@ def _run_command(argv: list[str]) -> int:
 
         show_parse_error(e, errors)
         if args.json:
-            _print_json({"ok": False, "result": None, "error": {"kind": "Parse", "message": str(e)}, "requests": [],
-                         "usage": NO_USAGE})
+            _print_json({"ok": False, "result": None,
+                         "error": {"kind": "Parse", "message": str(e), "file": e.path, "line": e.line},
+                         "requests": [], "usage": NO_USAGE})
         return EXIT_PARSE
     except OSError as e:
         print(f"runvil: cannot read {e.filename or args.prompt}: {e.strerror or e}", file=sys.stderr)
@@ -130,6 +138,9 @@ def _run_command(argv: list[str]) -> int:
     from ..engine.run import PrepareError, Run
 
     input_text = args.input
+    if args.input is not None and args.input_file is not None:
+        print("runvil: --input and --input-file both give the run's input: pass one of them", file=sys.stderr)
+        return EXIT_USAGE
     if args.input_file is not None:
         try:
             with open(args.input_file, "rb") as f:
@@ -216,7 +227,7 @@ def _run_command(argv: list[str]) -> int:
             {
                 "ok": outcome.ok,
                 "result": outcome.result,
-                "error": outcome.error.as_json() if outcome.error is not None else None,
+                "error": error_json(prompt, outcome.error, run.events.events) if outcome.error is not None else None,
                 "requests": requests,
                 "usage": meter.as_json(),
             }
@@ -237,6 +248,14 @@ def _run_command(argv: list[str]) -> int:
     if live is not None:
         live.closing(meter.closing_line())
     return EXIT_OK if outcome.ok else EXIT_FAILED
+
+
+def error_json(prompt, error, events) -> dict:
+    """`--json`'s error: the run error's fields, and where it happened
+    (`file`, `line`, `section`) when that is known."""
+    from .diagnostics import error_place
+
+    return {**error.as_json(), **error_place(prompt, error, events)}
 
 
 class _Answerer:
@@ -308,19 +327,24 @@ def world_for(args, prompt, on_fragment=None):
     from ..engine.run import ModelBinding
 
     roles = list(prompt.frontmatter.models)
+    binds, model = getattr(args, "bind", None) or [], getattr(args, "model", None)
     if args.script:
-        from ..harness.scripted import ScriptedWorld, WorldError
+        from ..harness.scripted import ScriptedWorld
+        from .config import check_bind_roles
 
-        try:
-            world = ScriptedWorld.load(args.script, on_fragment=on_fragment)
-        except WorldError as e:
-            raise ValueError(str(e)) from None
+        check_bind_roles(roles, binds)  # a typo in a role is said first
+        if binds or model is not None:
+            flag = "--bind" if binds else "-m/--model"
+            raise ValueError(f"{flag} does not apply with --script: the scripted world plays every role "
+                             "(a role's `model` in the world's models names it)")
+        world = ScriptedWorld.load(args.script, on_fragment=on_fragment, roles=roles)  # WorldError: a ValueError
         return {r: world.binding(r) for r in roles}, _Answerer(world), None
     from .config import load_config, real_providers
 
     config = load_config(args.config)
-    if config is not None or args.bind:
-        bindings, providers = real_providers(prompt.frontmatter.models, config, args.bind, on_fragment=on_fragment)
+    if config is not None or binds or model is not None:
+        bindings, providers = real_providers(prompt.frontmatter.models, config, binds, on_fragment=on_fragment,
+                                             model=model)
         return bindings, providers, None
     from ..harness.echo import ECHO_CONTEXT
 

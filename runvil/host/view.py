@@ -85,6 +85,9 @@ def normalized(ev: dict) -> dict:
             ev[key] = json.dumps(ev[key], ensure_ascii=False)
     if "messages" in ev:
         ev["messages"] = [_message(m) for m in ev["messages"]]
+    if "h1" in ev:
+        pieces = ev["h1"] if isinstance(ev["h1"], list) else []
+        ev["h1"] = [p for p in pieces if isinstance(p, dict) and isinstance(p.get("lua", p.get("prose")), str)]
     return ev
 
 
@@ -125,6 +128,8 @@ class Entry:
         self.sent: list = []  # the list as last sent, rebuilt from `chat` events
         self.pending: dict | None = None  # a round whose messages are known, not yet its answer
         self.ended: dict | None = None
+        self.task_input: object = _NONE  # a task's input, from its section_started event
+        self.h1: list = []  # the H1 body's pieces (the H1 pass only), from run_started
 
     def round(self, ev: dict) -> dict:
         """The round an answer event belongs to (by its round id)."""
@@ -162,13 +167,15 @@ def shape(events: list[dict]) -> tuple[dict, list[Entry]]:
         run["last"] = ev.get("time") or run["last"]
         if t == "run_started":
             run["prompt"] = ev.get("prompt")
-            entry(ev)
+            entry(ev).h1 = ev.get("h1") or []
             continue
         if t == "run_ended":
             run["ended"] = ev
             continue
         if t == "section_started":
             e = Entry(str(ev.get("execution_id", "0")), ev.get("section"), ev.get("time"))
+            if "input" in ev:
+                e.task_input = ev["input"]
             entries.append(e)
             current[e.execution_id] = e
             continue
@@ -230,6 +237,7 @@ def shape(events: list[dict]) -> tuple[dict, list[Entry]]:
 
 
 _COMMON = ("seq", "time", "type", "execution_id", "section")
+_NONE = object()  # no such field in the log
 
 
 def _chat(e: Entry, ev: dict) -> None:
@@ -289,7 +297,7 @@ def render(events: list[dict], title: str = "run") -> str:
     run, entries = shape(events)
     body = [_header(run, title)]
     for e in entries:
-        if e.section is None and not e.items and e.execution_id == "0":
+        if e.section is None and not e.items and not e.h1 and e.execution_id == "0":
             continue  # an H1 pass that did nothing worth drawing
         body.append(_entry(e))
     body.append(_outcome(run))
@@ -323,23 +331,33 @@ def _entry(e: Entry) -> str:
     if e.execution_id != "0":
         heading += f" <span class=\"exec\">execution {escape(e.execution_id)}</span>"
     parts = [f"<section class=\"entry\"><h2>{heading}</h2>"]
+    if e.h1:
+        parts.append(_h1_body(e.h1))
+    if e.task_input is not _NONE:
+        parts.append(f"<div class=\"taskio\"><span class=\"label\">task input</span>{_value(e.task_input)}</div>")
+    rounds = 0
     for item in e.items:
+        if item["kind"] == "round":  # numbered per section entry or task: round 1, 2, ...
+            rounds += 1
+            item = {**item, "number": rounds}
         parts.append(_ITEM[item["kind"]](item))
-    if not e.items:
+    if not e.items and not e.h1:
         parts.append("<p class=\"muted\">no model round, tool call or print here</p>")
     if e.ended is not None:
         if e.ended.get("failed"):
             parts.append("<p class=\"end failed\">the section failed</p>")
         elif e.ended.get("jumped_to"):
             parts.append(f"<p class=\"end\">jump → ## {escape(_text(e.ended['jumped_to']))}</p>")
+        if "result" in e.ended:
+            parts.append(f"<div class=\"taskio\"><span class=\"label\">task result</span>"
+                         f"{_value(e.ended['result'])}</div>")
     parts.append("</section>")
     return "\n".join(parts)
 
 
 def _round(item: dict) -> str:
     origin = item.get("origin") or "chat"
-    # the run's count of answered rounds when known (effect ids also count tool calls)
-    number = item.get("turn") if item.get("turn") is not None else item.get("id", "?")
+    number = item.get("number", "?")  # its place in the section entry or task
     head = [f"round {escape(_text(number))}", escape(_text(origin))]
     if item.get("model"):
         head.append(f"model <b>{escape(_text(item['model']))}</b>")
@@ -357,6 +375,31 @@ def _round(item: dict) -> str:
     out.append(_answer(item))
     out.append("</details>")
     return "\n".join(out)
+
+
+def _h1_body(pieces: list) -> str:
+    """The H1 body as written: its prose and its Lua blocks, in order."""
+    out = ["<details class=\"h1body\" open><summary>the H1 body</summary>"]
+    for p in pieces:
+        line = p.get("line")
+        where = f"<span class=\"id\">line {escape(str(line))}</span>" if isinstance(line, int) else ""
+        if isinstance(p.get("lua"), str):
+            out.append(f"<div class=\"h1lua\"><span class=\"label\">lua</span> {where}"
+                       f"<pre>{escape(p['lua'])}</pre></div>")
+        else:
+            text = p["prose"].strip("\n")
+            if text.strip():
+                out.append(f"<div class=\"h1prose\">{where}<pre>{escape(text)}</pre></div>")
+    out.append("</details>")
+    return "\n".join(out)
+
+
+def _value(v) -> str:
+    """A task's input or result: text as it is, other JSON data as JSON."""
+    if v is None:
+        return "<pre class=\"empty\">(none)</pre>"
+    text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+    return f"<pre>{escape(text)}</pre>" if text else "<pre class=\"empty\">(empty)</pre>"
 
 
 def _precheck(p: dict) -> str:
@@ -539,7 +582,10 @@ def default_output(log: str) -> str:
 
 def view_command(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="runvil view",
-                                description="Render a run log (runvil run --log) as one self-contained HTML page.")
+                                description="Render a run log (runvil run --log) as one self-contained HTML page.",
+                                epilog="examples:\n  runvil run examples/hello.md --log run.jsonl && "
+                                       "runvil view run.jsonl\n  runvil view run.jsonl -o /tmp/page.html",
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("log", metavar="LOG.jsonl", help="the run log to render")
     p.add_argument("-o", "--output", metavar="FILE.html", help="where to write the page (default: the log's name with .html)")
     try:

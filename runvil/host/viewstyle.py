@@ -51,4 +51,7 @@ footer.outcome { margin-top: 26px; padding: 10px 18px; border-radius: 6px; backg
 footer.outcome.ok { border-left: 4px solid var(--good); }
 footer.outcome.failed { border-left: 4px solid var(--bad); }
 footer h2 { margin: 6px 0; font-size: 18px; }
+details.h1body { margin: 8px 0; padding: 6px 10px; border: 1px solid var(--line); border-radius: 6px; }
+.h1lua pre { background: #f2f3f7; padding: 4px 8px; border-radius: 4px; }
+.taskio { margin: 6px 0; padding: 6px 10px; border-radius: 6px; background: #eef3fb; }
 """

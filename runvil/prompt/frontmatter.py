@@ -350,7 +350,7 @@ class _Checker:
             if option == "model":
                 good, detail = isinstance(v, str) and bool(v.strip()), BAD_MODEL_ID
             elif option in ("temperature", "top_p"):
-                good = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                good = _finite_number(v)
                 detail = BAD_NUMBER
             elif option in ("max_tokens", "context"):
                 good, detail = type(v) is int and v > 0, BAD_POSITIVE
@@ -365,6 +365,17 @@ class _Checker:
 
 
 _BAD = object()
+
+
+def _finite_number(v) -> bool:
+    """A number a provider can be sent as a float: an integer too large
+    for one (a 400-digit hex) is no more a temperature than NaN is."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
 
 
 def _is_null(node) -> bool:

@@ -246,12 +246,14 @@ def test_the_round_cap_error_is_kept_when_a_started_task_is_abandoned():
                  extra="max_tool_iterations: 1\n")
     got = run_case({"prompt": src, "world": {"replies": {"writer": [
         {"tool_calls": [call("c1", "task", section="Slow")]}]}}})
-    assert got["error"] == {"kind": "Tool", "message": "tool-call loop did not converge"}
+    assert got["error"] == {"kind": "Tool", "message": "tool-call loop did not converge",
+                            "file": "prompt.md", "line": 16, "section": "Main"}  # the models.loop() line
 
 
 def test_bad_arguments_and_unknown_ids():
     cases = {
-        "tasks.spawn('Nope')": "tasks.spawn: no section named `Nope`",
+        "tasks.spawn('Nope')": "tasks.spawn: no section named `Nope` (sections: Main)",
+        "tasks.spawn('Mian')": "tasks.spawn: no section named `Mian` (sections: Main; did you mean 'Main'?)",
         "tasks.spawn(3)": "tasks.spawn needs a section name, got integer",
         "tasks.await('9.9')": "tasks.await: no task with id '9.9' was started in this section",
         "tasks.cancel('0.7', 'x')": "tasks.cancel: no task with id '0.7' was started in this section",
@@ -264,7 +266,7 @@ def test_bad_arguments_and_unknown_ids():
 
 
 @pytest.mark.parametrize("answer, text", [
-    ({"tool_calls": [call("c1", "task", section="Nope")]}, "task: no section named `Nope`"),
+    ({"tool_calls": [call("c1", "task", section="Nope")]}, "task: no section named `Nope` (sections: Main)"),
     ({"tool_calls": [call("c1", "task_status", id="4.2")]}, "task_status: no task with id '4.2' was started in this section"),
 ])
 def test_bad_task_tool_calls_are_answered_with_text(answer, text):

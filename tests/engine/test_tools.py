@@ -95,7 +95,8 @@ return tostring(e)
 def test_offer_errors():
     lua = "local a = select(2, pcall(tools.offer, 'files/read'))\nlocal b = select(2, pcall(tools.offer, 'web/nope'))\nreturn tostring(a) .. '|' .. tostring(b)"
     got, _, _ = run_block(lua)
-    assert got == "tools.offer: pack 'files' is not listed in the frontmatter's uses|tools.offer: pack 'web' has no tool 'nope'"
+    assert got == ("tools.offer: pack 'files' is not listed in the frontmatter's uses|"
+                   "tools.offer: pack 'web' has no tool 'nope' (its tools: search, fetch)")
 
 
 def test_out_of_scope_call_appends_nothing():

@@ -234,7 +234,8 @@ def test_binding_errors():
     roles = {"writer": RoleOptions()}
     with pytest.raises(ConfigError) as e:
         bind_roles(roles, c, ["writer=ghost"])
-    assert str(e.value) == "model role 'writer' is bound by --bind to 'ghost', which is not a catalog model in runvil.toml"
+    assert str(e.value) == ("model role 'writer' is bound by --bind to 'ghost', which is not a catalog model in "
+                            "runvil.toml (catalog: openai/gpt-4o-mini, openai/gpt-4o, local/qwen)")
     with pytest.raises(ConfigError) as e:
         bind_roles(roles, c, ["writer"])
     assert str(e.value) == "--bind needs ROLE=MODEL, got 'writer'"

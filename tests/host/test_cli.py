@@ -97,7 +97,7 @@ def test_a_failed_run_exits_1_with_its_kind(tmp_path):
     assert err.strip().endswith("error[Completion]: the model replied with no text and no tool calls")
     code, out, _ = runvil("run", prompt, "--script", world, "--json")
     assert json.loads(out)["error"] == {"kind": "Completion", "message": "the model replied with no text and no tool calls",
-                                       "finish_reason": "stop"}
+                                       "finish_reason": "stop", "file": prompt, "line": 16, "section": "A"}
 
 
 def test_no_reply_left_in_the_script(tmp_path):

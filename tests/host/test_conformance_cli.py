@@ -54,7 +54,7 @@ def conformance(capsys, *args) -> tuple[int, str, str]:
 
 def test_runvil_run_as_the_implementation_passes_and_writes_junit(tmp_path, capsys):
     junit = tmp_path / "report.xml"
-    code, out, err = conformance(capsys, "--impl", RUNVIL_RUN, "--junit", str(junit), str(FIRST_CHAT))
+    code, out, err = conformance(capsys, "--impl", RUNVIL_RUN, "--junit", str(junit), "-v", str(FIRST_CHAT))
     n = out.count("PASS starting-a-conversation/first-chat.yaml::")
     assert code == 0 and n == 4 and out.endswith("4 passed, 0 failed\n"), out + err
     suite = ET.parse(junit).getroot().find("testsuite")
@@ -118,9 +118,11 @@ def test_a_pipe_gets_plain_lines_and_a_terminal_a_progress_bar(tmp_path):
     args = [sys.executable, "-m", "runvil.host.cli", "conformance", "-k", "hello", "-k", "fresh", str(FIRST_CHAT)]
     piped = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
     assert piped.returncode == 0 and "\r" not in piped.stdout
-    assert piped.stdout.splitlines() == ["PASS starting-a-conversation/first-chat.yaml::hello",
-                                         "PASS starting-a-conversation/first-chat.yaml::fresh-lists",
-                                         "2 passed, 0 failed"]
+    assert piped.stdout.splitlines() == ["2 passed, 0 failed"]  # a passing case says nothing in a pipe
+    verbose = subprocess.run(args + ["-v"], capture_output=True, text=True, cwd=ROOT)
+    assert verbose.stdout.splitlines() == ["PASS starting-a-conversation/first-chat.yaml::hello",
+                                           "PASS starting-a-conversation/first-chat.yaml::fresh-lists",
+                                           "2 passed, 0 failed"]
     code, _, seen = on_a_terminal(args, streams=("stdout",), timeout=60)
     assert code == 0
     text = seen.decode()
@@ -193,7 +195,7 @@ def test_the_worked_example_of_format_md_is_true(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["run", "prompt.md", "--script", "world.yaml", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == json.loads(printed)
-    code, out, _ = conformance(capsys, str(tmp_path / "suite"))
+    code, out, _ = conformance(capsys, "-v", str(tmp_path / "suite"))
     assert code == 0 and out == "PASS suite/cases.yaml::hello\n1 passed, 0 failed\n"
 
 
@@ -243,3 +245,41 @@ def test_values_compare_as_json_and_print_safely():
     assert same(1, 1.0) and not same(True, 1) and not same({"a": 1}, {"a": 1, "b": None}) and not same(None, "")
     lines = Mismatch("result", "a", "\udc80\nb\x07").lines()
     assert lines[0] == "  result:" and "    +\\udc80" in lines and "    +b\\x07" in lines
+
+
+# ------------------------------------------- {contains: ...}, {matches: ...} and the quiet mode (issue 27)
+
+
+def test_expected_values_may_be_contains_or_matches_at_any_depth(tmp_path, capsys):
+    world = {"replies": [{"text": "Bonjour, monde !"}]}
+    good = {"name": "good", "prompt": PROMPT, "world": world,
+            "expect": {"result": {"matches": r"^Bonjour, \w+ !$"}, "error": None,
+                       "requests": [{"messages": [{"role": "user", "content": {"contains": "ell"}}],
+                                     "tools": []}]}}
+    bad = {"name": "bad", "prompt": PROMPT, "world": world,
+           "expect": {"result": {"contains": "Hello"}, "requests": [{"role": {"matches": "^writ$"}}]}}
+    folder = case_file(tmp_path, good, bad)
+    code, out, _ = conformance(capsys, str(folder))
+    assert code == 1 and "FAIL suite/cases.yaml::good" not in out
+    assert ('FAIL suite/cases.yaml::bad\n  result:\n    want: {"contains": "Hello"}\n    got:  "Bonjour, monde !"\n'
+            in out)
+    assert '  requests[1].role:\n    want: {"matches": "^writ$"}\n' in out and out.endswith("1 passed, 1 failed\n")
+
+
+def test_the_quiet_mode_is_a_line_per_failing_case_then_the_summary(tmp_path, capsys):
+    world = {"replies": [{"text": "hi"}]}
+    cases = [{"name": f"c{i}", "prompt": PROMPT, "world": world, "expect": {"result": "hi" if i % 2 else "no"}}
+             for i in range(4)]
+    code, out, _ = conformance(capsys, "-q", str(case_file(tmp_path, *cases)))
+    assert code == 1
+    assert out == "FAIL suite/cases.yaml::c0: result\nFAIL suite/cases.yaml::c2: result\n2 passed, 2 failed\n"
+
+
+@pytest.mark.parametrize("expect, message", [
+    ({"result": {"matches": "(unclosed"}}, "expect.result: {matches: (unclosed} is not a regular expression"),
+    ({"error": {"message": {"contains": 5}}}, "expect.error.message: {contains: ...} needs a text, got 5"),
+])
+def test_a_matcher_that_cannot_work_is_a_usage_error(tmp_path, capsys, expect, message):
+    folder = case_file(tmp_path, {"name": "m", "prompt": PROMPT, "expect": expect})
+    code, out, err = conformance(capsys, str(folder))
+    assert code == 2 and message in err

@@ -117,7 +117,7 @@ def test_a_cut_stream_fails(server, files, capsys):
     assert code == 1 and not data["ok"] and data["result"] is None
     # host.md: the streamed part is kept, in `error.partial` and `model_reply_partial`, never as a reply
     assert data["error"] == {"kind": "Completion", "message": "the model backend's reply stream ended early",
-                             "partial": "half an ans"}
+                             "partial": "half an ans", "file": files[0], "line": 17, "section": "A"}  # the models.loop() line
     assert len(data["requests"]) == 1 and len(server.requests) == 1  # reached the provider; never retried
     (partial,) = [e for e in events if e["type"] == "model_reply_partial"]
     assert partial["text"] == "half an ans" and partial["round"] == 1

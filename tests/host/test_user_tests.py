@@ -21,9 +21,10 @@ REPORT = "Since 2.3 the app crashes on start-up (Android 14): « NullPointerExce
 
 
 def test_the_example_prompt_tests_pass(capsys):
-    assert main(["conformance", str(TESTS)]) == 0
+    assert main(["conformance", "-v", str(TESTS)]) == 0
     out = capsys.readouterr().out
-    assert "PASS cases/triage.yaml::crash-report-is-a-bug\n" in out and out.endswith("2 passed, 0 failed\n")
+    assert "PASS cases/triage.yaml::crash-report-is-a-bug\n" in out and out.endswith("3 passed, 0 failed\n")
+    assert "PASS cases/triage.yaml::the-answer-starts-with-a-label\n" in out  # {matches: ...} and {contains: ...}
 
 
 def test_an_edited_prompt_fails_its_test(tmp_path, capsys):

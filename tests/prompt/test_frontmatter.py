@@ -242,3 +242,37 @@ def test_windows_newlines_and_bom():
     assert [(e.message, e.line) for e in check_text(text)] == [
         (FM + "max_tool_iterations must be between 1 and 1000, got 0", 5)
     ]
+
+
+# ------------------------------------------- any number, through the CLI: a named error, never `internal error`
+
+NUMBERS = ["0x" + "f" * 400, "9" * 400, "-" + "9" * 400, "-1", "-0", "0", ".nan", ".inf", "-.inf", "0x1f", "0o17",
+           "1_000", "1e999", "-1e999", "1e-400", "2.5", "+5", "00012", "9" * 4300]
+
+
+@pytest.mark.parametrize("option", ["temperature", "top_p", "max_tokens", "context"])
+def test_no_number_in_a_role_option_is_an_internal_error(tmp_path, capsys, option):
+    from runvil.host.cli import main
+
+    for number in NUMBERS:
+        p = tmp_path / "p.md"
+        p.write_text("---\nname: t\ndescription: t\nrunvil: 0\n"
+                     + f"models:\n  writer: {{{option}: {number}}}\n---\n\n# T\n\n## A\n\n```lua\n"
+                     "models.use('writer')\nmessages:user('hi')\nmodels.loop()\nreturn 'done'\n```\n",
+                     encoding="utf-8")
+        for argv in (["check", str(p)], ["run", str(p)]):
+            code = main(argv)
+            err = capsys.readouterr().err
+            assert code in (0, 3) and "internal error" not in err, (option, number, err)
+            if code == 3:
+                assert "p.md:6: invalid frontmatter: models.writer." in err, err
+
+
+def test_a_hex_temperature_too_large_for_a_float_is_not_a_number(tmp_path):
+    from runvil.prompt import check_file
+
+    p = tmp_path / "p.md"
+    p.write_text("---\nname: t\ndescription: t\nrunvil: 0\nmodels:\n  writer: {temperature: 0x" + "f" * 400
+                 + "}\n---\n\n# T\n\n```lua\nreturn 'x'\n```\n", encoding="utf-8")
+    (error,) = check_file(p)
+    assert error.line == 6 and "models.writer.temperature must be a number, got 0xfff" in str(error)

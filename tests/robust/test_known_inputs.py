@@ -206,7 +206,7 @@ def test_results_print_as_valid_utf8(tmp_path):
     ("alias bomb", "line 6: the YAML holds more than 100000 nodes (an alias counts as the nodes it names)"),
     ("deep world", "line 1: the YAML nests deeper than 100 levels"),
     ("huge integers", "line 2: an integer of 5000 digits is too long (the limit is 4300 digits)"),
-    ("nan arguments", "replies[1].tool_calls[1].arguments.x is nan, which has no JSON form"),
+    ("nan arguments", "line 2: replies[1].tool_calls[1].arguments.x is .nan, which has no JSON form"),
     ("non-string keys", "replies[1].tool_calls[1].arguments has the key 1, which is not text"),
 ])
 def test_a_hostile_world_is_a_one_line_usage_error(tmp_path, name, message):

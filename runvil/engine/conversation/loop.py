@@ -13,7 +13,7 @@ exit; anything else is an empty_model_reply.
 from __future__ import annotations
 
 from ..effects import ModelFailure, ToolCall, ToolDropped, ToolFailure, ToolResult
-from ..errors import engine_error, raise_lua
+from ..errors import engine_error, names_hint, raise_lua
 from ..jsonlib import NotJSON, encode_compact, from_json, record_views, to_json
 from ..strings import from_lua_str
 from ..tasks import deliver_notices, run_task_tool
@@ -179,7 +179,8 @@ def run_tool_calls(vm, calls: list):
     scope = {t.name: t for t in (vm.rendered_tools or [])}
     for c in calls:
         if c["name"] not in scope:
-            raise engine_error("out_of_scope_tool", OUT_OF_SCOPE.format(name=c["name"]), name=c["name"])
+            known = names_hint(c["name"], scope, "in scope")
+            raise engine_error("out_of_scope_tool", OUT_OF_SCOPE.format(name=c["name"], known=known), name=c["name"])
     results: dict[str, str] = {}
     i = 0
     while i < len(calls):
@@ -201,6 +202,10 @@ def run_tool_calls(vm, calls: list):
                 vm.run.events.emit("tool_call_failed", vm.execution_id, vm.section, name=eff.name, id=eff.call_id,
                                    message=DROPPED.format(id=eff.call_id, name=scope_name(eff)))
                 raise engine_error("cancelled", DROPPED.format(id=eff.call_id, name=scope_name(eff)))
+            if isinstance(ans, ToolFailure) and ans.fatal:
+                vm.run.events.emit("tool_call_failed", vm.execution_id, vm.section, name=eff.name, id=eff.call_id,
+                                   message=ans.message)
+                raise engine_error("internal", ans.message)
             if isinstance(ans, ToolResult):
                 results[eff.call_id] = ans.text
                 vm.run.events.emit("tool_call_succeeded", vm.execution_id, vm.section, name=eff.name, id=eff.call_id)

@@ -201,6 +201,8 @@ def next_(*args):
 @builtin
 def pairs(*args):
     if args and type(t := args[0]) is LuaTable and (t.meta is None or t.meta.hash.get("__pairs") is None):
+        if t.next(None) is None:  # nothing to walk: `next` walks it the same, and `pairs({}) == next` as in Lua
+            return Multi((next_, t, None))
         return Multi((sandbox_walker(t), t, None))  # the common case, without the checks below
     t = check_any(args, 1, "pairs")
     h = V.getmetamethod(t, "__pairs")
@@ -213,6 +215,8 @@ def pairs(*args):
             return Multi(tuple(r))
     if type(t) is not LuaTable:
         return Multi((next_, t, None))  # next raises, as Lua's pairs lets it
+    if t.next(None) is None:
+        return Multi((next_, t, None))
     return Multi((sandbox_walker(t), t, None))
 
 

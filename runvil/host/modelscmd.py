@@ -1,0 +1,142 @@
+"""`runvil models [PROMPT.md] [--config FILE] [--bind ROLE=MODEL] [-m MODEL]
+[--json]`: the config's catalog (each model's provider, the provider's name
+for it, its context window and default max_tokens), `default_model` and
+`[bind]`; with a prompt, the model each of its roles is bound to and why
+(binding order of config.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .exits import EXIT_OK, EXIT_PARSE, EXIT_USAGE
+
+EXAMPLES = """examples:
+  runvil models                               the catalog and [bind] of ./runvil.toml
+  runvil models examples/hello.md -m local/small
+                                              what each role of hello.md would run on"""
+
+
+def models_parser():
+    from .config import add_binding_options
+
+    p = argparse.ArgumentParser(prog="runvil models", description="List the catalog models and the role bindings.",
+                                epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("prompt", nargs="?", metavar="PROMPT.md", help="also show how this prompt's roles are bound")
+    p.add_argument("--config", metavar="FILE",
+                   help="the config file (default: RUNVIL_CONFIG, else ./runvil.toml)")
+    add_binding_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    return p
+
+
+def models_command(argv: list[str]) -> int:
+    try:
+        args = models_parser().parse_args(argv)
+    except SystemExit as e:
+        return EXIT_USAGE if e.code else EXIT_OK
+    from .config import ConfigError, load_config
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as e:
+        print(f"runvil: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    roles = None
+    if args.prompt is not None:
+        from ..prompt import ParseError, parse_file
+
+        try:
+            prompt = parse_file(args.prompt)
+        except ParseError as e:
+            print(f"error[Parse]: {e}", file=sys.stderr)
+            return EXIT_PARSE
+        except OSError as e:
+            print(f"runvil: cannot read {e.filename or args.prompt}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            roles = role_bindings(prompt.frontmatter.models, config, args.bind, args.model)
+        except ConfigError as e:
+            print(f"runvil: {e}", file=sys.stderr)
+            return EXIT_USAGE
+    report = models_report(config, roles)
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+    else:
+        sys.stdout.write(models_text(report))
+    return EXIT_OK
+
+
+def role_bindings(prompt_roles: dict, config, binds: list[str], model: str | None) -> list[dict]:
+    """Each declared role: the catalog model it is bound to and by what
+    (`--bind`, `-m/--model`, `[bind]`, `the prompt's model option`,
+    `default_model`), or the echo model when there is no config."""
+    from .config import ConfigError, bind_roles, check_bind_roles
+
+    flags = check_bind_roles(prompt_roles, binds)
+    if config is None and not flags and model is None:
+        return [{"role": r, "model": "echo", "by": "no config (the offline echo model)"} for r in prompt_roles]
+    out = []
+    for role, opts in prompt_roles.items():
+        mine = [b for b in binds if b.partition("=")[0].strip() == role]
+        try:
+            bound = bind_roles({role: opts}, config, mine, model)[role].id
+        except ConfigError as e:  # shown in its row: the listing is for finding such a role
+            out.append({"role": role, "model": None, "by": str(e)})
+            continue
+        if role in flags:
+            by = "--bind"
+        elif model is not None:
+            by = "-m/--model"
+        elif config is not None and role in config.bind:
+            by = "[bind]"
+        elif getattr(opts, "model", None) == bound:
+            by = "the prompt's model option"
+        else:
+            by = "default_model"
+        out.append({"role": role, "model": bound, "by": by})
+    return out
+
+
+def models_report(config, roles: list[dict] | None) -> dict:
+    report: dict = {"config": None if config is None else config.path, "models": [], "default_model": None,
+                    "bind": {}}
+    if config is not None:
+        report["models"] = [{"id": m.id, "provider": m.provider, "name": m.name, "context": m.context,
+                             "max_tokens": m.max_tokens,
+                             "base_url": config.providers[m.provider].base_url} for m in config.models.values()]
+        report["default_model"] = config.default_model
+        report["bind"] = dict(config.bind)
+    if roles is not None:
+        report["roles"] = roles
+    return report
+
+
+def models_text(report: dict) -> str:
+    lines = []
+    if report["config"] is None:
+        lines.append("no config file (--config, RUNVIL_CONFIG or ./runvil.toml): every model role runs on the "
+                     "offline echo model")
+    else:
+        lines.append(f"config: {report['config']}")
+        rows = [("model", "provider", "name", "context", "max_tokens")] + [
+            (m["id"], m["provider"], m["name"], f"{m['context']:,}",
+             "-" if m["max_tokens"] is None else f"{m['max_tokens']:,}") for m in report["models"]]
+        lines.append("")
+        lines.extend(_table(rows) if report["models"] else ["no catalog models ([models.\"ID\"] tables)"])
+        lines.append("")
+        lines.append(f"default_model: {report['default_model'] or '(none)'}")
+        if report["bind"]:
+            lines.append("[bind]: " + ", ".join(f"{r} = {m}" for r, m in report["bind"].items()))
+    if "roles" in report:
+        lines.append("")
+        lines.extend(_table([("role", "bound to", "by")] + [(r["role"], r["model"] or "(not bound)", r["by"])
+                                                               for r in report["roles"]]))
+    return "\n".join(lines) + "\n"
+
+
+def _table(rows: list[tuple]) -> list[str]:
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
