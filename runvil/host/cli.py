@@ -85,6 +85,10 @@ def _main(argv: list[str] | None = None) -> int:
         from .conformance import conformance_command
 
         return conformance_command(rest)
+    if cmd == "batch":
+        from .batch import batch_command
+
+        return batch_command(rest)
     if cmd == "view":
         from .view import view_command
 
@@ -104,7 +108,11 @@ USAGE = """usage: runvil COMMAND ...   (runvil COMMAND --help for its options)
                                              chat with a model, one turn per line
   runvil conformance [--impl CMD] [-k PATTERN] [--junit FILE] [DIR...]
                                              run conformance cases (default: conformance/)
+  runvil batch PROMPT.md DATA [-j N] [--db FILE] [--retry-failed] [--limit N] [--jsonl FILE]
+                                             run a prompt once per row of a data set, into SQLite
   runvil view LOG.jsonl [-o FILE.html]       render a run log as one HTML page
+  runvil view FILE.db --run ID [-o FILE.html]
+                                             draw a run stored by batch or run --db
   runvil --version                           print the version"""
 
 

@@ -492,20 +492,32 @@ def default_output(log: str) -> str:
 def view_command(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="runvil view",
                                 description="Render a run log (runvil run --log) as one self-contained HTML page.")
-    p.add_argument("log", metavar="LOG.jsonl", help="the run log to render")
+    p.add_argument("log", metavar="LOG.jsonl", help="the run log to render (with --run: a results database)")
     p.add_argument("-o", "--output", metavar="FILE.html", help="where to write the page (default: the log's name with .html)")
+    p.add_argument("--run", metavar="ID", type=int,
+                   help="draw the run of this id stored in the database LOG (runvil batch, runvil run --db)")
     try:
         args = p.parse_args(argv)
     except SystemExit as e:
         return 2 if e.code else 0
-    out = args.output or default_output(args.log)
     try:
-        events = read_log(args.log)
+        if args.run is not None:  # a stored run: FILE.db -> FILE-run-ID.html
+            from .batch.store import StoreError, read_run_log
+
+            try:
+                events = read_run_log(args.log, args.run)
+            except StoreError as e:
+                raise LogError(str(e)) from None
+            root = default_output(args.log)[: -len(".html")]
+            out, title = args.output or f"{root}-run-{args.run}.html", f"{args.log} run {args.run}"
+        else:
+            out, title = args.output or default_output(args.log), args.log
+            events = read_log(args.log)
     except LogError as e:
         print(f"runvil: {e}", file=sys.stderr)
         return 2
     try:
-        write_view(events, out, title=args.log)
+        write_view(events, out, title=title)
     except OSError as e:
         print(f"runvil: cannot write {out}: {e.strerror or e}", file=sys.stderr)
         return 2
