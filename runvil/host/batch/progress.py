@@ -40,9 +40,10 @@ class Tally:
 
     def summary(self, now: float | None = None) -> str:
         seconds = (time.monotonic() if now is None else now) - self.started
-        head = f"{self.rows:,} row{'' if self.rows == 1 else 's'}: {self.ok:,} ok, {self.failed:,} failed"
+        # as host.md writes it: counts of rows plain, tokens with thousands separators
+        head = f"{self.rows} row{'' if self.rows == 1 else 's'}: {self.ok} ok, {self.failed} failed"
         if self.kinds:
-            head += " (" + ", ".join(f"{n:,} {kind}" for kind, n in _by_count(self.kinds)) + ")"
+            head += " (" + ", ".join(f"{n} {kind}" for kind, n in _by_count(self.kinds)) + ")"
         return " · ".join([head, self.token_text(), f"{seconds:.1f} s"])
 
     def token_text(self) -> str:

@@ -90,10 +90,11 @@ def _problem(path: str, e: sqlite3.Error) -> StoreError:
 class Store:
     """One open results database. Only the thread that opened it writes."""
 
-    def __init__(self, path: str, busy_seconds: float = BUSY_SECONDS):
+    def __init__(self, path: str, busy_seconds: float | None = None):
         self.path = path
         try:
-            self.db = sqlite3.connect(path, timeout=busy_seconds, isolation_level=None)
+            self.db = sqlite3.connect(path, timeout=BUSY_SECONDS if busy_seconds is None else busy_seconds,
+                                      isolation_level=None)
         except sqlite3.Error as e:
             raise _problem(path, e) from None
         try:
