@@ -127,8 +127,6 @@ def _batch_command(argv: list[str]) -> int:
 
 def _run_plan(plan, args) -> int:
     """Opens the outputs, runs the rows, says how it went."""
-    from .store import StoreError
-
     note = plan.notes()
     for line in note:
         print(f"runvil: {line}", file=sys.stderr)
@@ -139,7 +137,7 @@ def _run_plan(plan, args) -> int:
         except OSError as e:
             plan.close()
             return _usage(CANNOT_WRITE.format(path=args.jsonl, reason=e.strerror or e))
-    interrupted = False
+    interrupted: KeyboardInterrupt | None = None
     try:
         try:
             if args.ray is not None:
@@ -148,20 +146,21 @@ def _run_plan(plan, args) -> int:
                 run_on_ray(plan, args.ray)
             else:
                 plan.run_here()
-        except KeyboardInterrupt:
-            interrupted = True
+        except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM as Terminated: the finished rows are stored
+            interrupted = e
         finally:
             plan.finish()
-        if jsonl is not None and not interrupted:
+        if jsonl is not None and interrupted is None:
             plan.export_jsonl(jsonl)
-    except StoreError:
-        raise
     finally:
         if jsonl is not None:
             jsonl.close()
         plan.close()
     print(plan.tally.summary())
-    if interrupted:
+    if isinstance(interrupted, Terminated):
+        print("runvil: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
+    if interrupted is not None:
         print("runvil: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_FAILED if plan.tally.failed or plan.failed_before else EXIT_OK
