@@ -463,3 +463,16 @@ def test_the_summary_line_of_host_md(here):
             t.add(False, kind, {}, 0)
     assert t.summary(now=t.started + 42.1) == ("1000 rows: 990 ok, 10 failed (7 Completion, 3 ContextExhausted) · "
                                                 "30,510 prompt + 9,810 completion tokens · 42.1 s")
+
+
+def test_every_option_of_batch_is_in_the_command_reference(capsys):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "commands.md").read_text(encoding="utf-8")
+    assert "## runvil batch" in text
+    assert main(["batch", "--help"]) == 0
+    help_text = capsys.readouterr().out
+    options = set(re.findall(r"^\s+(-{1,2}[a-z][a-z-]*)", help_text, re.M)) - {"-h", "--help"}
+    assert {"--db", "-j", "--retry-failed", "--limit", "--jsonl", "--ray", "--workspace"} <= options
+    for option in options:
+        assert f"`{option}" in text, f"runvil batch {option}"
