@@ -17,7 +17,7 @@ import json
 
 from ...engine.events import utc_now
 from .data import check_rows_and, read_rows
-from .record import RunClock, run_record
+from .runner import Runner
 from .store import Store, bindings_json, sha256_text
 
 
@@ -31,7 +31,7 @@ class Plan:
         self.input_column = args.input_column
         self.db_path = args.db
         self.store: Store | None = None
-        self.shared = None
+        self.runner = None
         self.echo_note: str | None = None
         self.done_before = self.failed_before = self.todo = 0
         self.batch_id: int | None = None
@@ -61,7 +61,9 @@ class Plan:
 
         open_check(self.args.data)
         check_rows_and(self.args.data, self.input_column, lambda row: None)  # no database for a bad data set
-        self._make_world()
+        self.runner = Runner(self.args, self.prompt, self.concurrency)
+        self.bindings_json = bindings_json(self.runner.bindings)
+        self.echo_note = self.runner.echo_note
         self.store = Store(self.db_path)
         counts = check_rows_and(self.args.data, self.input_column, self._row_state)
         self.done_before, self.failed_before = counts.get("ok", 0), counts.get("failed", 0)
@@ -70,50 +72,6 @@ class Plan:
             self.failed_before = 0
         if self.limit is not None:
             self.todo = min(self.todo, self.limit)
-
-    def _make_world(self) -> None:
-        """Bindings and answerers, as `runvil run` makes them, and the
-        Engine's settings every row's run takes."""
-        from ...engine.run import PrepareError, Run
-        from ...harness.packs import discover_packs, pack_schemas
-        from ..runcmd import configured_limits, world_for
-        from .answering import SharedWorld
-
-        args, prompt = self.args, self.prompt
-        self.bindings, models, self.echo_note = world_for(args, prompt)
-        self.bindings_json = bindings_json(self.bindings)
-        self.limits, self.run_limits = configured_limits(args)
-        uses = prompt.frontmatter.uses
-        self.packs = pack_schemas(discover_packs(wanted=uses))
-        try:  # an unbound role is found now, not at the first row
-            Run(prompt, bindings=self.bindings, packs=self.packs).cancel()
-        except PrepareError as e:
-            raise ValueError(str(e)) from None
-        scripted = getattr(models, "world", None) if args.script else None
-        make_packs = self._pack_maker() if uses and not args.script else None
-        self.shared = SharedWorld(models, scripted_world=scripted, blocking_models=not args.script and
-                                  getattr(models, "concurrent", False), concurrency=self.concurrency,
-                                  make_packs=make_packs)
-
-    def _pack_maker(self):
-        """One row's Packs: its own temporary `files` folder, or the shared
-        `--workspace DIR` (made now, so that a bad folder is a usage error)."""
-        from ...harness.packs import PackTools
-        from ...harness.workspace import Workspace
-        from ..config import PackSettings, load_config
-
-        config = load_config(self.args.config)
-        settings = config.packs if config is not None else PackSettings()
-        uses = self.prompt.frontmatter.uses
-        if self.args.workspace:
-            try:
-                workspace = Workspace.at(self.args.workspace, settings.write_quota)
-            except OSError as e:
-                raise ValueError(f"cannot use the workspace folder {self.args.workspace}: {e.strerror or e}") from None
-            shared = PackTools(workspace, settings, uses)
-            shared.close = lambda: None  # the folder is the user's and outlives every row
-            return lambda: shared
-        return lambda: PackTools(Workspace.temporary(settings.write_quota), settings, uses)
 
     def _row_state(self, row) -> str | None:
         return self.store.row_state(self.prompt_sha256, self.bindings_json, row.id, row.input)
@@ -154,22 +112,10 @@ class Plan:
 
     def run_here(self) -> None:
         """Runs the rows in this process, `concurrency` at a time."""
-        from ...engine.run import Run
-        from ...harness.many import Job, drive_many
-
-        def jobs():
-            for row in self.rows_to_run():
-                run = Run(self.prompt, input=row.input, bindings=self.bindings, packs=self.packs,
-                          limits=self.limits, run_limits=self.run_limits)
-                yield Job(run, self.shared.row_answerer(run), tag=(row, RunClock()))
-
         self.begin()
-        for job in drive_many(jobs(), self.concurrency):
-            row, clock = job.tag
-            job.answer.close()
-            meter = job.answer.meter
-            self.store_row(row, run_record(job.run, clock, meter.as_json(), error=job.error,
-                                           **self.row_fields(row)), meter.reported)
+        for row, rec, reported in self.runner.run_rows(self.rows_to_run()):
+            rec.update(self.row_fields(row))
+            self.store_row(row, rec, reported)
 
     def row_fields(self, row) -> dict:
         return {"batch_id": self.batch_id, "row_id": str(row.id), "input": row.input,
@@ -202,9 +148,9 @@ class Plan:
                 out.write(jsonl_line(row, stored))
 
     def close(self) -> None:
-        if self.shared is not None:
-            self.shared.close()
-            self.shared = None
+        if self.runner is not None:
+            self.runner.close()
+            self.runner = None
         if self.store is not None:
             self.store.close()
             self.store = None
