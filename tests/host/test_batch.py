@@ -476,3 +476,14 @@ def test_every_option_of_batch_is_in_the_command_reference(capsys):
     assert {"--db", "-j", "--retry-failed", "--limit", "--jsonl", "--ray", "--workspace"} <= options
     for option in options:
         assert f"`{option}" in text, f"runvil batch {option}"
+
+
+def test_ray_without_ray_installed_is_a_usage_error(here, capsys, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails as it does where Ray is not installed
+    (here / "rows.txt").write_text("a\n")
+    code, out, err = batch(capsys, "p.md", "rows.txt", "--ray")
+    assert code == 2
+    assert "runvil: --ray needs Ray: pip install 'runvil[ray]'" in err
+    assert out == "" and not runs()

@@ -148,6 +148,9 @@ def _run_plan(plan, args) -> int:
                 plan.run_here()
         except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM as Terminated: the finished rows are stored
             interrupted = e
+        except ValueError as e:  # Ray missing or out of reach: before any row ran
+            print(f"runvil: {e}", file=sys.stderr)
+            return EXIT_USAGE
         finally:
             plan.finish()
         if jsonl is not None and interrupted is None:
