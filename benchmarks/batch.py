@@ -17,6 +17,7 @@ The results go to benchmarks/BATCH_RESULTS.md (`--output -`: stdout).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import subprocess
@@ -137,6 +138,73 @@ def bench_server(folder: Path, rows: int) -> str:
             f"{limit:g} s limit (peak {server.peak} in flight; batch CPU {r['cpu']:.1f} s) | <= 1.3x | `{r['summary']}` |")
 
 
+@contextlib.contextmanager
+def ray_cluster():
+    """A local two-node Ray cluster (`ray start --head` with 2 CPUs, a
+    second node with 1), ended with its own process groups."""
+    import signal
+    import socket
+
+    ray = str(Path(sys.executable).with_name("ray"))
+    env = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+    temp = tempfile.mkdtemp(prefix="rvray-", dir="/tmp")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"127.0.0.1:{port}"
+    log = open(os.path.join(temp, "ray.log"), "w")
+    nodes = [subprocess.Popen([ray, "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
+                               "--include-dashboard=false", f"--temp-dir={temp}"], env=env, stdout=log,
+                              stderr=subprocess.STDOUT, start_new_session=True)]
+    try:
+        _wait_nodes(address, 1, env)
+        nodes.append(subprocess.Popen([ray, "start", "--block", f"--address={address}", "--num-cpus=1"], env=env,
+                                      stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+        _wait_nodes(address, 2, env)
+        yield address, env
+    finally:
+        for p in reversed(nodes):
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(p.pid, sig)
+                except ProcessLookupError:
+                    break
+                time.sleep(10 if sig == signal.SIGTERM else 1)
+            p.wait(timeout=30)
+        log.close()
+
+
+def _wait_nodes(address: str, n: int, env: dict) -> None:
+    code = ("import ray, logging; ray.init(address=%r, logging_level=logging.ERROR); "
+            "print(sum(1 for n in ray.nodes() if n['Alive']))" % address)
+    for _ in range(90):
+        p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        if p.returncode == 0 and int(p.stdout.strip() or 0) >= n:
+            return
+        time.sleep(2)
+    raise SystemExit(f"the Ray cluster at {address} did not get {n} nodes")
+
+
+def bench_ray(folder: Path, rows: int) -> list[str]:
+    """The loopback-server batch on a two-node local Ray cluster, against
+    the same batch in one process."""
+    from tests.host.batch_server import BatchServer, config_for
+
+    out = []
+    with ray_cluster() as (address, env):
+        os.environ.update({"RAY_AUTH_MODE": env["RAY_AUTH_MODE"]})
+        for label, extra in (("local", []), ("--ray (2 nodes, 3 CPUs)", ["--ray", address])):
+            server = BatchServer(delay=0.2).start()
+            try:
+                (folder / "runvil.toml").write_text(config_for(server))
+                r = run_batch(folder, ONE_ROUND, rows, 100, ["--config", "runvil.toml", *extra])
+            finally:
+                server.stop()
+            out.append(f"| loopback server 200 ms, {rows:,} rows, -j 100, {label} | {r['wall']:.2f} s | "
+                       f"driver CPU {r['cpu']:.1f} s | Ray's overhead: the difference | `{r['summary']}` |")
+    return out
+
+
 def bench_memory(folder: Path, rows: int) -> str:
     r = run_batch(folder, TWO_SECTIONS, rows, 50)
     return (f"| echo, two sections, {rows:,} rows, -j 50 | {r['wall']:.1f} s | peak RSS {r['rss_mb']:.0f} MB "
@@ -146,7 +214,7 @@ def bench_memory(folder: Path, rows: int) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.batch")
-    p.add_argument("--only", default="echo,server,memory")
+    p.add_argument("--only", default="echo,server,memory", help="any of echo,server,memory,ray")
     p.add_argument("--rows", type=int, default=2000)
     p.add_argument("--big", type=int, default=100_000, help="rows of the large memory batch")
     p.add_argument("--output", default=str(ROOT / "benchmarks" / "BATCH_RESULTS.md"))
@@ -162,6 +230,8 @@ def main(argv=None) -> int:
             lines.append(bench_echo(folder, a.rows))
         if "server" in only:
             lines.append(bench_server(folder, a.rows))
+        if "ray" in only:
+            lines.extend(bench_ray(folder, a.rows))
         if "memory" in only:
             lines.append(bench_memory(folder, a.rows))
             lines.append(bench_memory(folder, a.big))
