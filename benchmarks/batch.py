@@ -7,9 +7,11 @@
   200 ms, 2,000 rows, `-j 100` (the goal: within 1.3x of 2,000 x 0.2 s /
   100 = 4 s);
 - memory: the peak RSS of the batch process for 2,000 and 100,000 echo
-  rows (it must stay flat).
+  rows (it must stay flat);
+- ray: the server batch again, in one process and on a two-node local Ray
+  cluster started for the benchmark (needs `runvil[ray]`).
 
-    .venv/bin/python -m benchmarks.batch [--only echo,server,memory] [--rows N] [--big N] [--output PATH]
+    .venv/bin/python -m benchmarks.batch [--only echo,server,memory,ray] [--rows N] [--big N] [--output PATH]
 
 The results go to benchmarks/BATCH_RESULTS.md (`--output -`: stdout).
 """
