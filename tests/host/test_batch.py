@@ -487,3 +487,24 @@ def test_ray_without_ray_installed_is_a_usage_error(here, capsys, monkeypatch):
     assert code == 2
     assert "runvil: --ray needs Ray: pip install 'runvil[ray]'" in err
     assert out == "" and not runs()
+
+
+def test_a_model_is_answered_by_clients_of_small_connection_pools_in_turn(here, capsys, server):
+    """-j 40 over clients of 16 connections each: 3 clients, used in turn."""
+    from runvil.host.batch import runner
+
+    made = []
+    real = runner.ShardedProvider.__init__
+
+    def keep(self, shards):
+        made.append(shards)
+        real(self, shards)
+
+    import pytest as _pytest
+
+    with _pytest.MonkeyPatch.context() as m:
+        m.setattr(runner.ShardedProvider, "__init__", keep)
+        (here / "rows.txt").write_text("".join(f"r{i}\n" for i in range(6)))
+        assert batch(capsys, "p.md", "rows.txt", "-j", "40")[0] == 0
+    assert len(made) == 1 and len(made[0]) == 3
+    assert server.requests == 6
