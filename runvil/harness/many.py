@@ -22,6 +22,9 @@ from collections import deque
 from typing import Callable, Iterable, Iterator
 
 
+MAX_IO_THREADS = 512  # past this, blocking effects wait their turn (a thread's stack is not free)
+
+
 class Job:
     """One run to drive, the function answering its effects, and what the
     caller keeps with it (`tag`). After it is handed back: `error` is the
@@ -101,7 +104,7 @@ def drive_many(jobs: Iterable[Job], concurrency: int, io_threads: int | None = N
     runs still going are dropped as they are."""
     concurrency = max(1, concurrency)
     done: queue.SimpleQueue = queue.SimpleQueue()
-    io = _IOThreads(io_threads or 2 * concurrency, done)
+    io = _IOThreads(io_threads or min(2 * concurrency, MAX_IO_THREADS), done)
     source = iter(jobs)
     ready: deque[Job] = deque()
     live = 0

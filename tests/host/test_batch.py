@@ -508,3 +508,14 @@ def test_a_model_is_answered_by_clients_of_small_connection_pools_in_turn(here, 
         assert batch(capsys, "p.md", "rows.txt", "-j", "40")[0] == 0
     assert len(made) == 1 and len(made[0]) == 3
     assert server.requests == 6
+
+
+def test_a_lone_surrogate_escape_in_jsonl_is_stored_as_the_replacement_character(here, capsys):
+    (here / "rows.jsonl").write_text('{"id": "s\\ud800", "input": "a\\udc00b", "note": "\\ud83d"}\n'
+                                     '{"input": "\\u00e9t\\u00e9"}\n')
+    code, out, err = batch(capsys, "p.md", "rows.jsonl")
+    assert code == 0, err
+    got = {r["row_id"]: r for r in runs()}
+    assert got["s\ufffd"]["input"] == "a\ufffdb"
+    assert json.loads(got["s\ufffd"]["metadata"]) == {"note": "\ufffd"}
+    assert got["2"]["input"] == "été"

@@ -16,6 +16,7 @@ import os
 from typing import Iterator
 
 from ...structs import Struct
+from ..runcmd import valid_utf8
 
 NOT_JSON = "not a JSON object: {detail}"
 NOT_AN_OBJECT = "a row must be a JSON object, got {kind}"
@@ -124,6 +125,10 @@ def _jsonl_rows(path: str, input_column: str) -> Iterator[Row]:
         input_text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         row_id = _row_id(path, n, obj["id"]) if "id" in obj else n
         meta = {k: v for k, v in obj.items() if k not in (input_column, "id")}
+        if "\\u" in text:  # a lone `\ud800` escape becomes U+FFFD: text SQLite can store
+            input_text = valid_utf8(input_text)
+            row_id = valid_utf8(row_id) if isinstance(row_id, str) else row_id
+            meta = json.loads(valid_utf8(json.dumps(meta, ensure_ascii=False)))
         yield Row(id=row_id, input=input_text, metadata=meta, line=n)
 
 
