@@ -89,6 +89,10 @@ def _main(argv: list[str] | None = None) -> int:
         from .modelscmd import models_command
 
         return models_command(rest)
+    if cmd == "batch":
+        from .batch import batch_command
+
+        return batch_command(rest)
     if cmd == "view":
         from .view import view_command
 
@@ -112,10 +116,14 @@ USAGE = """usage: runvil COMMAND ...   (runvil COMMAND --help for its options)
                                              chat with a model, one turn per line
   runvil conformance [--impl CMD] [-k PATTERN] [-q|-v] [--junit FILE] [DIR...]
                                              run conformance cases (default: conformance/)
+  runvil batch PROMPT.md DATA [-j N] [--db FILE] [--retry-failed] [--limit N] [--jsonl FILE]
+                                             run a prompt once per row of a data set, into SQLite
   runvil view LOG.jsonl [-o FILE.html]       render a run log as one HTML page
   runvil playground OUT [--pyodide URL_OR_DIR]
                                              write a static site that runs prompts in the browser
   runvil models [PROMPT.md] [-m MODEL]       list the catalog models and how roles are bound
+  runvil view FILE.db --run ID [-o FILE.html]
+                                             draw a run stored by batch or run --db
   runvil --version                           print the version"""
 
 

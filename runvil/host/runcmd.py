@@ -83,6 +83,7 @@ def run_parser():
     p.add_argument("--record", metavar="WORLD.yaml",
                    help="write what the real world answered as a scripted world that --script replays")
     p.add_argument("--workspace", metavar="DIR", help="the files Pack's folder (default: a temporary one, removed)")
+    p.add_argument("--db", metavar="FILE", help="also store the run in this results database (as runvil batch does)")
     return p
 
 
@@ -93,7 +94,7 @@ RUN_EXAMPLES = """examples:
 
 #: `runvil run PROMPT.md` as run_parser() reads it (test_cli compares the two)
 RUN_DEFAULTS = {"input": None, "input_file": None, "model": None, "config": None, "script": None, "log": None,
-                "json": False, "debug": False, "view": None, "record": None, "workspace": None}
+                "json": False, "debug": False, "view": None, "record": None, "workspace": None, "db": None}
 
 
 def _run_command(argv: list[str]) -> int:
@@ -240,6 +241,11 @@ def _run_command(argv: list[str]) -> int:
         from .view import write_run_view
 
         write_run_view(args.view, run)  # a page that cannot be written is said on stderr
+    stored = True
+    if args.db:
+        from .batch.record import store_single_run
+
+        stored = store_single_run(args.db, args.prompt, run, meter) is not None
     if not outcome.ok:
         print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=errors)
         from .diagnostics import show_run_error
@@ -247,6 +253,8 @@ def _run_command(argv: list[str]) -> int:
         show_run_error(prompt, outcome.error, run.events.events, errors)
     if live is not None:
         live.closing(meter.closing_line())
+    if not stored:
+        return EXIT_USAGE
     return EXIT_OK if outcome.ok else EXIT_FAILED
 
 

@@ -586,13 +586,30 @@ def view_command(argv: list[str]) -> int:
                                 epilog="examples:\n  runvil run examples/hello.md --log run.jsonl && "
                                        "runvil view run.jsonl\n  runvil view run.jsonl -o /tmp/page.html",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("log", metavar="LOG.jsonl", help="the run log to render")
+    p.add_argument("log", metavar="LOG.jsonl", help="the run log to render (with --run: a results database)")
     p.add_argument("-o", "--output", metavar="FILE.html", help="where to write the page (default: the log's name with .html)")
+    p.add_argument("--run", metavar="ID", type=int,
+                   help="draw the run of this id stored in the database LOG (runvil batch, runvil run --db)")
     try:
         args = p.parse_args(argv)
     except SystemExit as e:
         return 2 if e.code else 0
-    out = args.output or default_output(args.log)
+    try:
+        if args.run is not None:  # a stored run: FILE.db -> FILE-run-ID.html
+            from .batch.store import StoreError, read_run_log
+
+            try:
+                events = read_run_log(args.log, args.run)
+            except StoreError as e:
+                raise LogError(str(e)) from None
+            root = default_output(args.log)[: -len(".html")]
+            out, title = args.output or f"{root}-run-{args.run}.html", f"{args.log} run {args.run}"
+        else:
+            out, title = args.output or default_output(args.log), args.log
+            events = read_log(args.log)
+    except LogError as e:
+        print(f"runvil: {e}", file=sys.stderr)
+        return 2
     from .outputs import clash
 
     clashing = clash([("-o" if args.output else "the page", out)], [(f"the log {args.log}", args.log)])
@@ -600,12 +617,7 @@ def view_command(argv: list[str]) -> int:
         print(f"runvil: {clashing}", file=sys.stderr)
         return 2
     try:
-        events = read_log(args.log)
-    except LogError as e:
-        print(f"runvil: {e}", file=sys.stderr)
-        return 2
-    try:
-        page = render(events, args.log)
+        page = render(events, title)
     except _UNDRAWABLE as e:  # a field of a type the fuzzing did not meet: said, never a traceback
         print(f"runvil: cannot draw {args.log}: a field holds a value a run log does not ({type(e).__name__})",
               file=sys.stderr)

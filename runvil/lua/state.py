@@ -203,6 +203,9 @@ class LuaState:
             from .stdlib.coroutine import close_all
 
             run_lua(lambda: close_all(self))
+        from .stdlib.budget import uninstall
+
+        uninstall(self)
 
     # ------------------------------------------------------------ globals
 

@@ -105,6 +105,17 @@ def install(state) -> None:
     values.STEP_METER[0] = _charge
 
 
+def uninstall(state) -> None:
+    """Forgets a closed state's entry: the entry holds the state (through
+    its guard and meter), so its metatable's weak reference alone would
+    never let it go and every closed state would stay in memory."""
+    meta = state.string_meta
+    if meta is not None:
+        entry = _BUDGETS.get(id(meta))
+        if entry is not None and entry[0]() is meta:
+            del _BUDGETS[id(meta)]
+
+
 def _forget(key: int, ref) -> None:
     entry = _BUDGETS.get(key)
     if entry is not None and entry[0] is ref:  # not a newer metatable's that reuses the id

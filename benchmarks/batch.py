@@ -1,0 +1,250 @@
+"""`runvil batch` throughput and memory (issue 24), each batch a fresh
+`runvil batch` process, timed from outside (start-up included):
+
+- echo: the offline echo model, a two-section prompt, 2,000 rows, `-j 50`
+  (the goal: at least 300 rows per second);
+- server: a loopback Chat Completions server answering each request after
+  200 ms, 2,000 rows, `-j 100` (the goal: within 1.3x of 2,000 x 0.2 s /
+  100 = 4 s);
+- memory: the peak RSS of the batch process for 2,000 and 100,000 echo
+  rows (it must stay flat);
+- ray: the server batch again, in one process and on a two-node local Ray
+  cluster started for the benchmark (needs `runvil[ray]`).
+
+    .venv/bin/python -m benchmarks.batch [--only echo,server,memory,ray] [--rows N] [--big N] [--output PATH]
+
+The results go to benchmarks/BATCH_RESULTS.md (`--output -`: stdout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TWO_SECTIONS = """---
+name: two-sections
+description: A two-section prompt, a draft then a review.
+runvil: 0
+models:
+  writer: {}
+---
+
+# Two sections
+
+```lua
+models.default('writer')
+var.topic = input
+```
+
+## Draft
+
+Write about {{var.topic}}.
+
+```lua
+messages:user(prose)
+models.loop()
+var.draft = messages[#messages].content
+```
+
+## Review
+
+Review: {{var.draft}}
+"""
+
+ONE_ROUND = """---
+name: one-round
+description: One model round a row.
+runvil: 0
+models:
+  writer: {}
+---
+
+# One round
+
+```lua
+models.default('writer')
+```
+
+## Ask
+
+Say {{input}} back.
+
+```lua
+messages:user(prose)
+models.loop()
+return messages[#messages].content
+```
+"""
+
+
+def run_batch(folder: Path, prompt: str, rows: int, j: int, extra=()) -> dict:
+    """Runs one batch in a fresh process; its wall time, peak RSS, summary."""
+    (folder / "p.md").write_text(prompt)
+    data = folder / f"rows-{rows}.txt"
+    if not data.exists():
+        with open(data, "w") as f:
+            for i in range(rows):
+                f.write(f"row number {i}\n")
+    db = folder / "out.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+    env = {k: v for k, v in os.environ.items() if k != "RUNVIL_CONFIG"}
+    env["PYTHONPATH"] = str(ROOT)
+    cmd = [sys.executable, "-m", "runvil.host.cli", "batch", "p.md", data.name, "-j", str(j), "--db", "out.db",
+           *extra]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, cwd=folder, env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(p.pid, 0)  # this child's own peak RSS, not the largest child's
+        wall = time.monotonic() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        summary, errors = out.read().decode().strip(), err.read().decode()
+    if p.returncode != 0:
+        raise SystemExit(f"the batch failed ({p.returncode}): {errors[-2000:]}")
+    m = re.search(r"· (\d+\.\d) s$", summary)
+    return {"wall": wall, "inside": float(m.group(1)) if m else None, "rss_mb": usage.ru_maxrss / 1024,
+            "cpu": usage.ru_utime + usage.ru_stime, "summary": summary}
+
+
+def bench_echo(folder: Path, rows: int) -> str:
+    r = run_batch(folder, TWO_SECTIONS, rows, 50)
+    return (f"| echo, two sections, {rows:,} rows, -j 50 | {r['wall']:.2f} s | {rows / r['wall']:.0f} rows/s "
+            f"({rows / r['inside']:.0f} rows/s after start-up; CPU {r['cpu']:.2f} s: {rows / r['cpu']:.0f} rows "
+            f"per CPU second) | >= 300 rows/s | `{r['summary']}` |")
+
+
+def bench_server(folder: Path, rows: int) -> str:
+    from tests.host.batch_server import BatchServer, config_for
+
+    server = BatchServer(delay=0.2).start()
+    try:
+        (folder / "runvil.toml").write_text(config_for(server))
+        r = run_batch(folder, ONE_ROUND, rows, 100, ["--config", "runvil.toml"])
+    finally:
+        server.stop()
+        (folder / "runvil.toml").unlink()
+    limit = rows * 0.2 / 100
+    return (f"| loopback server 200 ms, {rows:,} rows, -j 100 | {r['wall']:.2f} s | {r['wall'] / limit:.2f}x the "
+            f"{limit:g} s limit (peak {server.peak} in flight; batch CPU {r['cpu']:.1f} s) | <= 1.3x | `{r['summary']}` |")
+
+
+@contextlib.contextmanager
+def ray_cluster():
+    """A local two-node Ray cluster (`ray start --head` with 2 CPUs, a
+    second node with 1), ended with its own process groups."""
+    import signal
+    import socket
+
+    ray = str(Path(sys.executable).with_name("ray"))
+    env = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+    temp = tempfile.mkdtemp(prefix="rvray-", dir="/tmp")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"127.0.0.1:{port}"
+    log = open(os.path.join(temp, "ray.log"), "w")
+    nodes = [subprocess.Popen([ray, "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
+                               "--include-dashboard=false", f"--temp-dir={temp}"], env=env, stdout=log,
+                              stderr=subprocess.STDOUT, start_new_session=True)]
+    try:
+        _wait_nodes(address, 1, env)
+        nodes.append(subprocess.Popen([ray, "start", "--block", f"--address={address}", "--num-cpus=1"], env=env,
+                                      stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+        _wait_nodes(address, 2, env)
+        yield address, env
+    finally:
+        for p in reversed(nodes):
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(p.pid, sig)
+                except ProcessLookupError:
+                    break
+                time.sleep(10 if sig == signal.SIGTERM else 1)
+            p.wait(timeout=30)
+        log.close()
+
+
+def _wait_nodes(address: str, n: int, env: dict) -> None:
+    code = ("import ray, logging; ray.init(address=%r, logging_level=logging.ERROR); "
+            "print(sum(1 for n in ray.nodes() if n['Alive']))" % address)
+    for _ in range(90):
+        p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        if p.returncode == 0 and int(p.stdout.strip() or 0) >= n:
+            return
+        time.sleep(2)
+    raise SystemExit(f"the Ray cluster at {address} did not get {n} nodes")
+
+
+def bench_ray(folder: Path, rows: int) -> list[str]:
+    """The loopback-server batch on a two-node local Ray cluster, against
+    the same batch in one process."""
+    from tests.host.batch_server import BatchServer, config_for
+
+    out = []
+    with ray_cluster() as (address, env):
+        os.environ.update({"RAY_AUTH_MODE": env["RAY_AUTH_MODE"]})
+        for label, extra in (("local", []), ("--ray (2 nodes, 3 CPUs)", ["--ray", address])):
+            server = BatchServer(delay=0.2).start()
+            try:
+                (folder / "runvil.toml").write_text(config_for(server))
+                r = run_batch(folder, ONE_ROUND, rows, 100, ["--config", "runvil.toml", *extra])
+            finally:
+                server.stop()
+            out.append(f"| loopback server 200 ms, {rows:,} rows, -j 100, {label} | {r['wall']:.2f} s | "
+                       f"driver CPU {r['cpu']:.1f} s | Ray's overhead: the difference | `{r['summary']}` |")
+    return out
+
+
+def bench_memory(folder: Path, rows: int) -> str:
+    r = run_batch(folder, TWO_SECTIONS, rows, 50)
+    return (f"| echo, two sections, {rows:,} rows, -j 50 | {r['wall']:.1f} s | peak RSS {r['rss_mb']:.0f} MB "
+            f"(CPU {r['cpu']:.0f} s) | "
+            f"flat | `{r['summary']}` |")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.batch")
+    p.add_argument("--only", default="echo,server,memory", help="any of echo,server,memory,ray")
+    p.add_argument("--rows", type=int, default=2000)
+    p.add_argument("--big", type=int, default=100_000, help="rows of the large memory batch")
+    p.add_argument("--output", default=str(ROOT / "benchmarks" / "BATCH_RESULTS.md"))
+    a = p.parse_args(argv)
+    only = set(a.only.split(","))
+    lines = ["# runvil batch", "", f"`python -m benchmarks.batch` on {os.cpu_count()} CPUs, load average "
+             f"{os.getloadavg()[0]:.1f} at the start. Wall times are of the whole `runvil batch` process; "
+             "CPU is its user + system time (what an idle core would take).", "",
+             "| batch | wall | measured | goal | summary line |", "|---|---|---|---|---|"]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        if "echo" in only:
+            lines.append(bench_echo(folder, a.rows))
+        if "server" in only:
+            lines.append(bench_server(folder, a.rows))
+        if "ray" in only:
+            lines.extend(bench_ray(folder, a.rows))
+        if "memory" in only:
+            lines.append(bench_memory(folder, a.rows))
+            lines.append(bench_memory(folder, a.big))
+    text = "\n".join(lines) + "\n"
+    if a.output == "-":
+        sys.stdout.write(text)
+    else:
+        Path(a.output).write_text(text)
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,13 @@
+"""`runvil batch` (host.md "Batches"): a prompt over a data set, `-j N`
+rows at a time in one process (or on a Ray cluster), every run stored in a
+SQLite database as it ends, resumable.
+
+data.py reads the rows; store.py is the database; answering.py says who
+answers each row; plan.py prepares and runs a batch; progress.py is what
+the user sees; command.py is the command line; onray.py spreads the rows
+over a Ray cluster.
+"""
+
+from .command import batch_command
+
+__all__ = ["batch_command"]

@@ -1,0 +1,181 @@
+"""`runvil batch PROMPT.md DATA` (host.md "Batches"): the prompt once per
+row, `-j N` rows at a time in this process, each row's run stored in the
+results database as it ends.
+
+The prompt is parsed and compiled once; the rows are checked in one pass
+before any runs (a bad row is a usage error naming its line); then they
+are read again, one at a time, and each row not done yet becomes a run
+driven by the harness (`harness.many`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from ..exits import EXIT_FAILED, EXIT_OK, EXIT_PARSE, EXIT_TERMINATED, EXIT_USAGE
+from ..runcmd import Terminated, terminated_as_interrupt, valid_utf8
+
+EXIT_INTERRUPTED = 130
+DEFAULT_CONCURRENCY = 8
+
+CANNOT_READ = "cannot read {path}: {reason}"
+CANNOT_WRITE = "cannot write {path}: {reason}"
+BAD_CONCURRENCY = "-j must be a whole number of at least 1, got {raw}"
+BAD_LIMIT = "--limit must be a whole number of at least 0, got {raw}"
+
+
+def batch_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="runvil batch",
+                                description="Run a prompt once per row of a data set, into a SQLite database.")
+    p.add_argument("prompt", metavar="PROMPT.md", help="the prompt file to run")
+    p.add_argument("data", metavar="DATA", help="the rows: .jsonl, .csv, or plain text (one input a line)")
+    p.add_argument("--db", metavar="FILE", help="the results database (default: PROMPT.batch.db beside the prompt)")
+    p.add_argument("-j", "--concurrency", metavar="N", default=str(DEFAULT_CONCURRENCY),
+                   help=f"rows running at once (default {DEFAULT_CONCURRENCY})")
+    p.add_argument("--retry-failed", action="store_true", help="also rerun rows whose stored run failed")
+    p.add_argument("--limit", metavar="N", help="run at most N rows (the first N not yet done)")
+    p.add_argument("--jsonl", metavar="FILE", help="also write this batch's results, one JSON object a row")
+    p.add_argument("--input-column", metavar="NAME", default="input",
+                   help="the field or column holding each row's input (default: input)")
+    p.add_argument("--bind", action="append", default=[], metavar="ROLE=MODEL",
+                   help="bind a model role to a catalog model (repeatable)")
+    p.add_argument("--config", metavar="FILE", help="the config file, as for run")
+    p.add_argument("--script", metavar="WORLD.yaml", help="answer every row from this scripted world (fresh per row)")
+    p.add_argument("--workspace", metavar="DIR",
+                   help="the files Pack's folder, shared by every row (default: a fresh one per row)")
+    p.add_argument("--ray", metavar="ADDRESS", nargs="?", const="", default=None,
+                   help="run the rows on a Ray cluster (default: start a local one); needs runvil[ray]")
+    return p
+
+
+def default_db(prompt_path: str) -> str:
+    """`PROMPT.batch.db` beside the prompt: `triage.md` -> `triage.batch.db`."""
+    root, ext = os.path.splitext(prompt_path)
+    return (root if ext.lower() == ".md" else prompt_path) + ".batch.db"
+
+
+def batch_command(argv: list[str]) -> int:
+    with terminated_as_interrupt():
+        try:
+            return _batch_command(argv)
+        except Terminated:
+            print("runvil: terminated", file=sys.stderr)
+            return EXIT_TERMINATED
+
+
+def _usage(message: str) -> int:
+    print(f"runvil: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _whole(raw: str, least: int) -> int | None:
+    try:
+        n = int(raw)
+    except (TypeError, ValueError):
+        return None
+    return n if n >= least else None
+
+
+def _batch_command(argv: list[str]) -> int:
+    try:
+        args = batch_parser().parse_args(argv)
+    except SystemExit as e:
+        return EXIT_USAGE if e.code else EXIT_OK
+    concurrency = _whole(args.concurrency, 1)
+    if concurrency is None:
+        return _usage(BAD_CONCURRENCY.format(raw=args.concurrency))
+    limit = None
+    if args.limit is not None:
+        limit = _whole(args.limit, 0)
+        if limit is None:
+            return _usage(BAD_LIMIT.format(raw=args.limit))
+
+    from ...prompt import ParseError, parse_file
+
+    try:
+        with open(args.prompt, "rb") as f:
+            prompt_bytes = f.read()
+        prompt = parse_file(args.prompt)
+    except ParseError as e:
+        print(f"error[Parse]: {e}", file=sys.stderr)
+        from ..diagnostics import show_parse_error
+
+        show_parse_error(e)
+        return EXIT_PARSE
+    except OSError as e:
+        return _usage(CANNOT_READ.format(path=e.filename or args.prompt, reason=e.strerror or e))
+
+    from .data import BadRow
+    from .plan import Plan
+    from .store import StoreError
+
+    try:
+        plan = Plan.make(args, prompt, prompt_bytes, concurrency, limit)
+    except (ValueError, BadRow, StoreError) as e:
+        return _usage(str(e))
+    except OSError as e:
+        return _usage(CANNOT_READ.format(path=e.filename or args.data, reason=e.strerror or e))
+    try:
+        return _run_plan(plan, args)
+    except StoreError as e:
+        plan.close()
+        return _usage(str(e))
+
+
+def _run_plan(plan, args) -> int:
+    """Opens the outputs, runs the rows, says how it went."""
+    note = plan.notes()
+    for line in note:
+        print(f"runvil: {line}", file=sys.stderr)
+    jsonl = None
+    if args.jsonl:
+        try:
+            jsonl = open(args.jsonl, "w", encoding="utf-8")
+        except OSError as e:
+            plan.close()
+            return _usage(CANNOT_WRITE.format(path=args.jsonl, reason=e.strerror or e))
+    interrupted: KeyboardInterrupt | None = None
+    try:
+        try:
+            if args.ray is not None:
+                from .onray import run_on_ray
+
+                run_on_ray(plan, args.ray)
+            else:
+                plan.run_here()
+        except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM as Terminated: the finished rows are stored
+            interrupted = e
+        except ValueError as e:  # Ray missing or out of reach: before any row ran
+            print(f"runvil: {e}", file=sys.stderr)
+            return EXIT_USAGE
+        finally:
+            plan.finish()
+        if jsonl is not None and interrupted is None:
+            plan.export_jsonl(jsonl)
+    finally:
+        if jsonl is not None:
+            jsonl.close()
+        plan.close()
+    print(plan.tally.summary())
+    if isinstance(interrupted, Terminated):
+        print("runvil: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
+    if interrupted is not None:
+        print("runvil: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if plan.tally.failed or plan.failed_before else EXIT_OK
+
+
+def jsonl_line(row, stored: dict) -> str:
+    """One row of `--jsonl`: the row and the stored run that answers for it."""
+    error = None
+    if not stored["ok"]:
+        error = {"kind": stored["error_kind"], "message": stored["error_message"]}
+    obj = {"id": row.id, "input": row.input, "metadata": row.metadata, "ok": bool(stored["ok"]),
+           "result": stored["result"], "error": error,
+           "usage": {k: stored[k] for k in ("rounds", "prompt_tokens", "completion_tokens", "reasoning_tokens")},
+           "seconds": stored["seconds"], "run": stored["run"]}
+    return valid_utf8(json.dumps(obj, ensure_ascii=False)) + "\n"

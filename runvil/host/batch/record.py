@@ -1,0 +1,83 @@
+"""One ended run as the `runs` table holds it (host.md "Batches"), for a
+batch's rows and for `runvil run --db FILE`."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from ...engine.events import utc_now
+from ..runcmd import valid_utf8
+from .store import Store, StoreError, bindings_json, sha256_text
+
+INTERNAL = "internal error: {name}: {error}"
+
+
+class RunClock:
+    """When a run started, as stored (`started`, UTC) and measured."""
+
+    def __init__(self, started: str | None = None, t0: float | None = None):
+        self.started = started or utc_now()
+        self.t0 = time.monotonic() if t0 is None else t0
+
+
+def run_log_text(run) -> str:
+    """The run's events as JSON Lines, as `--log` writes them."""
+    return "".join(valid_utf8(json.dumps(ev.as_json(), ensure_ascii=False)) + "\n" for ev in run.events.events)
+
+
+def run_record(run, clock: RunClock, usage: dict, *, error: BaseException | None = None, **fields) -> dict:
+    """The `runs` row of an ended run; `error` is the Python exception that
+    stopped it (an Engine bug), stored as a failure of kind `internal`."""
+    outcome = run.outcome
+    rec = {
+        "ok": 0, "result": None, "error_kind": None, "error_message": None,
+        "started": clock.started, "ended": utc_now(), "seconds": round(time.monotonic() - clock.t0, 6),
+        "log": run_log_text(run),
+        **{k: usage.get(k, 0) for k in ("rounds", "prompt_tokens", "completion_tokens", "reasoning_tokens")},
+        **fields,
+    }
+    if error is not None:
+        rec["error_kind"] = "internal"
+        rec["error_message"] = INTERNAL.format(name=type(error).__name__, error=error)
+    elif outcome is not None and outcome.ok:
+        rec["ok"] = 1
+        rec["result"] = None if outcome.result is None else valid_utf8(outcome.result)
+    elif outcome is not None:
+        rec["error_kind"] = outcome.error.kind
+        rec["error_message"] = valid_utf8(outcome.error.message)
+    for k in ("input", "result", "error_message"):
+        if isinstance(rec.get(k), str):
+            rec[k] = valid_utf8(rec[k])
+    return rec
+
+
+def store_single_run(db_path: str, prompt_path: str, run, meter) -> int | None:
+    """`runvil run --db FILE`: stores the run just ended (no batch), timed
+    from its first event and its usage meter; says on stderr why it cannot,
+    and returns its id or None."""
+    import sys
+
+    events = run.events.events
+    clock = RunClock(events[0].time if events else None, meter.started)
+    usage = meter.as_json()
+
+    try:
+        with open(prompt_path, "rb") as f:
+            sha = sha256_text(f.read())
+    except OSError:
+        sha = None
+    try:
+        store = Store(db_path)
+    except StoreError as e:
+        print(f"runvil: {e}", file=sys.stderr)
+        return None
+    try:
+        return store.add_run(run_record(run, clock, usage, batch_id=None, row_id=None, input=run.input,
+                                        metadata=None, prompt_path=prompt_path, prompt_sha256=sha,
+                                        bindings=bindings_json(run.bindings)))
+    except StoreError as e:
+        print(f"runvil: {e}", file=sys.stderr)
+        return None
+    finally:
+        store.close()

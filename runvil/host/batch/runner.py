@@ -1,0 +1,136 @@
+"""Running rows: the world every row shares, made once as `runvil run`
+makes it (bindings, answerers, the Engine's limits, the Packs), and rows
+driven `concurrency` at a time by the harness (`harness.many`). The same
+runner works in the batch's own process and inside a Ray task; it knows
+nothing of the database, which only the batch's driver writes.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Iterable, Iterator
+
+from .record import RunClock, run_record
+
+
+class Runner:
+    """`args` carries `script`, `config`, `bind` and `workspace` as
+    `runvil run` reads them. Raises ValueError for a world or a config that
+    cannot be used, or a role the bindings leave unbound."""
+
+    def __init__(self, args, prompt, concurrency: int):
+        from ...engine.run import PrepareError, Run
+        from ...harness.packs import discover_packs, pack_schemas
+        from ..runcmd import configured_limits, world_for
+        from .answering import SharedWorld
+
+        self.args, self.prompt, self.concurrency = args, prompt, concurrency
+        self.shared = None
+        self.bindings, models, self.echo_note = world_for(args, prompt)
+        try:
+            self.limits, self.run_limits = configured_limits(args)
+            uses = prompt.frontmatter.uses
+            self.packs = pack_schemas(discover_packs(wanted=uses))
+            try:  # an unbound role is found now, not at the first row
+                Run(prompt, bindings=self.bindings, packs=self.packs).cancel()
+            except PrepareError as e:
+                raise ValueError(str(e)) from None
+            scripted = getattr(models, "world", None) if args.script else None
+            make_packs = self._pack_maker() if uses and not args.script else None
+        except BaseException:
+            close = getattr(models, "close", None)
+            if close is not None:
+                close()
+            raise
+        _pool_for(models, concurrency)
+        self.shared = SharedWorld(models, scripted_world=scripted,
+                                  blocking_models=not args.script and getattr(models, "concurrent", False),
+                                  concurrency=concurrency, make_packs=make_packs)
+
+    def _pack_maker(self):
+        """One row's Packs: its own temporary `files` folder, or the shared
+        `--workspace DIR` (made now, so that a bad folder is a usage error)."""
+        from ...harness.packs import PackTools
+        from ...harness.workspace import Workspace
+        from ..config import PackSettings, load_config
+
+        config = load_config(self.args.config)
+        settings = config.packs if config is not None else PackSettings()
+        uses = self.prompt.frontmatter.uses
+        if self.args.workspace:
+            try:
+                workspace = Workspace.at(self.args.workspace, settings.write_quota)
+            except OSError as e:
+                raise ValueError(f"cannot use the workspace folder {self.args.workspace}: {e.strerror or e}") from None
+            shared = PackTools(workspace, settings, uses)
+            shared.close = lambda: None  # the folder is the user's and outlives every row
+            return lambda: shared
+        return lambda: PackTools(Workspace.temporary(settings.write_quota), settings, uses)
+
+    def run_rows(self, rows: Iterable) -> Iterator[tuple]:
+        """Runs the rows (anything with `input`), `concurrency` at a time;
+        yields (row, its `runs` record without the row's own fields, the
+        rounds that reported usage) as each ends."""
+        from ...engine.run import Run
+        from ...harness.many import Job, drive_many
+
+        def jobs():
+            for row in rows:
+                run = Run(self.prompt, input=row.input, bindings=self.bindings, packs=self.packs,
+                          limits=self.limits, run_limits=self.run_limits)
+                yield Job(run, self.shared.row_answerer(run), tag=(row, RunClock()))
+
+        for job in drive_many(jobs(), self.concurrency):
+            row, clock = job.tag
+            job.answer.close()
+            meter = job.answer.meter
+            yield row, run_record(job.run, clock, meter.as_json(), error=job.error), meter.reported
+
+    def close(self) -> None:
+        if self.shared is not None:
+            self.shared.close()
+            self.shared = None
+
+
+SHARD_CONNECTIONS = 16  # connections a provider client keeps open
+
+
+def _pool_for(models, concurrency: int) -> None:
+    """Real providers keep a connection open for every row running at once
+    (an httpx client keeps 20): with `-j 100`, 80 rounds would otherwise
+    open a new connection each time. The connections are spread over
+    clients of at most SHARD_CONNECTIONS each, because httpcore scans its
+    whole pool at every request: at 100 connections that scan took a third
+    of a batch's CPU time."""
+    from ...harness.providers import ProviderSet
+
+    if not isinstance(models, ProviderSet) or models.factory is not None:
+        return
+    shards = -(-concurrency // SHARD_CONNECTIONS)
+    per_shard = min(concurrency, SHARD_CONNECTIONS)
+
+    def client(*args, **kwargs):
+        import httpx
+
+        from ...harness.openai import OpenAIProvider
+
+        limits = httpx.Limits(max_connections=100, max_keepalive_connections=per_shard)
+        return OpenAIProvider(*args, transport=httpx.HTTPTransport(limits=limits), **kwargs)
+
+    models.factory = lambda *args, **kwargs: ShardedProvider([client(*args, **kwargs) for _ in range(shards)])
+
+
+class ShardedProvider:
+    """One catalog model answered by several provider clients in turn."""
+
+    def __init__(self, shards: list):
+        self.shards = shards
+        self._turn = itertools.count()  # next() on a count is atomic: the I/O threads share it
+
+    def answer(self, effect, on_fragment=None, on_retry=None):
+        shard = self.shards[next(self._turn) % len(self.shards)]
+        return shard.answer(effect, on_fragment=on_fragment, on_retry=on_retry)
+
+    def close(self) -> None:
+        for shard in self.shards:
+            shard.close()
