@@ -31,7 +31,6 @@ from .scheduler import waiting_builtin
 from .strings import from_lua_str, to_lua_str
 
 TAKES = "models.loop takes (compactor?)"
-UNKNOWN_ROLE = "models.{fn}: unknown model role '{role}' ({known})"
 TAKES_HANDLE = "models.loop takes (compactor?); call handle:loop(compactor?) to run on a model handle"
 H_TAKES = "handle:loop takes (compactor?)"
 H_RECEIVER = "call loop on a model handle with a colon: handle:loop(compactor?)"
@@ -72,6 +71,12 @@ class ModelHandle(Userdata):
         raise_lua("model handles are read-only")
 
 
+def unknown_role(fn: str, role: str, roles) -> str:
+    """models.use's and models.default's refusal, with the roles declared
+    (not a chapter text: the chapter has none for it)."""
+    return f"models.{fn}: unknown model role '{role}' ({names_hint(role, roles, 'declared')})"
+
+
 def open_models(vm):
     run = vm.run
     roles = run.prompt.frontmatter.models
@@ -85,7 +90,7 @@ def open_models(vm):
     def use(*args):
         role = role_arg("use", args)
         if role not in roles:
-            raise_lua(UNKNOWN_ROLE.format(fn="use", role=role, known=names_hint(role, roles, "declared")))
+            raise_lua(unknown_role("use", role, roles))
         vm.role = role
         return Multi(())
 
@@ -94,7 +99,7 @@ def open_models(vm):
         if vm.section is not None:
             raise_lua("models.default works only in the H1 body")
         if role not in roles:
-            raise_lua(UNKNOWN_ROLE.format(fn="default", role=role, known=names_hint(role, roles, "declared")))
+            raise_lua(unknown_role("default", role, roles))
         run.default_role = role
         return Multi(())
 

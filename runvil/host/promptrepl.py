@@ -161,12 +161,13 @@ def chunk_runner(vm, interrupt: Interrupt, write):
     """The `_repl` builtin: compiles a chunk in the VM's own state and runs
     it there, showing its values or its error; an error never ends the
     REPL section."""
+    from ..engine.scheduler import waiting_builtin
     from ..lua import LuaError, LuaSyntaxError
-    from ..lua.errors import builtin
     from .luacmd import error_message
 
-    @builtin
     def run_chunk(source, *rest):
+        """A generator, as any builtin whose Lua may wait on the Engine
+        (runvil.engine.scheduler): a chunk that calls models.loop."""
         try:
             fn = compile_chunk(vm.state, source)
         except LuaSyntaxError as e:
@@ -175,7 +176,7 @@ def chunk_runner(vm, interrupt: Interrupt, write):
         vm.state.reset_limits()  # each chunk gets a budget of its own
         try:
             with interrupt.running(vm.state):
-                results = vm.state.call(fn)
+                results = yield from vm.state.call_g(fn)
         except LuaError as e:
             sys.stdout.flush()
             print(INTERRUPTED if interrupt.requested else _message(e.value, error_message), file=sys.stderr)
@@ -186,7 +187,7 @@ def chunk_runner(vm, interrupt: Interrupt, write):
             write("\t".join(show_value(v) for v in results) + "\n")
         sys.stdout.flush()
 
-    return run_chunk
+    return waiting_builtin(None, run_chunk)
 
 
 def _message(value, error_message) -> str:

@@ -320,7 +320,22 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
             return Multi((False, h[0] if h else None))
         return (True, *r)  # several results: a tuple (values.Multi is tuple)
 
-    QUALNAMES[pcall.__code__], QUALNAMES[xpcall.__code__] = "pcall", "xpcall"
+    pairs_fn = libs.get("pairs")
+
+    @builtin
+    def pairs(*args):
+        """base.pairs on a value with __pairs, in a twin: the metamethod runs
+        as any call of a twin (it may yield, as under lua_callk)."""
+        h = V.getmetamethod(args[0], "__pairs") if args else None
+        if h is None:
+            return pairs_fn(*args)
+        r = V.expand((yield from gcall(h if type(h) is FunctionType else V.resolve_callable(h, None), args[:1])))
+        return Multi((r + (None, None, None))[:3])
+
+    #: builtins that call back only through a metamethod, and their twins
+    #: (used when the builtin is not known to run no Lua code here)
+    calling_back = {pairs_fn: pairs} if pairs_fn is not None else {}
+    QUALNAMES[pcall.__code__], QUALNAMES[xpcall.__code__], QUALNAMES[pairs.__code__] = "pcall", "xpcall", "pairs"
     for real, own in ((pcall_fn, pcall), (xpcall_fn, xpcall)):  # what a twin runs for them, as for a Lua function's
         if real is not None:
             real.lua_twin = own
@@ -397,6 +412,8 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
             charge_meta(tm[0])
             return (yield from gcall(tm[0], tm[1] + args))
         own = getattr(f, "lua_twin", None)  # pcall's, xpcall's, a waiting builtin's (runvil.engine)
+        if own is None:
+            own = calling_back.get(f)
         if own is not None and own is not LEAF_TWIN:
             return (yield from own(*args))
         return (yield from escalate(f, args))

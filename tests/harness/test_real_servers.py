@@ -197,7 +197,7 @@ def test_done_without_a_finish_reason_names_the_interrupted_stream(tmp_path, cap
         "kind": "Completion",
         "message": "the model backend ended the reply stream without finishing the reply (no finish reason; "
                    "llama.cpp's server does this when another request interrupts a reply)",
-        "partial": "The capital of"}
+        "partial": "The capital of", "file": str(tmp_path / "p.md"), "line": 23, "section": "Ask"}
     (partial,) = [e for e in events if e["type"] == "model_reply_partial"]
     assert partial["text"] == "The capital of"
     assert len(server.requests) == 1

@@ -215,7 +215,7 @@ def test_an_empty_world_is_the_echo_model_and_a_bad_world_names_its_line():
     first = next(e for e in EXAMPLES if e["name"] == "first-prompt")
     assert session.run(first["prompt"])["result"] == "echo: Say hello to someone who is new to runvil."
     got = session.run(first["prompt"], "replies:\n  - text: [1\n")
-    assert got["error"].startswith("runvil: cannot read the scripted world world.yaml: line 3: ")
+    assert got["error"].startswith("runvil: the scripted world world.yaml: line 3: ")
 
 
 def test_the_repl_runs_in_a_section_vm_of_the_prompt():

@@ -141,7 +141,9 @@ def test_a_run_that_fails_mid_stream_is_recorded_with_its_failure(tmp_path, caps
                         {"error": {"message": "upstream overloaded", "type": "server_error"}}))
     got, _, text = record_and_replay(tmp_path, capsys, monkeypatch, server)
     assert got["ok"] is False and "upstream overloaded" in got["error"]["message"]
-    assert yaml.safe_load(text)["replies"] == [{"stream_error": "upstream overloaded", "fragments": ["Half an ans"]}]
+    # the fragments as the run saw them (the key scrubber may hold back the end of one)
+    (reply,) = yaml.safe_load(text)["replies"]
+    assert reply["stream_error"] == "upstream overloaded" and "".join(reply["fragments"]) == "Half an ans"
     assert got["error"]["partial"] == "Half an ans"
 
 

@@ -220,7 +220,10 @@ class Coroutine:
             twin = self.state.twin_of(self.fn)
             self.gen = twin(*args) if twin is not None else self.state.twin_call(self.fn, args)
             return "yield", self.gen.send(None)
-        return "yield", self.gen.throw(CoroutineKill())
+        gen = self.gen
+        gen.throw(CoroutineKill())  # returns only if a __close handler yields while it unwinds:
+        while True:  # refused where it yields, as lua_closethread runs them (until the body ends)
+            gen.throw(LuaError(C_BOUNDARY))
 
     def _twin_returned(self, r):
         """The twin's function returned `r`: a pending tail call goes on as
