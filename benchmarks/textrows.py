@@ -3,15 +3,21 @@ the same ~900 KB of generated prose, timed on runvil, on Python's `re`
 doing the same work, and on the lua5.4 binary, in one run.
 
     .venv/bin/python -m benchmarks.textrows [--size BYTES] [--reps N] [--engines runvil,re,lua5.4]
+                                            [--baseline DIR]
 
 Prints a Markdown table of CPU seconds (best of N; the rows of issue 28
 and the text work prompts do). Every row returns a checksum, and the
 engines must agree on it (a different one is marked MISMATCH).
+`--baseline DIR` adds a column for the runvil of another checkout (e.g. an
+earlier commit's `git archive`), run in its own process. runvil runs with
+its default limits (a row stopped by the step budget shows the error);
+TEXTROWS_NO_STEP_LIMIT=1 lifts the step limit.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -23,8 +29,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-if str(ROOT) not in sys.path:  # when run as `python benchmarks/textrows.py`
-    sys.path.insert(0, str(ROOT))
+if str(ROOT) not in sys.path:  # when run as `python benchmarks/textrows.py` (after PYTHONPATH: see --baseline)
+    sys.path.append(str(ROOT))
 
 WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "Lorem", "ipsum", "dolor",
          "sit", "amet", "runvil", "prompt", "model", "tool", "answer", "JSON", "reply", "a", "of")
@@ -111,7 +117,12 @@ def _py_trim(s):
 
 def _py_template(s):
     vars_ = {"the": "THE", "fox": "FOX", "model": "MODEL"}
-    tpl = re.sub(r"\b(the|fox|model)\b", r"{\1}", s[:200000])
+
+    def mark(m):
+        w = m.group(1)
+        return "{" + w + "}" if w in vars_ else w
+
+    tpl = re.sub(r"(?<![A-Za-z0-9])([A-Za-z0-9]+)(?![A-Za-z0-9])", mark, s[:200000])
     r, n = re.subn(r"\{([A-Za-z0-9_]+)\}", lambda m: vars_.get(m.group(1), m.group()), tpl)
     return len(r) + n
 
@@ -213,8 +224,9 @@ def _best(fn, reps: int):
 
 def run_runvil(text: str, reps: int) -> dict:
     from runvil.lua import LuaState
+    from runvil.lua.state import Limits
 
-    st = LuaState()
+    st = LuaState(limits=Limits(steps=None) if os.environ.get("TEXTROWS_NO_STEP_LIMIT") else None)
     st.execute(lua_chunk(), "=rows")
     rows = st.G.get("ROWS")
     res = {}
@@ -234,6 +246,14 @@ def run_re(text: str, reps: int) -> dict:
         dt, r = _best(lambda: py(text), reps)
         res[name] = (dt, str(r))
     return res
+
+
+def run_baseline(folder: str, size: int, reps: int) -> dict:
+    """The runvil column of another checkout, from a process importing it."""
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(folder))
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--size", str(size), "--reps", str(reps),
+                          "--engines", "runvil", "--json"], capture_output=True, text=True, env=env, check=True).stdout
+    return {k: tuple(v) for k, v in json.loads(out).items()}
 
 
 def table(results: dict, engines: list) -> str:
@@ -261,11 +281,22 @@ def main(argv=None) -> int:
     ap.add_argument("--size", type=int, default=900_000, help="chars of text (default 900000)")
     ap.add_argument("--reps", type=int, default=3, help="repetitions, the best is kept (default 3)")
     ap.add_argument("--engines", default="runvil,re,lua5.4")
+    ap.add_argument("--baseline", metavar="DIR", help="also time the runvil of this checkout")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one engine's results, for --baseline
     args = ap.parse_args(argv)
     engines = [e.strip() for e in args.engines.split(",")]
     text = make_text(args.size)
     runners = {"runvil": run_runvil, "re": run_re, "lua5.4": run_lua}
-    results = {e: runners[e](text, args.reps) for e in engines}
+    results = {}
+    if args.baseline:
+        results["baseline"] = run_baseline(args.baseline, args.size, args.reps)
+        engines.insert(0, "baseline")
+    for e in engines:
+        if e not in results:
+            results[e] = runners[e](text, args.reps)
+    if args.json:
+        print(json.dumps(results[engines[0]]))
+        return 0
     print(f"{len(text)} chars, CPU seconds, best of {args.reps}\n")
     print(table(results, engines))
     return 0
