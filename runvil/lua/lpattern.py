@@ -235,6 +235,7 @@ class _Matcher:
         if n == CAP_POSITION:
             return None  # Lua compares a huge (size_t)-2 length: never matches
         init = self.cinit[lvl]
+        self.fuel -= n >> 4  # the comparison's length, as max_expand charges its scan
         if self.send - si >= n and self.s.startswith(self.s[init:init + n], si):
             return si + n
         return None

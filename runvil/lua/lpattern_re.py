@@ -6,7 +6,8 @@ the longest run first, `-` is `*?`, `?` tries one before none), so the first
 match it finds is Lua's. Captures are groups (a position capture an empty
 group), `$` at the end is `\\Z`, `.` matches any char (DOTALL), classes and
 sets are byte sets in the C locale, `%f[set]` is a pair of one-char
-lookarounds and `%1` a back reference to a closed text capture.
+lookarounds and `%1` a back reference to a closed text capture (to a position capture it
+never matches, as in Lua).
 
 Where backtracking into a quantified item can never help (the chars that
 may follow it are not in its set, or what follows always succeeds), the
@@ -65,7 +66,8 @@ def _frontier(cs: frozenset) -> str:
 # an item: (kind, chars, quantifier); kinds: "open", "close", "pos" (a
 # position capture), "end" (a final '$'), "front" (%f[chars]), "ref"
 # (quantifier: the capture's number), "one" (a single-char class, with
-# quantifier "", "*", "+", "-" or "?")
+# quantifier "", "*", "+", "-" or "?"), "never" (a back reference to a
+# position capture)
 _OPTIONAL = ("*", "?", "-")
 
 
@@ -114,10 +116,13 @@ def _items(p: str):
                 items.append(("front", item_set(p, i + 2, ep), ""))
                 i = ep
                 continue
-            lvl = ord(d) - 49  # a back reference to a closed text capture
-            if lvl < 0 or lvl not in closed or items_kind_at(items, lvl) == "pos":
+            lvl = ord(d) - 49  # a back reference to a closed capture
+            if lvl < 0 or lvl not in closed:
                 return None
-            items.append(("ref", None, lvl + 1))
+            if items_kind_at(items, lvl) == "pos":
+                items.append(("never", None, ""))  # Lua compares a (size_t)-2 length: never matches
+            else:
+                items.append(("ref", None, lvl + 1))
             i += 2
             continue
         ep = class_end(p, i)
@@ -181,6 +186,8 @@ def _first(items: list, j: int) -> frozenset:
             break
         if kind == "ref":
             return ALL
+        if kind == "never":
+            break
         first |= cs
         if kind == "one" and q in ("", "+"):
             break
@@ -228,6 +235,10 @@ def translate(p: str):
             out.append(_frontier(cs))
             costs.append(("one", None))
             prev_front = None if consumed else cs
+            continue
+        if kind == "never":
+            out.append("(?!)")
+            costs.append(("one", None))
             continue
         if kind == "ref":
             out.append(f"(?:\\{q})")
