@@ -10,10 +10,10 @@ local function make_text(n)
     local words = {}
     for w = 1, 10 do
       seed = (seed * 1103515245 + 12345) % 2147483648
-      local r = seed >> 8
+      local r = seed // 256
       local word = WORDS[r % #WORDS + 1]
       if r % 23 == 0 then
-        word = word .. "." .. WORDS[(r >> 5) % #WORDS + 1] .. "@mail" .. r % 7 .. ".example.org"
+        word = word .. "." .. WORDS[(r // 32) % #WORDS + 1] .. "@mail" .. r % 7 .. ".example.org"
       elseif r % 11 == 0 then
         word = tostring(r % 100000)
       end

@@ -14,7 +14,7 @@ local function make_replies(n)
   local out, seed = {}, 11
   local function rnd(k)
     seed = (seed * 1103515245 + 12345) % 2147483648
-    return (seed >> 8) % k + 1
+    return (seed // 256) % k + 1
   end
   for i = 1, n do
     local first = FIRST[rnd(#FIRST)]

@@ -18,10 +18,10 @@ def make_text(n):
         words = []
         for _ in range(10):
             seed = (seed * 1103515245 + 12345) % 2147483648
-            r = seed >> 8
+            r = seed // 256
             word = WORDS[r % len(WORDS)]
             if r % 23 == 0:
-                word = word + "." + WORDS[(r >> 5) % len(WORDS)] + "@mail" + str(r % 7) + ".example.org"
+                word = word + "." + WORDS[(r // 32) % len(WORDS)] + "@mail" + str(r % 7) + ".example.org"
             elif r % 11 == 0:
                 word = str(r % 100000)
             words.append(word)

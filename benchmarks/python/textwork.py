@@ -29,7 +29,7 @@ def make_replies(n):
     def rnd(k):
         nonlocal seed
         seed = (seed * 1103515245 + 12345) % 2147483648
-        return (seed >> 8) % k + 1
+        return (seed // 256) % k + 1
 
     for i in range(1, n + 1):
         first = FIRST[rnd(len(FIRST)) - 1]
