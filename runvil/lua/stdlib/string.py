@@ -14,6 +14,7 @@ from .. import values
 from ..args import arg_error, check_int, check_str, opt_int, opt_str
 from ..errors import builtin
 from ..lpattern import (
+    GMATCH_PATTERNS,
     PATTERNS,
     all_captures,
     compile_pattern,
@@ -284,6 +285,12 @@ def str_match(*args):
 
 
 def str_gmatch(*args):
+    if len(args) == 2:  # the common shape, s:gmatch(p) on a regex safe on s
+        s, p = args
+        if type(s) is str and type(p) is str:
+            pat = GMATCH_PATTERNS.get(p) or compile_pattern(p, gmatch=True)
+            if pat.nonempty and (rx := pat.any_rx or pat.regex_for(s)) is not None:
+                return builtin(_gmatch_by_regex(pat, rx.finditer(s)))
     s = check_str(args, 1, "gmatch")
     p = check_str(args, 2, "gmatch")
     ls = len(s)
