@@ -51,16 +51,18 @@ BENCHMARKS: dict[str, tuple[int, int, str]] = {
     "format": (100_000, 1_000, 'string.format("%d %s %5.2f", ...)'),
     "sort": (100_000, 1_000, "table.sort of n LCG numbers, without and with a comparator"),
     "coroutine": (100_000, 1_000, "coroutine.wrap generator yielding n values + resume/yield ping-pong"),
+    "textops": (10_000, 200, "issue 28's text operations: gmatch words/e-mails, gsub digits/title-case/blanks"),
     # whole programs of the kinds prompts run (PROGRAMS below)
     "json": (1_700, 50, "a JSON encoder + decoder written in Lua round-tripping a ~200 KB document"),
     "report": (20_000, 500, "a sales report: grouping, sorting, money with thousands separators, padded columns"),
     "textproc": (3_000, 100, "text processing with patterns: word counts, addresses, trimming, gsub captures"),
+    "textwork": (3_000, 100, "model replies: lines, fields, JSON-ish fields, templates, title-case, redaction"),
     "oop": (40_000, 500, "classes: a 3-level __index chain, __add/__eq/__lt/__le/__tostring, sorting objects"),
     "dijkstra": (120, 10, "dijkstra on an n x n grid with a hand-written binary heap"),
     "pipeline": (40_000, 500, "a coroutine generator pipeline: numbers -> filter -> map -> batches"),
 }
 #: the whole programs (the rest are micro-benchmarks); summarised apart
-PROGRAMS = ("json", "report", "textproc", "oop", "dijkstra", "pipeline")
+PROGRAMS = ("json", "report", "textproc", "textwork", "oop", "dijkstra", "pipeline")
 PARSE_LINES = (5000, 500)  # full, quick
 
 BENCH_ENGINES = ["runvil", "python", "lupa", "lua5.4", "abstra-lua"]

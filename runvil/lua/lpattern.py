@@ -1,16 +1,16 @@
 """Lua 5.4 patterns: the matcher behind string.find/match/gmatch/gsub.
 
 Two engines give identical results:
-- the common subset (single-char classes with `* + - ?`, captures, position
-  captures, a final `$`) is translated to a Python `re` regex, which
-  backtracks in the same order as Lua's matcher (greedy `*` tries the longest
-  run first, `-` is `*?`, `?` tries one before none), so the first match
-  found is the same;
-- everything else (`%b`, `%f`, back references, malformed or unbalanced
-  patterns, too many captures, patterns deep enough to hit Lua's
-  MAXCCALLS) runs on a backtracking matcher written after the semantics of
-  lstrlib.c's `match`, raising Lua's errors lazily, exactly when Lua's
-  matcher reaches the offending pattern item.
+- every pattern Python's `re` can express with Lua's meaning (all but `%b`,
+  malformed or unbalanced patterns, too many captures, patterns deep enough
+  to hit Lua's MAXCCALLS) is translated to a regex (lpattern_re), which
+  backtracks in the same order as Lua's matcher, so the first match found
+  is the same; it runs on `re` when its Plan bounds the search's work on
+  the subject (re cannot be stopped by the step budget);
+- everything else runs on a backtracking matcher written after the
+  semantics of lstrlib.c's `match`, metered by the step budget, raising
+  Lua's errors lazily, exactly when Lua's matcher reaches the offending
+  pattern item.
 
 A match is reported as (start, end, caps): 0-based start, exclusive end, and
 the list of capture values (a str, an int for a position capture, or
@@ -23,16 +23,14 @@ import re
 
 from . import values
 from .errors import lua_error as error  # luaL_error: positioned at the caller
-from .lpattern_items import MAXCAPTURES, MAXCCALLS, class_end, item_set, translate
+from .lpattern_items import MAXCAPTURES, MAXCCALLS, class_end, item_set
+from .lpattern_re import translate
 
 #: matcher calls between two charges of the step budget, and the steps one
 #: call costs: a runaway match spends the budget in about the time a loop
 #: of Lua code does
 FUEL = 2000
 STEPS_PER_CALL = 16
-#: the most backtracking a regex may risk (well under a second of re), as
-#: estimated from the pattern's risk (see translate) and the subject
-RISKY_WORK = 10**8
 CAP_UNFINISHED = -1
 CAP_POSITION = -2
 SPECIALS = frozenset("^$*+?.([%-")
@@ -237,6 +235,7 @@ class _Matcher:
         if n == CAP_POSITION:
             return None  # Lua compares a huge (size_t)-2 length: never matches
         init = self.cinit[lvl]
+        self.fuel -= n >> 4  # the comparison's length, as max_expand charges its scan
         if self.send - si >= n and self.s.startswith(self.s[init:init + n], si):
             return si + n
         return None
@@ -267,8 +266,8 @@ class _Matcher:
 class LPattern:
     """A compiled Lua pattern (anchor stripped unless compiled for gmatch)."""
 
-    __slots__ = ("body", "anchor", "regex", "poscaps", "classes", "first", "nonempty", "spans", "risk", "scanned", "safe",
-                 "plain", "any_rx", "textcaps", "find_rx", "single", "subs")
+    __slots__ = ("body", "anchor", "regex", "poscaps", "classes", "first", "nonempty", "spans", "plan", "scanned", "safe",
+                 "plain", "any_rx", "textcaps", "find_rx", "single", "subs", "short")
 
     def __init__(self, p: str, gmatch: bool = False):
         self.plain = not gmatch and SPECIALS.isdisjoint(p)  # find searches it as plain text
@@ -283,14 +282,16 @@ class LPattern:
             self.regex = None
             self.poscaps = ()
             self.nonempty = False
-            self.risk = (0, 0, None)
+            self.plan = None
+            self.short = -1
         else:
             self.regex = re.compile(tr[0], re.DOTALL)
             self.poscaps = tr[1]
             self.nonempty = tr[2] > 0  # so re.subn's scan is Lua's
-            self.risk = tr[3]
-        # the regex when it is safe on every subject (no risky backtracking)
-        self.any_rx = self.regex if self.risk[0] == 0 and self.risk[1] == 0 else None
+            self.plan = tr[3]
+            self.short = self.plan.short_enough(self.anchor)  # safe on a subject up to this long
+        # the regex when it is safe on every subject (its work is linear)
+        self.any_rx = self.regex if self.plan is not None and self.plan.linear else None
         # the captures are all text ones: m.groups() are Lua's captures
         self.textcaps = True not in self.poscaps
         # the regex find and match use on any subject: safe, text captures
@@ -346,28 +347,15 @@ class LPattern:
 
     def regex_for(self, s: str):
         """The regex, when it is safe on s: re cannot be stopped by the step
-        budget, so a pattern whose failing matches could backtrack for long
-        on this subject runs on the metered matcher instead."""
+        budget, so a subject on which a search could work for long (the
+        pattern's Plan says how long, from the subject's runs) runs on the
+        metered matcher instead."""
         rx = self.regex
-        runs, refs, chars = self.risk
-        if rx is None or (runs == 0 and refs == 0):
+        if rx is None or len(s) <= self.short:
             return rx
         subject, safe = self.safe
         if subject is not s:
-            n = len(s)
-            starts = 1 if self.anchor else n  # a search tries every start, an anchored match one
-            if starts * (n + 1) ** (runs + refs) <= RISKY_WORK:  # safe whatever its runs (a short subject)
-                return rx
-            # work = starts * (longest + 1) ** runs * (n + 1) ** refs must be
-            # at most RISKY_WORK: the runs may multiply it by `room`
-            room = RISKY_WORK // (starts * (n + 1) ** refs)
-            if room < 1:
-                safe = False
-            elif chars is None:
-                safe = True
-            else:  # safe unless the subject has a run of `most` of those chars
-                most = _root(room, runs)
-                safe = most > n or b"\1" * most not in s.encode("latin-1", "replace").translate(chars)
+            safe = self.plan.fits(s, self.anchor)
             self.safe = (s, safe)
         return rx if safe else None
 
@@ -414,16 +402,6 @@ class LPattern:
                 return i, e, mt.captures()
             i += 1
         return None
-
-
-def _root(room: int, k: int) -> int:
-    """The largest m with m ** k <= room (k >= 1)."""
-    m = int(room ** (1.0 / k))
-    while (m + 1) ** k <= room:
-        m += 1
-    while m > 0 and m ** k > room:
-        m -= 1
-    return m
 
 
 #: compiled patterns by source: PATTERNS for find/match/gsub (builtins look

@@ -304,7 +304,8 @@ def test_plain_and_safe_patterns_are_flagged():
     assert compile_pattern("hello world").plain
     assert not compile_pattern("a.b").plain
     assert compile_pattern("[^ ]").any_rx is not None
-    assert compile_pattern("^-?%d+").any_rx is None  # its '-?' may backtrack: regex_for decides per subject
+    assert compile_pattern("^-?%d+").any_rx is not None  # '-?' takes one char at most, possessively
+    assert compile_pattern("^%d-%d").any_rx is None  # '%d-' may backtrack: regex_for decides per subject
     assert not compile_pattern("()x").textcaps
     assert compile_pattern("[^ \t]").single == frozenset(map(chr, range(256))) - {" ", "\t"}
     assert compile_pattern("%a").single is not None and compile_pattern("^.").single is not None

@@ -215,11 +215,13 @@ def str_gsub(*args):
                 r = _gsub_by_template(pat, src, repl, len(src) + 1)
                 if r is not None:
                     return r
-            elif (tr is FunctionType or tr is LuaTable) and (rx := pat.any_rx) is not None:
+            elif (tr is FunctionType or tr is LuaTable) and (rx := pat.any_rx or pat.regex_for(src)) is not None:
                 if rx.search(src) is None:
                     return Multi((src, 0))  # nothing to replace (escaping text that needs none): repl is never called
-                if tr is FunctionType and pat.nonempty and not pat.anchor and pat.textcaps:
-                    with CCall():  # a function is called (a C call), not yieldable
+                if pat.nonempty and not pat.anchor and pat.textcaps:
+                    if tr is LuaTable and repl.meta is None:  # plain lookups: nothing is called
+                        return _gsub_by_function(pat, src, repl, len(src), values.MAX_STRING[0])
+                    with CCall(calls=tr is FunctionType):  # as _gsub's: not yieldable
                         return _gsub_by_function(pat, src, repl, len(src), values.MAX_STRING[0])
     repl = args[2] if len(args) >= 3 else None
     if type(repl) is FunctionType or type(repl) is LuaTable:
@@ -252,7 +254,7 @@ def _gsub(args):
     if fast and rx.search(src) is None:  # nothing to replace (escaping text that needs none)
         return Multi((src, 0))
     limit = values.MAX_STRING[0]
-    if fast and tr is FunctionType and pat.textcaps:
+    if fast and tr is not str and pat.textcaps:
         return _gsub_by_function(pat, src, repl, min(max_s, srcl), limit)
     value = _replacer(repl, tr, src)
     state = [0, False, 0]  # size of the replacements, changed, size reserved so far
@@ -308,10 +310,11 @@ def _gsub(args):
 
 
 def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
-    """gsub with a function replacement on a regex with text captures
-    only: re.subn calls it with the captures (or the whole match) as Lua's
-    add_value does; the sizes are reserved as _gsub's loop reserves them
-    (each match adds its text's size and tests one bound: the size where
+    """gsub with a function or table replacement on a regex with text
+    captures only: re.subn calls the function with the captures (or the
+    whole match), or indexes the table with the first, as Lua's add_value
+    does; the sizes are reserved as _gsub's loop reserves them (each match
+    adds its text's size and tests one bound: the size where
     _reserve_grown has work, a step past what is reserved or past the
     string limit)."""
     size = 0  # of the replacements
@@ -320,10 +323,18 @@ def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
     check_at = min(_RESERVE_STEP, limit + 1)
     first = values.first
     whole = not pat.poscaps
+    table = type(repl) is LuaTable
+    g = 0 if whole else 1  # the key of a table: the first capture, or the whole match
+    if table:  # a string key: the hash part (through __index, when there is a metatable)
+        raw = repl.hash.get if repl.meta is None else None
+        index = values.index
 
     def sub(m):
         nonlocal size, changed, check_at
-        v = repl(m.group()) if whole else repl(*m.groups())
+        if table:
+            v = raw(m.group(g)) if raw is not None else index(repl, m.group(g))
+        else:
+            v = repl(m.group()) if whole else repl(*m.groups())
         tv = type(v)
         if tv is str:  # the common result, a text: no Multi to take the first of
             text = v

@@ -6,10 +6,15 @@ works on bytes (ASCII/C-locale semantics for case and classes).
 
 from __future__ import annotations
 
+from itertools import count, repeat
+from operator import itemgetter
+from re import Match
+
 from .. import values
 from ..args import arg_error, check_int, check_str, opt_int, opt_str
 from ..errors import builtin
 from ..lpattern import (
+    GMATCH_PATTERNS,
     PATTERNS,
     all_captures,
     compile_pattern,
@@ -17,6 +22,7 @@ from ..lpattern import (
     find_match,
     has_specials,
 )
+from ..runtime import adjust
 from ..table import LuaTable
 from ..values import EMPTY, Multi
 from . import lib_table
@@ -279,6 +285,12 @@ def str_match(*args):
 
 
 def str_gmatch(*args):
+    if len(args) == 2:  # the common shape, s:gmatch(p) on a regex safe on s
+        s, p = args
+        if type(s) is str and type(p) is str:
+            pat = GMATCH_PATTERNS.get(p) or compile_pattern(p, gmatch=True)
+            if pat.nonempty and (rx := pat.any_rx or pat.regex_for(s)) is not None:
+                return builtin(_gmatch_by_regex(pat, rx.finditer(s)))
     s = check_str(args, 1, "gmatch")
     p = check_str(args, 2, "gmatch")
     ls = len(s)
@@ -310,7 +322,73 @@ def str_gmatch(*args):
 
 def _gmatch_by_regex(pat, matches):
     """gmatch's iterator over re's matches (each call the next one, then
-    nothing ever after), its values as push_captures makes them."""
+    nothing ever after), its values as push_captures makes them; a generic
+    for walks the same matches without calling it (_walk_matches)."""
+    fn = _gmatch_iter(pat, matches)
+    fn.lua_walk_calls = lambda s, c, n, steps, tick: _walk_matches(pat, matches, n, steps, tick)
+    return fn
+
+
+class _MatchWalk(map):
+    """A generic for's walk over gmatch's matches on re at C speed: its
+    items are mapped from re's matches and counted as they go; their
+    steps (one an item, as runtime._charged charges) are charged when the
+    loop ends (the loop's body charges as it goes, so the budget still
+    stops a long loop)."""
+
+    __slots__ = ("counted", "steps")
+
+    def close(self):
+        steps, self.steps = self.steps, None
+        if steps is not None:
+            steps[0] -= next(self.counted)
+
+    def throw(self, e):
+        self.close()
+        raise e
+
+
+_FIRST = itemgetter(0)
+
+
+def _walk_matches(pat, matches, n: int, steps: list, tick):
+    """A generic for over gmatch's iterator (runtime.make_giter), natively:
+    each item the next of re's matches (taken from the iterator's own
+    matches, so a loop left early leaves the rest to the next call), as
+    n loop values."""
+    ncaps = len(pat.poscaps)
+    if pat.textcaps and (n == 1 and ncaps <= 1 or n == ncaps):
+        if n == ncaps and ncaps > 1:
+            items = map(Match.groups, matches)
+        else:
+            items = map(Match.group, matches, repeat(ncaps))  # group(1), or group(0): the whole match
+        counted = count()
+        walk = _MatchWalk(_FIRST, zip(items, counted))
+        walk.counted = counted
+        walk.steps = steps
+        return walk
+    return _walk_values(pat, matches, n, ncaps, steps, tick)
+
+
+def _walk_values(pat, matches, n: int, ncaps: int, steps: list, tick):
+    """_walk_matches for position captures or a count of loop variables
+    other than the captures': each item made from a match in Python."""
+    k = 64  # 64 - the items not charged yet (as runtime._charged counts them)
+    try:
+        for m in matches:
+            k -= 1
+            if not k:
+                k = 64
+                steps[0] -= 64
+                if steps[0] < 0:
+                    tick()
+            vals = (m.group(),) if not ncaps else tuple(pat.caps_of(m))
+            yield vals[0] if n == 1 else adjust(vals, n)
+    finally:
+        steps[0] -= 64 - k
+
+
+def _gmatch_iter(pat, matches):
     ncaps = len(pat.poscaps)
     if ncaps == 0:
         def gmatch_iter(*_):
