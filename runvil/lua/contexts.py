@@ -312,10 +312,11 @@ def inline_recursion_limit() -> int:
     """The Python frames Lua may nest on the calling thread (inline): what
     its C stack holds with a margin, as far as the platform tells (a
     generator resumed inside another takes C stack, some kilobytes a level
-    at most); the platform's own limit where it does not (Pyodide sets one
-    its stack holds)."""
+    at most); on WebAssembly, what Pyodide's stack in Node and in a browser's
+    worker was seen to hold with Lua run as generator twins
+    (`LuaState._call_here`)."""
     if sys.platform in ("emscripten", "wasi"):
-        return sys.getrecursionlimit()
+        return WASM_RECURSION_LIMIT
     try:
         import resource
 
@@ -327,6 +328,9 @@ def inline_recursion_limit() -> int:
     return max(sys.getrecursionlimit(), min(LUA_RECURSION_LIMIT, soft // INLINE_FRAME_BYTES))
 
 
+#: Python frames Lua may nest on WebAssembly (Pyodide): infinite recursion
+#: through twins ends in `stack overflow` at 6,000 in Node; 4,000 leaves room
+WASM_RECURSION_LIMIT = 4000
 #: C stack a Python frame may take on the inline backend's calling thread
 #: (the largest measured for a Lua call through generator twins, doubled)
 INLINE_FRAME_BYTES = 2048

@@ -18,7 +18,7 @@ from types import FunctionType
 from ..structs import Struct
 from . import values as V
 from .compiled import compile_lua
-from .contexts import INLINE, SUSPEND, on_lua_thread, run_lua
+from .contexts import C_BOUNDARY, CAN_THREAD, INLINE, SUSPEND, on_lua_thread, run_lua
 from .cstack import HOST_CCALLS, LUAI_MAXCCALLS, C, ccall, check
 from .errors import LimitExceeded, LuaError, current_where
 from .runtime import base_namespace, make_forprep, make_giter
@@ -191,6 +191,11 @@ class LuaState:
             C[0] = saved
 
     def _call_here(self, f, args):
+        if INLINE and not CAN_THREAD:
+            # on a stack as small as WebAssembly's, deep recursion in plain
+            # compiled code crashes the interpreter, while generator twins end
+            # in Python's RecursionError: run it as a twin (see call_g)
+            return _to_end(self.call_g(f, *args))
         try:
             return V.expand(ccall(f, *args))
         except RecursionError as e:
@@ -214,6 +219,16 @@ class LuaState:
 
     def set_global(self, name: str, value) -> None:
         self.G.set(name, value)
+
+
+def _to_end(gen):
+    """call_g run to its end where no wait can pass up (a host's call)."""
+    try:
+        gen.send(None)
+        while True:
+            gen.throw(LuaError(C_BOUNDARY))
+    except StopIteration as e:
+        return e.value
 
 
 def _default_stdout(text: str) -> None:

@@ -281,13 +281,6 @@ def resume_passing(co: Coroutine, args: tuple):
     return kind, values
 
 
-def wrapped_twin(co: Coroutine, args: tuple):
-    """A coroutine.wrap function as a twin calls it (inline)."""
-    if co.status != "suspended":
-        return resume_wrapped(co, args, caller_where)  # the refusal
-    return wrapped_outcome(*(yield from resume_passing(co, args)), caller_where)
-
-
 def wrapped_outcome(kind: str, values, where) -> tuple:
     if kind == "error":
         raise LuaError(where() + values if type(values) is str else values)
@@ -482,7 +475,12 @@ def open_lib(state) -> None:
 
         wrapped.lua_walk_calls = lambda s, c, n, steps, tick: walk_wrapped(co, s, c, n, steps, tick)  # a for over it
         if INLINE:
-            wrapped.lua_twin = builtin(lambda *a: wrapped_twin(co, a))
+            def twin(*a):  # a builtin level of its own while it runs (the positions of errors)
+                if co.status != "suspended":
+                    return resume_wrapped(co, a, caller_where)  # the refusal
+                return wrapped_outcome(*(yield from resume_passing(co, a)), caller_where)
+
+            wrapped.lua_twin = builtin(twin)
         return builtin(wrapped)
 
     def close(*args):
