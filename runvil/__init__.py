@@ -15,10 +15,14 @@ __all__ = ["ParseError", "RunFailed", "parse_file", "parse_text", "run"]
 
 
 def __getattr__(name):
-    if name in ("ParseError", "parse_file", "parse_text"):
-        from . import prompt
+    if name == "ParseError":
+        from .prompt import ParseError
 
-        return getattr(prompt, name)
+        return ParseError
+    if name in ("parse_file", "parse_text"):  # prompts that start runs: the Engine's (prompt.start)
+        from .engine import run
+
+        return getattr(run, name)
     raise AttributeError(name)
 
 
@@ -45,6 +49,7 @@ def run(prompt, *, input: str | None = None, script=None, harness=None, bindings
     import os
 
     from .engine.run import ModelBinding, Run
+    from .harness.answerer import choose_answerer, default_pack_tools, packs_perform, schemas_of_packs, with_packs
     from .harness.drive import drive
 
     if isinstance(prompt, (str, os.PathLike)):
@@ -52,39 +57,21 @@ def run(prompt, *, input: str | None = None, script=None, harness=None, bindings
 
         prompt = parse_file(prompt)
     roles = list(prompt.frontmatter.models)
-    if script is not None:
-        from .harness.scripted import ScriptedWorld
-
-        if isinstance(script, dict):
-            world = ScriptedWorld(script, roles=roles)
-        else:
-            world = ScriptedWorld.load(script, roles=roles)
-        answer = harness or world.answer
-        defaults = {r: world.binding(r) for r in roles}
-        if input is None:
-            input = world.input
-    elif harness is not None:
-        answer = harness
-        defaults = {r: ModelBinding(r) for r in roles}
+    uses = prompt.frontmatter.uses
+    if script is not None or harness is None:  # a script's bindings and input, or the echo model's
+        defaults, answer, _ = choose_answerer(roles, script=script)
+        if script is not None and input is None:
+            input = answer.world_input
     else:
-        from .harness.echo import ECHO_CONTEXT
-        from .host.runcmd import _Answerer
-
-        answer = _Answerer()
-        if prompt.frontmatter.uses:  # the Packs are imported for a prompt that uses one
-            from .harness.packs import PackTools, WithPackTools
-
-            answer = WithPackTools(answer, PackTools(wanted=prompt.frontmatter.uses))
-        defaults = {r: ModelBinding("echo", ECHO_CONTEXT, name="echo") for r in roles}
+        defaults = {r: ModelBinding(r) for r in roles}
+    if harness is not None:
+        answer = harness
+    elif packs_perform(uses, script is not None):  # the Packs are imported for a prompt that uses one
+        answer = with_packs(answer, default_pack_tools(uses))
     for role, b in (bindings or {}).items():
         defaults[role] = ModelBinding(b, name=b) if isinstance(b, str) else b
     try:
-        packs = {}
-        if prompt.frontmatter.uses:
-            from .harness.packs import discover_packs, pack_schemas
-
-            packs = pack_schemas(discover_packs(wanted=prompt.frontmatter.uses))
-        run_ = Run(prompt, input=input, bindings=defaults, packs=packs)
+        run_ = Run(prompt, input=input, bindings=defaults, packs=schemas_of_packs(uses))
         outcome = drive(run_, answer)
     finally:
         close = getattr(answer, "close", None) if script is None and harness is None else None

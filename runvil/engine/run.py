@@ -15,7 +15,9 @@ at its next step.
 from __future__ import annotations
 
 from ..lua import Limits, LuaError
-from ..prompt.model import LuaBlock
+from ..prompt import parse_file as parse_prompt_file
+from ..prompt import parse_text as parse_prompt_text
+from ..prompt.model import LuaBlock, Prompt
 from ..structs import Struct
 from .conversation.rounds import ModelBinding
 from .errors import ErrorValue, RunError, run_error_from
@@ -193,3 +195,28 @@ class Run:
             self.events.emit("section_ended", execution_id, section.name, **ended)
             i = i + 1 if walk_on and i + 1 < len(sections) else None
         return result
+
+
+class StartablePrompt(Prompt, frozen=True):
+    """A parsed prompt that starts sans-IO runs, as `runvil.parse_file` and
+    `runvil.parse_text` return it (host.md "The Python API"): `run.step()`
+    returns effects, `run.resume(answers)` continues. It lives here, not in
+    the prompt layer, which knows nothing of the Engine."""
+
+    def start(self, input: str | None = None, bindings: dict | None = None, **options) -> Run:
+        return Run(self, input=input, bindings=bindings, **options)
+
+
+def startable(prompt: Prompt) -> StartablePrompt:
+    return StartablePrompt(prompt.path, prompt.frontmatter, prompt.title, prompt.h1, prompt.sections,
+                           prompt.source_lines)
+
+
+def parse_file(path) -> StartablePrompt:
+    """`runvil.parse_file`: the prompt layer's parse, startable."""
+    return startable(parse_prompt_file(path))
+
+
+def parse_text(text: str, path="<prompt>") -> StartablePrompt:
+    """`runvil.parse_text`: the prompt layer's parse, startable."""
+    return startable(parse_prompt_text(text, path))

@@ -98,13 +98,13 @@ def world_loader():
     if _LOADER is None:
         from yaml.constructor import ConstructorError
 
-        from ..prompt.frontmatter import _Loader
+        from ..prompt.frontmatter import FrontmatterLoader
 
-        class WorldLoader(_Loader):
+        class WorldLoader(FrontmatterLoader):
             pass
 
         def keeping(tag, kind):
-            base = _Loader.yaml_constructors[tag]
+            base = FrontmatterLoader.yaml_constructors[tag]
 
             def construct(loader, node):
                 value = kind(base(loader, node))

@@ -41,7 +41,7 @@ class Case:
 
 
 def _loader():
-    from ..harness.scripted import _loader as world_loader
+    from ..harness.worldcheck import world_loader
 
     return world_loader()  # YAML 1.2, numbers keeping their source text
 

@@ -2,56 +2,15 @@
 
 from __future__ import annotations
 
-import errno
 import sys
+
+from .exits import guarded
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Runs a command; an Engine bug is reported in one line, not as a
-    traceback (set RUNVIL_TRACEBACK=1 to see it). A closed pipe or a full
-    disk on the output is the reader's or the machine's doing, not a bug."""
-    import os
-
-    try:
-        code = _main(argv)
-        sys.stdout.flush()  # a late write error surfaces here, not at exit
-        return code
-    except KeyboardInterrupt:
-        print("runvil: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        _drop_stdout()
-        return 141  # as a shell reports a command ended by SIGPIPE (128 + 13)
-    except OSError as e:
-        if e.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG):
-            return _internal(e)
-        _drop_stdout()
-        print(f"runvil: cannot write the output: {e.strerror}", file=sys.stderr)
-        return 1
-    except Exception as e:  # a bug in runvil, not in the prompt
-        return _internal(e)
-
-
-def _internal(e: Exception) -> int:
-    import os
-
-    if os.environ.get("RUNVIL_TRACEBACK"):
-        raise e
-    print(f"runvil: internal error: {type(e).__name__}: {e} (set RUNVIL_TRACEBACK=1 for details)", file=sys.stderr)
-    return 1
-
-
-def _drop_stdout() -> None:
-    """Points stdout at /dev/null so the interpreter's last flush of what
-    is still buffered cannot fail again on the way out."""
-    import os
-
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):
-        pass
+    """Runs a command (host.md); its exceptions become exit statuses
+    (exits.guarded)."""
+    return guarded(_main, argv)
 
 
 def _main(argv: list[str] | None = None) -> int:

@@ -52,11 +52,12 @@ class CommandError(Exception):
 
 def run_here() -> tuple[int, str, str]:
     """`runvil run` on the current folder's case files, in this process."""
-    from .cli import main
+    from .exits import guarded
+    from .runcmd import run_command
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["run", *ARGS])
+        code = guarded(run_command, list(ARGS))  # as `runvil run` does
     return code, out.getvalue(), err.getvalue()
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 import sys
 
-from ..lua import Limits, LuaError, LuaState, LuaSyntaxError, LuaTable
+from ..lua import LuaError, LuaState, LuaSyntaxError, LuaTable
 from ..lua.files import file_source
-from ..lua.values import getmetamethod, tostring, tostring_basic
+from .luaoutput import STANDALONE_LIMITS, error_message, write_stdout
 from .repl import INTERRUPTED, Console, Interrupt, compile_chunk, incomplete, show_values, to_lua
 
 HELP = """usage: runvil lua [options] [FILE [ARGS...]]
@@ -40,30 +40,6 @@ examples:
 
 Exit status: 0 success; 1 an error in a chunk, or a FILE that cannot be
 opened (as `lua`); 2 an option it does not know."""
-
-# A standalone program may compute for longer than a prompt block.
-STANDALONE_LIMITS = Limits(steps=200_000_000)
-
-
-def _write_stdout(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("latin-1", "replace"))
-
-
-def error_message(value) -> str:
-    """What the `lua` command prints for an uncaught error value."""
-    if type(value) is str:
-        return value
-    if type(value) in (int, float):
-        return tostring_basic(value)
-    if getmetamethod(value, "__tostring") is not None:
-        try:
-            return tostring(value)
-        except LuaError:
-            pass
-    from ..lua.values import type_name
-
-    return f"(error object is a {type_name(value)} value)"
-
 
 def lua_command(args: list[str]) -> int:
     """Reads `lua`-style arguments: options stop at the first operand."""
@@ -184,7 +160,7 @@ def _type(v) -> str:
 
 def run_lua_command(chunks: list[str], file: str | None, script_args: list[str], interactive: bool = False,
                     command_line: list[str] | None = None, script_at: int | None = None) -> int:
-    state = LuaState(stdout=_write_stdout, allow_load=True, limits=STANDALONE_LIMITS)
+    state = LuaState(stdout=write_stdout, allow_load=True, limits=STANDALONE_LIMITS)
     if command_line is None:
         command_line = [w for c in chunks for w in ("-e", c)] + ([file, *script_args] if file else [])
         script_at = 2 * len(chunks) if file is not None else None
@@ -250,5 +226,5 @@ def repl(state: LuaState) -> int:
                 sys.stdout.flush()
                 print(INTERRUPTED if interrupt.requested else error_message(e.value), file=sys.stderr)
                 continue
-            show_values(results, _write_stdout)
+            show_values(results, write_stdout)
             sys.stdout.flush()

@@ -13,7 +13,6 @@ offline echo model or a `--script` world.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
@@ -57,7 +56,7 @@ def prompt_repl(path: str, script: str | None) -> int:
     from ..engine.run import PrepareError, Run
     from ..lua import Limits, LuaState
     from ..prompt import ParseError, parse_file, parse_text
-    from .luacmd import STANDALONE_LIMITS, _write_stdout
+    from .luaoutput import STANDALONE_LIMITS, write_stdout
     from .runcmd import EXIT_USAGE, drive_closing, usage_error
 
     try:
@@ -75,7 +74,7 @@ def prompt_repl(path: str, script: str | None) -> int:
     others = tuple(s for s in prompt.sections if s.name != SECTION)
     repl_prompt = replace(prompt, sections=(section,) + others)
     try:
-        bindings, answer = _world(script, repl_prompt)
+        bindings, answer = repl_world(script, repl_prompt)
     except ValueError as e:
         print(f"runvil: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -88,7 +87,7 @@ def prompt_repl(path: str, script: str | None) -> int:
     def on_vm(vm):
         if vm.section == SECTION:
             entered.append(vm)
-            vm.state.set_global("_repl", chunk_runner(vm, interrupt, _write_stdout))
+            vm.state.set_global("_repl", chunk_runner(vm, interrupt, write_stdout))
 
     try:
         run = Run(repl_prompt, input=getattr(answer, "world_input", None), bindings=bindings,
@@ -130,24 +129,13 @@ def prompt_repl(path: str, script: str | None) -> int:
     return 0
 
 
-def _world(script: str | None, prompt):
+def repl_world(script: str | None, prompt):
     """Bindings and the answerer: the scripted world, else the echo model
     (never a configured provider: the REPL is for trying things offline)."""
-    from .runcmd import world_for
+    from ..harness.answerer import choose_answerer
 
-    if script is not None:
-        bindings, answer, _ = world_for(argparse.Namespace(script=script), prompt)
-        return bindings, answer
-    from ..engine.effects import ModelRound, ToolFailure
-    from ..engine.run import ModelBinding
-    from ..harness.echo import ECHO_CONTEXT, echo_reply
-
-    def answer(effect):
-        if isinstance(effect, ModelRound):
-            return echo_reply(effect)
-        return ToolFailure(f"no tool backend is configured for {effect.name}")
-
-    return {r: ModelBinding("echo", ECHO_CONTEXT, name="echo") for r in prompt.frontmatter.models}, answer
+    bindings, answer, _ = choose_answerer(prompt.frontmatter.models, script=script)
+    return bindings, answer
 
 
 def _show_print(ev) -> None:
@@ -163,7 +151,7 @@ def chunk_runner(vm, interrupt: Interrupt, write):
     REPL section."""
     from ..engine.scheduler import waiting_builtin
     from ..lua import LuaError, LuaSyntaxError
-    from .luacmd import error_message
+    from .luaoutput import error_message
 
     def run_chunk(source, *rest):
         """A generator, as any builtin whose Lua may wait on the Engine

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 
 from .exits import EXIT_FAILED, EXIT_OK, EXIT_PARSE, EXIT_TERMINATED, EXIT_USAGE
 from .rounds import NO_USAGE, UsageMeter, report_retries
+from .termtext import valid_utf8
 
 
 #: the run's input from --input-file, at most (a prompt file's own limit)
@@ -137,6 +138,7 @@ def _run_command(argv: list[str]) -> int:
         return EXIT_USAGE
 
     from ..engine.run import PrepareError, Run
+    from ..harness.answerer import packs_perform, recording, schemas_of_packs, with_packs
 
     input_text = args.input
     if args.input is not None and args.input_file is not None:
@@ -162,13 +164,9 @@ def _run_command(argv: list[str]) -> int:
 
             live = Live(sys.stderr)
         recorder = None
-        if args.record:  # the recorder imports the provider code (httpx)
-            from ..harness.record import Recorder
-
-            recorder = Recorder()
         on_fragment = live.fragment if live else None
-        if recorder is not None:  # the recorder keeps the streamed fragments too
-            on_fragment = recorder.fragment_hook(on_fragment)
+        if args.record:  # the recorder keeps the streamed fragments too
+            recorder, on_fragment = recording(on_fragment)
         bindings, answer, note = world_for(args, prompt, on_fragment=on_fragment)
         limits, run_limits = configured_limits(args)
     except ValueError as e:
@@ -180,21 +178,15 @@ def _run_command(argv: list[str]) -> int:
         input_text = answer.world_input  # before the live wrapper hides it
     workspace = None
     uses = prompt.frontmatter.uses
-    if uses and not args.script:  # bound tools come from the Packs (imported only for a prompt that uses one)
-        from ..harness.packs import WithPackTools
-
+    if packs_perform(uses, bool(args.script)):  # bound tools: the Packs (imported for a prompt that uses one)
         try:
             tools = pack_tools(args, prompt.frontmatter.uses)
         except OSError as e:
             return usage_error(f"cannot use the workspace folder {args.workspace}: {e.strerror or e}", answer)
-        answer = WithPackTools(answer, tools)
+        answer = with_packs(answer, tools)
         workspace = tools.workspace.path
     requests: list = []
-    schemas = {}
-    if uses:
-        from ..harness.packs import discover_packs, pack_schemas
-
-        schemas = pack_schemas(discover_packs(wanted=uses))
+    schemas = schemas_of_packs(uses)
     try:
         run = Run(prompt, input=input_text, bindings=bindings, packs=schemas, debug=args.debug,
                   limits=limits, run_limits=run_limits)
@@ -266,24 +258,6 @@ def error_json(prompt, error, events) -> dict:
     return {**error.as_json(), **error_place(prompt, error, events)}
 
 
-class _Answerer:
-    """Answers effects from the scripted world or the echo model."""
-
-    def __init__(self, world=None):
-        self.world = world
-        self.world_input = world.input if world is not None else None
-
-    def __call__(self, effect):
-        from ..engine.effects import ModelRound, ToolFailure
-        from .. harness.echo import echo_reply
-
-        if self.world is not None:
-            return self.world.answer(effect)
-        if isinstance(effect, ModelRound):
-            return echo_reply(effect)
-        return ToolFailure(f"no tool backend is configured for {effect.name}")
-
-
 def write_record(path: str, recorder, made: bool) -> None:
     """Writes the recorded world; one that cannot be (RecordError) is said
     on stderr, and a file made empty for it removed."""
@@ -331,33 +305,27 @@ def drive_closing(run, answering, answerer, log, requests: list | None = None):
 
 
 def world_for(args, prompt, on_fragment=None):
-    """Bindings for every declared role, the answerer, and a note for stderr."""
-    from ..engine.run import ModelBinding
+    """Bindings for every declared role, the answerer, and a note for stderr:
+    the flags and the config read here, the choice made by the harness."""
+    from ..harness.answerer import choose_answerer
+    from .config import check_bind_roles, load_config, real_providers
 
     roles = list(prompt.frontmatter.models)
     binds, model = getattr(args, "bind", None) or [], getattr(args, "model", None)
+    providers = None
     if args.script:
-        from ..harness.scripted import ScriptedWorld
-        from .config import check_bind_roles
-
         check_bind_roles(roles, binds)  # a typo in a role is said first
         if binds or model is not None:
             flag = "--bind" if binds else "-m/--model"
             raise ValueError(f"{flag} does not apply with --script: the scripted world plays every role "
                              "(a role's `model` in the world's models names it)")
-        world = ScriptedWorld.load(args.script, on_fragment=on_fragment, roles=roles)  # WorldError: a ValueError
-        return {r: world.binding(r) for r in roles}, _Answerer(world), None
-    from .config import load_config, real_providers
-
-    config = load_config(args.config)
-    if config is not None or binds or model is not None:
-        bindings, providers = real_providers(prompt.frontmatter.models, config, binds, on_fragment=on_fragment,
-                                             model=model)
-        return bindings, providers, None
-    from ..harness.echo import ECHO_CONTEXT
-
-    bindings = {r: ModelBinding("echo", ECHO_CONTEXT, name="echo") for r in roles}
-    return bindings, _Answerer(), "runvil: no config: every model role runs on the offline echo model"
+    else:
+        config = load_config(args.config)
+        if config is not None or binds or model is not None:
+            def providers(on_fragment):
+                return real_providers(prompt.frontmatter.models, config, binds, on_fragment=on_fragment, model=model)
+    # WorldError: a ValueError
+    return choose_answerer(roles, script=args.script or None, providers=providers, on_fragment=on_fragment)
 
 
 def configured_limits(args):
@@ -409,13 +377,3 @@ def _print_json(obj) -> None:
 
 
 _C1 = re.compile("[\x7f-\x9f]")
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def valid_utf8(text: str) -> str:
-    """Text stdout can write as UTF-8: a Lua string's bytes that are not
-    UTF-8 (carried as lone surrogates) and lone surrogates from a world or a
-    provider each become U+FFFD, the replacement character."""
-    return _LONE_SURROGATE.sub("\ufffd", text)

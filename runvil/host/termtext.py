@@ -48,3 +48,13 @@ class TerminalStream:
 
     def fileno(self) -> int:
         return self.stream.fileno()
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_utf8(text: str) -> str:
+    """Text stdout can write as UTF-8: a Lua string's bytes that are not
+    UTF-8 (carried as lone surrogates) and lone surrogates from a world or a
+    provider each become U+FFFD, the replacement character."""
+    return _LONE_SURROGATE.sub("\ufffd", text)

@@ -96,7 +96,7 @@ BAD_CHARACTER = "the control character U+{code:04X} is not allowed in YAML"
 # --- YAML 1.2 core schema on top of PyYAML's safe loader -------------------
 
 
-class _Loader(yaml.SafeLoader):
+class FrontmatterLoader(yaml.SafeLoader):
     """PyYAML's safe loader, bounded: its composer counts depth and nodes
     (aliases by the size of what they name), so a hostile document is a
     marked error before anything is built from it."""
@@ -139,20 +139,20 @@ class _Loader(yaml.SafeLoader):
 
 
 _DROPPED = {f"tag:yaml.org,2002:{t}" for t in ("bool", "int", "float", "null", "timestamp", "value", "merge")}
-_Loader.yaml_implicit_resolvers = {
+FrontmatterLoader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag not in _DROPPED]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-_Loader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
-_Loader.add_implicit_resolver(
+FrontmatterLoader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
+FrontmatterLoader.add_implicit_resolver(
     "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
 )
 _INT = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
 _FLOAT = re.compile(
     r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
 )
-_Loader.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
-_Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456789."))
+FrontmatterLoader.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
+FrontmatterLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456789."))
 
 
 def _construct_bool(loader, node):
@@ -186,9 +186,9 @@ def _construct_float(loader, node):
     return float(value)
 
 
-_Loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
-_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-_Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+FrontmatterLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+FrontmatterLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+FrontmatterLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 
 # --- checking the keys -------------------------------------------------------
@@ -197,7 +197,7 @@ _Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 class _Checker:
     """Validates the composed YAML nodes, collecting every problem."""
 
-    def __init__(self, loader: _Loader, text: str, first_line: int, path: str):
+    def __init__(self, loader: FrontmatterLoader, text: str, first_line: int, path: str):
         self.loader, self.text, self.first_line, self.path = loader, text, first_line, path
         self.errors: list[ParseError] = []
 
@@ -391,7 +391,7 @@ def read_frontmatter(text: str, first_line: int, path: str) -> tuple[Frontmatter
         detail = TOO_BIG_FRONTMATTER.format(size=size, limit=MAX_FRONTMATTER_BYTES)
         return None, [ParseError("Frontmatter", MESSAGE.format(detail=detail), first_line - 1, path)]
     try:
-        loader = _Loader(text)
+        loader = FrontmatterLoader(text)
     except yaml.reader.ReaderError as exc:
         line, detail = yaml_problem(exc, text)
         return None, [ParseError("Frontmatter", MESSAGE.format(detail=detail), first_line + line, path)]

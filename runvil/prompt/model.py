@@ -152,12 +152,3 @@ class Prompt(Struct, frozen=True):
     def index_of(self, name: str) -> int | None:
         """The position of section `name` in file order, or None."""
         return self._index.get(name)
-
-    def start(self, input: str | None = None, bindings: dict | None = None, **options):
-        """A sans-IO run of this prompt (host.md "The Python API"):
-        `run.step()` returns effects, `run.resume(answers)` continues.
-        The Engine is imported here, at call time: the prompt layer does not
-        depend on it."""
-        from ..engine.run import Run
-
-        return Run(self, input=input, bindings=bindings, **options)

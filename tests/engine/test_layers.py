@@ -1,7 +1,16 @@
 """The Engine's modules import in one direction (issue 9, item 7): the
 layer table in runvil/engine/__init__.py's docstring is the declared order,
 and every import of every Engine module, at its top or inside a function,
-points to its own layer or one below, with no cycle anywhere."""
+points to its own layer or one below, with no cycle anywhere.
+
+The same holds for the whole project (issue 23, item 4): the top-level
+layers are `lua` < `prompt` < `engine` < `harness` < the root package (the
+Python API, `runvil.run`) < `host`, with `structs` and `_grammar` beneath
+them all; no import points up, no modules outside runvil/lua import each
+other in a circle, no module imports another package's private name, and
+outside runvil/lua only the Lua modules the Engine embeds today are
+imported (to be narrowed to `runvil.lua.api`). Imports inside functions
+count everywhere."""
 
 from __future__ import annotations
 
@@ -123,15 +132,179 @@ def test_the_engine_imports_no_harness_host_or_http():
             assert not target.startswith(("runvil.harness", "runvil.host", "httpx")), f"{path.name}:{line}"
 
 
-def test_the_prompt_layer_names_the_engine_only_in_prompt_start():
-    """`prompt.start()` is the public API's way into the Engine (host.md
-    "The Python API"); the prompt layer imports it only when called."""
-    uses = []
+def test_the_prompt_layer_imports_no_engine():
+    """`prompt.start()` (host.md "The Python API") is the Engine's
+    StartablePrompt, which `runvil.parse_file` returns: the prompt layer
+    itself names the Engine nowhere, not even inside a function."""
     for path in (ROOT / "runvil" / "prompt").rglob("*.py"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        functions = [tree] + [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
         for target, line, _ in imports_of(path):
-            if ".engine" in target or target.startswith("runvil.engine"):
-                inside = [f.name for f in functions[1:] if f.lineno <= line <= f.end_lineno]
-                uses.append((path.name, inside[-1] if inside else None))
-    assert set(uses) == {("model.py", "start")}
+            assert ".engine" not in target and not target.startswith("runvil.engine"), f"{path.name}:{line}"
+
+
+# ------------------------------------------------------------------ the whole project
+
+#: the top-level layers, bottom first; the root package (`runvil.run`, the
+#: Python API) sits above the harness it drives and below the host
+PROJECT_LAYERS = [("base", ["structs", "_grammar"]), ("lua", ["lua"]), ("prompt", ["prompt"]),
+                  ("engine", ["engine"]), ("harness", ["harness"]), ("api", [""]), ("host", ["host"])]
+
+#: the runvil.lua modules imported from outside runvil/lua today: the
+#: embedding surface, to be narrowed to `runvil.lua.api` (issue 23, item 1).
+#: A new reach-in into the interpreter fails here.
+LUA_SURFACE = {"runvil.lua", "runvil.lua.contexts", "runvil.lua.cstack", "runvil.lua.diskcache", "runvil.lua.errors",
+               "runvil.lua.files", "runvil.lua.stdlib", "runvil.lua.values"}
+
+#: upward imports left to the Lua step of issue 23 (the disk cache's key
+#: reads the version from the root package; it is to be passed in)
+KNOWN_UPWARD = {("runvil.lua.diskcache", "runvil")}
+
+
+def package_modules(root: Path) -> dict[str, Path]:
+    """Every module of the package at `root` (a folder), package __init__s
+    included, by dotted name."""
+    base = root.parent
+    out = {}
+    for p in root.rglob("*.py"):
+        parts = list(p.relative_to(base).with_suffix("").parts)
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    return out
+
+
+def import_edges(name: str, path: Path, modules: dict) -> list[tuple[str, int, str | None]]:
+    """(imported module, line, the private name taken from it or None) for
+    every import in the file, inside functions too. `from p import m`
+    imports the module `p.m` when there is one, else `p` itself."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    edges = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            edges += [(a.name, node.lineno, None) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                module = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            for a in node.names:
+                sub = f"{module}.{a.name}"
+                if sub in modules:
+                    edges.append((sub, node.lineno, None))
+                else:
+                    private = a.name.startswith("_") and not a.name.startswith("__")
+                    edges.append((module, node.lineno, a.name if private else None))
+    return [(t, line, priv) for t, line, priv in edges if t in modules]
+
+
+def package_of(module: str, modules: dict) -> str:
+    return module if modules[module].name == "__init__.py" else module.rsplit(".", 1)[0]
+
+
+def project_problems(root: Path, layers=PROJECT_LAYERS, lua_surface=LUA_SURFACE, known=KNOWN_UPWARD) -> list[str]:
+    """Upward imports between the top-level layers, import circles among the
+    modules outside `lua`, private names imported from another package, and
+    reach-ins into `lua` past its surface, for the package at `root`."""
+    top = root.name
+    modules = package_modules(root)
+    rank = {(f"{top}.{p}" if p else top): i for i, (_, prefixes) in enumerate(layers) for p in prefixes}
+    names = [n for n, _ in layers]
+
+    def layer(m: str) -> int:
+        parts = m.split(".")
+        return rank.get(".".join(parts[:2]), rank[top])
+
+    def in_lua(m: str) -> bool:
+        return m == f"{top}.lua" or m.startswith(f"{top}.lua.")
+
+    problems = []
+    graph: dict[str, set[str]] = {}
+    for m, path in sorted(modules.items()):
+        for t, line, private in import_edges(m, path, modules):
+            where = f"{m}:{line}"
+            if layer(t) > layer(m) and (m, t) not in known:
+                problems.append(f"{where} ({names[layer(m)]}) imports {t} ({names[layer(t)]}), a layer above it")
+            if private and not in_lua(m) and package_of(t, modules) != package_of(m, modules):
+                problems.append(f"{where} imports {private}, a private name of {t}")
+            if in_lua(t) and not in_lua(m) and t not in lua_surface:
+                problems.append(f"{where} imports {t}, past the Lua embedding surface")
+            if t != m and not in_lua(m) and not in_lua(t):
+                graph.setdefault(m, set()).add(t)
+    state: dict[str, str] = {}
+
+    def visit(m: str, path: list[str]) -> None:
+        state[m] = "open"
+        for t in sorted(graph.get(m, ())):
+            if state.get(t) == "open":
+                problems.append("import circle: " + " -> ".join(path[path.index(t):] + [t]))
+            elif t not in state:
+                visit(t, path + [t])
+        state[m] = "done"
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])
+    return problems
+
+
+def test_the_project_imports_only_downward_with_no_circle_and_no_private_name():
+    assert project_problems(ROOT / "runvil") == []
+
+
+def test_the_lua_surface_lists_only_modules_that_exist():
+    modules = package_modules(ROOT / "runvil")
+    assert LUA_SURFACE <= set(modules)
+    assert {m for m, _ in KNOWN_UPWARD} <= set(modules)
+
+
+def write_package(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    for folder in [root, *(p for p in root.rglob("*") if p.is_dir())]:
+        (folder / "__init__.py").touch()
+    return root
+
+
+CLEAN = {"structs.py": "", "lua/values.py": "", "lua/parser.py": "from . import values\n",
+         "prompt/model.py": "from ..structs import *\n",
+         "engine/run.py": "from ..lua import values\nfrom ..prompt.model import Prompt\n",
+         "harness/echo.py": "from ..engine.run import Run\n",
+         "host/cmd.py": "from ..harness import echo\nfrom .. import __version__\n"}
+
+
+def test_the_checker_passes_a_clean_throwaway_package(tmp_path):
+    root = write_package(tmp_path / "runvil", CLEAN)
+    assert project_problems(root, lua_surface={"runvil.lua", "runvil.lua.values"}, known=set()) == []
+
+
+def test_the_checker_sees_each_kind_of_violation_in_a_throwaway_package(tmp_path):
+    bad = {**CLEAN,
+           # upward, hidden in a function
+           "prompt/model.py": "def start():\n    from ..engine.run import Run\n",
+           # a circle held together by an import inside a function
+           "host/cli.py": "from .conformance import conformance_command\n",
+           "host/conformance.py": "def run_here():\n    from .cli import main\n",
+           # another package's private name
+           "host/batch/answering.py": "from ..cmd import _Answerer\n",
+           # a reach-in past the Lua surface
+           "engine/vm.py": "from ..lua.parser import parse\n",
+           # upward from lua, and a circle inside lua (not this check's)
+           "lua/files.py": "def f():\n    from ..harness import echo\n",
+           "lua/values.py": "from . import parser\n"}
+    problems = project_problems(write_package(tmp_path / "runvil", bad),
+                                lua_surface={"runvil.lua", "runvil.lua.values"}, known=set())
+    assert sorted(problems) == sorted([
+        "runvil.prompt.model:2 (prompt) imports runvil.engine.run (engine), a layer above it",
+        "runvil.lua.files:2 (lua) imports runvil.harness.echo (harness), a layer above it",
+        "runvil.host.batch.answering:1 imports _Answerer, a private name of runvil.host.cmd",
+        "runvil.engine.vm:1 imports runvil.lua.parser, past the Lua embedding surface",
+        "import circle: runvil.host.cli -> runvil.host.conformance -> runvil.host.cli",
+        "import circle: runvil.engine.run -> runvil.prompt.model -> runvil.engine.run",  # the upward one closes one
+    ])
+
+
+def test_a_private_name_within_its_own_package_is_allowed(tmp_path):
+    files = {**CLEAN, "host/cmd.py": "_x = 1\n", "host/other.py": "from .cmd import _x\n"}
+    root = write_package(tmp_path / "runvil", files)
+    assert project_problems(root, lua_surface={"runvil.lua", "runvil.lua.values"}, known=set()) == []

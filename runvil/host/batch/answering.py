@@ -18,6 +18,7 @@ import threading
 import time
 
 from ...engine.effects import ModelFailure, ModelRound, ToolCall
+from ...harness.answerer import Answerer
 from ...harness.retries import RetryPolicy, retryable_status
 from ..rounds import UsageMeter
 
@@ -115,9 +116,7 @@ class SharedWorld:
 
     def row_answerer(self, run) -> "RowAnswerer":
         if self.scripted_world is not None:
-            from ..runcmd import _Answerer
-
-            models = _Answerer(fresh_world(self.scripted_world))
+            models = Answerer(fresh_world(self.scripted_world))
         else:
             models = self.models
         tools = self.make_packs() if self.make_packs is not None else None

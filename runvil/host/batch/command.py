@@ -11,12 +11,10 @@ driven by the harness (`harness.many`).
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 
 from ..exits import EXIT_FAILED, EXIT_OK, EXIT_PARSE, EXIT_TERMINATED, EXIT_USAGE
-from ..runcmd import Terminated, terminated_as_interrupt, valid_utf8
+from ..runcmd import Terminated, terminated_as_interrupt
 
 EXIT_INTERRUPTED = 130
 DEFAULT_CONCURRENCY = 8
@@ -49,12 +47,6 @@ def batch_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray", metavar="ADDRESS", nargs="?", const="", default=None,
                    help="run the rows on a Ray cluster (default: start a local one); needs runvil[ray]")
     return p
-
-
-def default_db(prompt_path: str) -> str:
-    """`PROMPT.batch.db` beside the prompt: `triage.md` -> `triage.batch.db`."""
-    root, ext = os.path.splitext(prompt_path)
-    return (root if ext.lower() == ".md" else prompt_path) + ".batch.db"
 
 
 def batch_command(argv: list[str]) -> int:
@@ -167,15 +159,3 @@ def _run_plan(plan, args) -> int:
         print("runvil: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_FAILED if plan.tally.failed or plan.failed_before else EXIT_OK
-
-
-def jsonl_line(row, stored: dict) -> str:
-    """One row of `--jsonl`: the row and the stored run that answers for it."""
-    error = None
-    if not stored["ok"]:
-        error = {"kind": stored["error_kind"], "message": stored["error_message"]}
-    obj = {"id": row.id, "input": row.input, "metadata": row.metadata, "ok": bool(stored["ok"]),
-           "result": stored["result"], "error": error,
-           "usage": {k: stored[k] for k in ("rounds", "prompt_tokens", "completion_tokens", "reasoning_tokens")},
-           "seconds": stored["seconds"], "run": stored["run"]}
-    return valid_utf8(json.dumps(obj, ensure_ascii=False)) + "\n"

@@ -16,7 +16,7 @@ import os
 from typing import Iterator
 
 from ...structs import Struct
-from ..runcmd import valid_utf8
+from ..termtext import valid_utf8
 
 NOT_JSON = "not a JSON object: {detail}"
 NOT_AN_OBJECT = "a row must be a JSON object, got {kind}"

@@ -14,8 +14,10 @@ Decisions (host.md "Batches" leaves them open):
 from __future__ import annotations
 
 import json
+import os
 
 from ...engine.events import utc_now
+from ..termtext import valid_utf8
 from .data import check_rows_and, read_rows
 from .runner import Runner
 from .store import Store, bindings_json, sha256_text
@@ -44,8 +46,6 @@ class Plan:
     def make(cls, args, prompt, prompt_bytes: bytes, concurrency: int, limit: int | None) -> "Plan":
         """Raises ValueError (a bad world or config), BadRow, OSError (DATA
         cannot be read) or StoreError, each before any row runs."""
-        from .command import default_db
-
         if args.db is None:
             args.db = default_db(args.prompt)
         plan = cls(args, prompt, prompt_bytes, concurrency, limit)
@@ -140,8 +140,6 @@ class Plan:
 
     def export_jsonl(self, out) -> None:
         """`--jsonl`: every row with a stored run, in row order."""
-        from .command import jsonl_line
-
         for row in read_rows(self.args.data, self.input_column):
             stored = self.store.row_result(self.prompt_sha256, self.bindings_json, row.id, row.input)
             if stored is not None:
@@ -154,3 +152,21 @@ class Plan:
         if self.store is not None:
             self.store.close()
             self.store = None
+
+
+def default_db(prompt_path: str) -> str:
+    """`PROMPT.batch.db` beside the prompt: `triage.md` -> `triage.batch.db`."""
+    root, ext = os.path.splitext(prompt_path)
+    return (root if ext.lower() == ".md" else prompt_path) + ".batch.db"
+
+
+def jsonl_line(row, stored: dict) -> str:
+    """One row of `--jsonl`: the row and the stored run that answers for it."""
+    error = None
+    if not stored["ok"]:
+        error = {"kind": stored["error_kind"], "message": stored["error_message"]}
+    obj = {"id": row.id, "input": row.input, "metadata": row.metadata, "ok": bool(stored["ok"]),
+           "result": stored["result"], "error": error,
+           "usage": {k: stored[k] for k in ("rounds", "prompt_tokens", "completion_tokens", "reasoning_tokens")},
+           "seconds": stored["seconds"], "run": stored["run"]}
+    return valid_utf8(json.dumps(obj, ensure_ascii=False)) + "\n"

@@ -7,7 +7,7 @@ import json
 import time
 
 from ...engine.events import utc_now
-from ..runcmd import valid_utf8
+from ..termtext import valid_utf8
 from .store import Store, StoreError, bindings_json, sha256_text
 
 INTERNAL = "internal error: {name}: {error}"

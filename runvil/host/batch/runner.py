@@ -20,7 +20,7 @@ class Runner:
 
     def __init__(self, args, prompt, concurrency: int):
         from ...engine.run import PrepareError, Run
-        from ...harness.packs import discover_packs, pack_schemas
+        from ...harness.answerer import packs_perform, schemas_of_packs
         from ..runcmd import configured_limits, world_for
         from .answering import SharedWorld
 
@@ -30,13 +30,13 @@ class Runner:
         try:
             self.limits, self.run_limits = configured_limits(args)
             uses = prompt.frontmatter.uses
-            self.packs = pack_schemas(discover_packs(wanted=uses))
+            self.packs = schemas_of_packs(uses)
             try:  # an unbound role is found now, not at the first row
                 Run(prompt, bindings=self.bindings, packs=self.packs).cancel()
             except PrepareError as e:
                 raise ValueError(str(e)) from None
             scripted = getattr(models, "world", None) if args.script else None
-            make_packs = self._pack_maker() if uses and not args.script else None
+            make_packs = self._pack_maker() if packs_perform(uses, bool(args.script)) else None
         except BaseException:
             close = getattr(models, "close", None)
             if close is not None:

@@ -84,7 +84,7 @@ def run(prompt_text: str, world_text: str = "", input_text: str = "") -> dict:
     from ...harness.drive import drive
     from ..config import LimitSettings
     from ..diagnostics import show_run_error
-    from ..promptrepl import _world
+    from ..promptrepl import repl_world
     from ..view import render
 
     with _files(prompt_text, world_text) as script:
@@ -92,7 +92,7 @@ def run(prompt_text: str, world_text: str = "", input_text: str = "") -> dict:
         if prompt is None:
             return _outcome(False, error=error)
         try:
-            bindings, answer = _world(script, prompt)
+            bindings, answer = repl_world(script, prompt)
         except ValueError as e:
             return _outcome(False, error=f"runvil: {e}\n")
         limits, run_limits = LimitSettings().sandbox()
@@ -169,7 +169,7 @@ class Repl:
         from ...prompt import parse_text
         from ...structs import replace
         from ..config import LimitSettings
-        from ..promptrepl import END, REPL_SECTION, SECTION, _world, chunk_runner
+        from ..promptrepl import END, REPL_SECTION, SECTION, chunk_runner, repl_world
         from ..repl import Interrupt
 
         prompt_text, world_text, input_text = self.texts
@@ -182,7 +182,7 @@ class Repl:
             section = parse_text(REPL_SECTION.replace("{{use}}", use).replace("{{end}}", END)).sections[0]
             repl_prompt = replace(prompt, sections=(section,) + tuple(s for s in prompt.sections if s.name != SECTION))
             try:
-                bindings, self.answer = _world(script, repl_prompt)
+                bindings, self.answer = repl_world(script, repl_prompt)
             except ValueError as e:
                 return f"runvil: {e}\n"
         self.checker = LuaState(limits=Limits(steps=0))  # compiles only, to tell a finished chunk
