@@ -225,7 +225,8 @@ class Scheduler:
         posts effects, hands control back, and returns their answers in
         order once all have come."""
         ctx = self.current
-        assert ctx is not None, "await_effects outside a running context"
+        if ctx is None:  # Lua the Engine called outside any context of the run: it cannot wait
+            raise LuaError(C_BOUNDARY)
         for e in effects:
             self.pending[e.id] = (ctx, e)
             ctx.waiting.add(e.id)
@@ -237,7 +238,8 @@ class Scheduler:
         hands control back until the context is made runnable again (by
         `resume` or `wake`)."""
         ctx = self.current
-        assert ctx is not None, "block outside a running context"
+        if ctx is None:
+            raise LuaError(C_BOUNDARY)
         if INLINE:
             try:
                 yield SUSPEND

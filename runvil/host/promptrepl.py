@@ -178,7 +178,12 @@ def chunk_runner(vm, interrupt: Interrupt, write):
                 results = vm.state.call(fn)
         except LuaError as e:
             sys.stdout.flush()
-            print(INTERRUPTED if interrupt.requested else _message(e.value, error_message), file=sys.stderr)
+            vm.reporting = True  # its __tostring may not jump (SectionVM.report_error)
+            try:
+                text = INTERRUPTED if interrupt.requested else _message(e.value, error_message)
+            finally:
+                vm.reporting = False
+            print(text, file=sys.stderr)
             return
         if results:  # records, the list, var and tables as Lua constructors
             from .replshow import show_value
