@@ -35,6 +35,7 @@ from ..lua import LuaError, contexts
 from ..lua.contexts import C_BOUNDARY, INLINE, SUSPEND
 from ..lua.cstack import C
 from ..lua.errors import BUILTIN_CODES, QUALNAMES
+from ..lua.stdlib.budget import running_state
 from ..lua.values import set_string_meta, string_meta
 
 
@@ -240,17 +241,24 @@ class Scheduler:
         ctx = self.current
         if ctx is None:
             raise LuaError(C_BOUNDARY)
-        if INLINE:
-            try:
-                yield SUSPEND
-            except BaseException:  # refused where it was (drive): it waits on nothing now
-                self._withdraw(ctx)
-                raise
-        else:
-            ctx.stopped_at = contexts.current()
-            saved = save_locals()
-            contexts.transfer(self._home)
-            restore_locals(saved)
+        state = running_state()  # its CPU clock stops while it waits (runvil.lua.state)
+        if state is not None:
+            state.pause_cpu()
+        try:
+            if INLINE:
+                try:
+                    yield SUSPEND
+                except BaseException:  # refused where it was (drive): it waits on nothing now
+                    self._withdraw(ctx)
+                    raise
+            else:
+                ctx.stopped_at = contexts.current()
+                saved = save_locals()
+                contexts.transfer(self._home)
+                restore_locals(saved)
+        finally:
+            if state is not None:
+                state.resume_cpu()
         if ctx.cancelled:
             raise Cancelled()
 

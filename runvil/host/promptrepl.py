@@ -52,7 +52,7 @@ error('{{end}}', 0)
 END = "the REPL ended"
 
 
-def prompt_repl(path: str, script: str | None) -> int:
+def prompt_repl(path: str, script: str | None, limits=None) -> int:
     from ..engine.effects import UserTurn
     from ..engine.run import PrepareError, Run
     from ..lua import Limits, LuaState
@@ -92,7 +92,7 @@ def prompt_repl(path: str, script: str | None) -> int:
 
     try:
         run = Run(repl_prompt, input=getattr(answer, "world_input", None), bindings=bindings,
-                  chat=True, on_vm=on_vm, limits=STANDALONE_LIMITS)
+                  chat=True, on_vm=on_vm, limits=limits or STANDALONE_LIMITS)
     except PrepareError as e:
         return usage_error(str(e), answer)
     run.events.listeners.append(lambda ev: _show_print(ev))
