@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..lua import LuaError, LuaTable, Userdata
 from ..lua.errors import caller_where
-from ..lua.values import getmetamethod, tostring, tostring_basic, type_name
+from ..lua.values import tostring_basic, type_name
 
 #: error value kind -> run error kind (spec/runvil.md §5, "Run error kinds")
 RUN_ERROR_KIND = {
@@ -107,10 +107,12 @@ class RunError(Exception):
         return {"kind": self.kind, "message": self.message, **self.fields}
 
 
-def run_error_from(value) -> RunError:
+def run_error_from(value, text: str | None = None) -> RunError:
     """The run error for an error value that escaped a block: Engine error
     values keep their kind's run kind, message and fields; any other raised
-    value (a string, a table) is a `Lua` run error."""
+    value (a string, a table) is a `Lua` run error. No Lua runs here: a
+    table's `__tostring` ran in its VM while it was alive
+    (SectionVM.report_error), which gives `text`, what it returned."""
     if isinstance(value, ErrorValue):
         kind = RUN_ERROR_KIND[value.kind]
         # a Lua run error's message holds the error text and the prompt line
@@ -121,15 +123,17 @@ def run_error_from(value) -> RunError:
     if type(value) is str:
         return RunError("Lua", _text(value))
     if type(value) is LuaTable:
-        if getmetamethod(value, "__tostring") is not None:
-            try:
-                return RunError("Lua", _text(tostring(value)))
-            except LuaError:
-                pass
-        return RunError("Lua", "(error object is a table value)")
+        return RunError("Lua", _text(text) if text is not None else "(error object is a table value)")
     if value is None:
         return RunError("Lua", "nil")
     return RunError("Lua", _text(tostring_basic(value)))
+
+
+def reported(error: LuaError) -> RunError:
+    """The run error of a LuaError that ended an execution: the one its VM
+    made (SectionVM.report_error), else one made without running Lua."""
+    made = getattr(error, "run_error", None)
+    return made if made is not None else run_error_from(error.value)
 
 
 def _text(s: str) -> str:

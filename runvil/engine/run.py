@@ -20,7 +20,7 @@ from ..prompt import parse_text as parse_prompt_text
 from ..prompt.model import LuaBlock, Prompt
 from ..structs import Struct
 from .conversation.rounds import ModelBinding
-from .errors import ErrorValue, RunError, run_error_from
+from .errors import ErrorValue, RunError, reported
 from .events import EventLog
 from .limits import RunBudget, RunLimits
 from .scheduler import Scheduler
@@ -129,7 +129,7 @@ class Run:
             if isinstance(err, RunError):
                 self.outcome = RunOutcome(False, error=err)
             elif isinstance(err, LuaError):
-                self.outcome = RunOutcome(False, error=run_error_from(err.value))
+                self.outcome = RunOutcome(False, error=reported(err))
             else:
                 raise err  # an Engine bug: a Python exception, not a run error
         else:

@@ -35,6 +35,7 @@ from ..lua import LuaError, contexts
 from ..lua.contexts import C_BOUNDARY, INLINE, SUSPEND
 from ..lua.cstack import C
 from ..lua.errors import BUILTIN_CODES, QUALNAMES
+from ..lua.stdlib.budget import running_state
 from ..lua.values import set_string_meta, string_meta
 
 
@@ -225,7 +226,8 @@ class Scheduler:
         posts effects, hands control back, and returns their answers in
         order once all have come."""
         ctx = self.current
-        assert ctx is not None, "await_effects outside a running context"
+        if ctx is None:  # Lua the Engine called outside any context of the run: it cannot wait
+            raise LuaError(C_BOUNDARY)
         for e in effects:
             self.pending[e.id] = (ctx, e)
             ctx.waiting.add(e.id)
@@ -237,18 +239,26 @@ class Scheduler:
         hands control back until the context is made runnable again (by
         `resume` or `wake`)."""
         ctx = self.current
-        assert ctx is not None, "block outside a running context"
-        if INLINE:
-            try:
-                yield SUSPEND
-            except BaseException:  # refused where it was (drive): it waits on nothing now
-                self._withdraw(ctx)
-                raise
-        else:
-            ctx.stopped_at = contexts.current()
-            saved = save_locals()
-            contexts.transfer(self._home)
-            restore_locals(saved)
+        if ctx is None:
+            raise LuaError(C_BOUNDARY)
+        state = running_state()  # its CPU clock stops while it waits (runvil.lua.state)
+        if state is not None:
+            state.pause_cpu()
+        try:
+            if INLINE:
+                try:
+                    yield SUSPEND
+                except BaseException:  # refused where it was (drive): it waits on nothing now
+                    self._withdraw(ctx)
+                    raise
+            else:
+                ctx.stopped_at = contexts.current()
+                saved = save_locals()
+                contexts.transfer(self._home)
+                restore_locals(saved)
+        finally:
+            if state is not None:
+                state.resume_cpu()
         if ctx.cancelled:
             raise Cancelled()
 

@@ -22,7 +22,7 @@ from ..lua.stdlib import lib_table
 from ..lua.values import fmt_number
 from ..structs import Struct, field
 from .conversation.records import Record
-from .errors import ErrorValue, RunError, engine_error, names_hint, raise_lua, run_error_from
+from .errors import ErrorValue, RunError, engine_error, names_hint, raise_lua, reported
 from .errors import message_type as type_for_message
 from .jsonlib import NotJSON, encode_compact, from_json, mark_list, record_views, to_json
 from .scheduler import waiting_builtin
@@ -108,7 +108,7 @@ class TaskRegistry:
             try:
                 return ("ok", (yield from run.run_chain(task.id, section, input, walk_on=False, finish=result_of)))
             except LuaError as e:
-                return ("failed", e.value, run_error_from(e.value).message)
+                return ("failed", e.value, reported(e).message)
             except RunError as e:
                 return ("failed", engine_error("lua", e.message).value, e.message)
 

@@ -12,7 +12,7 @@ from ..lua import Limits, LuaError, LuaTable, Userdata
 from ..lua.errors import builtin
 from ..lua.files import file_source
 from ..lua.stdlib import lib_table
-from ..lua.values import fmt_number, type_name
+from ..lua.values import fmt_number, getmetamethod, type_name
 from ..prompt import MAX_BLOCK_BYTES
 from ..prompt.interpolate import NULL, InterpolationError, fill
 from ..prompt.interpolate import NotJSON as Unfit
@@ -20,7 +20,7 @@ from ..prompt.model import LuaBlock
 from .conversation.compaction import open_compactors
 from .conversation.messages import ASSIGN_GLOBAL, MessageList
 from .effects import UserTurn
-from .errors import ErrorValue, names_hint, raise_lua
+from .errors import ErrorValue, names_hint, raise_lua, run_error_from
 from .jsonlib import JSON_NULL, NotJSON, encode_compact, open_json, record_views, to_json
 from .limits import SECTION_ENTRIES, BudgetedState
 from .models import loop, open_models
@@ -29,6 +29,10 @@ from .scheduler import waiting_builtin
 from .tasks import open_tasks
 from .tools import open_tools
 from .var import VarView
+
+
+JUMP_REPORTING = "jump cannot be used while an error is reported (in its __tostring)"
+JUMP_ENDED = "jump cannot be used here: its section has ended"
 
 
 class JumpSignal(BaseException):
@@ -57,6 +61,8 @@ class SectionVM:
         self.compacting = False
         self.compactors_table = None  # the Engine's `compactors` table
         self.closed = False
+        self.ctx = run.sched.current  # the context this VM's Lua runs in (a jump elsewhere is refused)
+        self.reporting = False  # an uncaught error's __tostring runs (report_error): jump is refused
         self.last_turn = None  # the run's round counter at this VM's last answered round
         self.state = BudgetedState(run.budget, stdout=self._print, limits=run.limits or Limits())
         self.messages = MessageList(self)
@@ -137,6 +143,10 @@ class SectionVM:
 
     def _jump(self, *args):
         name = args[0] if args else None
+        if self.reporting:
+            raise_lua(JUMP_REPORTING)
+        if self.closed or self.run.sched.current is not self.ctx:
+            raise_lua(JUMP_ENDED)
         if self.section is None:
             raise_lua("jump works only in a section, not in the H1 body")
         if type(name) is not str:
@@ -190,7 +200,41 @@ class SectionVM:
         """Runs prose and blocks in order; returns the first non-nil value a
         block returns (which ends the section), or the terminal reply when
         trailing prose is sent, or None. A generator, as everything that
-        runs Lua in a context (runvil.engine.scheduler)."""
+        runs Lua in a context (runvil.engine.scheduler). An error that
+        leaves it ends this execution: it leaves with its run error made
+        here, while the VM is alive (`report_error`)."""
+        try:
+            return (yield from self._run_pieces(pieces, send_trailing))
+        except LuaError as e:
+            if getattr(e, "run_error", None) is None:
+                e.run_error = yield from self.report_error(e.value)
+            raise
+
+    def report_error(self, value):
+        """The run error for an uncaught error value. A table's `__tostring`
+        runs here, as Lua of this VM in its context, with a budget of its
+        own (a block's): models.*, tasks.* work as in a block (or are
+        refused with a Lua error where they cannot wait), `jump` is refused
+        (the section has failed); a __tostring that fails, or returns no
+        string, leaves Lua's `(error object is a table value)`. A generator."""
+        h = getmetamethod(value, "__tostring") if type(value) is LuaTable else None
+        if h is None:
+            return run_error_from(value)
+        self.reporting = True
+        self.state.reset_limits()
+        try:
+            results = yield from self.state.call_g(h, value)
+        except LuaError:
+            results = ()
+        finally:
+            self.reporting = False
+            self.run.budget.steps += self.state.block_steps()
+        text = results[0] if results else None
+        if type(text) is int or type(text) is float:
+            text = fmt_number(text)
+        return run_error_from(value, text if type(text) is str else None)
+
+    def _run_pieces(self, pieces: list, send_trailing: bool):
         pending: list[str] = []
         saw_lua = False
         for piece in pieces:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 import sys
 
-from ..lua import LuaError, LuaState, LuaSyntaxError, LuaTable
+from ..lua import Limits, LuaError, LuaState, LuaSyntaxError, LuaTable
 from ..lua.files import file_source
+from ..structs import replace
 from .luaoutput import STANDALONE_LIMITS, error_message, write_stdout
 from .repl import INTERRUPTED, Console, Interrupt, compile_chunk, incomplete, show_values, to_lua
 
@@ -29,6 +30,8 @@ options:
                         messages, models, tools, var... (its H1 runs first)
   --script WORLD.yaml   with --prompt: answer model rounds from this scripted
                         world instead of the offline echo model
+  --cpu SECONDS         the CPU time each chunk may use (default 10); 'off'
+                        lifts the limit for a long script
   -h, --help            show this help and exit
   --                    stop reading options
   FILE                  a Lua file to run ('-' reads stdin); ARGS go to `arg`
@@ -41,18 +44,22 @@ examples:
 Exit status: 0 success; 1 an error in a chunk, or a FILE that cannot be
 opened (as `lua`); 2 an option it does not know."""
 
+BAD_CPU = "runvil: '--cpu' needs a positive number of seconds or 'off', got '{value}'"
+
+
 def lua_command(args: list[str]) -> int:
     """Reads `lua`-style arguments: options stop at the first operand."""
     chunks: list[str] = []
     interactive = False
     prompt = script = None
+    limits = STANDALONE_LIMITS
     i = 0
     while i < len(args):
         a = args[i]
         if a in ("-h", "--help"):
             print(HELP)
             return 0
-        if a in ("-e", "--prompt", "--script"):
+        if a in ("-e", "--prompt", "--script", "--cpu"):
             if i + 1 >= len(args):
                 print(f"runvil: '{a}' needs argument", file=sys.stderr)
                 return 2
@@ -61,6 +68,12 @@ def lua_command(args: list[str]) -> int:
                 chunks.append(to_lua(value))
             elif a == "--prompt":
                 prompt = value
+            elif a == "--cpu":
+                seconds = cpu_seconds(value)
+                if seconds is False:
+                    print(BAD_CPU.format(value=value), file=sys.stderr)
+                    return 2
+                limits = replace(limits, cpu_seconds=seconds)
             else:
                 script = value
             i += 2
@@ -85,12 +98,23 @@ def lua_command(args: list[str]) -> int:
             return 2
         from .promptrepl import prompt_repl
 
-        return prompt_repl(prompt, script)
+        return prompt_repl(prompt, script, limits)
     if script is not None:
         print("runvil: --script needs --prompt", file=sys.stderr)
         return 2
     return run_lua_command(chunks, file, args[i + 1 :], interactive, command_line=args,
-                           script_at=i if file is not None else None)
+                           script_at=i if file is not None else None, limits=limits)
+
+
+def cpu_seconds(value: str):
+    """`--cpu`'s value: seconds, None for `off`, False when it is neither."""
+    if value == "off":
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return False
+    return seconds if 0 < seconds < float("inf") else False
 
 
 def arg_table(command_line: list[str], script_at: int | None) -> LuaTable:
@@ -159,8 +183,9 @@ def _type(v) -> str:
 
 
 def run_lua_command(chunks: list[str], file: str | None, script_args: list[str], interactive: bool = False,
-                    command_line: list[str] | None = None, script_at: int | None = None) -> int:
-    state = LuaState(stdout=write_stdout, allow_load=True, limits=STANDALONE_LIMITS)
+                    command_line: list[str] | None = None, script_at: int | None = None,
+                    limits: Limits = STANDALONE_LIMITS) -> int:
+    state = LuaState(stdout=write_stdout, allow_load=True, limits=limits)
     if command_line is None:
         command_line = [w for c in chunks for w in ("-e", c)] + ([file, *script_args] if file else [])
         script_at = 2 * len(chunks) if file is not None else None

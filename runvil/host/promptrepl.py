@@ -51,7 +51,7 @@ error('{{end}}', 0)
 END = "the REPL ended"
 
 
-def prompt_repl(path: str, script: str | None) -> int:
+def prompt_repl(path: str, script: str | None, limits=None) -> int:
     from ..engine.effects import UserTurn
     from ..engine.run import PrepareError, Run
     from ..lua import Limits, LuaState
@@ -91,7 +91,7 @@ def prompt_repl(path: str, script: str | None) -> int:
 
     try:
         run = Run(repl_prompt, input=getattr(answer, "world_input", None), bindings=bindings,
-                  chat=True, on_vm=on_vm, limits=STANDALONE_LIMITS)
+                  chat=True, on_vm=on_vm, limits=limits or STANDALONE_LIMITS)
     except PrepareError as e:
         return usage_error(str(e), answer)
     run.events.listeners.append(lambda ev: _show_print(ev))
@@ -167,7 +167,12 @@ def chunk_runner(vm, interrupt: Interrupt, write):
                 results = yield from vm.state.call_g(fn)
         except LuaError as e:
             sys.stdout.flush()
-            print(INTERRUPTED if interrupt.requested else _message(e.value, error_message), file=sys.stderr)
+            vm.reporting = True  # its __tostring may not jump (SectionVM.report_error)
+            try:
+                text = INTERRUPTED if interrupt.requested else _message(e.value, error_message)
+            finally:
+                vm.reporting = False
+            print(text, file=sys.stderr)
             return
         if results:  # records, the list, var and tables as Lua constructors
             from .replshow import show_value

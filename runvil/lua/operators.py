@@ -341,6 +341,7 @@ def concat(a, b, da=None, db=None):
         n = len(a) + len(b)
         if n > INLINE_CONCAT:
             _values.reserve_memory(n)  # counted against the memory limit before it is built
+            _values.charge_steps(n >> 6)  # and its copy in steps (stdlib/budget.py)
         elif n > TINY_RESULT:
             check_string_size(n)
             count_unreserved(n)

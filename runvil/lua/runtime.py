@@ -397,6 +397,7 @@ def concatn(parts: tuple, descs: tuple):
     n = sum(map(len, parts))
     if n > V.INLINE_CONCAT:
         V.reserve_memory(n)
+        V.charge_steps(n >> 6)  # and its copy in steps (stdlib/budget.py)
     elif n > V.TINY_RESULT:
         V.check_string_size(n)  # Lua's memory error past the sandbox's string limit
         V.count_unreserved(n)

@@ -4,8 +4,15 @@ host API to compile chunks, call Lua from Python and read results.
 Limits (ARCHITECTURE.md decision 7) are checked by the evaluator itself:
 compiled code counts steps down in `_S[0]` at loop iterations and function
 entries and calls `_tick()` when the count runs out; `_tick` accounts the
-steps, the wall time and the memory, and raises a catchable Lua error
-naming the limit that was passed.
+steps, the wall time, the CPU time and the memory, and raises a catchable
+Lua error naming the limit that was passed.
+
+No step reads a clock: `_tick` does, and it sets how many steps run before
+the next one from how fast the last ones went, so that a check comes about
+every CHECK_SECONDS of CPU however slow a step is (a builtin whose work
+grows with its input also charges steps in proportion: stdlib/budget.py).
+The CPU clock of a state stops while its context waits on the outside world
+(`pause_cpu`, `resume_cpu`: runvil.engine.scheduler).
 """
 
 from __future__ import annotations
@@ -24,8 +31,12 @@ from .errors import LimitExceeded, LuaError, current_where
 from .runtime import base_namespace, make_forprep, make_giter
 from .table import LuaTable
 
-#: steps between two checks of the wall time and memory
+#: the most steps between two checks of the time and memory (when steps are fast)
 CHECK_INTERVAL = 100_000
+#: the fewest (when each step is slow)
+MIN_CHECK_INTERVAL = 16
+#: the CPU time aimed at between two checks
+CHECK_SECONDS = 0.1
 
 
 class Limits(Struct):
@@ -38,6 +49,9 @@ class Limits(Struct):
     memory: int | None = 1024 * 1024 * 1024  # bytes: strings and growth
     depth: int = 200_000  # Python frames (a Lua call takes one to three)
     seconds: float | None = None  # wall time of one execution
+    # CPU time of one execution (a block, a `runvil lua` chunk), waits on
+    # the outside world not counted: ends a runaway whose steps are slow
+    cpu_seconds: float | None = 10.0
 
 
 class LuaState:
@@ -53,8 +67,12 @@ class LuaState:
         self.allow_load = allow_load
         self._steps = [CHECK_INTERVAL]
         self._armed = CHECK_INTERVAL
+        self._interval = MIN_CHECK_INTERVAL  # steps between two checks, as fast as steps go
         self.steps_used = 0
         self.deadline: float | None = None
+        self.cpu_spent = 0.0  # CPU seconds of this execution up to `_cpu_mark`
+        self._cpu_mark = self._last_check = self._measured = time.process_time()
+        self._unmeasured = 0  # steps since the resident size was read, at `_measured` (CPU time)
         self._mem_base = _rss()
         # the largest string one operation may build (process-wide)
         V.MAX_STRING[0] = self.limits.memory if self.limits.memory is not None else 2**62
@@ -85,14 +103,22 @@ class LuaState:
 
     def _rearm(self):
         lim = self.limits.steps
-        n = CHECK_INTERVAL if lim is None else max(0, min(CHECK_INTERVAL, lim - self.steps_used))
+        n = self._interval if lim is None else max(0, min(self._interval, lim - self.steps_used))
         self._steps[0] = n
         self._armed = n
 
     def _tick(self):
         """Runs when the step countdown passes zero: accounts and checks."""
-        self.steps_used += self._armed - self._steps[0]
+        done = self._armed - self._steps[0]
+        self.steps_used += done
         lim = self.limits
+        now = time.process_time()
+        took, self._last_check = now - self._last_check, now
+        # the next check in about CHECK_SECONDS of CPU at the pace of these steps
+        # (and no more than four times the last: an execution starts checking
+        # often, as its first steps may be slow ones)
+        pace = CHECK_INTERVAL if took <= 0 else int(done * CHECK_SECONDS / took)
+        self._interval = max(MIN_CHECK_INTERVAL, min(CHECK_INTERVAL, pace, self._interval * 4))
         if lim.steps is not None and self.steps_used >= lim.steps:
             self._steps[0] = 0
             self._armed = 0
@@ -101,10 +127,18 @@ class LuaState:
             self._steps[0] = 0
             self._armed = 0
             raise LimitExceeded(f"{current_where()}time limit exceeded ({lim.seconds:g} s)")
-        if lim.memory is not None and _rss() - self._mem_base > lim.memory:
+        if lim.cpu_seconds is not None and self.cpu_spent + now - self._cpu_mark > lim.cpu_seconds:
             self._steps[0] = 0
             self._armed = 0
-            raise LimitExceeded(f"{current_where()}memory limit exceeded ({lim.memory} bytes)")
+            raise LimitExceeded(f"{current_where()}CPU time limit exceeded ({lim.cpu_seconds:g} s)")
+        self._unmeasured += done
+        if lim.memory is not None and (self._unmeasured >= CHECK_INTERVAL or now - self._measured >= CHECK_SECONDS):
+            self._unmeasured = 0  # the resident size is read as often as before (each 100,000
+            self._measured = now  # steps), or each CHECK_SECONDS when steps are slow
+            if _rss() - self._mem_base > lim.memory:
+                self._steps[0] = 0
+                self._armed = 0
+                raise LimitExceeded(f"{current_where()}memory limit exceeded ({lim.memory} bytes)")
         self._rearm()
 
     def reset_limits(self) -> None:
@@ -112,7 +146,19 @@ class LuaState:
         self.steps_used = 0
         s = self.limits.seconds
         self.deadline = time.monotonic() + s if s is not None else None
+        self.cpu_spent = 0.0
+        self._cpu_mark = self._last_check = time.process_time()
+        self._interval = MIN_CHECK_INTERVAL
         self._rearm()
+
+    def pause_cpu(self) -> None:
+        """Its context waits: the CPU clock of this execution stops (the CPU
+        other contexts and the host use meanwhile is not its own)."""
+        self.cpu_spent += time.process_time() - self._cpu_mark
+
+    def resume_cpu(self) -> None:
+        """Its context runs again: the clock goes on."""
+        self._cpu_mark = self._last_check = time.process_time()
 
     # ----------------------------------------------------------- compiling
 

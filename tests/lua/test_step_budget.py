@@ -77,3 +77,83 @@ def test_straight_line_code_is_weighed_by_what_it_calls():
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_every_shape_stops_within_seconds_at_the_default_budget(shape):
     assert time_to_exhaust(SHAPES[shape], Limits().steps) < 10
+
+
+# ------------------------------------------- CPU time (issue 26, item 4)
+
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: the issue's runaways whose steps grow with their input: each ends within
+#: 2 s of its limit through `runvil lua`, with its defaults
+RUNAWAYS = {
+    "upper on 64 MB": "local s = string.rep('a', 64 * 1024 * 1024) while true do local u = s:upper() end",
+    "lower on 64 MB": "local s = string.rep('A', 64 * 1024 * 1024) while true do local u = s:lower() end",
+    "reverse on 64 MB": "local s = string.rep('ab', 32 * 1024 * 1024) while true do local u = s:reverse() end",
+    "insert at the front": "local t = {} for i = 1, 2000000 do table.insert(t, 1, i) end",
+    "remove at the front": "local t = {} for i = 1, 1000000 do t[i] = i end while true do table.remove(t, 1) t[#t + 1] = 0 end",
+    "rep of 64 MB": "while true do local s = string.rep('ab', 32 * 1024 * 1024) end",
+    "concat of a million": "local t = {} for i = 1, 1000000 do t[i] = 'ab' end while true do local s = table.concat(t) end",
+    "the .. of 128 MB": "local s = string.rep('a', 2^27) while true do local x = s .. 'a' end",
+}
+
+
+def lua(*args: str, timeout: float = 120) -> tuple[subprocess.CompletedProcess, float]:
+    start = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", "from runvil.host.cli import main; raise SystemExit(main())", "lua", *args],
+                         capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    return out, time.monotonic() - start
+
+
+@pytest.mark.parametrize("name", list(RUNAWAYS))
+def test_a_runaway_whose_steps_grow_with_their_input_stops_with_a_named_limit(name):
+    out, took = lua("-e", RUNAWAYS[name])
+    assert out.returncode == 1, out.stderr
+    assert "step limit exceeded" in out.stderr or "CPU time limit exceeded (10 s)" in out.stderr, out.stderr
+    assert took < 10 + 2 + 3, took  # the limit, 2 s past it, and the process's start and end
+
+
+def test_the_cpu_limit_is_a_named_catchable_error_at_its_line():
+    code = "local ok, e = pcall(function()\n  for i = 1, math.huge do end\nend)\nprint(ok, e)"
+    out, took = lua("--cpu", "0.5", "-e", code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "false\t(command line):2: CPU time limit exceeded (0.5 s)\n"
+    assert took < 0.5 + 2 + 3
+
+
+def test_cpu_off_lifts_the_limit_for_a_long_script():
+    code = "local x = 0 for i = 1, 3e6 do x = x + i % 7 end print(x > 0)"
+    out, _ = lua("--cpu", "0.01", "-e", code)
+    assert out.returncode == 1 and "CPU time limit exceeded (0.01 s)" in out.stderr
+    out, _ = lua("--cpu", "off", "-e", code)
+    assert out.returncode == 0 and out.stdout == "true\n", out.stderr
+    out, _ = lua("--cpu", "-1", "-e", code)
+    assert out.returncode == 2 and "'--cpu' needs a positive number of seconds or 'off'" in out.stderr
+
+
+def test_slow_steps_bring_the_check_sooner():
+    # no step limit: only the CPU time can stop it, checked at the pace the steps go
+    st = LuaState(limits=Limits(steps=None, cpu_seconds=0.3))
+    st.execute("function slow() local t = {} for i = 1, 20000 do t[i] = i end return t end")
+    slow = st.get_global("slow")
+    st.set_global("call_slow", lambda: (slow(), None)[1])
+    start = time.process_time()
+    with pytest.raises(LimitExceeded, match=r"CPU time limit exceeded \(0.3 s\)"):
+        st.execute("while true do call_slow() end")
+    assert time.process_time() - start < 0.3 + 2
+
+
+def test_a_block_has_a_cpu_limit_from_the_config(tmp_path):
+    (tmp_path / "limits.toml").write_text("[limits]\nblock_steps = 1000000000\nblock_cpu_seconds = 0.5\n")
+    (tmp_path / "p.md").write_text("---\nname: p\ndescription: d\nruntime: 0\n---\n".replace("runtime", "runvil")
+                                   + "\n# T\n\n## A\n\n```lua\nwhile true do end\n```\n")
+    start = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", "from runvil.host.cli import main; raise SystemExit(main())", "run",
+                          str(tmp_path / "p.md"), "--config", str(tmp_path / "limits.toml")],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.returncode == 1, out.stderr
+    assert "CPU time limit exceeded (0.5 s)" in out.stderr, out.stderr
+    assert time.monotonic() - start < 0.5 + 2 + 3

@@ -13,7 +13,12 @@ results cost a subtraction.
 
 Steps: a builtin whose own loop can run away (the pattern matcher's
 backtracking) charges the state's step budget as compiled code does, so it
-stops with `step limit exceeded` like any loop.
+stops with `step limit exceeded` like any loop. So does a builtin whose work
+grows with its input (`upper` on 64 MB, `table.insert` at the front of a
+million items), in proportion, above BIG_WORK bytes or items only: a call
+on a short string pays a comparison. Steps are also what brings the next
+check of the CPU time (runvil.lua.state), so none of these runs for long
+between two checks.
 """
 
 from __future__ import annotations
@@ -23,6 +28,14 @@ import weakref
 from .. import values
 from ..errors import LimitExceeded, current_where
 from ..values import running_string_meta
+
+#: the size (bytes, items) from which a builtin's work charges steps in proportion
+BIG_WORK = 4096
+#: bytes a step pays for in a string builtin's pass (a step is about 60 ns,
+#: `upper` of 64 MB about 0.15 s), as a shift: one step per 32 bytes
+BYTES_PER_STEP = 5
+#: items a step pays for in a move of a table's array (list.insert at the front)
+MOVED_PER_STEP = 6
 
 #: bytes reserved between two reads of the resident size
 GUARD_CHUNK = 8 * 1024 * 1024
@@ -75,6 +88,7 @@ class StepMeter:
     """Charges a state's step countdown; runs its check when it runs out."""
 
     def __init__(self, state):
+        self.state = state
         self.steps = state._steps
         self.tick = state._tick
 
@@ -126,6 +140,12 @@ def _running():
     meta = running_string_meta()
     entry = _BUDGETS.get(id(meta))
     return entry if entry is not None and entry[0]() is meta else None
+
+
+def running_state():
+    """The state whose Lua runs on this thread now (None outside any)."""
+    b = _running()
+    return None if b is None else b[2].state
 
 
 def _reserve(n: int) -> None:

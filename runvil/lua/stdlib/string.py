@@ -26,7 +26,7 @@ from ..runtime import adjust
 from ..table import LuaTable
 from ..values import EMPTY, Multi
 from . import lib_table
-from .budget import TINY_RESULT, reserve_result
+from .budget import BIG_WORK, BYTES_PER_STEP, TINY_RESULT, reserve_result
 from .coroutine import CCall
 from .strformat import str_format
 from .strgsub import str_gsub
@@ -105,9 +105,10 @@ def str_sub(*args):
 
 
 def str_reverse(*args):
-    if args and type(s := args[0]) is str:
-        return s[::-1]
-    return check_str(args, 1, "reverse")[::-1]
+    s = args[0] if args and type(args[0]) is str else check_str(args, 1, "reverse")
+    if len(s) > BIG_WORK:  # its work grows with the string: steps in proportion
+        values.charge_steps(len(s) >> BYTES_PER_STEP)
+    return s[::-1]
 
 
 _LOWER = {c: c + 32 for c in range(65, 91)}
@@ -116,11 +117,15 @@ _UPPER = {c: c - 32 for c in range(97, 123)}
 
 def str_lower(*args):
     s = args[0] if args and type(args[0]) is str else check_str(args, 1, "lower")
+    if len(s) > BIG_WORK:
+        values.charge_steps(len(s) >> BYTES_PER_STEP)
     return s.lower() if s.isascii() else s.translate(_LOWER)
 
 
 def str_upper(*args):
     s = args[0] if args and type(args[0]) is str else check_str(args, 1, "upper")
+    if len(s) > BIG_WORK:
+        values.charge_steps(len(s) >> BYTES_PER_STEP)
     return s.upper() if s.isascii() else s.translate(_UPPER)
 
 
@@ -137,6 +142,8 @@ def str_rep(*args):
         return ""
     if ls * n > TINY_RESULT:  # a tiny result goes uncounted, as a new table does
         reserve_result(ls * n - len(sep))
+        if ls * n > BIG_WORK:
+            values.charge_steps((ls * n) >> (BYTES_PER_STEP + 1))  # copying is about twice as fast
     if sep:  # no list of n items: only the result is built
         return (s + sep) * (n - 1) + s
     return s * n

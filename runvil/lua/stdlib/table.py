@@ -35,7 +35,7 @@ from ..stepcost import META_CALL_COST
 from ..table import LuaTable
 from ..values import EMPTY, Multi, getmetatable
 from . import lib_table
-from .budget import TINY_RESULT, reserve_result
+from .budget import BIG_WORK, BYTES_PER_STEP, MOVED_PER_STEP, TINY_RESULT, reserve_result
 from .coroutine import CCall
 
 _M64 = 0xFFFFFFFFFFFFFFFF
@@ -124,6 +124,8 @@ def t_insert(*args):
     if ((pos - 1) & _M64) >= (e & _M64):
         arg_error(2, "insert", "position out of bounds")
     v = args[2]
+    if e - pos > BIG_WORK:  # every item after pos moves: steps in proportion
+        V.charge_steps((e - pos) >> MOVED_PER_STEP)
     if _plain(t):
         arr = t.arr
         if e == len(arr) + 1 and (v is not None or pos < e) and (
@@ -131,6 +133,8 @@ def t_insert(*args):
         ):
             arr.insert(pos - 1, v)
             return EMPTY
+        if e - pos > BIG_WORK:  # moved one by one: a step each
+            V.charge_steps(e - pos)
         for i in range(e, pos, -1):
             t.set_int(i, t.get_int(i - 1))
         t.set_int(pos, v)
@@ -160,6 +164,8 @@ def t_remove(*args):
     if pos != size and ((pos - 1) & _M64) > (size & _M64):
         # pos must be in [1, size + 1]
         arg_error(2, "remove", "position out of bounds")
+    if size - pos > BIG_WORK:  # every item after pos moves: steps in proportion
+        V.charge_steps((size - pos) >> MOVED_PER_STEP)
     if _plain(t):
         arr = t.arr
         if size == len(arr) and 1 <= pos <= size:
@@ -168,6 +174,8 @@ def t_remove(*args):
                 while arr and arr[-1] is None:
                     arr.pop()
             return v
+        if size - pos > BIG_WORK:  # moved one by one: a step each
+            V.charge_steps(size - pos)
         v = t.get_int(pos)
         while pos < size:
             t.set_int(pos, t.get_int(pos + 1))
@@ -209,6 +217,8 @@ def t_concat(*args):
                 size = sum(map(len, a)) + len(sep) * (len(a) - 1)
                 if size > TINY_RESULT:  # a tiny one goes uncounted, as a new table does
                     reserve_result(size)
+                if len(a) > BIG_WORK or size > BIG_WORK:  # its work grows with items and bytes
+                    V.charge_steps(len(a) + (size >> BYTES_PER_STEP))
                 return sep.join(a)
             except TypeError:
                 pass
@@ -240,7 +250,10 @@ def t_concat(*args):
                 break
             i += 1
     n = len(parts)
-    reserve_result(sum(map(len, parts)) + len(sep) * (n - 1))
+    size = sum(map(len, parts)) + len(sep) * (n - 1)
+    reserve_result(size)
+    if n > BIG_WORK or size > BIG_WORK:  # its work grows with items and bytes
+        V.charge_steps(n + (size >> BYTES_PER_STEP))
     return sep.join(parts)
 
 
