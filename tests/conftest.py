@@ -24,6 +24,22 @@ os.environ["RUNVIL_CACHE_DIR"] = tempfile.mkdtemp(prefix="runvil-test-cache-")
 atexit.register(shutil.rmtree, os.environ["RUNVIL_CACHE_DIR"], True)
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "tier: a slow test that CI's slow tiers run (.ci/tiers), not the quick "
+                                       "suite; RUNVIL_TIERS=1 runs it")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The quick suite leaves the `tier` tests to .ci/tiers (issue 27: the
+    README's test command in a few minutes on two cores)."""
+    if os.environ.get("RUNVIL_TIERS") == "1":
+        return
+    skip = pytest.mark.skip(reason="a slow tier: RUNVIL_TIERS=1 runs it (CI does, in .ci/tiers)")
+    for item in items:
+        if "tier" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture
 def server():
     """A loopback Chat Completions server (tests/harness/chat_server.py) for

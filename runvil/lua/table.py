@@ -65,7 +65,8 @@ WATCHED_KEYS = frozenset({"coroutine", "yield"})
 #: table -> what set_str calls after writing one of WATCHED_KEYS in it: the
 #: coroutine twins watch `coroutine` in the global table and `yield` in the
 #: coroutine library, so a twin's `coroutine.yield(x)` tests one flag, not
-#: two lookups (runvil.lua.twins)
+#: two lookups (runvil.lua.twins). The watcher is held weakly too (its
+#: state keeps it): a value that held its own key would never die
 WATCHERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -139,8 +140,8 @@ class LuaTable:
                     self._sweep()
                 self._iter = None
             h[k] = v
-        if k in WATCHED_KEYS and (w := WATCHERS.get(self)) is not None:
-            w()
+        if k in WATCHED_KEYS and (w := WATCHERS.get(self)) is not None and (f := w()) is not None:
+            f()
 
     def set_int(self, k: int, v):
         arr = self.arr

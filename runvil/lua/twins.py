@@ -19,6 +19,7 @@ first coroutine).
 from __future__ import annotations
 
 import sys
+import weakref
 from types import FunctionType
 
 from . import values as V
@@ -485,7 +486,8 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
     def watched():
         ns["_GYOK"] = G.hash.get("coroutine") is lib and lib.hash.get("yield") is yield_fn
 
-    WATCHERS[G] = WATCHERS[lib] = watched
+    state.yield_watcher = watched  # (WATCHERS holds it weakly: the state keeps it)
+    WATCHERS[G] = WATCHERS[lib] = weakref.ref(watched)
     watched()
     ns.update({
         "_GSAFE": frozenset(f for f, test in safe.items() if test is None),

@@ -248,6 +248,7 @@ def test_a_cancelled_run_unwinds_a_coroutine_waiting_on_a_round():
 # twins off in CI's slow tiers (.ci/tiers), not in the default suite.
 
 
+@pytest.mark.tier
 def test_on_threads_100000_coroutines_run_as_twins_without_a_thread_each():
     code = ("local cos, s = {}, 0\n"
             "for i = 1, 100000 do cos[i] = coroutine.wrap(function(a) local b = coroutine.yield(a) return a + b end) end\n"

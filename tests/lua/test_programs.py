@@ -25,8 +25,6 @@ KNOWN = {
     "os_misc": "os has only time, clock and date in the sandbox",
     "load_env": "binary chunks: a different message",
     "pairs_order": "pairs walks 1..n then insertion order; C Lua's hash order differs",
-    "deep_nested_close": "deeply nested blocks exceed CPython's compiler limits",
-    "deep_nested_loops": "deeply nested loops exceed CPython's compiler limits",
     "toplevel_error5": "uses io.write",
     "os_time": "local time zone dependent",
 }
@@ -35,7 +33,7 @@ KNOWN = {
 def programs():
     for path in sorted(HERE.glob("*.lua")):
         name = path.stem
-        marks = [pytest.mark.xfail(reason=KNOWN[name], strict=False)] if name in KNOWN else []
+        marks = [pytest.mark.xfail(reason=KNOWN[name], strict=True)] if name in KNOWN else []
         yield pytest.param(name, marks=marks, id=name)
 
 

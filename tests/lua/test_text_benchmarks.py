@@ -24,6 +24,7 @@ def test_text_benchmarks_agree_with_their_twins_and_lua():
     assert "MISMATCH" not in p.stdout and "textwork" in p.stdout and "textops" in p.stdout
 
 
+@pytest.mark.tier
 def test_text_rows_agree_with_their_python_twins():
     sys.path.insert(0, str(ROOT))
     from benchmarks import textrows

@@ -564,6 +564,7 @@ def _function_codes(code):
             yield from _function_codes(c)
 
 
+@pytest.mark.tier
 def test_every_function_of_the_lua_programs_gets_a_twin_or_none():
     """The twin transform over every shape of generated code in the Lua
     programs of the suite: each function's twin compiles (or the function
