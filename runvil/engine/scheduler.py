@@ -35,7 +35,7 @@ from ..lua import LuaError, contexts
 from ..lua.contexts import C_BOUNDARY, INLINE, SUSPEND
 from ..lua.cstack import C
 from ..lua.errors import BUILTIN_CODES, QUALNAMES
-from ..lua.stdlib.budget import running_state
+from ..lua.stdlib import running_state
 from ..lua.values import set_string_meta, string_meta
 
 

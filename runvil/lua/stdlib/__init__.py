@@ -7,6 +7,14 @@ from types import FunctionType
 from ..errors import QUALNAMES, builtin
 from ..table import LuaTable
 
+def running_state():
+    """The state whose Lua runs on this thread now, or None (the Engine's
+    scheduler stops its CPU clock while a context waits)."""
+    from .budget import running_state as running
+
+    return running()
+
+
 #: (global name, module name) in the order Lua's linit.c opens them
 LIBRARIES = ("base", "coroutine", "table", "string", "math", "utf8", "os")
 

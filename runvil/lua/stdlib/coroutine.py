@@ -130,9 +130,7 @@ class Coroutine:
         resumer's count and coroutine are put back until `proceed`; refused,
         the wait fails where it is, as a yield across a C call does."""
         if passing:
-            self.depth = C[0] - mine
-            C[0] = mine
-            RUNNING_CO[0] = prev
+            self._back(mine, prev)
             return "wait", None
         try:
             values = SUSPEND
@@ -140,9 +138,7 @@ class Coroutine:
                 values = self.gen.throw(LuaError(C_BOUNDARY))
         except BaseException as e:
             return self.raised(e, mine, prev)
-        self.depth = C[0] - mine
-        C[0] = mine
-        RUNNING_CO[0] = prev
+        self._back(mine, prev)
         return self._settled("yield", values)
 
     def proceed(self):
@@ -158,10 +154,15 @@ class Coroutine:
             return self.raised(e, mine, prev)
         if values is SUSPEND:
             return self._waits(mine, prev, True)
+        self._back(mine, prev)
+        return self._settled("yield", values)
+
+    def _back(self, mine: int, prev) -> None:
+        """Its resumer's count and coroutine put back, as a yield leaves them
+        (keeping the calls its suspended frames hold)."""
         self.depth = C[0] - mine
         C[0] = mine
         RUNNING_CO[0] = prev
-        return self._settled("yield", values)
 
     def _settled(self, kind: str, values):
         """The end of a resume: the coroutine is suspended or dead."""
