@@ -108,6 +108,7 @@ def lua(*args: str, timeout: float = 120) -> tuple[subprocess.CompletedProcess, 
     return out, time.monotonic() - start
 
 
+@pytest.mark.tier  # each spends its whole budget (about 10 s)
 @pytest.mark.parametrize("name", list(RUNAWAYS))
 def test_a_runaway_whose_steps_grow_with_their_input_stops_with_a_named_limit(name):
     out, took = lua("-e", RUNAWAYS[name])
