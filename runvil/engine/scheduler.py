@@ -32,7 +32,7 @@ from collections import deque
 from types import CellType, FunctionType
 
 from ..lua import LuaError, contexts
-from ..lua.contexts import C_BOUNDARY, INLINE, SUSPEND
+from ..lua.contexts import C_BOUNDARY, INLINE, SUSPEND, drive
 from ..lua.cstack import C
 from ..lua.errors import BUILTIN_CODES, QUALNAMES
 from ..lua.stdlib import running_state
@@ -48,21 +48,6 @@ def save_locals() -> tuple:
 def restore_locals(saved: tuple) -> None:
     C[0], meta, contexts.RUNNING_CO[0] = saved
     set_string_meta(meta)
-
-
-def drive(gen):
-    """Runs an Engine generator to its end where nothing can pass its wait
-    up: with greenlets or threads it never yields (it switches inside);
-    inline, a wait here is refused as Lua refuses a yield across a C call."""
-    try:
-        gen.send(None)
-    except StopIteration as e:
-        return e.value
-    while True:  # (inline only: it yielded SUSPEND)
-        try:
-            gen.throw(LuaError(C_BOUNDARY))
-        except StopIteration as e:
-            return e.value
 
 
 def waiting_builtin(name: str | None, body):

@@ -41,6 +41,8 @@ import queue
 import sys
 import threading
 
+from .errors import LuaError
+
 try:
     import greenlet as _greenlet_mod
 except ImportError:  # optional: the threads backend stands in
@@ -97,6 +99,19 @@ SUSPEND = Suspend()
 #: what a wait says where it cannot pass up to the scheduler, as Lua says
 #: of a yield inside a C function (a gsub callback, a sort comparator)
 C_BOUNDARY = "attempt to yield across a C-call boundary"
+
+
+def drive(gen):
+    """Runs a generator that may wait (an Engine function, Lua run as a twin)
+    to its end where nothing can pass its wait up: with greenlets or threads
+    it never yields (it switches contexts inside); inline, a wait here is
+    refused as Lua refuses a yield across a C call."""
+    try:
+        gen.send(None)
+        while True:  # (inline only: it yielded SUSPEND)
+            gen.throw(LuaError(C_BOUNDARY))
+    except StopIteration as e:
+        return e.value
 
 
 class Context:

@@ -25,7 +25,7 @@ from types import FunctionType
 from ..structs import Struct
 from . import values as V
 from .compiled import compile_lua
-from .contexts import C_BOUNDARY, CAN_THREAD, INLINE, SUSPEND, on_lua_thread, run_lua
+from .contexts import CAN_THREAD, INLINE, SUSPEND, drive, on_lua_thread, run_lua
 from .cstack import HOST_CCALLS, LUAI_MAXCCALLS, C, ccall, check
 from .errors import LimitExceeded, LuaError, current_where
 from .runtime import base_namespace, make_forprep, make_giter
@@ -241,7 +241,7 @@ class LuaState:
             # on a stack as small as WebAssembly's, deep recursion in plain
             # compiled code crashes the interpreter, while generator twins end
             # in Python's RecursionError: run it as a twin (see call_g)
-            return _to_end(self.call_g(f, *args))
+            return drive(self.call_g(f, *args))
         try:
             return V.expand(ccall(f, *args))
         except RecursionError as e:
@@ -265,16 +265,6 @@ class LuaState:
 
     def set_global(self, name: str, value) -> None:
         self.G.set(name, value)
-
-
-def _to_end(gen):
-    """call_g run to its end where no wait can pass up (a host's call)."""
-    try:
-        gen.send(None)
-        while True:
-            gen.throw(LuaError(C_BOUNDARY))
-    except StopIteration as e:
-        return e.value
 
 
 def _default_stdout(text: str) -> None:
