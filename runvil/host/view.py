@@ -460,8 +460,11 @@ def _call(call) -> str:
 def _answer(item: dict) -> str:
     out = ["<div class=\"answer\">"]
     if item.get("failed"):
-        status = f" (status {escape(_text(item['status']))})" if item.get("status") is not None else ""
-        out.append(f"<div class=\"failed\">the round failed{status}: <pre>{escape(_text(item['failed']))}</pre></div>")
+        message = _text(item["failed"])
+        status = f" (status {_text(item['status'])})" if item.get("status") is not None else ""
+        if status and status.strip() in message:  # the message names it already (a provider's rejection)
+            status = ""
+        out.append(f"<div class=\"failed\">the round failed{escape(status)}: <pre>{escape(message)}</pre></div>")
     if item.get("thinking"):
         out.append(f"<div class=\"thinking\"><div class=\"role\">thinking</div><pre>{escape(_text(item['thinking']))}"
                    "</pre></div>")

@@ -290,3 +290,22 @@ def test_a_summarizing_compactor_of_runvil_chat(tmp_path, monkeypatch):
     assert "round 3 · infer" in html
     assert "compaction: the list before and after" in html and "<h3>before (5)</h3>" in html
     assert "<h3>after (3)</h3>" in html and "Summary of the earlier conversation: the summary" in html
+
+
+def test_a_failed_round_names_its_status_once(tmp_path):
+    """Issue 25: a provider's rejection already says `(status 400)`; the
+    round's header does not say it again. A failure whose message does not
+    name it keeps the status beside it."""
+    from runvil.host.view import render
+
+    def failed(message):
+        events = [{"type": "run_started", "execution_id": "0", "section": None, "prompt": "p"},
+                  {"type": "section_started", "execution_id": "0", "section": "A"},
+                  {"type": "model_turn_failed", "execution_id": "0", "section": "A", "round": 1, "origin": "chat",
+                   "model": "m", "status": 400, "message": message}]
+        return render(events, "p")
+
+    page_text = failed("the model backend rejected the request (status 400): too long")
+    assert "the round failed: <pre>the model backend rejected the request (status 400): too long</pre>" in page_text
+    assert page_text.count("(status 400)") == 1
+    assert "the round failed (status 400): <pre>upstream says no</pre>" in failed("upstream says no")
