@@ -20,13 +20,12 @@ from __future__ import annotations
 import itertools
 import sys
 import time
-from types import FunctionType
 
 from ..structs import Struct
 from . import values as V
 from .compiled import compile_lua
 from .contexts import CAN_THREAD, INLINE, SUSPEND, drive, on_lua_thread, run_lua
-from .cstack import HOST_CCALLS, LUAI_MAXCCALLS, C, ccall, check
+from .cstack import HOST_CCALLS, C, ccall
 from .errors import LimitExceeded, LuaError, current_where
 from .runtime import base_namespace, make_forprep, make_giter
 from .table import LuaTable
@@ -203,20 +202,14 @@ class LuaState:
             return self.call(f, *args)
         if self.install_twins is not None:
             self.install_twins()
-        n = C[0] + 1  # one nested C call, as ccall
-        if n >= LUAI_MAXCCALLS:
-            check(n, False)
-        C[0] = n
+        gen = self.twin_protected(f, args)  # one nested C call, as ccall; a twin's own protected call
+        refusal = None
         try:
-            if type(f) is not FunctionType:
-                f = V.resolve_callable(f, None)
-            gen = self.twin_call(f, args)
-            refusal = None
             while True:
                 try:
                     made = gen.send(None) if refusal is None else gen.throw(refusal)
                 except StopIteration as e:
-                    return V.expand(e.value)
+                    return e.value
                 if made is SUSPEND:
                     refusal = None
                     yield made
@@ -224,8 +217,6 @@ class LuaState:
                     refusal = LuaError("attempt to yield from outside a coroutine")
         except RecursionError as e:
             raise LuaError(stack_overflow_message(e)) from None
-        finally:
-            C[0] = n - 1
 
     def _call_from_host(self, f, args):
         V.set_string_meta(self.string_meta)

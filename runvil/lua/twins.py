@@ -498,4 +498,5 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
     state.twin_of = twin_of
     state.has_twin = lambda f: twin_of(f) is not None or f.__code__ in LEAF_CODES
     state.twin_call = gcall
+    state.twin_protected = protected  # a call of f as one nested C call (LuaState.call_g)
 
