@@ -78,7 +78,7 @@ def run_runvil(source: str, n):
 
 
 def parser_runvil():
-    from runvil.lua.parser import parse
+    from runvil.lua.syntax.parser import parse
 
     return lambda source: parse(source, "bench")
 

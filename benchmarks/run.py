@@ -461,7 +461,7 @@ def render(all_results: dict, args, argv: list[str], started: float,
         w(f"## Parse throughput ({lines:,} generated lines)\n")
         w("A deterministic, realistic Lua 5.4 module (`benchmarks/gen_parse.py`: "
           "functions, methods, table constructors, loops, strings, comments) is "
-          "parsed to an AST: runvil `runvil.lua.parser.parse(source, \"bench\")`, "
+          "parsed to an AST: runvil `runvil.lua.syntax.parser.parse(source, \"bench\")`, "
           "luaparser `ast.parse(source)`, abstra-lua `Parser(source).parse()`; "
           "lupa and lua5.4 run `load(source)` (parse + bytecode generation, "
           "the C reference).\n")

@@ -1,6 +1,6 @@
 """The run's execution contexts (ARCHITECTURE.md decision 2): every Lua
 execution context of a run (the walk, a task, a fan-out arm) is a context
-of runvil.lua.contexts (a greenlet, or a baton thread as the fallback), the
+of runvil.lua.runtime.contexts (a greenlet, or a baton thread as the fallback), the
 same kind coroutines run on, and exactly one runs at a time.
 
 A context that needs outside work posts its effects and waits; the
@@ -17,7 +17,7 @@ scheduler switches back to.
 Every Engine function that may wait is a generator, and so is a context's
 body: `block` is `yield from`'d down to the wait. With greenlets or threads
 it switches contexts inside and never yields; on the inline backend
-(runvil.lua.contexts), where there is no context to switch, it yields
+(runvil.lua.runtime.contexts), where there is no context to switch, it yields
 SUSPEND, which every generator between it and `_switch_to` passes up (Lua
 code in between runs as generator twins: `LuaState.call_g`), and the
 scheduler keeps the parked generator until the context is runnable again.
@@ -31,12 +31,13 @@ import itertools
 from collections import deque
 from types import CellType, FunctionType
 
-from ..lua import LuaError, contexts
-from ..lua.contexts import C_BOUNDARY, INLINE, SUSPEND, drive
-from ..lua.cstack import C
+from ..lua import LuaError
+from ..lua.runtime import contexts
+from ..lua.runtime.contexts import C_BOUNDARY, INLINE, SUSPEND, drive
+from ..lua.runtime.calldepth import C
 from ..lua.errors import BUILTIN_CODES, QUALNAMES
 from ..lua.stdlib import running_state
-from ..lua.values import set_string_meta, string_meta
+from ..lua.runtime.values import set_string_meta, string_meta
 
 
 def save_locals() -> tuple:

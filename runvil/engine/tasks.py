@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..lua import LuaError, LuaTable
 from ..lua.stdlib import lib_table
-from ..lua.values import fmt_number
+from ..lua.runtime.values import fmt_number
 from ..structs import Struct, field
 from .conversation.records import Record
 from .errors import ErrorValue, RunError, engine_error, names_hint, raise_lua, reported

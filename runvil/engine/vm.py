@@ -12,7 +12,7 @@ from ..lua import Limits, LuaError, LuaTable, Userdata
 from ..lua.errors import builtin
 from ..lua.files import file_source
 from ..lua.stdlib import lib_table
-from ..lua.values import fmt_number, getmetamethod, type_name
+from ..lua.runtime.values import fmt_number, getmetamethod, type_name
 from ..prompt import MAX_BLOCK_BYTES
 from ..prompt.interpolate import NULL, InterpolationError, fill
 from ..prompt.interpolate import NotJSON as Unfit

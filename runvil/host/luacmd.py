@@ -177,7 +177,7 @@ def open_require(state: LuaState, folder: str) -> None:
 
 
 def _type(v) -> str:
-    from ..lua.values import type_name
+    from ..lua.runtime.values import type_name
 
     return "no value" if v is None else type_name(v)
 

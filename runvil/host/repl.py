@@ -182,7 +182,7 @@ class Interrupt:
 
 def show_values(values, write) -> None:
     """Prints a chunk's results tab-separated, as `lua -i` does."""
-    from ..lua.values import tostring
+    from ..lua.runtime.values import tostring
 
     if values:
         write("\t".join(tostring(v) for v in values) + "\n")

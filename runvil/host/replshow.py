@@ -45,7 +45,7 @@ class _Shower:
         from ..engine.models import ModelHandle
         from ..engine.var import VarView
         from ..lua import LuaTable
-        from ..lua.values import tostring
+        from ..lua.runtime.values import tostring
 
         if v is None:
             return "nil"

@@ -7,17 +7,17 @@ a state, does not import the runtime (state, values, tables)."""
 
 #: exported name -> the module of runvil.lua that defines it
 _EXPORTS = {
-    "Compiled": "compiled",
-    "compile_lua": "compiled",
-    "EMPTY": "values",
+    "Compiled": "compiler.chunk",
+    "compile_lua": "compiler.chunk",
+    "EMPTY": "runtime.values",
     "Limits": "state",
     "LimitExceeded": "errors",
     "LuaError": "errors",
     "LuaState": "state",
     "LuaSyntaxError": "errors",
-    "LuaTable": "table",
-    "Multi": "values",
-    "Userdata": "values",
+    "LuaTable": "runtime.tables",
+    "Multi": "runtime.values",
+    "Userdata": "runtime.values",
 }
 
 __all__ = ["Compiled", "compile_lua", "EMPTY", "Limits", "LimitExceeded", "LuaError", "LuaState", "LuaSyntaxError", "LuaTable", "Multi", "Userdata"]

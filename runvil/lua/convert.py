@@ -11,8 +11,8 @@ from __future__ import annotations
 from types import FunctionType
 
 from .errors import builtin
-from .table import LuaTable
-from .values import EMPTY, Multi, Userdata
+from .runtime.tables import LuaTable
+from .runtime.values import EMPTY, Multi, Userdata
 
 
 def to_lua(value):

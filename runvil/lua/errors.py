@@ -22,7 +22,7 @@ class LuaError(Exception):
         self.lua_traceback = traceback
 
     def __str__(self) -> str:
-        from .values import tostring_basic
+        from .runtime.values import tostring_basic
 
         v = self.value
         if isinstance(v, str):
@@ -80,7 +80,7 @@ def builtin(fn):
 
 #: code -> frame -> the frame a walk goes on at: the bottom of an escalated
 #: call's context continues at the generator twin that escalated it
-#: (runvil.lua.twins); None ends the walk (where a coroutine's stack begins)
+#: (runvil.lua.runtime.generators); None ends the walk (where a coroutine's stack begins)
 _HOPS: dict = {}
 
 

@@ -10,7 +10,7 @@ Lua error naming the limit that was passed.
 No step reads a clock: `_tick` does, and it sets how many steps run before
 the next one from how fast the last ones went, so that a check comes about
 every CHECK_SECONDS of CPU however slow a step is (a builtin whose work
-grows with its input also charges steps in proportion: stdlib/budget.py).
+grows with its input also charges steps in proportion: stdlib/limits.py).
 The CPU clock of a state stops while its context waits on the outside world
 (`pause_cpu`, `resume_cpu`: runvil.engine.scheduler).
 """
@@ -22,13 +22,13 @@ import sys
 import time
 
 from ..structs import Struct
-from . import values as V
-from .compiled import compile_lua
-from .contexts import CAN_THREAD, INLINE, SUSPEND, drive, on_lua_thread, run_lua
-from .cstack import HOST_CCALLS, C, ccall
+from .runtime import values as V
+from .compiler.chunk import compile_lua
+from .runtime.contexts import CAN_THREAD, INLINE, SUSPEND, drive, on_lua_thread, run_lua
+from .runtime.calldepth import HOST_CCALLS, C, ccall
 from .errors import LimitExceeded, LuaError, current_where
-from .runtime import base_namespace, make_forprep, make_giter
-from .table import LuaTable
+from .runtime.helpers import base_namespace, make_forprep, make_giter
+from .runtime.tables import LuaTable
 
 #: the most steps between two checks of the time and memory (when steps are fast)
 CHECK_INTERVAL = 100_000
@@ -182,7 +182,7 @@ class LuaState:
         return self.call(fn, *args)
 
     def call(self, f, *args) -> tuple:
-        """Calls a Lua value on the Lua thread (runvil.lua.contexts: a large
+        """Calls a Lua value on the Lua thread (runvil.lua.runtime.contexts: a large
         stack); returns its results as a tuple. Lua errors propagate as
         LuaError. Called from the host, the call gets a fresh budget; called
         from Lua (a builtin of the Engine), it is one more nested C call."""
@@ -194,7 +194,7 @@ class LuaState:
     def call_g(self, f, *args):
         """`call` for a caller that is a generator (the Engine's, whose waits
         are generators: runvil.engine.scheduler), from Lua's thread. On the
-        inline backend f runs as a generator twin (runvil.lua.twins), so a
+        inline backend f runs as a generator twin (runvil.lua.runtime.generators), so a
         wait inside it (a SUSPEND) passes up through this one; a Lua yield
         that reaches here was made outside any coroutine. Elsewhere it is
         `call`, and never yields."""
@@ -245,7 +245,7 @@ class LuaState:
             from .stdlib.coroutine import close_all
 
             run_lua(lambda: close_all(self))
-        from .stdlib.budget import uninstall
+        from .stdlib.limits import uninstall
 
         uninstall(self)
 

@@ -27,7 +27,7 @@ import re
 from os import PathLike
 
 from runvil.lua import LuaSyntaxError, compile_lua
-from runvil.lua.contexts import run_lua
+from runvil.lua.runtime.contexts import run_lua
 
 from ..structs import replace
 from .frontcache import read_frontmatter

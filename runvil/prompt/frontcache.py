@@ -2,7 +2,7 @@
 was read without a problem starts without PyYAML (importing it and building
 its loader cost about as much as `python -c pass`; issue 13, item 3).
 
-An entry (diskcache.py: the folder, atomic writes, checksums) is keyed by
+An entry (cache/disk.py: the folder, atomic writes, checksums) is keyed by
 the frontmatter's text and by what reads it: runvil's version and the size
 and modification time of frontmatter.py, model.py, this file and PyYAML's
 own `__init__.py`. It holds the Frontmatter's fields, marshaled. Only a
@@ -17,7 +17,7 @@ from __future__ import annotations
 import marshal
 import os
 
-from ..lua import diskcache
+from ..lua.cache import disk as diskcache
 from .model import Frontmatter, ParseError, RoleOptions
 
 _VERSION = b"frontmatter-1"

@@ -1,4 +1,4 @@
-"""Execution contexts (runvil.lua.contexts; issue 13 item 2, issue 10
+"""Execution contexts (runvil.lua.runtime.contexts; issue 13 item 2, issue 10
 "Threads and stacks"): one backend for coroutines and the Engine's
 sections, tasks and fan-out arms, exactly one context running at a time,
 Lua only on large stacks, and the threads backend run by the suite too."""
@@ -15,7 +15,8 @@ import pytest
 
 from runvil.engine.effects import ModelReply, ModelRound
 from runvil.engine.run import ModelBinding, Run
-from runvil.lua import LuaState, contexts
+from runvil.lua import LuaState
+from runvil.lua.runtime import contexts
 from runvil.prompt import parse_text
 
 from .prompts import head, source
@@ -32,7 +33,7 @@ def backend_in_subprocess(env_value: str | None) -> str:
     env = env_without_backend()
     if env_value is not None:
         env["RUNVIL_CONTEXTS"] = env_value
-    out = subprocess.run([sys.executable, "-c", "from runvil.lua import contexts; print(contexts.BACKEND)"],
+    out = subprocess.run([sys.executable, "-c", "from runvil.lua.runtime import contexts; print(contexts.BACKEND)"],
                          env=env, capture_output=True, text=True, timeout=60, cwd=ROOT)
     return out.stdout.strip()
 
@@ -44,7 +45,7 @@ def test_greenlet_is_chosen_where_it_imports_and_threads_when_forced():
 
 
 def test_without_greenlet_the_threads_backend_stands_in():
-    code = "import sys; sys.modules['greenlet'] = None\nfrom runvil.lua import contexts, LuaState\n" \
+    code = "import sys; sys.modules['greenlet'] = None\nfrom runvil.lua import LuaState\nfrom runvil.lua.runtime import contexts\n" \
            "print(contexts.BACKEND, LuaState().execute('return coroutine.wrap(function() coroutine.yield(3) end)()')[0])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT,
                          env=env_without_backend())

@@ -23,7 +23,7 @@ import pytest
 
 from runvil.engine.effects import ModelFailure, ModelReply, ModelRound
 from runvil.engine.run import ModelBinding, Run
-from runvil.lua import contexts
+from runvil.lua.runtime import contexts
 from runvil.prompt import parse_text
 
 from .prompts import source
@@ -51,7 +51,8 @@ def on_a_platform_without_threads(code: str, timeout: float = 120) -> subprocess
 def test_without_threads_the_inline_backend_is_chosen_and_lua_runs_on_the_calling_thread():
     out = on_a_platform_without_threads("""\
         import threading
-        from runvil.lua import LuaState, contexts
+        from runvil.lua import LuaState
+        from runvil.lua.runtime import contexts
         st = LuaState()
         r = st.execute('''
           local function gen(n) return coroutine.wrap(function() for i = 1, n do coroutine.yield(i) end end) end

@@ -418,7 +418,7 @@ def test_from_json():
     assert type(t.get("c")) is float
     assert from_json(None) is JSON_NULL
     assert from_json({"\u00e9": 1}).get("\xc3\xa9") == 1
-    from runvil.lua.contexts import run_lua
+    from runvil.lua.runtime.contexts import run_lua
 
     deep = json.loads("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
     with pytest.raises(ValueError):  # the Engine converts on the Lua thread, as here

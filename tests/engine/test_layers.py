@@ -151,12 +151,12 @@ PROJECT_LAYERS = [("base", ["structs", "_grammar"]), ("lua", ["lua"]), ("prompt"
 #: the runvil.lua modules imported from outside runvil/lua today: the
 #: embedding surface, to be narrowed to `runvil.lua.api` (issue 23, item 1).
 #: A new reach-in into the interpreter fails here.
-LUA_SURFACE = {"runvil.lua", "runvil.lua.contexts", "runvil.lua.cstack", "runvil.lua.diskcache", "runvil.lua.errors",
-               "runvil.lua.files", "runvil.lua.stdlib", "runvil.lua.values"}
+LUA_SURFACE = {"runvil.lua", "runvil.lua.runtime.contexts", "runvil.lua.runtime.calldepth", "runvil.lua.cache.disk", "runvil.lua.errors",
+               "runvil.lua.files", "runvil.lua.stdlib", "runvil.lua.runtime.values"}
 
 #: upward imports left to the Lua step of issue 23 (the disk cache's key
 #: reads the version from the root package; it is to be passed in)
-KNOWN_UPWARD = {("runvil.lua.diskcache", "runvil")}
+KNOWN_UPWARD = {("runvil.lua.cache.disk", "runvil")}
 
 
 def package_modules(root: Path) -> dict[str, Path]:

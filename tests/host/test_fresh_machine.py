@@ -33,7 +33,7 @@ def test_the_parser_table_is_plain_data_when_lark_builds_it(tmp_path, monkeypatc
     cache (marshal takes nothing else)."""
     code = (
         "import marshal, os\n"
-        "from runvil.lua import parser\n"
+        "from runvil.lua.syntax import parser\n"
         "states, start, end = parser._get_table()\n"
         "for actions in states.values():\n"
         "    for sym, act in actions.items():\n"

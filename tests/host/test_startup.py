@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PROVIDER_CODE = {"httpx", "importlib.metadata", "runvil.harness.openai"}
 TERMINAL_CODE = {"rich", "rich.console"}
-PARSER_CODE = {"lark", "runvil.lua.parser", "runvil.lua.compile", "runvil.lua.ast"}
+PARSER_CODE = {"lark", "runvil.lua.syntax.parser", "runvil.lua.compiler.codegen", "runvil.lua.syntax.ast"}
 #: heavy modules a run with warm caches does without (each costs milliseconds)
 CLASS_CODE = {"attrs", "attr", "dataclasses", "inspect", "typing", "datetime"}
 YAML_CODE = {"yaml", "runvil.prompt.frontmatter"}
@@ -156,7 +156,7 @@ def test_a_warm_check_imports_neither_the_engine_nor_the_run_command_nor_the_lua
         names, p = imports(["check", "hello.md"], env, hello)
         assert p.returncode == 0
     assert not {n for n in names if n.startswith(("runvil.engine", "runvil.harness", "yaml", "attr", "lark"))}
-    assert not names & ({"argparse", "runvil.host.runcmd", "runvil.lua.state", "runvil.lua.values"} | CLASS_CODE)
+    assert not names & ({"argparse", "runvil.host.runcmd", "runvil.lua.state", "runvil.lua.runtime.values"} | CLASS_CODE)
 
 
 def test_an_installed_check_or_lua_imports_no_pathlib(hello, env):

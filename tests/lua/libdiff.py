@@ -10,7 +10,7 @@ import re
 from lupa import lua54
 
 from runvil.lua.errors import LuaError
-from runvil.lua.table import LuaTable
+from runvil.lua.runtime.tables import LuaTable
 
 
 class FakeState:

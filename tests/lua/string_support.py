@@ -10,7 +10,7 @@ import lupa.lua54
 
 from hypothesis import settings
 
-from runvil.lua import values
+from runvil.lua.runtime import values
 from runvil.lua.errors import LuaError
 from runvil.lua.stdlib import string as string_lib
 

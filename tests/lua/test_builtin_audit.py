@@ -19,8 +19,8 @@ from types import FunctionType
 import pytest
 
 from runvil.lua import Limits, LuaState
-from runvil.lua import values as V
-from runvil.lua.table import LuaTable
+from runvil.lua.runtime import values as V
+from runvil.lua.runtime.tables import LuaTable
 
 MAXI, MINI = 2**63 - 1, -(2**63)
 

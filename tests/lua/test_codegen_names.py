@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from runvil.lua import LuaState
-from runvil.lua import compile as C
-from runvil.lua.resolve import LOCAL_PREFIX
+from runvil.lua.compiler import codegen as C
+from runvil.lua.compiler.resolve import LOCAL_PREFIX
 
 from .harness import ours, real
 

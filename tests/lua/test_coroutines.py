@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from runvil.lua import LuaState, contexts
+from runvil.lua import LuaState
+from runvil.lua.runtime import contexts
 
 from .harness import ours
 

@@ -1,4 +1,4 @@
-"""Lua patterns (runvil.lua.lpattern) through string.find/match/gmatch/gsub:
+"""Lua patterns (runvil.lua.stdlib.patterns.matcher) through string.find/match/gmatch/gsub:
 exact unit tests, the regex translation against the backtracking matcher,
 and differential tests against real Lua 5.4 (lupa)."""
 
@@ -9,10 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runvil.lua import lpattern, values
+from runvil.lua.stdlib.patterns import matcher as lpattern
+from runvil.lua.runtime import values
 from runvil.lua.errors import LuaError
-from runvil.lua.lpattern import LPattern, compile_pattern
-from runvil.lua.table import LuaTable
+from runvil.lua.stdlib.patterns.matcher import LPattern, compile_pattern
+from runvil.lua.runtime.tables import LuaTable
 
 lupa = pytest.importorskip("lupa")
 

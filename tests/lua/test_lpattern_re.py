@@ -1,4 +1,4 @@
-"""Lua patterns on Python's `re` (runvil.lua.lpattern_re): every pattern
+"""Lua patterns on Python's `re` (runvil.lua.stdlib.patterns.regex): every pattern
 `re` can express with Lua's meaning runs on it, with Lua 5.4's results.
 
 A differential test runs find, match, gmatch (a generic for, and its
@@ -18,8 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from runvil.lua import LimitExceeded, LuaState
-from runvil.lua.lpattern import compile_pattern
-from runvil.lua.lpattern_re import RISKY_WORK, translate
+from runvil.lua.stdlib.patterns.matcher import compile_pattern
+from runvil.lua.stdlib.patterns.regex import RISKY_WORK, translate
 
 lupa = pytest.importorskip("lupa")
 

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runvil.lua import ast
+from runvil.lua.syntax import ast
 from runvil.lua.errors import LuaSyntaxError
 from runvil.lua.files import file_source
-from runvil.lua.lexer import LexError, _read_string_slowly, read_string, utf8esc
-from runvil.lua.parser import _builder, _get_lark, parse
+from runvil.lua.syntax.lexer import LexError, _read_string_slowly, read_string, utf8esc
+from runvil.lua.syntax.parser import _builder, _get_lark, parse
 
 try:
     from lupa import lua54
@@ -535,7 +535,7 @@ def test_random_tokens_fail_as_lua(words, seps):
 
 
 def _golden_tokens() -> list[str]:
-    from runvil.lua.lexer import tokenize
+    from runvil.lua.syntax.lexer import tokenize
 
     out = []
     for p in sorted(GOLDEN.glob("*.lua")):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from runvil.lua import LuaState
-from runvil.lua import values as V
+from runvil.lua.runtime import values as V
 
 from .harness import ours, real
 
@@ -378,7 +378,7 @@ def _steps_of(st: LuaState, code: str) -> int:
 def test_native_walks_charge_their_items_exactly(n):
     # next, ipairs and the sandbox pairs charge their own items (no _charged
     # layer): each item NEXT_ITEM_COST or IPAIRS_ITEM_COST steps, whatever n
-    from runvil.lua.stepcost import IPAIRS_ITEM_COST, NEXT_ITEM_COST
+    from runvil.lua.compiler.costs import IPAIRS_ITEM_COST, NEXT_ITEM_COST
 
     st = LuaState()
     try:

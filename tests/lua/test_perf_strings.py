@@ -8,11 +8,11 @@ import gc
 
 import pytest
 
-from runvil.lua import values
+from runvil.lua.runtime import values
 from runvil.lua.errors import LimitExceeded
-from runvil.lua.lpattern import compile_pattern
+from runvil.lua.stdlib.patterns.matcher import compile_pattern
 from runvil.lua.state import LuaState
-from runvil.lua.stdlib import budget
+from runvil.lua.stdlib import limits as budget
 
 from .harness import ours, real
 

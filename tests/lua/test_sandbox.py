@@ -7,7 +7,8 @@ import threading
 
 import pytest
 
-from runvil.lua import Limits, LimitExceeded, LuaError, LuaState, contexts
+from runvil.lua import Limits, LimitExceeded, LuaError, LuaState
+from runvil.lua.runtime import contexts
 
 
 def run(code: str, **limits) -> list[str]:
@@ -173,7 +174,7 @@ def test_deep_recursion_works_and_infinite_recursion_overflows():
     local t = setmetatable({}, {__index = function(t, k) return t[k] end})
     print(pcall(function() return t.x end))
     """
-    # a recursion through __index is one of Lua's C calls: it stops at 200 (runvil.lua.cstack)
+    # a recursion through __index is one of Lua's C calls: it stops at 200 (runvil.lua.runtime.calldepth)
     assert run(code) == ["8000", "false\tinput:4: stack overflow", "8000", "false\tinput:7: C stack overflow"]
 
 

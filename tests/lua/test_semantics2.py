@@ -9,7 +9,7 @@ import warnings
 
 import pytest
 
-from runvil.lua import compile as C
+from runvil.lua.compiler import codegen as C
 
 from .harness import ours, real
 

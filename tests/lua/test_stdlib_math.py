@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from runvil.lua.errors import LuaError
 from runvil.lua.stdlib import math as mathlib
-from runvil.lua.table import LuaTable
+from runvil.lua.runtime.tables import LuaTable
 
 from .libdiff import L, FakeState, error_text, open_lib, pcall_of
 

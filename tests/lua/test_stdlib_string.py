@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runvil.lua import values
+from runvil.lua.runtime import values
 from runvil.lua.errors import LimitExceeded, LuaError
 from runvil.lua.stdlib import string as string_lib
-from runvil.lua.table import LuaTable
+from runvil.lua.runtime.tables import LuaTable
 
 lupa = pytest.importorskip("lupa")
 

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runvil.lua import values as V
+from runvil.lua.runtime import values as V
 from runvil.lua.errors import LuaError
 from runvil.lua.stdlib import table as tablib
-from runvil.lua.table import LuaTable
+from runvil.lua.runtime.tables import LuaTable
 
 from .libdiff import L, norm, open_lib, real
 from .libdiff import call as libcall

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runvil.lua import values as V
+from runvil.lua.runtime import values as V
 from runvil.lua.errors import LuaError
 from runvil.lua.stdlib import os as oslib
 from runvil.lua.stdlib import utf8 as utf8lib
-from runvil.lua.table import LuaTable
+from runvil.lua.runtime.tables import LuaTable
 
 from .libdiff import L, call, norm, open_lib, packed_result, real
 

@@ -1,6 +1,6 @@
 """The step budget is calibrated (issue 10: "steps calibrated so that every
 loop shape spends its budget in about the same time"): a loop iteration or
-function entry charges what its straight-line code costs (stepcost.py), so
+function entry charges what its straight-line code costs (compiler/costs.py), so
 a loop of pattern calls no longer runs 100 times longer than an empty one.
 
 The default suite times two shapes on a small budget and compares them
@@ -16,7 +16,7 @@ import pytest
 
 from runvil.lua import LimitExceeded, LuaState
 from runvil.lua.state import Limits
-from runvil.lua.compile_steps import block_cost
+from runvil.lua.compiler.weigh import block_cost
 
 SHAPES = {
     "empty numeric for": "for i = 1, math.huge do end",
@@ -62,7 +62,7 @@ def test_a_metamethod_loop_spends_its_budget_about_as_fast_as_an_empty_loop():
 
 
 def test_straight_line_code_is_weighed_by_what_it_calls():
-    from runvil.lua.parser import parse
+    from runvil.lua.syntax.parser import parse
 
     def cost(code):
         return block_cost(parse(code, "=c").body.stmts)

@@ -1,4 +1,4 @@
-"""Coroutines as generator twins (runvil.lua.twins, compile_twins.py; issue
+"""Coroutines as generator twins (runvil.lua.runtime.generators, compiler/generators.py; issue
 13: "a resume/yield pair <= 3 us", whole programs within 10x of Python):
 the same results, messages, positions and levels as real Lua 5.4 wherever
 a twin runs its code, yields and errors at every depth, and the escalated
@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from runvil.lua import LuaState, contexts
-from runvil.lua import twins as T
+from runvil.lua import LuaState
+from runvil.lua.runtime import contexts
+from runvil.lua.runtime import generators as T
 from runvil.lua.stdlib import coroutine as coroutine_lib
 
 from .harness import ours, real
@@ -428,7 +429,7 @@ def test_a_function_too_nested_for_a_twin_runs_on_a_context():
 
 
 def test_twins_are_made_from_a_chunk_read_from_the_disk_cache(tmp_path, monkeypatch):
-    from runvil.lua.compiled import compile_lua
+    from runvil.lua.compiler.chunk import compile_lua
 
     monkeypatch.setenv("RUNVIL_CACHE_DIR", str(tmp_path))
     src = "local s = 'c1_1' .. 'x'\nreturn coroutine.wrap(function() coroutine.yield(s) return s .. '!' end)"
@@ -532,7 +533,7 @@ def test_a_metamethod_runs_in_the_twin_that_reached_it():
     assert st.execute("local co = ... ; return coroutine.resume(co, 1)", "=t", co) == (True, "+")
     assert st.execute("local co = ... ; return coroutine.resume(co, 2)", "=t", co) == (True, 3)
     assert co.worker is None
-    from runvil.lua.cstack import REFUSAL
+    from runvil.lua.runtime.calldepth import REFUSAL
 
     assert REFUSAL.__traceback__ is None  # raised again and again: it must not keep its frames
     st.close()
@@ -571,8 +572,8 @@ def test_every_function_of_the_lua_programs_gets_a_twin_or_none():
     has none), and no generated name is left that a twin cannot call."""
     from pathlib import Path
 
-    from runvil.lua.compile_twins import LEAF, twin_code
-    from runvil.lua.compiled import compile_lua
+    from runvil.lua.compiler.generators import LEAF, twin_code
+    from runvil.lua.compiler.chunk import compile_lua
     from runvil.lua.errors import LuaSyntaxError
 
     root = Path(__file__).resolve().parents[2]
@@ -598,8 +599,8 @@ def test_a_call_of_coroutine_yield_is_known_at_once():
     """`coroutine.yield(...)` read from the global table yields after one
     test of a flag (`_GYOK`); a local `coroutine`, or any other field, takes
     the general call path."""
-    from runvil.lua.compile_twins import twin_code
-    from runvil.lua.compiled import PY_SOURCE, compile_lua
+    from runvil.lua.compiler.generators import twin_code
+    from runvil.lua.compiler.chunk import PY_SOURCE, compile_lua
 
     src = ("local function a(x) coroutine.yield(x) end\n"
            "local function b(x) local y = coroutine.yield(x, 2) return y end\n"
@@ -712,7 +713,7 @@ def test_a_state_without_coroutines_imports_no_twins():
     import sys
 
     code = ("import sys\nfrom runvil.lua import LuaState\nst = LuaState(stdout=lambda s: None)\n"
-            "st.execute('return 1')\nprint('runvil.lua.twins' in sys.modules)\n"
-            "st.execute('return coroutine.wrap(function() end)()')\nprint('runvil.lua.twins' in sys.modules)")
+            "st.execute('return 1')\nprint('runvil.lua.runtime.generators' in sys.modules)\n"
+            "st.execute('return coroutine.wrap(function() end)()')\nprint('runvil.lua.runtime.generators' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True"]

@@ -123,8 +123,8 @@ def test_block_lines_stay_file_lines_after_many_blocks():
 
 
 def test_a_long_field_chain_parses_in_linear_time():
-    from runvil.lua.contexts import run_lua
-    from runvil.lua.parser import parse
+    from runvil.lua.runtime.contexts import run_lua
+    from runvil.lua.syntax.parser import parse
 
     start = time.monotonic()
     chunk = run_lua(lambda: parse("local t = {} return t" + ".a" * 40_000, "=x"))

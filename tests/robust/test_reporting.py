@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from runvil.engine.vm import JUMP_ENDED, JUMP_REPORTING
-from runvil.lua.contexts import C_BOUNDARY
+from runvil.lua.runtime.contexts import C_BOUNDARY
 
 ROOT = Path(__file__).resolve().parents[2]
 BACKENDS = ["default", "inline"]

@@ -8,7 +8,7 @@ from types import FunctionType
 
 from ...lua import LuaError, LuaTable
 from ...lua.stdlib import lib_table
-from ...lua.values import tostring_basic
+from ...lua.runtime.values import tostring_basic
 from ..errors import engine_error, message_type, raise_lua
 from ..strings import from_lua_str, to_lua_str
 from .compose import composed

@@ -5,12 +5,12 @@ from __future__ import annotations
 from types import FunctionType
 
 from ..errors import QUALNAMES, builtin
-from ..table import LuaTable
+from ..runtime.tables import LuaTable
 
 def running_state():
     """The state whose Lua runs on this thread now, or None (the Engine's
     scheduler stops its CPU clock while a context waits)."""
-    from .budget import running_state as running
+    from .limits import running_state as running
 
     return running()
 
@@ -34,7 +34,7 @@ def lib_table(funcs: dict, prefix: str = "") -> LuaTable:
 def open_libs(state, names=LIBRARIES) -> None:
     import importlib
 
-    from . import budget
+    from . import limits as budget
 
     for name in names:
         mod = importlib.import_module(f"{__name__}.{name}")

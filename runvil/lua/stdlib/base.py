@@ -7,17 +7,17 @@ from __future__ import annotations
 import sys
 from types import FunctionType
 
-from .. import values as V
-from ..args import arg_error, check_any, check_function, check_int, check_table, opt_int, opt_str, type_error
-from ..compiled import compile_lua
-from ..contexts import RUNNING_CO
-from ..cstack import ccall
+from ..runtime import values as V
+from ..runtime.args import arg_error, check_any, check_function, check_int, check_table, opt_int, opt_str, type_error
+from ..compiler.chunk import compile_lua
+from ..runtime.contexts import RUNNING_CO
+from ..runtime.calldepth import ccall
 from ..errors import LuaError, LuaSyntaxError, builtin, where
-from ..runtime import error_value
+from ..runtime.helpers import error_value
 from ..state import chunkid
-from ..stepcost import NEXT_ITEM_COST
-from ..table import LuaTable
-from ..values import EMPTY, Multi, Userdata
+from ..compiler.costs import NEXT_ITEM_COST
+from ..runtime.tables import LuaTable
+from ..runtime.values import EMPTY, Multi, Userdata
 from . import lib_table
 
 
@@ -279,7 +279,7 @@ def pcall(*args):
     if not args:
         arg_error(1, "pcall", "value expected")
     try:
-        r = V.expand(ccall(args[0], *args[1:]))  # a nested C call (runvil.lua.cstack)
+        r = V.expand(ccall(args[0], *args[1:]))  # a nested C call (runvil.lua.runtime.calldepth)
     except (LuaError, RecursionError, MemoryError) as e:
         return Multi((False, caught_value(e)))
     return Multi((True,) + r)

@@ -1,4 +1,4 @@
-"""Coroutines on execution contexts (runvil.lua.contexts: greenlets, or
+"""Coroutines on execution contexts (runvil.lua.runtime.contexts: greenlets, or
 baton threads as the fallback).
 
 Each coroutine runs its function on a context of its own, and exactly one
@@ -7,7 +7,7 @@ it yields, returns or fails; `yield` switches back. So the evaluator stays
 plain synchronous Python, and a yield may happen at any depth of Lua and
 Python calls.
 
-A resume is one of Lua's nested C calls (runvil.lua.cstack): the coroutine
+A resume is one of Lua's nested C calls (runvil.lua.runtime.calldepth): the coroutine
 runs one above its resumer, plus the calls its own suspended frames hold,
 so unbounded nesting of coroutines ends in `C stack overflow` at once.
 
@@ -21,18 +21,18 @@ from __future__ import annotations
 
 import os
 
-from .. import values as V
-from ..args import type_error
-from ..contexts import C_BOUNDARY, INLINE, RUNNING_CO, SUSPEND, Context, on_lua_thread, run_lua
-from ..contexts import current as current_context
-from ..contexts import resume as run_context
-from ..contexts import suspend as leave_context
-from ..cstack import LUAI_MAXCCALLS, C, check
+from ..runtime import values as V
+from ..runtime.args import type_error
+from ..runtime.contexts import C_BOUNDARY, INLINE, RUNNING_CO, SUSPEND, Context, on_lua_thread, run_lua
+from ..runtime.contexts import current as current_context
+from ..runtime.contexts import resume as run_context
+from ..runtime.contexts import suspend as leave_context
+from ..runtime.calldepth import LUAI_MAXCCALLS, C, check
 from ..errors import CoroutineKill, LuaError, add_stack_hop, builtin, caller_where, current_where
-from ..runtime import adjust
+from ..runtime.helpers import adjust
 from ..state import stack_overflow_message
-from ..table import LuaTable
-from ..values import TAILCALL, Multi
+from ..runtime.tables import LuaTable
+from ..runtime.values import TAILCALL, Multi
 from . import lib_table
 
 
@@ -56,7 +56,7 @@ class Coroutine:
         # the C calls a resume of it adds: its own, and the nested ones its
         # suspended frames hold (set again whenever it suspends)
         self.depth = 1
-        # runs as its function's generator twin (runvil.lua.twins) when it has one
+        # runs as its function's generator twin (runvil.lua.runtime.generators) when it has one
         has_twin = getattr(state, "has_twin", None)
         if has_twin is None and fn is not None and getattr(state, "install_twins", None) is not None:
             state.install_twins()  # the state's first coroutine
@@ -364,7 +364,7 @@ for _bottom in (Coroutine.resume, Coroutine._step_twin, Coroutine._twin_returned
 class CCall:
     """`with CCall():` marks a builtin's callbacks (a sort comparator, a
     gsub function, `__tostring`) as C Lua's C calls: one nested C call
-    (runvil.lua.cstack), and a yield inside them raises `attempt to yield
+    (runvil.lua.runtime.calldepth), and a yield inside them raises `attempt to yield
     across a C-call boundary`, as in Lua 5.4."""
 
     __slots__ = ("co", "n", "calls")
@@ -520,9 +520,9 @@ TWINS = os.environ.get("RUNVIL_TWINS", "").strip() not in ("0", "off", "no", "fa
 
 
 def _enable_twins(state, yield_fn, wrap, lib: LuaTable, own_twins: dict) -> None:
-    """Lets the state's coroutines run as generator twins (runvil.lua.twins),
+    """Lets the state's coroutines run as generator twins (runvil.lua.runtime.generators),
     set up at its first coroutine: a state that makes none pays only for a
-    copy of its builtins as opened (and imports no runvil.lua.twins)."""
+    copy of its builtins as opened (and imports no runvil.lua.runtime.generators)."""
     if not (TWINS or INLINE) or not hasattr(state, "iterators"):  # (inline needs them)
         return
     # the globals and library tables as the libraries have just opened them
@@ -530,7 +530,7 @@ def _enable_twins(state, yield_fn, wrap, lib: LuaTable, own_twins: dict) -> None
     libs = {k: v.hash.copy() if type(v) is LuaTable else v for k, v in state.G.hash.items()}
 
     def install():
-        from .. import twins
+        from ..runtime import generators as twins
 
         state.install_twins = None
         wrapped_code = next(c for c in wrap.__code__.co_consts if getattr(c, "co_name", None) == "wrapped")

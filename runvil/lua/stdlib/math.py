@@ -12,16 +12,10 @@ from __future__ import annotations
 import math as _m
 import time as _time
 
-from .. import values as V
-from ..args import (
-    arg_error,
-    check_any,
-    check_int,
-    check_number,
-    opt_int,
-)
+from ..runtime import values as V
+from ..runtime.args import arg_error, check_any, check_int, check_number, opt_int
 from ..errors import lua_error as _error
-from ..values import DEFAULT_NAN, INF, MAXI, MINI, Multi
+from ..runtime.values import DEFAULT_NAN, INF, MAXI, MINI, Multi
 from . import lib_table
 
 

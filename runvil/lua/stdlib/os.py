@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import time as _time
 
-from .. import values as V
-from ..args import arg_error, check_int, check_str, type_error
+from ..runtime import values as V
+from ..runtime.args import arg_error, check_int, check_str, type_error
 from ..errors import lua_error as _error
-from ..table import LuaTable
+from ..runtime.tables import LuaTable
 from . import lib_table
 
 

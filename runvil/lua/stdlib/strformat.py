@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from types import FunctionType
 
-from .. import values
-from ..args import arg_error, check_int, check_number, check_str
-from ..lpattern import error
-from ..values import MINI
-from .budget import INLINE_RESULT, TINY_RESULT, UNRESERVED, UNRESERVED_STEP, reserve_result, reserve_unreserved
+from ..runtime import values
+from ..runtime.args import arg_error, check_int, check_number, check_str
+from .patterns.matcher import error
+from ..runtime.values import MINI
+from .limits import INLINE_RESULT, TINY_RESULT, UNRESERVED, UNRESERVED_STEP, reserve_result, reserve_unreserved
 
 MAX_FORMAT = 32  # lstrlib's buffer for one conversion specification
 _SPAN = frozenset("-+ #0123456789.")  # L_FMTFLAGSF "123456789." (strspn)

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from types import FunctionType
 
-from .. import values
-from ..args import check_str, opt_int, type_error
-from ..lpattern import PATTERNS, all_captures, capture, compile_pattern, error
-from ..table import LuaTable
-from ..values import Multi, reserve_memory
-from .budget import INLINE_RESULT, TINY_RESULT, reserve_result
+from ..runtime import values
+from ..runtime.args import check_str, opt_int, type_error
+from .patterns.matcher import PATTERNS, all_captures, capture, compile_pattern, error
+from ..runtime.tables import LuaTable
+from ..runtime.values import Multi, reserve_memory
+from .limits import INLINE_RESULT, TINY_RESULT, reserve_result
 from .coroutine import CCall
 
 

@@ -10,23 +10,15 @@ from itertools import count, repeat
 from operator import itemgetter
 from re import Match
 
-from .. import values
-from ..args import arg_error, check_int, check_str, opt_int, opt_str
+from ..runtime import values
+from ..runtime.args import arg_error, check_int, check_str, opt_int, opt_str
 from ..errors import builtin
-from ..lpattern import (
-    GMATCH_PATTERNS,
-    PATTERNS,
-    all_captures,
-    compile_pattern,
-    error,
-    find_match,
-    has_specials,
-)
-from ..runtime import adjust
-from ..table import LuaTable
-from ..values import EMPTY, Multi
+from .patterns.matcher import GMATCH_PATTERNS, PATTERNS, all_captures, compile_pattern, error, find_match, has_specials
+from ..runtime.helpers import adjust
+from ..runtime.tables import LuaTable
+from ..runtime.values import EMPTY, Multi
 from . import lib_table
-from .budget import BIG_WORK, BYTES_PER_STEP, TINY_RESULT, reserve_result
+from .limits import BIG_WORK, BYTES_PER_STEP, TINY_RESULT, reserve_result
 from .coroutine import CCall
 from .strformat import str_format
 from .strgsub import str_gsub

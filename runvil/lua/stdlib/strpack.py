@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 import struct
 
-from ..args import arg_error, check_int, check_number, check_str, opt_int
-from ..lpattern import error
-from ..values import Multi, reserve_memory
+from ..runtime.args import arg_error, check_int, check_number, check_str, opt_int
+from .patterns.matcher import error
+from ..runtime.values import Multi, reserve_memory
 
 
 def _isdigit(c: str) -> bool:

@@ -20,22 +20,15 @@ from __future__ import annotations
 
 from types import FunctionType
 
-from .. import values as V
-from ..args import (
-    arg_error,
-    check_function,
-    check_int,
-    check_str,
-    opt_int,
-    type_error,
-)
-from ..cstack import C, DIRECT, LUAI_MAXCCALLS
+from ..runtime import values as V
+from ..runtime.args import arg_error, check_function, check_int, check_str, opt_int, type_error
+from ..runtime.calldepth import C, DIRECT, LUAI_MAXCCALLS
 from ..errors import lua_error as _error
-from ..stepcost import META_CALL_COST
-from ..table import LuaTable
-from ..values import EMPTY, Multi, getmetatable
+from ..compiler.costs import META_CALL_COST
+from ..runtime.tables import LuaTable
+from ..runtime.values import EMPTY, Multi, getmetatable
 from . import lib_table
-from .budget import BIG_WORK, BYTES_PER_STEP, MOVED_PER_STEP, TINY_RESULT, reserve_result
+from .limits import BIG_WORK, BYTES_PER_STEP, MOVED_PER_STEP, TINY_RESULT, reserve_result
 from .coroutine import CCall
 
 _M64 = 0xFFFFFFFFFFFFFFFF

@@ -9,10 +9,10 @@ byte, as 5.4.6+ do).
 
 from __future__ import annotations
 
-from .. import values as V
-from ..args import arg_error, check_int, check_str, opt_int
+from ..runtime import values as V
+from ..runtime.args import arg_error, check_int, check_str, opt_int
 from ..errors import lua_error as _error
-from ..values import EMPTY, Multi
+from ..runtime.values import EMPTY, Multi
 from . import lib_table
 
 

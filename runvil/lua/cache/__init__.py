@@ -1,0 +1,1 @@
+"""Caches on disk: what start-up would otherwise rebuild in every process."""

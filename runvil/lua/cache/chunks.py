@@ -1,0 +1,120 @@
+"""Compiled chunks on disk, so that a prompt or a `runvil lua` chunk seen
+before starts without the parser (lark), the resolver or the code generator.
+
+An entry (see cache/disk.py for the folder and the atomic writes) is keyed by
+the source, the chunk name, `fast_env`, the Python bytecode's magic number
+and the compiler's own fingerprint (runvil's version, its files), and holds
+what `compile_tree` made: the code object (marshaled), the main function's
+name, whether _ENV is a cell, the Python source, the line map and the call
+sites. Syntax errors are not cached: they are re-parsed, as Lua words them.
+
+Generated names carry a per-process chunk number (`c7_2`, `_mk_c7_2`,
+`<lua:7>`), because a state's namespace holds the factories of every chunk
+it loaded. A chunk read from the cache gets a fresh number: its code
+objects' names and file name are rewritten (identifiers only, never
+constants), so it cannot collide with a chunk compiled in this process.
+"""
+
+from __future__ import annotations
+
+import marshal
+import re
+import types
+from importlib.util import MAGIC_NUMBER
+
+from . import disk as diskcache
+from ..compiler.chunk import PY_SOURCE, Compiled, chunk_ids, compile_lua
+from ..errors import CALL_SITES, LUA_CODE
+
+_VERSION = b"chunk-1"
+
+
+def cached_compile(source: str, chunkname: str, fast_env: bool):
+    """`compile_lua` through the cache: a hit is rebuilt from disk, a miss is
+    compiled and written (when marshal can hold it)."""
+    key = diskcache.make_key(_VERSION, MAGIC_NUMBER, diskcache.code_fingerprint(), b"fe" if fast_env else b"",
+                             chunkname.encode("utf-8", "surrogatepass"), source.encode("utf-8", "surrogatepass"))
+    path = diskcache.entry_path("chunk", key)
+    if path is None:
+        return compile_lua(source, chunkname, fast_env)
+    hit = _load(path, key, chunkname)
+    if hit is not None:
+        return hit
+    compiled = compile_lua(source, chunkname, fast_env)
+    _store(path, key, compiled)
+    return compiled
+
+
+def _store(path: str, key: bytes, compiled: Compiled) -> None:
+    filename = compiled.code.co_filename
+    m = re.fullmatch(r"<lua:(\d+)>", filename)
+    if m is None:
+        return
+    linemap = LUA_CODE[filename][1]
+    sites = CALL_SITES.get(filename)
+    try:
+        payload = marshal.dumps((key, int(m.group(1)), compiled.code, compiled.main, compiled.env_is_cell,
+                                 compiled.source, linemap, sites))
+    except (ValueError, RecursionError):  # nested too deep for marshal: compile it each time
+        return
+    diskcache.write(path, payload)
+
+
+def _load(path: str, key: bytes, chunkname: str) -> Compiled | None:
+    payload = diskcache.read(path)
+    if payload is None:
+        return None
+    try:
+        entry = marshal.loads(payload)
+        stored_key, old_id, code, main, env_is_cell, source, linemap, sites = entry
+    except (ValueError, EOFError, TypeError, RecursionError):
+        return None
+    if (stored_key != key or type(old_id) is not int or type(code) is not types.CodeType
+            or type(main) is not str or type(source) is not str or type(linemap) is not list):
+        return None
+    new_id = next(chunk_ids)
+    rename = _Renamer(old_id, new_id)
+    code = rename.code(code)
+    filename = f"<lua:{new_id}>"
+    LUA_CODE[filename] = (chunkname, linemap)
+    if sites:
+        CALL_SITES[filename] = sites
+    PY_SOURCE[filename] = (source, rename)  # twins are compiled from the stored text, then renamed
+    return Compiled(chunkname, code, rename.name(main), env_is_cell, rename.text(source))
+
+
+class _Renamer:
+    """Rewrites chunk number `old` to `new` in generated identifiers."""
+
+    def __init__(self, old: int, new: int):
+        self.old, self.new = old, new
+        self._ident = re.compile(rf"\b(_mk_)?c{old}_(\d+)\b")
+        self._filename = f"<lua:{new}>"
+
+    def old_name(self, s: str) -> str:
+        """A renamed identifier as the stored source spells it."""
+        return re.sub(rf"\b(_mk_)?c{self.new}_(\d+)\b", lambda m: f"{m.group(1) or ''}c{self.old}_{m.group(2)}", s)
+
+    def name(self, s: str) -> str:
+        return self._ident.sub(lambda m: f"{m.group(1) or ''}c{self.new}_{m.group(2)}", s)
+
+    def text(self, source: str) -> str:
+        """The Python source as shown for debugging (identifiers renamed;
+        a string constant spelling one is renamed there too, not in code)."""
+        return self.name(source)
+
+    def names(self, names: tuple) -> tuple:
+        return tuple(self.name(n) for n in names)
+
+    def code(self, code):
+        consts = tuple(self.code(c) if type(c) is type(code) else c for c in code.co_consts)
+        return code.replace(
+            co_filename=self._filename,
+            co_name=self.name(code.co_name),
+            co_qualname=self.name(code.co_qualname),
+            co_names=self.names(code.co_names),
+            co_varnames=self.names(code.co_varnames),
+            co_cellvars=self.names(code.co_cellvars),
+            co_freevars=self.names(code.co_freevars),
+            co_consts=consts,
+        )

@@ -1,0 +1,1 @@
+"""Stage 2: a syntax tree to Python code (resolve, kinds, folding, step weights, code generation)."""

@@ -1,0 +1,513 @@
+"""The compiler: turns a resolved chunk into Python source, compiled once.
+
+Each Lua function becomes a Python function made by a factory that receives
+its upvalues, so every closure gets its own bindings (a fresh local per loop
+iteration comes for free). Uncaptured locals are plain Python locals; a local
+that is captured and assigned after capture lives in a one-item list (a
+cell). Operators are inline fast paths for the common types that fall back
+to the slow paths of `values` (metamethods, coercions, error messages).
+
+Every generated line maps back to a Lua line (`errors.LUA_CODE`), so error
+positions cost nothing until an error happens.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ..syntax import ast as A
+from .expressions import ExprCompiler, clear_folds
+from .loops import LoopCompiler
+from .nesting import NestingHoister
+from .weigh import block_cost
+from .stores import StoreCompiler
+from .chunk import PY_SOURCE, Compiled, compile_lua  # noqa: F401  (compile_lua: the entry point, re-exported)
+from .chunk import chunk_ids as _chunk_ids
+from ..errors import CALL_SITES, LUA_CODE, LuaSyntaxError
+from .kinds import local_kinds
+from .resolve import FuncScope, LocalVar, resolve
+
+
+class Emitter:
+    """Python source lines, each tagged with the Lua line it came from."""
+
+    def __init__(self):
+        self.lines: list[tuple[int, str, int]] = []
+
+    def emit(self, indent: int, text: str, line: int):
+        # Expressions carry "\x01N\x02" markers where the Lua line changes;
+        # they become physical lines so positions stay exact.
+        if "\x01" not in text:
+            self.lines.append((indent, text, line))
+            return
+        parts = text.split("\x01")
+        self.lines.append((indent, parts[0], line))
+        for p in parts[1:]:
+            num, _, rest = p.partition("\x02")
+            self.lines.append((indent + 2, rest, int(num)))
+
+    def source(self, call_names: list | None = None) -> tuple[str, list[int], dict]:
+        """The source, its line map, and the call sites: (python line,
+        UTF-8 column) of each call marked "\x03K\x04" -> call_names[K]."""
+        out = []
+        linemap = [0]
+        sites = {}
+        for indent, text, line in self.lines:
+            text = "    " * indent + text if indent >= 0 else text
+            if "\x03" in text:
+                text = _take_call_marks(text, len(out) + 1, call_names, sites)
+            out.append(text)
+            linemap.append(line)
+        return "\n".join(out) + "\n", linemap, sites
+
+
+def _take_call_marks(text: str, pyline: int, names: list, sites: dict) -> str:
+    pieces = text.split("\x03")
+    kept = [pieces[0]]
+    col = len(pieces[0].encode("utf-8"))
+    for piece in pieces[1:]:
+        k, _, rest = piece.partition("\x04")
+        sites[(pyline, col)] = names[int(k)]
+        kept.append(rest)
+        col += len(rest.encode("utf-8"))
+    return "".join(kept)
+
+
+class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler):
+    """Compiles one Lua function body into statements."""
+
+    def __init__(self, chunk: "ChunkCompiler", scope: FuncScope, node: A.Function):
+        super().__init__(chunk, scope)
+        self.node = node
+        self.ints, self.tables, self.positives = local_kinds(node)
+        self.loops: list[dict] = []  # innermost last: {'kind', 'continue_label'}
+        self.tbc_depth = 0  # inside to-be-closed scopes: no tail calls
+        self.goto_ctx: list[dict] = []
+        self.init_nesting()
+
+    # -------------------------------------------------------------- blocks
+
+    def block(self, block: A.Block, ind: int):
+        # a <close> variable is closed at its block's `end`
+        saved = self.cur_block_end
+        self.cur_block_end = block.end_line or saved
+        try:
+            labels = self._dispatch_labels(block)
+            if labels:
+                self._dispatch_block(block, labels, ind)
+            else:
+                self.stmts(block.stmts, ind)
+        finally:
+            self.cur_block_end = saved
+
+    def stmts(self, stmts: list, ind: int):
+        if stmts and self.too_deep(ind):
+            self.hoist_block(stmts, ind)
+            return
+        start = len(self.em.lines)
+        for i, s in enumerate(stmts):
+            if type(s) is A.Local and "close" in s.attribs:
+                self.with_hoists(self.s_Local, s, ind)
+                self._close_scope(s, stmts[i + 1 :], ind)
+                break
+            self.stmt(s, ind)
+        if len(self.em.lines) == start:
+            self.em.emit(ind, "pass", stmts[0].line if stmts else self.node.line)
+
+    def stmt(self, s, ind: int):
+        self.with_hoists(getattr(self, "s_" + type(s).__name__), s, ind)
+
+    def with_hoists(self, compile_stmt, s, ind: int):
+        """Compiles one statement; the functions its deep expressions were
+        hoisted into (ExprCompiler.hoist) are defined just before it."""
+        saved, self.hoisted = self.hoisted, []
+        mark = len(self.em.lines)
+        try:
+            compile_stmt(s, ind)
+            if self.hoisted:
+                defs = Emitter()
+                for text, line in self.hoisted:
+                    defs.emit(ind, text, line)
+                self.em.lines[mark:mark] = defs.lines
+        finally:
+            self.hoisted = saved
+
+    def _close_scope(self, s: A.Local, rest: list, ind: int):
+        """`local x <close>`: the rest of the block runs in try/finally."""
+        v = s.vars[s.attribs.index("close")]
+        ref = self.var_ref(v)
+        err = self.temp()
+        line = s.line
+        self.em.emit(ind, f"_tbc_check({ref}, {v.name!r})", line)
+        self.em.emit(ind, f"{err} = None", line)
+        self.em.emit(ind, "try:", line)
+        self.tbc_depth += 1
+        with self.nested(3):
+            self.stmts(rest, ind + 1)
+        self.tbc_depth -= 1
+        self.em.emit(ind, "except BaseException as _e:", line)
+        self.em.emit(ind + 1, f"{err} = _e", line)
+        self.em.emit(ind + 1, "raise", line)
+        self.em.emit(ind, "finally:", line)
+        end = self.cur_block_end or line
+        self.em.emit(ind + 1, f"_tbc_close({ref}, {err})", end)
+
+    # ---------------------------------------------------------- statements
+
+    def s_Local(self, s: A.Local, ind: int):
+        vars_ = s.vars
+        exprs = s.exprs
+        n = len(vars_)
+        line = s.line
+        if n == 1 and len(exprs) == 1:
+            self.assign_local(vars_[0], self.expr(exprs[0]), ind, line, declare=True)
+            return
+        values = self.explist(exprs, n)
+        if values is None and not any(v.is_cell for v in vars_):
+            # unpacked straight into the locals
+            for v in vars_:
+                self.bind(v.pyname)
+            self.em.emit(ind, f"{', '.join(v.pyname for v in vars_)}, = {self.explist_tuple(exprs, n)}", line)
+        elif values is None:
+            tmp = self.temp()
+            self.em.emit(ind, f"{tmp} = {self.explist_tuple(exprs, n)}", line)
+            for i, v in enumerate(vars_):
+                self.assign_local(v, f"{tmp}[{i}]", ind, line, declare=True)
+        else:
+            if n > 1:
+                tmps = [self.temp() for _ in values]
+                for t, val in zip(tmps, values):
+                    self.em.emit(ind, f"{t} = {val}", line)
+                values = tmps
+            for v, val in zip(vars_, values):
+                self.assign_local(v, val, ind, line, declare=True)
+            for extra in exprs[n:]:
+                self.em.emit(ind, self.expr_stmt(extra), line)
+
+    def assign_local(self, v: LocalVar, value: str, ind: int, line: int, declare: bool = False):
+        if v.is_cell:
+            if declare:
+                self.bind(v.pyname)
+                self.em.emit(ind, f"{v.pyname} = [{value}]", line)
+            else:
+                self.em.emit(ind, f"{v.pyname}[0] = {value}", line)
+        else:
+            self.bind(v.pyname)
+            self.em.emit(ind, f"{v.pyname} = {value}", line)
+
+    def s_LocalFunction(self, s: A.LocalFunction, ind: int):
+        v = s.var
+        self.bind(v.pyname)
+        if v.is_cell:
+            self.em.emit(ind, f"{v.pyname} = [None]", s.line)
+            self.em.emit(ind, f"{v.pyname}[0] = {self.closure(s.func)}", s.line)
+        else:
+            self.em.emit(ind, f"{v.pyname} = {self.closure(s.func, self_var=v)}", s.line)
+
+    def s_FunctionStat(self, s: A.FunctionStat, ind: int):
+        target = s.target
+        if s.method is not None:
+            target = A.Index(target, A.String(s.method, line=s.line), line=s.line)
+        self.assign_targets([target], [s.func], ind, s.line)
+
+    def s_Assign(self, s: A.Assign, ind: int):
+        self.assign_targets(s.targets, s.exprs, ind, s.line, s.end_line)
+
+    def assign_targets(self, targets: list, exprs: list, ind: int, line: int, end_line: int = 0):
+        """`end_line`, the line of the statement's last token, is where Lua
+        reports a failing store (the store runs after the values)."""
+        if len(targets) == 1 and len(exprs) == 1:
+            nonnil = self.never_nil(exprs[0])
+            fast = self.field_update(targets[0], exprs[0]) or self.append_pure(targets[0], exprs[0])
+            if fast is not None:
+                self.em.emit(ind, f"if {fast}", line)
+                self.em.emit(ind, "else:", line)
+                ind += 1
+            self.store(targets[0], None, None, self.expr(exprs[0]), ind, line, end_line, nonnil)
+            return
+        # Lua order: the targets' table and key expressions, then the values,
+        # then the stores from the last target to the first.
+        pre = []
+        for t in targets:
+            if type(t) is A.Index:
+                o, k = self.temp(), self.temp()
+                self.em.emit(ind, f"{o} = {self.expr(t.obj)}", line)
+                self.em.emit(ind, f"{k} = {self.expr(t.key)}", line)
+                pre.append((o, k))
+            else:
+                pre.append((None, None))
+        n = len(targets)
+        values = self.explist(exprs, n)
+        tmps = [self.temp() for _ in range(n)]
+        if values is None:
+            tup = self.temp()
+            self.em.emit(ind, f"{tup} = {self.explist_tuple(exprs, n)}", line)
+            for i, t in enumerate(tmps):
+                self.em.emit(ind, f"{t} = {tup}[{i}]", line)
+        else:
+            for t, val in zip(tmps, values):
+                self.em.emit(ind, f"{t} = {val}", line)
+            for extra in exprs[n:]:
+                self.em.emit(ind, self.expr_stmt(extra), line)
+        for t, (o, k), tmp in reversed(list(zip(targets, pre, tmps))):
+            self.store(t, o, k, tmp, ind, line, end_line)
+
+    def s_CallStat(self, s: A.CallStat, ind: int):
+        self.em.emit(ind, self.expr_stmt(s.call), s.line)
+
+    def s_Do(self, s: A.Do, ind: int):
+        self.block(s.body, ind)
+
+    def s_If(self, s: A.If, ind: int):
+        for i, (cond, body) in enumerate(s.tests):
+            kw = "if" if i == 0 else "elif"
+            self.em.emit(ind, f"{kw} {self.cond(cond)}:", cond.line)
+            self.block(body, ind + 1)
+        if s.orelse is not None and s.orelse.stmts:
+            self.em.emit(ind, "else:", s.orelse.line or s.line)
+            self.block(s.orelse, ind + 1)
+
+    def s_Return(self, s: A.Return, ind: int):
+        self.emit_return(self.return_value(s.exprs), ind, s.line)
+
+    def return_value(self, exprs: list) -> str:
+        if not exprs:
+            return "_EMPTY"
+        if len(exprs) == 1:
+            e = exprs[0]
+            if type(e) in (A.Call, A.MethodCall) and self.tbc_depth == 0:
+                return self.tailcall(e)
+            if type(e) is A.Vararg:
+                return "VA"  # a tuple is a Multi (values.Multi)
+            if type(e) in (A.Call, A.MethodCall):
+                return self.multi(e)
+            return self.expr(e)
+        return self.explist_tuple(exprs, None)
+
+    def s_Break(self, s: A.Break, ind: int):
+        if self.break_out(ind, s.line):
+            return
+        loop = self.loops[-1] if self.loops else None
+        if loop is not None and loop.get("refund"):
+            self.em.emit(ind, loop["refund"], s.line)
+        if loop is not None and loop.get("flag"):
+            self.em.emit(ind, f"{loop['flag']} = True", s.line)
+        self.em.emit(ind, "break", s.line)
+
+    def s_Goto(self, s: A.Goto, ind: int):
+        # innermost first: a dispatcher or a loop whose body ends at the label
+        for ctx in reversed(self.loops):
+            if ctx["kind"] == "hoist":
+                self.goto_out(ctx["frame"], s.label, ind, s.line)
+                return
+            if ctx["kind"] == "dispatch":
+                if s.label in ctx["labels"]:
+                    self.em.emit(ind, f"{ctx['var']} = {ctx['labels'][s.label]}", s.line)
+                    self.em.emit(ind, "continue", s.line)
+                    return
+                break
+            if ctx["continue"] == s.label:
+                self.em.emit(ind, "continue", s.line)
+                return
+            break
+        self.em.emit(ind, f"raise _GotoSignal({s.label!r})", s.line)
+
+    def s_Label(self, s: A.Label, ind: int):
+        pass
+
+    # ----------------------------------------------------- goto dispatcher
+
+    def _dispatch_labels(self, block: A.Block) -> dict:
+        """Labels of this block that some goto needs (other than a loop's
+        trailing `continue` label, which becomes Python's continue)."""
+        names = [s.name for s in block.stmts if type(s) is A.Label]
+        if not names:
+            return {}
+        loop = self.loops[-1] if self.loops else None
+        trailing = loop["continue"] if loop and loop["kind"] != "dispatch" and block.stmts[-1:] and type(block.stmts[-1]) is A.Label else None
+        needed = set()
+        for g in _gotos_in(block):
+            if g.label in names and g.label != trailing:
+                needed.add(g.label)
+            elif g.label in names and g.label == trailing and not _direct_goto(block, g):
+                needed.add(g.label)
+        return {n: i + 1 for i, n in enumerate(x for x in names if x in needed)}
+
+    def _dispatch_block(self, block: A.Block, labels: dict, ind: int):
+        var = self.temp()
+        flag = self.temp()
+        segments: list[list] = [[]]
+        for s in block.stmts:
+            if type(s) is A.Label and s.name in labels:
+                segments.append([])
+            else:
+                segments[-1].append(s)
+        line = block.stmts[0].line
+        self.em.emit(ind, f"{var} = 0", line)
+        self.em.emit(ind, f"{flag} = False", line)
+        self.em.emit(ind, "while True:", line)
+        self.em.emit(ind + 1, "_S[0] -= 1", line)
+        self.em.emit(ind + 1, "if _S[0] < 0: _tick()", line)
+        self.em.emit(ind + 1, "try:", line)
+        outer_loop = self.loops[-1] if self.loops else None
+        ctx = {"kind": "dispatch", "labels": labels, "var": var, "continue": None, "flag": flag}
+        self.loops.append(ctx)
+        with self.nested(2):
+            for i, seg in enumerate(segments):
+                self.em.emit(ind + 2, f"if {var} <= {i}:", line)
+                self.stmts(seg, ind + 3)
+        self.loops.pop()
+        self.em.emit(ind + 2, "break", line)
+        self.em.emit(ind + 1, "except _GotoSignal as _g:", line)
+        self.em.emit(ind + 2, f"_gl = {labels!r}.get(_g.label)", line)
+        self.em.emit(ind + 2, "if _gl is None: raise", line)
+        self.em.emit(ind + 2, f"{var} = _gl", line)
+        if outer_loop is not None:
+            # a break inside the dispatcher: now leave the loop around it
+            self.em.emit(ind, f"if {flag}:", line)
+            self.s_Break(A.Break(line=line), ind + 1)
+
+    # ----------------------------------------------------------- function
+
+    def compile_function(self, name: str, self_var: LocalVar | None) -> None:
+        """Emits the factory `def _mk_<name>(upvalues): def <name>(...)`."""
+        fn = self.node
+        sc = self.scope
+        em = self.em
+        ups = [v.pyname for v in sc.upvals if v is not self_var]
+        if sc.parent is not None and sc.parent.parent is None:
+            ups = ["_ENV_0"]  # the main function: its only upvalue is _ENV
+        fname = self_var.pyname if self_var is not None else name
+        line = fn.line
+        em.emit(0, f"def _mk_{name}({', '.join(ups)}):", line)
+        params = [f"{v.pyname}=None" for v in fn.param_vars]
+        params.append("*VA" if fn.is_vararg else "*_")
+        em.emit(1, f"def {fname}({', '.join(params)}):", line)
+        em.emit(2, f"_S[0] -= {1 + block_cost(fn.body.stmts)}", line)
+        em.emit(2, "if _S[0] < 0: _tick()", line)
+        for v in fn.param_vars:
+            if v.is_cell:
+                em.emit(2, f"{v.pyname} = [{v.pyname}]", line)
+        self.cur_block_end = fn.body.end_line or fn.end_line
+        mark = len(em.lines)
+        self.block(fn.body, 2)
+        em.lines[mark:mark] = self.nesting_prologue({v.pyname for v in fn.param_vars})
+        em.emit(2, "return _EMPTY", fn.end_line or line)
+        em.emit(1, f"return {fname}", line)
+
+
+def _gotos_in(node):
+    """Every Goto under node, not descending into nested functions."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is A.Goto:
+            yield n
+        elif t is A.Block:
+            stack.extend(n.stmts)
+        elif t in (A.Do, A.While, A.Repeat, A.NumericFor, A.GenericFor):
+            stack.append(n.body)
+        elif t is A.If:
+            stack.extend(b for _c, b in n.tests)
+            if n.orelse is not None:
+                stack.append(n.orelse)
+
+
+def _direct_goto(block: A.Block, g: A.Goto) -> bool:
+    """True when g is reachable from block without crossing a nested loop."""
+    stack = list(block.stmts)
+    while stack:
+        n = stack.pop()
+        if n is g:
+            return True
+        t = type(n)
+        if t is A.Do:
+            stack.extend(n.body.stmts)
+        elif t is A.If:
+            for _c, b in n.tests:
+                stack.extend(b.stmts)
+            if n.orelse is not None:
+                stack.extend(n.orelse.stmts)
+    return False
+
+
+class ChunkCompiler:
+    """Compiles a whole chunk into one Python module's source."""
+
+    def __init__(self, chunk: A.Chunk, fast_env: bool):
+        self.chunk_node = chunk
+        self.id = next(_chunk_ids)
+        self.em = Emitter()
+        self.counter = 0
+        self.fast_env_ok = fast_env
+        self.defs: list[Emitter] = []
+        # call-site names (Lua's funcnamefromcode): (name, is_method) per marker
+        self.call_names: list[tuple[str, bool]] = []
+        self.call_sites: dict = {}
+        self.n_hoisted = 0  # functions deep expressions were hoisted into
+
+    def new_name(self) -> str:
+        self.counter += 1
+        return f"c{self.id}_{self.counter}"
+
+    def compile(self) -> tuple[str, list[int], str]:
+        scope = resolve(self.chunk_node)
+        main = self.function(scope, scope.node, None)
+        em = Emitter()
+        for d in self.defs:
+            em.lines.extend(d.lines)
+        src, linemap, self.call_sites = em.source(self.call_names)
+        return src, linemap, main
+
+    def function(self, scope: FuncScope, node: A.Function, self_var) -> str:
+        """Compiles one function into its own factory definition."""
+        name = self.new_name()
+        saved = self.em
+        self.em = Emitter()
+        self.defs.append(self.em)
+        fc = FunctionCompiler(self, scope, node)
+        fc.compile_function(name, self_var)
+        self.em = saved
+        return name
+
+
+def compile_tree(chunk: A.Chunk, fast_env: bool = True) -> Compiled:
+    """Compiles a parsed chunk. With fast_env, global accesses read the
+    namespace's `_Gh` (the hash part of the state's globals) directly, so
+    the chunk must run with the state's globals as its _ENV.
+
+    The passes recurse over the tree, and a chain of operators or fields
+    has no depth limit in Lua: a chunk too deep for the caller's stack is
+    compiled again on a Lua thread (a large stack, a high recursion limit);
+    too deep even there, it gets Lua's error for a chunk nested too deeply."""
+    from ..runtime.contexts import on_lua_thread, run_lua
+
+    try:
+        return _compile_tree(chunk, fast_env)
+    except RecursionError:
+        if on_lua_thread():
+            raise LuaSyntaxError(f"{chunk.name}: C stack overflow") from None
+    try:
+        return run_lua(lambda: _compile_tree(chunk, fast_env))
+    except RecursionError:
+        raise LuaSyntaxError(f"{chunk.name}: C stack overflow") from None
+
+
+def _compile_tree(chunk: A.Chunk, fast_env: bool) -> Compiled:
+    cc = ChunkCompiler(chunk, fast_env)
+    try:
+        src, linemap, main = cc.compile()
+    finally:
+        clear_folds()
+    filename = f"<lua:{cc.id}>"
+    LUA_CODE[filename] = (chunk.name, linemap)
+    PY_SOURCE[filename] = (src, None)
+    if cc.call_sites:
+        CALL_SITES[filename] = cc.call_sites
+    with warnings.catch_warnings():
+        # generated code is never the user's business (and should give none)
+        warnings.simplefilter("ignore")
+        code = compile(src, filename, "exec")
+    env_var = chunk.scope.parent.blocks[0].vars[0]
+    return Compiled(chunk.name, code, main, env_var.is_cell, src)

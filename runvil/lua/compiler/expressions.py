@@ -1,0 +1,570 @@
+"""Expressions: Lua expressions to Python expression text.
+
+Fast paths are written inline for the common operand types (integers,
+floats, strings, tables without metatables); everything else calls the
+slow path in `values` with the operands already evaluated, in Lua's order.
+Names in messages (`local 'x'`, `field 'y'`) are passed to the slow paths
+as constants, so they cost nothing on the fast path.
+"""
+
+from __future__ import annotations
+
+from ..syntax import ast as A
+from .folding import _CONSTANTS, clear_folds, fold  # noqa: F401  (clear_folds: re-exported)
+from .operators import OperatorCompiler
+from .kinds import INT_OPS, is_int_expr
+from .resolve import FuncScope, GlobalRef, LocalVar
+
+_PURE = (A.Number, A.String, A.Nil, A.TrueLit, A.FalseLit)
+
+
+#: expression nesting past which a subexpression is hoisted (see `hoist`):
+#: each level takes a few parentheses of CPython's 200
+HOIST_DEPTH = 24
+
+
+class ExprCompiler(OperatorCompiler):
+    def __init__(self, chunk, scope: FuncScope):
+        self.chunk = chunk
+        self.scope = scope
+        self.em = chunk.em
+        self.ntemp = 0
+        self.cur_line = 0
+        self.depth = 0  # nesting of expr() calls in the statement being compiled
+        self.hoisted: list = []  # (def text, line) to emit before the statement
+        self.cur_block_end = 0
+        self.ints: set = set()  # locals that only ever hold integers (compiler/kinds.py)
+        self.tables: set = set()  # locals that only ever hold tables (compiler/kinds.py)
+        self.positives: set = set()  # integer locals that only ever hold values >= 1 (compiler/kinds.py)
+        self.int_memo: dict = {}  # id(node) -> (node, is an integer expression)
+
+    # -------------------------------------------------------------- names
+
+    def temp(self) -> str:
+        self.ntemp += 1
+        return f"_t{self.ntemp}"
+
+    def var_ref(self, v: LocalVar) -> str:
+        return f"{v.pyname}[0]" if v.is_cell else v.pyname
+
+    def fast_env(self, env: LocalVar) -> bool:
+        return self.chunk.fast_env_ok and env.pyname == "_ENV_0" and not env.assigned
+
+    def is_int(self, n) -> bool:
+        return self._is_int(fold(n))
+
+    def lower_bound(self, n) -> str:
+        """`0 < ` before `k <= len(...)` for an integer key n, but for a
+        local known to be >= 1 (infer.local_kinds)."""
+        return "" if type(n) is A.Name and n.binding in self.positives else "0 < "
+
+    def _is_int(self, n) -> bool:
+        """infer.is_int_expr, remembered per node (it runs at every level)."""
+        t = type(n)
+        if t is not A.BinOp and t is not A.Paren:
+            return is_int_expr(n, self.ints)
+        hit = self.int_memo.get(id(n))
+        if hit is not None and hit[0] is n:
+            return hit[1]
+        if t is A.Paren:
+            r = self._is_int(n.expr)
+        else:
+            r = n.op in INT_OPS and self._is_int(n.left) and self._is_int(n.right)
+        self.int_memo[id(n)] = (n, r)
+        return r
+
+    def bound(self, o) -> tuple[str, str]:
+        """(the name to read o by, the text that evaluates it first): o
+        itself when it is pure, else a temporary assigned in place."""
+        if self.is_pure(o):
+            text = self.expr(o)
+            return text, text
+        t = self.temp()
+        return t, f"{t} := {self.expr(o)}"
+
+    def is_pure(self, n) -> bool:
+        """No side effects and cannot fail: safe to evaluate out of order
+        or to repeat."""
+        t = type(n)
+        if t in _PURE:
+            return True
+        return t is A.Name and isinstance(n.binding, LocalVar)
+
+    def table_test(self, n, text: str) -> str:
+        """`type(text) is _Table and `, the test that n (compiled to text)
+        is a table, or nothing when n is a local that only ever holds
+        tables (infer.local_kinds)."""
+        if type(n) is A.Name and n.binding in self.tables:
+            return ""
+        return f"type({text}) is _Table and "
+
+    def never_nil(self, n) -> bool:
+        """Whether n's value can never be nil: a constant other than nil, a
+        constructor, a closure, a comparison or `not` (always booleans), an
+        integer expression. (Arithmetic and `..` can call a metamethod,
+        which may return nil.)"""
+        n = fold(n)
+        t = type(n)
+        if t in (A.Number, A.String, A.TrueLit, A.FalseLit, A.Table, A.Function):
+            return True
+        if t is A.BinOp and n.op in ("==", "~=", "<", "<=", ">", ">="):
+            return True
+        if t is A.UnOp and n.op == "not":
+            return True
+        return self.is_int(n)
+
+    def desc(self, n) -> str | None:
+        """Lua's varinfo for an operand: how error messages name it."""
+        n = fold(n)
+        t = type(n)
+        if t is A.Name:
+            b = n.binding
+            if isinstance(b, GlobalRef):
+                return f"global '{n.name}'"
+            if b.func is not self.scope:
+                return f"upvalue '{n.name}'"
+            return f"local '{n.name}'"
+        if t is A.Index:
+            key = fold(n.key)
+            if type(key) is A.String:
+                o = n.obj
+                if type(o) is A.Name and isinstance(o.binding, LocalVar) and o.binding.pyname == "_ENV_0":
+                    return f"global '{key.value}'"
+                return f"field '{key.value}'"
+            if type(key) is A.Number and type(key.value) is int and 0 <= key.value <= 255:
+                return "field 'integer index'"
+            return "field '?'"
+        if t is A.String:
+            return f"constant '{n.value}'"
+        return None
+
+    def drepr(self, n) -> str:
+        d = self.desc(n)
+        return repr(d) if d else "None"
+
+    # --------------------------------------------------------- entry point
+
+    def expr(self, n) -> str:
+        if self.depth >= HOIST_DEPTH and type(n) not in _PURE:
+            return self.hoist(n)
+        self.depth += 1
+        try:
+            return self._expr_at_line(n)
+        finally:
+            self.depth -= 1
+
+    def hoist(self, n, compile_text=None) -> str:
+        """A subexpression nested past HOIST_DEPTH becomes a local function
+        defined before the statement and called in its place: CPython's
+        parser allows only so many nested parentheses, Lua's none. The
+        function reads the enclosing locals when it is called, so the
+        expression still runs at its place in the evaluation order."""
+        saved = self.depth
+        self.depth = 0
+        try:
+            text = (compile_text or self._expr_at_line)(n)
+        finally:
+            self.depth = saved
+        self.chunk.n_hoisted += 1
+        name = f"_deep{self.chunk.n_hoisted}"
+        self.hoisted.append((f"def {name}(): return ({text})", n.line or self.cur_line))
+        return f"{name}()"
+
+    def _expr_at_line(self, n) -> str:
+        n = fold(n)
+        line = n.line
+        if line and line != self.cur_line and type(n) not in _PURE:
+            saved = self.cur_line
+            self.cur_line = line
+            try:
+                # the text after this operand goes back to the parent's line
+                back = f"\x01{saved}\x02" if saved else ""
+                return f"(\x01{line}\x02{self._expr(n)}{back})"
+            finally:
+                self.cur_line = saved
+        return self._expr(n)
+
+    def _expr(self, n) -> str:
+        return getattr(self, "e_" + type(n).__name__)(n)
+
+    # ------------------------------------------------------------ constants
+
+    def e_Nil(self, n):
+        return "None"
+
+    def e_TrueLit(self, n):
+        return "True"
+
+    def e_FalseLit(self, n):
+        return "False"
+
+    def e_Number(self, n):
+        v = n.value
+        if type(v) is float:
+            if v != v:
+                return "_NAN"
+            if v in (float("inf"), float("-inf")):
+                return "_INF" if v > 0 else "(-_INF)"
+            return repr(v)
+        return repr(v) if v >= 0 else f"({v})"
+
+    def e_String(self, n):
+        return repr(n.value)
+
+    def e_Vararg(self, n):
+        return "(VA[0] if VA else None)"
+
+    def e_Paren(self, n):
+        return self.expr(n.expr)
+
+    def e_Function(self, n):
+        return self.closure(n)
+
+    # -------------------------------------------------------------- names
+
+    def e_Name(self, n):
+        b = n.binding
+        if isinstance(b, LocalVar):
+            return self.var_ref(b)
+        env = b.env
+        key = repr(n.name)
+        if self.fast_env(env):
+            v = self.temp()
+            return f"({v} if ({v} := _Gh.get({key})) is not None else _gget({key}))"
+        return f"_index({self.var_ref(env)}, {key}, {self.env_desc(env)!r})"
+
+    def env_desc(self, env: LocalVar) -> str | None:
+        """How Lua names an _ENV that cannot be indexed (a constant: not)."""
+        if env.const_init is not None and type(fold(env.const_init)) in _CONSTANTS:
+            return None
+        return "upvalue '_ENV'" if env.func is not self.scope else "local '_ENV'"
+
+    def e_Index(self, n):
+        o, k = n.obj, n.key
+        # Lua reports an index error at the key's line
+        d = self.drepr(o)
+        m = f"\x01{k.line}\x02" if k.line and k.line != self.cur_line else ""
+        v = self.temp()
+        if type(k) is A.String:
+            # in the table itself, else (a metatable) in its __index table (a
+            # class), else through _index
+            key = repr(k.value)
+            mt, i = self.temp(), self.temp()
+            ot, obj = self.bound(o)
+            return (
+                f"({v} if {self.table_test(o, obj)}(({v} := {ot}.hash.get({key})) is not None or ({mt} := {ot}.meta) is None"
+                f" or type({i} := {mt}.hash.get('__index')) is _Table and ({v} := {i}.hash.get({key})) is not None)"
+                f" else {m}_index({ot}, {key}, {d}))"
+            )
+        fk = fold(k)
+        if type(fk) is A.Number and type(fk.value) is int and 0 < fk.value < 2**31:
+            # a constant positive key (`pair[1]`): the array part read in place
+            a, c = self.temp(), fk.value
+            ot, obj = self.bound(o)
+            return (
+                f"({v} if {self.table_test(o, obj)}(({c} <= len({a} := {ot}.arr) and ({v} := {a}[{c - 1}])"
+                f" is not None) or ({v} := {ot}.hash.get({c})) is not None or {ot}.meta is None)"
+                f" else {m}_index({ot}, {c}, {d}))"
+            )
+        if self.is_pure(o) and self.is_pure(k):
+            ot, kt = self.expr(o), self.expr(k)
+            if self.is_int(k):
+                # an integer key: the array part read in place
+                a = self.temp()
+                return (
+                    f"({v} if {self.table_test(o, ot)}(({self.lower_bound(k)}{kt} <= len({a} := {ot}.arr)"
+                    f" and ({v} := {a}[{kt} - 1])"
+                    f" is not None) or ({v} := {ot}.hash.get({kt})) is not None or {ot}.meta is None)"
+                    f" else {m}_index({ot}, {kt}, {d}))"
+                )
+            a = self.temp()
+            return (
+                # a key of any type: an integer one still reads the array part in place, a string
+                # one the hash part (LuaTable.get's first case, without its call)
+                f"({v} if {self.table_test(o, ot)}((type({kt}) is int and 0 < {kt} <= len({a} := {ot}.arr)"
+                f" and ({v} := {a}[{kt} - 1]) is not None) or ({v} := ({ot}.hash if type({kt}) is str else {ot}).get({kt}))"
+                f" is not None or {ot}.meta is None)"
+                f" else {m}_index({ot}, {kt}, {d}))"
+            )
+        if self.is_int(k):
+            # an integer key computed (`t[i - 1]`): the array part read in place
+            ot, kt, a = self.temp(), self.temp(), self.temp()
+            return (
+                f"({v} if (type({ot} := {self.expr(o)}) is _Table) & (({kt} := {self.expr(k)}) is {kt})"
+                f" and ((0 < {kt} <= len({a} := {ot}.arr) and ({v} := {a}[{kt} - 1]) is not None)"
+                f" or ({v} := {ot}.hash.get({kt})) is not None or {ot}.meta is None) else {m}_index({ot}, {kt}, {d}))"
+            )
+        ot, kt, a = self.temp(), self.temp(), self.temp()
+        # evaluate the table, then the key, whatever the table's type
+        return (
+            f"({v} if (type({ot} := {self.expr(o)}) is _Table) & (({kt} := {self.expr(k)}) is {kt})"
+            f" and ((type({kt}) is int and 0 < {kt} <= len({a} := {ot}.arr) and ({v} := {a}[{kt} - 1]) is not None)"
+            f" or ({v} := ({ot}.hash if type({kt}) is str else {ot}).get({kt})) is not None or {ot}.meta is None)"
+            f" else {m}_index({ot}, {kt}, {d}))"
+        )
+
+    # -------------------------------------------------------------- calls
+
+    def args(self, args: list) -> str:
+        """Argument text: single values, the last one expanded."""
+        if not args:
+            return ""
+        parts = [self.expr(a) for a in args[:-1]]
+        last = args[-1]
+        if type(last) in (A.Call, A.MethodCall, A.Vararg):
+            parts.append("*" + self.multi(last))
+        else:
+            parts.append(self.expr(last))
+        return ", ".join(parts)
+
+    def raw_call(self, n) -> str:
+        """A call expression whose value is the raw result (value or Multi).
+
+        The callee is checked before the arguments are evaluated, but a
+        value that cannot be called is turned into a function that raises
+        Lua's error when called, after the arguments, as Lua does."""
+        if type(n) is A.MethodCall:
+            return self.raw_method_call(n)
+        if self.known_function(n.func) is not None:  # a function: nothing to check
+            return f"{self.call_mark(n)}{self.expr(n.func)}({self.args(n.args)})"
+        f = self.temp()
+        fn = self.expr(n.func)
+        args = self.args(n.args)
+        mark = self.call_mark(n)
+        return f"{mark}({f} if type({f} := {fn}) is _FT else _callable({f}, {self.drepr(n.func)}))({args})"
+
+    @staticmethod
+    def known_function(func):
+        """The A.Function a callee always is: a `local function` (or a
+        local given a function where it is declared) never assigned again
+        (else None)."""
+        if type(func) is not A.Name:
+            return None
+        v = func.binding
+        return v.function if isinstance(v, LocalVar) and not v.assigned else None
+
+    def one_result(self, n) -> bool:
+        """Whether a call's result is always one value (no Multi)."""
+        fn = self.known_function(n.func) if type(n) is A.Call else None
+        return fn is not None and fn.scope.one_result
+
+    def raw_method_call(self, n) -> str:
+        o, f = self.temp(), self.temp()
+        args = self.args(n.args)
+        comma = ", " if args else ""
+        return f"{self.call_mark(n)}{self.method_callee(n, o, f)}({o}{comma}{args})"
+
+    def method_callee(self, n, o: str, f: str) -> str:
+        """The function `o:m()` calls, with the object left in temp `o`.
+
+        Inline: a function in the object itself, else (the object holds no
+        `m` at all) in its metatable's __index table (a class), else what
+        _method finds through the whole chain (called there at once, so an
+        __index function further on runs once); on a string, the string
+        metatable's __index table (_SMh: its hash). Anything else (a value
+        that is not a function, a missing method, __index functions, other
+        types) goes to _method / _smethod with Lua's errors; a method in
+        none of the three tables looked at inline, to _method_from, which
+        goes on from the third."""
+        m, i, m2, i2 = self.temp(), self.temp(), self.temp(), self.temp()
+        name = repr(n.method)
+        d = self.drepr(n.obj)
+        # the class's own class (a subclass's instance) is looked at inline too
+        parent = (
+            f"({m2} := {i}.meta) is not None and type({i2} := {m2}.hash.get('__index')) is _Table"
+            f" and (type({f} := {i2}.hash.get({name})) is _FT or {f} is None and ({f} := _method_from({i2}, {name})) is {f})"
+        )
+        return (
+            f"({f} if type({o} := {self.expr(n.obj)}) is _Table and ((({f} := {o}.hash.get({name})) is None"
+            f" and ({m} := {o}.meta) is not None and type({i} := {m}.hash.get('__index')) is _Table"
+            f" and (type({f} := {i}.hash.get({name})) is _FT"
+            f" or {f} is None and ({parent} or ({f} := _method({o}, {name}, {d})) is {f})))"
+            f" or type({f}) is _FT)"
+            f" else {f} if type({o}) is str and type({i} := _SMh.get('__index')) is _Table"
+            f" and type({f} := {i}.hash.get({name})) is _FT"
+            f" else _smethod({o}, {name}, {d}) if type({o}) is str else _method({o}, {name}, {d}))"
+        )
+
+    def call_mark(self, n, direct_tail: bool = False) -> str:
+        """A marker before a call's text: where Lua names the called
+        function in `bad argument` messages (the name at the call site);
+        a direct tail call's site says so (errors.lua_frames skips its
+        frame, as Lua's stack has no level for a function that made a tail
+        call)."""
+        if type(n) is A.MethodCall:
+            site = (n.method, True)
+        else:
+            d = self.desc(n.func)
+            if d is None or d.startswith("constant"):
+                return ""
+            site = (d[d.index("'") + 1 : -1], False, True) if direct_tail else (d[d.index("'") + 1 : -1], False)
+        names = self.chunk.call_names
+        names.append(site)
+        return f"\x03{len(names) - 1}\x04"
+
+    def e_Call(self, n):
+        if self.one_result(n):
+            return self.raw_call(n)
+        r = self.temp()
+        return f"({r} if type({r} := {self.raw_call(n)}) is not _Multi else _first({r}))"
+
+    e_MethodCall = e_Call
+
+    def expr_stmt(self, n) -> str:
+        """A statement that evaluates n for its effects (a call statement)."""
+        if type(n) in (A.Call, A.MethodCall):
+            if self.one_result(n):
+                return self.raw_call(n)
+            r = self.temp()
+            return f"if type({r} := {self.raw_call(n)}) is _Multi and {r}: _first({r})"
+        return f"{self.expr(n)}"
+
+    def multi(self, n) -> str:
+        """A tuple of all the values of a call or `...`."""
+        if type(n) is A.Vararg:
+            return "VA"
+        if self.depth >= HOIST_DEPTH:
+            return self.hoist(n, self._multi)
+        self.depth += 1
+        try:
+            return self._multi(n)
+        finally:
+            self.depth -= 1
+
+    def _multi(self, n) -> str:
+        r = self.temp()
+        return f"(({r},) if type({r} := {self.raw_call(n)}) is not _Multi else _expand({r}))"
+
+    def tailcall(self, n) -> str:
+        """`return f(args)`: `_tail` makes a Lua callee a pending call that
+        the caller's caller runs; a builtin runs at once. A direct tail call
+        (see direct_tail) is a plain call.
+
+        A builtin `_tail` has seen before (values.TAIL_NOW) is called here,
+        as any call: `_tail` would only call it the same way, one frame
+        further (its errors name it from the same call site). The callee
+        is evaluated first, then the arguments, in either branch; the
+        direct call's callee is written `(f if True else f)`, which CPython
+        compiles to `f`, so the coroutine twins see an ordinary call site."""
+        args = self.args(n.args)
+        if self.direct_tail(n):
+            return f"{self.call_mark(n, direct_tail=True)}{self.expr(n.func)}({args})"
+        tail = f"({args},)" if args else "()"
+        f = self.temp()
+        mark = self.call_mark(n)
+        if type(n) is A.MethodCall:
+            o = self.temp()
+            callee = self.method_callee(n, o, f)
+            comma = ", " if args else ""
+            return (f"({mark}_tail({f}, ({o}, *{tail})) if ({f} := {callee}) not in _TAIL_NOW"
+                    f" else {mark}({f} if True else {f})({o}{comma}{args}))")
+        callee = f"({f} if type({f} := {self.expr(n.func)}) is _FT else _callable({f}, {self.drepr(n.func)}))"
+        return (f"({mark}_tail({f}, {tail}) if ({f} := {callee}) not in _TAIL_NOW"
+                f" else {mark}({f} if True else {f})({args}))")
+
+    def direct_tail(self, n) -> bool:
+        """Whether `return g(args)` may call g at once, not through the
+        trampoline: g is a `local function` never assigned again (so a Lua
+        function), and none of g's own tail calls can be direct (it makes
+        none of a local), so direct tail calls never nest and the Python
+        stack grows by at most one frame per Lua level (an endless tail
+        recursion still runs in constant space). Not in a hoisted block,
+        whose frame lies between the caller and g."""
+        fn = self.known_function(n.func) if type(n) is A.Call and not self.frames else None
+        return fn is not None and not fn.scope.tails_local
+
+    def explist(self, exprs: list, n: int):
+        """n single-value texts for an expression list, or None when the
+        last expression must be expanded to fill them."""
+        if len(exprs) < n and exprs and type(exprs[-1]) in (A.Call, A.MethodCall, A.Vararg):
+            return None
+        vals = [self.expr(e) for e in exprs[:n]]
+        vals += ["None"] * (n - len(vals))
+        return vals
+
+    def explist_tuple(self, exprs: list, n) -> str:
+        """A tuple of the list's values: exactly n of them, or all (n None)."""
+        if n is not None and len(exprs) == 1 and type(exprs[0]) in (A.Call, A.MethodCall):
+            # `local a, b = f()`: the raw result adjusted at once, no tuple built
+            # around it; a Multi of exactly n values (not a pending tail call,
+            # which is a Multi of 3) is taken as it is, inline
+            r = self.temp()
+            pending = f" and {r}[0] is not _TAILCALL" if n == 3 else ""
+            return (
+                f"({r} if type({r} := {self.raw_call(exprs[0])}) is _Multi and len({r}) == {n}{pending}"
+                f" else _fixed({r}, {n}))"
+            )
+        parts = [self.expr(e) for e in exprs[:-1]]
+        last = exprs[-1]
+        if type(last) in (A.Call, A.MethodCall, A.Vararg):
+            parts.append("*" + self.multi(last))
+        else:
+            parts.append(self.expr(last))
+        tup = f"({', '.join(parts)},)"
+        if n is None:
+            return tup
+        return f"_adjust({tup}, {n})"
+
+    # ------------------------------------------------------------ closures
+
+    def closure(self, fn: A.Function, self_var=None) -> str:
+        name = self.chunk.function(fn.scope, fn, self_var)
+        ups = [v.pyname for v in fn.scope.upvals if v is not self_var]
+        return f"_mk_{name}({', '.join(ups)})"
+
+    # -------------------------------------------------------------- tables
+
+    def e_Table(self, n):
+        items = n.items
+        if not items:
+            return "_Table()"
+        if all(type(i) is A.ListItem for i in items):
+            parts = [self.expr(i.value) for i in items[:-1]]
+            last = items[-1].value
+            if type(last) in (A.Call, A.MethodCall, A.Vararg):
+                parts.append("*" + self.multi(last))
+                return f"_tlist([{', '.join(parts)}])"
+            parts.append(self.expr(last))
+            if self.never_nil(last):
+                # the list cannot end in nil: it is the array part as it is
+                return f"_Table([{', '.join(parts)}])"
+            lt = self.temp()
+            return f"(_Table({lt}) if ({lt} := [{', '.join(parts)}])[-1] is not None else _tlist({lt}))"
+        if all(type(i) is A.NamedItem for i in items):
+            names = [i.name for i in items]
+            if len(set(names)) == len(names):
+                vals = [self.expr(i.value) for i in items]
+                maybe = [k for k, i in enumerate(items) if not self.never_nil(i.value)]
+                if not maybe:
+                    # no value can be nil: the dict is the hash part as it is
+                    body = ", ".join(f"{i.name!r}: {v}" for i, v in zip(items, vals))
+                    return f"_Table(None, {{{body}}})"
+                # the values in order, each possibly nil one tested (`&`: all
+                # are evaluated); a nil among them leaves its key out (_tnamed)
+                temps = {k: self.temp() for k in maybe}
+                parts = [f"{i.name!r}: ({temps[k]} := {v})" if k in temps else f"{i.name!r}: {v}"
+                         for k, (i, v) in enumerate(zip(items, vals))]
+                d = self.temp()
+                test = " & ".join(f"({temps[k]} is not None)" for k in maybe)
+                return f"(_Table(None, {d}) if ({d} := {{{', '.join(parts)}}}) and {test} else _tnamed({d}))"
+        # mixed: values in Lua's order, with a layout saying where each goes
+        vals, layout = [], []
+        for k, it in enumerate(items):
+            t = type(it)
+            if t is A.ListItem:
+                last = k == len(items) - 1 and type(it.value) in (A.Call, A.MethodCall, A.Vararg)
+                if last:
+                    vals.append("*" + self.multi(it.value))
+                    layout.append(2)
+                else:
+                    vals.append(self.expr(it.value))
+                    layout.append(0)
+            elif t is A.NamedItem:
+                vals.append(repr(it.name))
+                vals.append(self.expr(it.value))
+                layout.append(1)
+            else:
+                vals.append(self.expr(it.key))
+                vals.append(self.expr(it.value))
+                layout.append(1)
+        return f"_tmixed([{', '.join(vals)}], {tuple(layout)!r})"

@@ -1,0 +1,91 @@
+"""Constant folding as Lua's compiler does it, for the code generator: what
+a subexpression is once constants are folded (messages name the folded
+constant, and the fast paths see through `<const>` locals)."""
+
+from __future__ import annotations
+
+import copy
+
+from ..syntax import ast as A
+from ..runtime import values as V
+
+_FOLDABLE = {"+": V.add, "-": V.sub, "*": V.mul, "/": V.div, "//": V.idiv, "%": V.mod, "^": V.pow_,
+             "&": V.band, "|": V.bor, "~": V.bxor, "<<": V.shl, ">>": V.shr}
+_TRUTHY = (A.Number, A.String, A.TrueLit)
+_FALSY = (A.Nil, A.FalseLit)
+
+
+_CONSTANTS = (A.Number, A.String, A.Nil, A.TrueLit, A.FalseLit)
+
+
+#: id(node) -> (node, folded node): fold runs at every level of an
+#: expression, so without it a long chain of operators folds quadratically
+_FOLDED: dict = {}
+
+
+def clear_folds():
+    """Forgets the folded nodes (after a chunk is compiled)."""
+    _FOLDED.clear()
+
+
+def fold(n):
+    """`a and b` with a true constant `a`, and `a or b` with a false one,
+    fold to `b`, as Lua's compiler folds them (so `(0 and "x")` is the
+    constant "x" in messages); a `<const>` local holding a constant is that
+    constant."""
+    hit = _FOLDED.get(id(n))
+    if hit is not None and hit[0] is n:
+        return hit[1]
+    r = _fold(n)
+    _FOLDED[id(n)] = (n, r)
+    return r
+
+
+def _fold(n):
+    t = type(n)
+    if t is A.Name:
+        init = getattr(n.binding, "const_init", None)
+        if init is not None:
+            c = fold(init)
+            if type(c) in _CONSTANTS:
+                c = copy.copy(c)
+                c.line, c.col = n.line, n.col
+                return c
+        return n
+    if t is A.Paren:
+        # parentheses only truncate calls and `...` to one value
+        inner = fold(n.expr)
+        return n if type(inner) in (A.Call, A.MethodCall, A.Vararg) else inner
+    if t is A.UnOp:
+        e = fold(n.operand)
+        if n.op == "not" and type(e) in _TRUTHY + _FALSY:
+            return A.FalseLit(line=n.line, col=n.col) if type(e) in _TRUTHY else A.TrueLit(line=n.line, col=n.col)
+        if n.op == "-" and type(e) is A.Number:
+            return _number(V.unm, (e.value,), n)
+        return n
+    if t is A.BinOp and n.op in _FOLDABLE:
+        a, b = fold(n.left), fold(n.right)
+        if type(a) is A.Number and type(b) is A.Number:
+            return _number(_FOLDABLE[n.op], (a.value, b.value), n)
+        return n
+    # only a left side that the jump skips folds away: `"10" or 0` is a
+    # register in Lua (never named in messages), `nil or "x"` the constant
+    while type(n) is A.BinOp and n.op in ("and", "or"):
+        left = fold(n.left)
+        if type(left) in (_TRUTHY if n.op == "and" else _FALSY):
+            n = fold(n.right)
+        else:
+            return n
+    return n
+
+
+def _number(op, args, n):
+    """A constant-folded number, when Lua's compiler would fold it: never an
+    error, a NaN or a negative zero."""
+    try:
+        v = op(*args)
+    except Exception:
+        return n
+    if type(v) not in (int, float) or v != v or (v == 0 and str(v).startswith("-")):
+        return n
+    return A.Number(v, line=n.line, col=n.col)

@@ -1,0 +1,123 @@
+"""Integer locals: which locals of a function can only ever hold integers,
+so the compiler can drop the type checks of their arithmetic and
+comparisons (keeping the 64-bit wraparound); table locals, which only
+ever hold tables; and the numeric for variables that only hold values >= 1.
+
+A local qualifies when every value it is ever given is an integer
+expression: an integer literal, another such local, or + - * // % and the
+bitwise operators over integer expressions (all of which give integers in
+Lua 5.4). A numeric for's variable qualifies when its start and step are
+integer expressions. Parameters never qualify (callers pass anything), nor
+do locals that an inner function can assign.
+"""
+
+from __future__ import annotations
+
+from ..syntax import ast as A
+from .resolve import LocalVar
+
+INT_OPS = frozenset(("+", "-", "*", "//", "%", "&", "|", "~", "<<", ">>"))
+
+
+def is_int_expr(n, ints: set) -> bool:
+    t = type(n)
+    if t is A.Number:
+        return type(n.value) is int
+    if t is A.Name:
+        return n.binding in ints
+    if t is A.Paren:
+        return is_int_expr(n.expr, ints)
+    if t is A.BinOp:
+        return n.op in INT_OPS and is_int_expr(n.left, ints) and is_int_expr(n.right, ints)
+    if t is A.UnOp:
+        return n.op in ("-", "~") and is_int_expr(n.operand, ints)
+    return False
+
+
+def local_kinds(fn: A.Function) -> tuple[set, set, set]:
+    """What fn's own locals (not those of nested functions) are known to
+    hold, from one walk of its statements: (the integer locals, the table
+    locals, the positive for variables)."""
+    defs: dict[LocalVar, list] = {}  # var -> the expressions it is given (None: a non-integer)
+    fors: list = []
+    _collect(fn.body, defs, fors)
+    ints = _int_locals(defs)
+    return ints, _table_locals(defs), _positive_locals(defs, fors, ints)
+
+
+def _int_locals(defs: dict) -> set:
+    """The locals that always hold integers."""
+    ints = {v for v in defs if not v.is_cell}
+    changed = True
+    while changed:
+        changed = False
+        for v in list(ints):
+            if not all(e is not None and is_int_expr(e, ints) for e in defs[v]):
+                ints.discard(v)
+                changed = True
+    return ints
+
+
+def _positive_locals(defs: dict, fors: list, ints: set) -> set:
+    """The numeric for variables (integer locals, given no other value)
+    whose start is an integer literal >= 1 and whose step is one (or
+    absent): each value they hold is >= 1, so an array read by them needs
+    no `0 <` test."""
+    return {n.var_local for n in fors
+            if n.var_local in ints and len(defs[n.var_local]) == 1
+            and _positive_literal(n.start) and (n.step is None or _positive_literal(n.step))}
+
+
+def _positive_literal(n) -> bool:
+    return type(n) is A.Number and type(n.value) is int and n.value >= 1
+
+
+def _table_locals(defs: dict) -> set:
+    """The locals (not cells) that only ever hold tables: every value they
+    are given is a table constructor (so a type test of theirs can be left
+    out; their metatable still needs testing)."""
+    return {v for v, es in defs.items() if not v.is_cell and all(type(e) is A.Table for e in es)}
+
+
+def _give(defs, var, expr):
+    defs.setdefault(var, []).append(expr)
+
+
+def _collect(node, defs, fors: list):
+    """Walks statements (not nested functions), recording each local's
+    values, and the numeric fors into `fors`."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is A.Block:
+            stack.extend(n.stmts)
+        elif t is A.Local:
+            # a value past the list is nil; a call's value is never an integer expression
+            for i, v in enumerate(n.vars):
+                _give(defs, v, n.exprs[i] if i < len(n.exprs) else None)
+        elif t is A.Assign:
+            for i, target in enumerate(n.targets):
+                if type(target) is A.Name and isinstance(target.binding, LocalVar):
+                    _give(defs, target.binding, n.exprs[i] if i < len(n.exprs) else None)
+        elif t is A.NumericFor:
+            # the variable is an integer exactly when start and step are
+            step = n.step if n.step is not None else A.Number(1)
+            _give(defs, n.var_local, A.BinOp("+", n.start, step))
+            fors.append(n)
+            stack.append(n.body)
+        elif t is A.GenericFor:
+            for v in n.vars:
+                _give(defs, v, None)
+            stack.append(n.body)
+        elif t is A.LocalFunction:
+            _give(defs, n.var, None)
+        elif t is A.FunctionStat:
+            if type(n.target) is A.Name and isinstance(n.target.binding, LocalVar) and n.method is None:
+                _give(defs, n.target.binding, None)
+        elif t in (A.Do, A.While, A.Repeat):
+            stack.append(n.body)
+        elif t is A.If:
+            stack.extend(b for _c, b in n.tests)
+            if n.orelse is not None:
+                stack.append(n.orelse)

@@ -1,0 +1,284 @@
+"""Operators and conditions: Lua's operators to Python expression text
+(a mixin of ExprCompiler). Each has an inline fast path for the common
+operand types and calls the slow path in `values` otherwise, with the
+operands already evaluated in Lua's order."""
+
+from __future__ import annotations
+
+from ..syntax import ast as A
+from ..runtime import values as V
+from .folding import _CONSTANTS, fold
+
+M = "9223372036854775807"
+MN = "-9223372036854775808"
+
+_ARITH = {"+": ("_add", "+"), "-": ("_sub", "-"), "*": ("_mul", "*")}
+_BITS = {"&": ("_band", "&"), "|": ("_bor", "|"), "~": ("_bxor", "^")}
+
+
+class OperatorCompiler:
+    """Mixin of ExprCompiler: unary and binary operators, conditions."""
+
+    def e_UnOp(self, n):
+        op, e = n.op, n.operand
+        if op == "not":
+            return f"(not {self.cond(e)})"
+        if op == "-" and type(e) is A.Number:
+            v = e.value
+            if type(v) is int:
+                v = -v if v != -(2**63) else v
+                return f"({v})"
+            return f"({-v!r})" if -v == -v and abs(v) != float("inf") else f"(-{self.expr(e)})"
+        a = self.temp()
+        x = self.expr(e)
+        d = self.drepr(e)
+        if op == "-":
+            return f"(-{a} if type({a} := {x}) is float or (type({a}) is int and {a} != {MN}) else _unm({a}, {d}))"
+        if op == "#":
+            if not self.table_test(e, x):  # a local that only holds tables
+                return f"(len({x}.arr) if {x}.meta is None else _len({x}, {d}))"
+            return f"(len({a}.arr) if type({a} := {x}) is _Table and {a}.meta is None else _len({a}, {d}))"
+        if op == "~":
+            return f"(~{a} if type({a} := {x}) is int else _bnot({a}, {d}))"
+        raise AssertionError(op)
+
+    def e_BinOp(self, n):
+        op = n.op
+        if op == "and":
+            t = self.temp()
+            return f"({self.expr(n.right)} if (({t} := {self.expr(n.left)}) is not None and {t} is not False) else {t})"
+        if op == "or":
+            t = self.temp()
+            return f"({t} if (({t} := {self.expr(n.left)}) is not None and {t} is not False) else {self.expr(n.right)})"
+        if op in ("==", "~="):
+            r = self.equality(n.left, n.right)
+            return r if op == "==" else f"(not {r})"
+        if op in ("<", "<=", ">", ">="):
+            return self.compare(op, n.left, n.right)
+        if op == "..":
+            return self.concat(n)
+        if op in ("+", "-") and _is_len(n.left) and type(n.right) is A.Number and type(n.right.value) is int \
+                and 0 <= n.right.value < 2**31:
+            return self.len_offset(n)
+        a, b = self.temp(), self.temp()
+        x, y = self.expr(n.left), self.expr(n.right)
+        da, db = self.drepr(n.left), self.drepr(n.right)
+        slow_args = f"{a}, {b}, {da}, {db}"
+        L = f"\x01{n.line}\x02"
+        both_int = self.is_int(n.left) and self.is_int(n.right)
+        if both_int:
+            fast = self.int_arith(op, x, y, n.right)
+            if fast is not None:
+                return fast
+        if op in _ARITH:
+            fn, pyop = _ARITH[op]
+            rv = self.temp()
+            ta = self.temp()
+            if type(n.right) is A.Number and type(n.right.value) is int:
+                c = n.right.value
+                y = repr(c) if c >= 0 else f"({c})"
+                return (
+                    f"({rv} if type({a} := {x}) is int and {_in_range(op, n.right, f'({rv} := {a} {pyop} {y})')}"
+                    f" else {a} {pyop} {y} if type({a}) is float else {L}{fn}({a}, {y}, {da}, None))"
+                )
+            return (
+                f"({rv} if ({ta} := type({a} := {x})) is type({b} := {y}) is int and {MN} <= ({rv} := {a} {pyop} {b}) <= {M}"
+                f" else {a} {pyop} {b} if {ta} is float and type({b}) is float else {L}{fn}({slow_args}))"
+            )
+        if op == "/":
+            ta = self.temp()
+            return (
+                f"({a} / {b} if (({ta} := type({a} := {x})) is int or {ta} is float) & (type({b} := {y}) in _NUMS)"
+                f" and {b} else {L}_div({slow_args}))"
+            )
+        if op in ("//", "%") and type(n.right) is A.Number and type(n.right.value) is int and n.right.value > 0:
+            # a positive integer constant divisor: only the dividend's type to check
+            c = n.right.value
+            fn = "_idiv" if op == "//" else "_mod"
+            return f"({a} {op} {c} if type({a} := {x}) is int else {L}{fn}({a}, {c}, {da}, {db}))"
+        if op == "//":
+            return f"({a} // {b} if type({a} := {x}) is type({b} := {y}) is int and {b} > 0 else {L}_idiv({slow_args}))"
+        if op == "%":
+            return f"({a} % {b} if type({a} := {x}) is type({b} := {y}) is int and {b} > 0 else {L}_mod({slow_args}))"
+        if op == "^":
+            return f"{L}_pow({x}, {y}, {da}, {db})"
+        if op in _BITS:
+            fn, pyop = _BITS[op]
+            return f"({a} {pyop} {b} if type({a} := {x}) is type({b} := {y}) is int else {L}{fn}({slow_args}))"
+        if op == "<<":
+            return f"{L}_shl({x}, {y}, {da}, {db})"
+        if op == ">>":
+            return f"{L}_shr({x}, {y}, {da}, {db})"
+        raise AssertionError(op)
+
+    def len_offset(self, n) -> str:
+        """`#t + k` (`- k`), as in `buf[#buf + 1]`: on a table without a
+        metatable, the length plus k is an integer in range, no checks."""
+        t, a, rv = self.temp(), self.temp(), self.temp()
+        e = n.left.operand
+        fn, pyop = _ARITH[n.op]
+        c = n.right.value
+        L = f"\x01{n.line}\x02"
+        slow = (
+            f"({rv} if type({a} := _len({t}, {self.drepr(e)})) is int and {MN} <= ({rv} := {a} {pyop} {c}) <= {M}"
+            f" else {a} {pyop} {c} if type({a}) is float else {L}{fn}({a}, {c}, {self.drepr(n.left)}, None))"
+        )
+        return f"(len({t}.arr) {pyop} {c} if type({t} := {self.expr(e)}) is _Table and {t}.meta is None else {slow})"
+
+    def int_arith(self, op: str, x: str, y: str, right) -> str | None:
+        """Both operands are known integers: no type checks, only Lua's
+        64-bit wraparound where the result can leave the range."""
+        if op in _ARITH:
+            r = self.temp()
+            return f"({r} if {_in_range(op, right, f'({r} := {x} {_ARITH[op][1]} {y})')} else _wrap({r}))"
+        if op in ("//", "%") and type(fold(right)) is A.Number and fold(right).value > 0:
+            return f"({x} {op} {y})"
+        if op in _BITS:
+            return f"({x} {_BITS[op][1]} {y})"
+        return None
+
+    def equality(self, left, right) -> str:
+        for c, other in ((right, left), (left, right)):
+            t = type(c)
+            if t in (A.Nil, A.TrueLit, A.FalseLit) and type(other) in _CONSTANTS:
+                # two constants: known now (and no `1 is None` for CPython to warn about)
+                return "True" if type(other) is t else "False"
+            if t is A.Nil:
+                return f"({self.expr(other)} is None)"
+            if t is A.TrueLit:
+                return f"({self.expr(other)} is True)"
+            if t is A.FalseLit:
+                return f"({self.expr(other)} is False)"
+            if t is A.String and c is right:
+                return f"({self.expr(other)} == {self.expr(c)})"
+            if t is A.Number and c is right:
+                v = c.value
+                if type(v) is float and (v != v or v in (float("inf"), float("-inf"))):
+                    break
+                if v in (0, 1):  # Python's False == 0 and True == 1: not Lua's
+                    a = self.temp()
+                    return f"(({a} := {self.expr(other)}) == {self.expr(c)} and {a} is not {v == 1})"
+                return f"({self.expr(other)} == {self.expr(c)})"
+        if self.is_int(left) and self.is_int(right):
+            return f"({self.expr(left)} == {self.expr(right)})"
+        a, b, ta, tb = self.temp(), self.temp(), self.temp(), self.temp()
+        x, y = self.expr(left), self.expr(right)
+        # values of different types are never equal (`v == null`, a string
+        # and a table) unless both are numbers, or both userdata with __eq
+        return (
+            f"({a} == {b} if ({ta} := type({a} := {x})) is ({tb} := type({b} := {y})) and ({ta} is int or {ta} in _PRIM)"
+            f" else False if {ta} is not {tb} and ({ta} is str or {tb} is str or {ta} is _Table or {tb} is _Table)"
+            f" else _eq({a}, {b}))"
+        )
+
+    def compare(self, op: str, left, right) -> str:
+        if self.is_int(left) and self.is_int(right):
+            return f"({self.expr(left)} {op} {self.expr(right)})"
+        a, b = self.temp(), self.temp()
+        x = self.expr(left)
+        if type(right) is A.Number and type(right.value) is int:
+            c = repr(right.value) if right.value >= 0 else f"({right.value})"
+            return f"({a} {op} {c} if type({a} := {x}) is int else {_slow_compare(op, a, c)})"
+        if type(right) is A.Number and right.value - right.value == 0:  # a finite float constant
+            # (Python compares an int with a float exactly, as Lua does)
+            c, ta = f"({right.value!r})", self.temp()
+            return f"({a} {op} {c} if ({ta} := type({a} := {x})) is float or {ta} is int else {_slow_compare(op, a, c)})"
+        y = self.expr(right)
+        if self.is_int(right) and self.is_pure(right):
+            # a known integer on the right (`l <= size`): only the left's type to check
+            return f"({a} {op} {y} if type({a} := {x}) is int else {_slow_compare(op, a, y)})"
+        if self.is_int(left) and self.is_pure(left):
+            # a known integer on the left: evaluated first, and only the right's type to check
+            return f"({x} {op} {b} if type({b} := {y}) is int else {_slow_compare(op, x, b)})"
+        ta = self.temp()
+        return (
+            f"({a} {op} {b} if ({ta} := type({a} := {x})) is type({b} := {y}) and ({ta} is int or {ta} is float)"
+            f" else {_slow_compare(op, a, b)})"
+        )
+
+    def concat(self, n) -> str:
+        ops = []
+        e = n
+        line = n.line
+        while type(e) is A.BinOp and e.op == "..":
+            ops.append(e.left)
+            line = e.line  # Lua reports the chain at its last operator
+            e = e.right
+        ops.append(e)
+        descs = tuple(self.desc(o) for o in ops)
+        if len(ops) <= 8 and not all(type(fold(o)) is A.String for o in ops):
+            # strings and integers, short: joined inline (every part evaluated
+            # first, `&`); anything else, or a longer result (counted against
+            # the memory limit, or reserved before it is built), in _concatn. Constants
+            # alone are joined at run time: a new string each time, as in Lua
+            # (an f-string of constants would be one shared constant)
+            texts, tests, lens, literal = [], [], [], []
+            for o in ops:
+                fo = fold(o)
+                if type(fo) is A.String:
+                    texts.append(repr(fo.value))
+                    literal.append(_fstring_text(fo.value))
+                    lens.append(str(len(fo.value)))
+                else:
+                    # a string, or an integer (f-strings write it as Lua does, at most 20 characters)
+                    t, ty = self.temp(), self.temp()
+                    tests.append(f"(({ty} := type({t} := {self.expr(o)})) is str or {ty} is int)")
+                    texts.append(t)
+                    literal.append(f"{{{t}}}")
+                    lens.append(f"(len({t}) if {ty} is str else 20)")
+            joined = "".join(literal)
+            short = f"{' + '.join(lens)} <= {V.TINY_RESULT}"  # a longer one is counted by _concatn
+            return (
+                f"(f\"{joined}\" if {' & '.join(tests)} and {short}"
+                f" else \x01{line}\x02_concatn(({', '.join(texts)},), {descs!r}))"
+            )
+        parts = ", ".join(self.expr(o) for o in ops)
+        return f"\x01{line}\x02_concatn(({parts}), {descs!r})"
+
+    # ---------------------------------------------------------- conditions
+
+    def cond(self, n) -> str:
+        """A Python expression that is true exactly when n is Lua-true."""
+        t = type(n)
+        if t is A.BinOp:
+            if n.op in ("==", "~=", "<", "<=", ">", ">="):
+                return self.expr(n)
+            if n.op == "and":
+                return f"({self.cond(n.left)} and {self.cond(n.right)})"
+            if n.op == "or":
+                return f"({self.cond(n.left)} or {self.cond(n.right)})"
+        if t is A.UnOp and n.op == "not":
+            return f"(not {self.cond(n.operand)})"
+        if t is A.TrueLit:
+            return "True"
+        if t in (A.FalseLit, A.Nil):
+            return "False"
+        if t in (A.Number, A.String, A.Table, A.Function):
+            return f"({self.expr(n)} is not None)" if t is A.Table else "True"
+        v = self.temp()
+        return f"(({v} := {self.expr(n)}) is not None and {v} is not False)"
+
+
+def _in_range(op: str, right, value: str) -> str:
+    """The test that an integer result `value` of `x op right` is within
+    64 bits: adding or subtracting a small constant (|c| < 2**62) can only
+    leave the range on one side, so one comparison is enough."""
+    c = fold(right)
+    if op in ("+", "-") and type(c) is A.Number and type(c.value) is int and abs(c.value) < 2**62:
+        up = (c.value >= 0) == (op == "+")
+        return f"{value} <= {M}" if up else f"{MN} <= {value}"
+    return f"{MN} <= {value} <= {M}"
+
+
+def _fstring_text(s: str) -> str:
+    """s as literal text inside f"...": escaped, braces doubled."""
+    return s.encode("unicode_escape").decode("ascii").replace('"', '\\"').replace("{", "{{").replace("}", "}}")
+
+
+def _is_len(n) -> bool:
+    return type(n) is A.UnOp and n.op == "#"
+
+
+def _slow_compare(op: str, a: str, b: str) -> str:
+    # Lua has only < and <=: a > b is b < a, a >= b is b <= a
+    return {"<": f"_lt({a}, {b})", "<=": f"_le({a}, {b})", ">": f"_lt({b}, {a})", ">=": f"_le({b}, {a})"}[op]

@@ -1,0 +1,177 @@
+"""Stores: `target = value` for a field or an indexed slot (a mixin of
+FunctionCompiler), with the in-place shortcuts for the common shapes: an
+existing field or array slot overwritten, `t[#t + 1] = v` appended,
+`o.k = o.k + e` updated in one test."""
+
+from __future__ import annotations
+
+import math
+
+from ..syntax import ast as A
+from .folding import fold
+from .operators import MN, M
+from .resolve import LocalVar
+from ..runtime.tables import WATCHED_KEYS
+
+
+class StoreCompiler:
+    """Mixin of FunctionCompiler: stores into tables."""
+
+    def field_update(self, target, value) -> str | None:
+        """`o.k = o.k + e` (or - *), o a plain local, e a plain local or a
+        number: the text of one test that, when o is a table holding k and
+        both operands are integers (no overflow) or floats, stores the
+        result in place (`if <text>`); anything else then takes the general
+        path, which starts over. Nothing between the test's read and its
+        write can run Lua code, so the field still exists when written."""
+        value = fold(value)
+        if type(target) is not A.Index or type(target.key) is not A.String:
+            return None
+        o = target.obj
+        if type(o) is not A.Name or not isinstance(o.binding, LocalVar) or o.binding.is_cell:
+            return None
+        if type(value) is not A.BinOp or value.op not in ("+", "-", "*"):
+            return None
+        left, right = fold(value.left), fold(value.right)
+        if (type(left) is not A.Index or type(left.obj) is not A.Name or left.obj.binding is not o.binding
+                or type(left.key) is not A.String or left.key.value != target.key.value):
+            return None
+        int_right = self.is_int(right)
+        if type(right) is A.Number:
+            rv = right.value
+            if type(rv) is float and not math.isfinite(rv):
+                return None
+        elif type(right) is not A.Name or not isinstance(right.binding, LocalVar) or right.binding.is_cell:
+            return None
+        e = self.e_Number(right) if type(right) is A.Number else right.binding.pyname
+        ot, op, k = o.binding.pyname, value.op, repr(target.key.value)
+        h, v, r = self.temp(), self.temp(), self.temp()
+        int_case = f"type({v}) is int and {MN} <= ({r} := {v} {op} {e}) <= {M}"
+        float_case = f"type({v}) is float and ({r} := {v} {op} {e}) is {r}"
+        if type(right) is A.Number:
+            cases = int_case if type(right.value) is int else ""
+            cases = f"{cases} or {float_case}" if cases else float_case
+        elif int_right:
+            cases = int_case
+        else:
+            cases = (f"type({v}) is type({e}) is int and {MN} <= ({r} := {v} {op} {e}) <= {M}"
+                     f" or type({v}) is type({e}) is float and ({r} := {v} {op} {e}) is {r}")
+        return (f"{self.table_test(o, ot)}({v} := ({h} := {ot}.hash).get({k})) is not None and ({cases}):"
+                f" {h}[{k}] = {r}")
+
+    def append_pure(self, target, value) -> str | None:
+        """`t[#t + 1] = v`, t a plain local and v a constant or a plain
+        local: nothing runs between the length and the store, so on a table
+        without a metatable and with an empty hash part the value is
+        appended to the array part in one test (`if <text>`)."""
+        if type(target) is not A.Index or not _is_append(target):
+            return None
+        t, e = target.obj, target.key.left.operand
+        if not (_plain_local(t) and type(e) is A.Name and e.binding is t.binding):
+            return None
+        value = fold(value)
+        if type(value) in (A.Number, A.String, A.TrueLit, A.FalseLit):
+            v, given = self.expr(value), ""
+        elif _plain_local(value):
+            v = value.binding.pyname
+            given = "" if self.never_nil(value) else f" and {v} is not None"
+        else:
+            return None
+        x = t.binding.pyname
+        return f"{self.table_test(t, x)}{x}.meta is None and not {x}.hash{given}: {x}.arr.append({v})"
+
+    def store(self, target, o, k, value: str, ind: int, line: int, end_line: int = 0, nonnil: bool = False):
+        """Emits target = value; o/k are temps already holding the table
+        and key of an Index target (or None to evaluate them here). With
+        `nonnil`, the value is known not to be nil (never_nil): the fast
+        paths skip that check."""
+        if type(target) is A.Name:
+            b = target.binding
+            if isinstance(b, LocalVar):
+                self.assign_local(b, value, ind, line)
+            else:
+                env = b.env
+                if self.fast_env(env):
+                    self.em.emit(ind, f"_gset({target.name!r}, {value})", line)
+                else:
+                    self.em.emit(ind, f"_setindex({self.var_ref(env)}, {target.name!r}, {value}, {self.env_desc(env)!r})", line)
+            return
+        desc = self.desc(target.obj)
+        dtext = repr(desc) if desc else "None"
+        int_key = self.is_int(target.key)
+        if o is None:
+            ot = self.temp()
+            self.em.emit(ind, f"{ot} = {self.expr(target.obj)}", line)
+            o = ot
+            key = target.key
+            if type(key) is A.String:
+                k = repr(key.value)
+            else:
+                kt = self.temp()
+                self.em.emit(ind, f"{kt} = {self.expr(key)}", line)
+                k = kt
+            vt = self.temp()
+            self.em.emit(ind, f"{vt} = {value}", line)
+            value = vt
+        sline = end_line or target.line
+        given = "" if nonnil else f" and {value} is not None"
+        if k.startswith("'") or k.startswith('"'):
+            # a field that exists is overwritten in place, metatable or not
+            # (a key that may be watched: through set_str, which tells table.WATCHERS)
+            watched = k[1:-1] in WATCHED_KEYS  # (k: a plain name's repr)
+            if not watched:
+                self.em.emit(
+                    ind, f"if type({o}) is _Table{given} and {o}.hash.get({k}) is not None: {o}.hash[{k}] = {value}",
+                    sline,
+                )
+            # a new field: stored raw when no __newindex can intercept it
+            self.em.emit(
+                ind,
+                f"{'if' if watched else 'elif'} type({o}) is _Table and ({o}.meta is None"
+                f" or {o}.meta.hash.get('__newindex') is None): {o}.set_str({k}, {value})",
+                sline,
+            )
+        else:
+            a = self.temp()
+            is_int = "" if int_key else f" and type({k}) is int"
+            low = self.lower_bound(target.key) if int_key else "0 < "
+            existing = (
+                f"type({o}) is _Table{is_int}{given} and {low}{k} <= len({a} := {o}.arr)"
+                f" and {a}[{k} - 1] is not None: {a}[{k} - 1] = {value}"
+            )
+            if _is_append(target):
+                # `t[#t + 1] = v` on a plain table appends to its array part
+                self.em.emit(
+                    ind,
+                    f"if type({o}) is _Table and {o}.meta is None and type({k}) is int{given}"
+                    f" and {k} == len({a} := {o}.arr) + 1 and not {o}.hash: {a}.append({value})",
+                    sline,
+                )
+                self.em.emit(ind, f"elif {existing}", sline)
+            else:
+                # a value for an existing slot of the array part is stored in place
+                self.em.emit(ind, f"if {existing}", sline)
+            self.em.emit(
+                ind, f"elif type({o}) is _Table and {o}.meta is None{is_int}: {o}.set_int({k}, {value})", sline
+            )
+            if not int_key:
+                # a string key (a name computed at run time): stored raw when no __newindex can intercept it
+                self.em.emit(
+                    ind,
+                    f"elif type({o}) is _Table and type({k}) is str"
+                    f" and ({o}.meta is None or {o}.meta.hash.get('__newindex') is None): {o}.set_str({k}, {value})",
+                    sline,
+                )
+        self.em.emit(ind, f"else: _setindex({o}, {k}, {value}, {dtext})", sline)
+
+
+def _plain_local(n) -> bool:
+    """A name of a local that no closure can assign (no cell)."""
+    return type(n) is A.Name and isinstance(n.binding, LocalVar) and not n.binding.is_cell
+
+
+def _is_append(target) -> bool:
+    """Whether the store target is written `x[#x + 1]`."""
+    k = target.key
+    return (type(k) is A.BinOp and k.op == "+" and type(k.left) is A.UnOp and k.left.op == "#"
+            and type(k.right) is A.Number and k.right.value == 1 and type(k.right.value) is int)

@@ -1,0 +1,123 @@
+"""Lua's C-stack limit (LUAI_MAXCCALLS in Lua 5.4's llimits.h).
+
+C Lua counts nested C calls: a metamethod called by an operator, `pcall`'s
+call, a `gsub` replacement function, a `sort` comparator, `__tostring`
+through `tostring`, a coroutine resume. At 200 the next one raises `C stack
+overflow`; calls made while that error is being handled may go on to 220,
+where the error becomes `error in error handling` (luaE_checkcstack). So a
+runaway recursion through metamethods or coroutines stops at once with a
+catchable error, long before memory or the Python stack runs out.
+
+The count is one number for the running context, kept in `C[0]`: exactly
+one context runs at a time (runvil.lua.runtime.contexts), and a coroutine resume
+saves and sets it (runvil.lua.stdlib.coroutine).
+"""
+
+from __future__ import annotations
+
+import sys
+from types import FunctionType
+
+from ..errors import LuaError, metamethod_event, rt_error, where
+from ..compiler.costs import META_CALL_COST
+
+LUAI_MAXCCALLS = 200
+#: where `error in error handling` replaces `C stack overflow`
+ERRERR_CCALLS = LUAI_MAXCCALLS // 10 * 11
+#: nested C calls of the running context
+C = [0]
+#: the count a chunk called by the host starts at, as under lua.c (its
+#: `pmain` and `docall` are two protected calls)
+HOST_CCALLS = 1
+
+
+def check(n: int, positioned: bool = True) -> None:
+    """luaE_checkcstack for a count about to become `n` (>= the limit):
+    raises at the limit, lets calls that handle that error through, and
+    raises `error in error handling` past them. With `positioned`, the
+    message has the position of the running Lua level (none when that level
+    is a builtin), as luaG_runerror gives it."""
+    if n == LUAI_MAXCCALLS:
+        raise LuaError((where(0, sys._getframe(2)) if positioned else "") + "C stack overflow")
+    if n >= ERRERR_CCALLS:
+        raise LuaError("error in error handling")
+
+
+#: `meta_call`'s third operand when there is none
+_NONE = object()
+#: true while a generator twin calls an operator helper directly
+#: (runvil.lua.runtime.generators): a metamethod call is then refused
+DIRECT = [False]
+
+
+class NeedsContext(Exception):
+    """meta_call's refusal while DIRECT: the helper has changed nothing yet,
+    and runs again on an execution context of its own (runvil.lua.runtime.generators).
+    Its args are the metamethod and its operands."""
+
+
+#: the one refusal meta_call raises (making one each time costs a third
+#: more): who catches it sets its __traceback__ to None, else it grows
+REFUSAL = NeedsContext()
+
+
+def charge_meta(h) -> None:
+    """Charges the Lua function h META_CALL_COST steps from its state's
+    budget, as a metamethod call is charged: the operator or call site that
+    reached it was weighed as a plain one. (meta_call and table.sort's
+    comparator do the same inline: their calls are the hot ones.)"""
+    steps = h.__globals__.get("_S")  # a Lua function's: its state's countdown
+    if steps is not None:
+        steps[0] -= META_CALL_COST
+        if steps[0] < 0:
+            h.__globals__["_tick"]()
+
+
+def meta_call(h, a, b, c=_NONE):
+    """Calls a metamethod as luaT_callTMres does: one nested C call. A Lua
+    metamethod is also charged META_CALL_COST steps from its state's
+    budget: the operator that calls it was weighed as a plain one. The
+    operands are fixed parameters (two, or three for __newindex), so the
+    call of a Lua metamethod is a plain call, which CPython runs inline."""
+    if DIRECT[0]:
+        REFUSAL.args = (h, (a, b) if c is _NONE else (a, b, c))
+        raise REFUSAL
+    n = C[0] + 1
+    if n >= LUAI_MAXCCALLS:
+        check(n)
+    C[0] = n
+    try:
+        if type(h) is FunctionType:
+            steps = h.__globals__.get("_S")  # a Lua function's: its state's countdown
+            if steps is not None:
+                steps[0] -= META_CALL_COST
+                if steps[0] < 0:
+                    h.__globals__["_tick"]()
+            return h(a, b) if c is _NONE else h(a, b, c)
+        from .values import Userdata, call, getmetamethod, obj_typename
+
+        if getmetamethod(h, "__call") is None and not isinstance(h, Userdata):
+            event = metamethod_event(sys._getframe(0))
+            named = f" (metamethod '{event}')" if event else ""
+            rt_error(f"attempt to call a {obj_typename(h)} value{named}")  # luaG_callerror
+        return call(h, a, b) if c is _NONE else call(h, a, b, c)
+    finally:
+        C[0] = n - 1
+
+
+def ccall(f, *args):
+    """Calls a Lua value from a builtin (lua_call, lua_pcall): one nested C
+    call; an overflow has no position, as the running function is C."""
+    n = C[0] + 1
+    if n >= LUAI_MAXCCALLS:
+        check(n, False)
+    C[0] = n
+    try:
+        if type(f) is FunctionType:
+            return f(*args)
+        from .values import call
+
+        return call(f, *args)
+    finally:
+        C[0] = n - 1
+

@@ -1,0 +1,502 @@
+"""Running coroutines as generators (their functions' twins, made by
+compiler/generators.py): the names a twin calls, bound per state.
+
+A coroutine whose function has a twin runs it as a Python generator on the
+stack of whoever resumes it: `coroutine.yield` in the twin is a `yield`,
+and a Lua call is `yield from _gcall(...)`, so a yield at any depth of
+twins reaches the resumer through the generators alone. Where Lua code
+would run on that stack outside a twin (a builtin that calls back, a
+metamethod, a function without a twin), the call is *escalated*: it runs
+on an execution context of its own (runvil.lua.runtime.contexts), where a yield
+suspends the context, and the twin that escalated passes the yield on with
+its own `yield`.
+
+RUNVIL_TWINS=0 turns twins off: every coroutine then runs on a context
+(stdlib/coroutine.py reads it, and imports this module only at a state's
+first coroutine).
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+from types import FunctionType
+
+from . import values as V
+from .args import arg_error, check_function
+from .contexts import INLINE, RUNNING_CO, Context
+from .contexts import resume as run_context
+from .contexts import suspend as leave_context
+from .calldepth import DIRECT, LUAI_MAXCCALLS, C, NeedsContext, charge_meta, check
+from ..errors import LUA_CODE, QUALNAMES, CoroutineKill, LuaError, add_stack_hop, builtin
+from .helpers import _tbc_check, _tbc_close, fixed
+from .tables import WATCHERS, LuaTable
+from .values import TAILCALL, Multi
+
+try:  # what a dropped greenlet is unwound with: a worker lets it through
+    from greenlet import GreenletExit as _EXIT
+except ImportError:
+    _EXIT = None
+
+#: a generic for's iterator has no more items
+GDONE = object()
+#: codes of Lua functions that call nothing that may run Lua code (their
+#: twin would never yield): a twin calls them as they are
+LEAF_CODES: set = set()
+#: a leaf's `lua_twin`: a twin's call site tests it first and calls the
+#: leaf as it is (one attribute read; a code's hash is not cached, so the
+#: `in LEAF_CODES` test costs a third of such a call)
+LEAF_TWIN = object()
+
+
+class Worker:
+    """The execution context a coroutine's twin escalates calls to, kept
+    for the next one (a new greenlet or thread for each would cost 10 to
+    100 times more). Its frames continue, for positions and levels, at the
+    twin that escalated the running call."""
+
+    __slots__ = ("ctx", "fn", "args", "result", "error", "busy", "from_frame", "string_meta")
+
+    def __init__(self, string_meta):
+        self.ctx = Context(self.serve, "lua-escalation")
+        self.string_meta = string_meta
+        self.fn = self.args = self.result = self.error = self.from_frame = None
+        self.busy = False
+
+    def serve(self):
+        """The context's body: runs one call each time it is resumed, and
+        suspends when it ends (or when the coroutine yields inside it)."""
+        V.set_string_meta(self.string_meta)  # a context on a thread of its own needs it set
+        while True:
+            try:
+                r = self.fn(*self.args)
+                if type(r) is Multi and r and r[0] is TAILCALL:  # run here: it may yield
+                    r = Multi(V.expand(r))
+                self.result = r
+            except BaseException as e:  # raised again in the twin; a dropped context just ends
+                if _EXIT is not None and isinstance(e, _EXIT):
+                    raise
+                self.error = e
+            self.busy = False
+            self.fn = self.args = None
+            leave_context()
+
+
+add_stack_hop(Worker.serve.__code__, lambda frame: frame.f_locals["self"].from_frame)
+
+
+def escalate(fn, args: tuple):
+    """Runs fn(*args) on the coroutine's worker context; a yield of the
+    coroutine inside it is passed on as this generator's yield. Inline
+    there is no context: fn runs here, where no yield can reach the twin
+    (one inside fails as a yield across a C call does)."""
+    co = RUNNING_CO[0]
+    if INLINE:
+        return (yield from _direct(fn, args, co))
+    w = co.worker
+    if w is None or w.busy:  # busy: its call was left suspended by a twin that is gone
+        w = co.worker = Worker(co.state.string_meta)
+    w.fn, w.args, w.from_frame, w.busy = fn, args, sys._getframe(1), True
+    co.escalations.append(w.ctx)
+    try:
+        while True:
+            run_context(w.ctx)
+            if not w.busy:
+                err, r = w.error, w.result
+                w.error = w.result = w.from_frame = None
+                if err is not None:
+                    raise err
+                return r
+            _kind, values = co._transfer  # set by the yield inside (Coroutine.yield_)
+            try:
+                co._transfer = yield values
+            except CoroutineKill:  # coroutine.close: the call unwinds (co._kill is set)
+                continue
+    finally:
+        co.escalations.pop()
+
+
+def _direct(fn, args: tuple, co):
+    """escalate's call on the inline backend."""
+    if co is not None:
+        co.nny += 1
+    try:
+        r = fn(*args)
+        if type(r) is Multi and r and r[0] is TAILCALL:  # run here, as a worker runs it
+            r = Multi(V.expand(r))
+        return r
+    finally:
+        if co is not None:
+            co.nny -= 1
+    yield  # (a generator, as escalate's callers take it)
+
+
+def _truth(r) -> bool:
+    r = V.first(r)
+    return r is not None and r is not False
+
+
+#: operator helpers whose metamethod call, if any, is their last step (one
+#: at most: runtime/operators.py, values.index and setindex), and what each makes
+#: of the metamethod's results: a twin runs such a metamethod itself
+_FINAL_METAMETHOD = {
+    **dict.fromkeys(("_add", "_sub", "_mul", "_div", "_mod", "_pow", "_idiv", "_band", "_bor", "_bxor", "_shl",
+                     "_shr", "_unm", "_bnot", "_len", "_concat", "_index"), V.first),
+    **dict.fromkeys(("_eq", "_lt", "_le"), _truth),
+    "_setindex": lambda r: None, "_tbc_close": lambda r: None,
+}  # fmt: skip
+
+
+def is_lua(f) -> bool:
+    return f.__code__.co_filename in LUA_CODE
+
+
+def _plain(v) -> bool:
+    """Whether tostring(v) runs no Lua code (no __tostring to call)."""
+    t = type(v)
+    if t is int or t is float or t is bool or v is None:
+        return True
+    return t is str and V.getmetamethod(v, "__tostring") is None
+
+
+def _raw_table(a: tuple) -> bool:
+    return bool(a) and type(a[0]) is LuaTable and a[0].meta is None
+
+
+#: builtins that run no Lua code: None, always; else, for arguments that
+#: pass the test (the others run escalated)
+_SAFE_BUILTINS = {
+    "": ("assert error getmetatable ipairs next rawequal rawget rawlen rawset select setmetatable tonumber "
+         "type"),
+    "coroutine": "close create isyieldable resume running status wrap",
+    "math": ("abs ceil cos exp floor fmod log max min modf random randomseed sin sqrt tan tointeger type "
+             "ult acos asin atan"),
+    "string": "byte char find len lower match rep reverse sub upper",
+    "utf8": "char codepoint len offset",
+    "os": "clock date difftime time getenv",
+}
+_SAFE_WHEN = {
+    ("", "pairs"): lambda a: not a or V.getmetamethod(a[0], "__pairs") is None,
+    ("", "tostring"): lambda a: not a or _plain(a[0]),
+    ("", "print"): lambda a: all(_plain(v) for v in a),
+    ("string", "format"): lambda a: all(_plain(v) for v in a),
+    ("string", "gsub"): lambda a: len(a) >= 3 and type(a[2]) is str,
+    ("table", "insert"): _raw_table,
+    ("table", "remove"): _raw_table,
+    ("table", "concat"): _raw_table,
+    ("table", "unpack"): _raw_table,
+}
+
+
+def _safe_builtins(libs: dict) -> dict:
+    safe = {}
+
+    def lookup(lib: str, name: str):
+        t = libs.get(lib) if lib else libs
+        f = t.get(name) if type(t) is dict else None
+        return f if type(f) is FunctionType else None
+
+    for lib, names in _SAFE_BUILTINS.items():
+        for name in names.split():
+            f = lookup(lib, name)
+            if f is not None:
+                safe[f] = None
+    for (lib, name), test in _SAFE_WHEN.items():
+        f = lookup(lib, name)
+        if f is not None:
+            safe[f] = test
+    return safe
+
+
+def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
+    """Binds the twins' names in a state's namespace (at its first
+    coroutine): `yield_fn` is its coroutine.yield; a coroutine.wrap function
+    (code `wrapped_code`) only resumes another coroutine; `libs`, the
+    builtins as opened (copied by stdlib/coroutine.py); `lib`, the coroutine
+    library as opened."""
+    if INLINE:  # an Engine wait may pass up through a resume: resume and wrap functions are twins' calls
+        wrapped_code = None
+        libs = dict(libs, coroutine={k: v for k, v in libs.get("coroutine", {}).items() if k != "resume"})
+    ns = state.ns
+    giter = ns["_giter"]
+    steps, tick = state._steps, state._tick
+    safe = _safe_builtins(libs)
+    missing = object()
+
+    def runs_no_lua(f, args: tuple) -> bool:
+        test = safe.get(f, missing)
+        if test is missing:
+            code = f.__code__
+            return code is wrapped_code or code in LEAF_CODES
+        return test is None or test(args)
+
+    def twin_of(f):
+        """f's generator twin, or None (a builtin, or a function without
+        one); kept on the function."""
+        try:
+            twin = f.lua_twin
+        except AttributeError:
+            pass
+        else:
+            return None if twin is LEAF_TWIN else twin
+        twin = None
+        if is_lua(f):
+            from ..compiler.generators import LEAF, bind, twin_code  # the first twin of the process imports ast
+
+            code = twin_code(f.__code__)
+            if code is LEAF:
+                LEAF_CODES.add(f.__code__)
+                f.lua_twin = LEAF_TWIN
+                return None
+            if code is not None:
+                twin = bind(f, code)
+        f.lua_twin = twin
+        return twin
+
+    def known_leaf(f) -> bool:
+        """f's code is a leaf's (f, a closure of it that no twin has called
+        yet): marked as one, for its next calls."""
+        if f.__code__ in LEAF_CODES:
+            f.lua_twin = LEAF_TWIN
+            return True
+        return False
+
+    def gcall(f, args: tuple):
+        """A call from a twin (or a coroutine's body): a twin runs as a
+        generator, with its tail calls in this loop (a proper tail call)."""
+        while True:
+            try:
+                twin = f.lua_twin
+            except AttributeError:
+                twin = twin_of(f)
+            if twin is LEAF_TWIN:  # known to run no Lua code (call_builtin would hash its code to see that)
+                return f(*args)
+            if twin is None:
+                return (yield from call_builtin(f, args))
+            r = yield from twin(*args)
+            if type(r) is not Multi or not r or r[0] is not TAILCALL:
+                return r
+            f, args = r[1], r[2]
+
+    from ..stdlib.base import call_handler, caught_value
+
+    pcall_fn, xpcall_fn = libs.get("pcall"), libs.get("xpcall")
+
+    def protected(f, args: tuple):
+        """base.pcall's call of f, on a twin: a nested C call, then f as
+        any call of a twin (so f may yield, as under lua_pcallk)."""
+        n = C[0] + 1
+        if n >= LUAI_MAXCCALLS:
+            check(n, False)
+        C[0] = n
+        try:
+            if type(f) is not FunctionType:
+                f = V.resolve_callable(f, None)
+            return V.expand((yield from gcall(f, args)))
+        finally:
+            C[0] -= 1  # the count goes on from where the coroutine was resumed last
+
+    @builtin
+    def pcall(*args):
+        """base.pcall, in a twin (a builtin level in messages, as pcall)."""
+        if not args:
+            arg_error(1, "pcall", "value expected")
+        try:
+            r = yield from protected(args[0], args[1:])
+        except (LuaError, RecursionError, MemoryError) as e:
+            return Multi((False, caught_value(e)))
+        return (True, *r)  # several results: a tuple (values.Multi is tuple)
+
+    @builtin
+    def xpcall(*args):
+        """base.xpcall, in a twin."""
+        handler = check_function(args, 2, "xpcall")
+        try:
+            r = yield from protected(args[0], args[2:])
+        except (LuaError, RecursionError, MemoryError) as e:
+            try:  # the handler's first result replaces the error value
+                h = call_handler(handler, caught_value(e))
+            except (LuaError, RecursionError, MemoryError):
+                return Multi((False, "error in error handling"))
+            return Multi((False, h[0] if h else None))
+        return (True, *r)  # several results: a tuple (values.Multi is tuple)
+
+    pairs_fn = libs.get("pairs")
+
+    @builtin
+    def pairs(*args):
+        """base.pairs on a value with __pairs, in a twin: the metamethod runs
+        as any call of a twin (it may yield, as under lua_callk)."""
+        h = V.getmetamethod(args[0], "__pairs") if args else None
+        if h is None:
+            return pairs_fn(*args)
+        r = V.expand((yield from gcall(h if type(h) is FunctionType else V.resolve_callable(h, None), args[:1])))
+        return Multi((r + (None, None, None))[:3])
+
+    #: builtins that call back only through a metamethod, and their twins
+    #: (used when the builtin is not known to run no Lua code here)
+    calling_back = {pairs_fn: pairs} if pairs_fn is not None else {}
+    QUALNAMES[pcall.__code__], QUALNAMES[xpcall.__code__], QUALNAMES[pairs.__code__] = "pcall", "xpcall", "pairs"
+    for real, own in ((pcall_fn, pcall), (xpcall_fn, xpcall)):  # what a twin runs for them, as for a Lua function's
+        if real is not None:
+            real.lua_twin = own
+
+    finals = {ns[name]: post for name, post in _FINAL_METAMETHOD.items()}
+
+    def operator(helper, args: tuple):
+        """An operator helper called from a twin (`_gop`): directly; when it
+        reaches a metamethod that is its last step, the metamethod runs as
+        any call of a twin, as cstack.meta_call calls it (a nested C call, a
+        Lua one's steps); any other, with the helper, escalated."""
+        DIRECT[0] = True
+        try:
+            return helper(*args)
+        except NeedsContext as e:
+            e.__traceback__ = None  # (cstack.REFUSAL: raised again and again)
+            h, operands = e.args
+        finally:
+            DIRECT[0] = False
+        post = finals.get(helper)
+        if helper is concatn:  # a chain: each pair as an operator of its own (no pair ran a metamethod yet)
+            return (yield from concat_pairs(*args))
+        n = C[0] + 1
+        if post is None or type(h) is not FunctionType or n >= LUAI_MAXCCALLS:  # (the overflow's message: escalated)
+            return (yield from escalate(helper, args))
+        charge_meta(h)
+        C[0] = n
+        try:
+            return post((yield from gcall(h, operands)))
+        finally:
+            C[0] -= 1  # the count goes on from where the coroutine was resumed last
+
+    concatn = ns["_concatn"]
+    concat = ns["_concat"]
+
+    def concat_pairs(parts: tuple, descs: tuple):
+        """`a .. b .. c` right to left, as runtime's _concat_right, each
+        pair through `operator`: a metamethod in any pair runs as a twin."""
+        acc = parts[-1]
+        for i in range(len(parts) - 2, -1, -1):
+            pair = (parts[i], acc, descs[i], descs[i + 1] if i + 1 == len(parts) - 1 else None)
+            acc = yield from operator(concat, pair)
+        return acc
+
+    def gtail(f, args: tuple):
+        """`return f(args)` in a twin: a Lua function becomes the pending
+        call `gcall` runs; anything else runs now, as `values.tail` does."""
+        while True:
+            if f is yield_fn:
+                return Multi((yield args))
+            if type(f) is FunctionType and f.__code__ is V.LATE_CODE:  # a value that is no function
+                f = V.resolve_callable(*V.late_callee(f))  # (what calling it calls now)
+                continue
+            tm = getattr(f, "lua_tm", None)
+            if tm is not None:  # through __call: the metamethod is the tail call
+                f, args = tm[0], tm[1] + args
+                continue
+            if is_lua(f):
+                return Multi((TAILCALL, f, args))
+            return (yield from call_builtin(f, args))
+
+    def call_builtin(f, args: tuple):
+        """A callee without a twin: directly if it runs no Lua code, as its
+        own generator if it has one (pcall, xpcall, the Engine's waiting
+        builtins), else escalated."""
+        if runs_no_lua(f, args):
+            return f(*args)
+        if f is yield_fn:  # (called by a name no call site knew, or by pcall)
+            return Multi((yield args))
+        if f.__code__ is V.LATE_CODE:  # a value that is no function: what calling it calls now
+            return (yield from gcall(V.resolve_callable(*V.late_callee(f)), args))
+        tm = getattr(f, "lua_tm", None)
+        if tm is not None:  # a value called through __call: its metamethod, with the value before the arguments
+            charge_meta(tm[0])
+            return (yield from gcall(tm[0], tm[1] + args))
+        own = getattr(f, "lua_twin", None)  # pcall's, xpcall's, a waiting builtin's (runvil.engine)
+        if own is None:
+            own = calling_back.get(f)
+        if own is not None and own is not LEAF_TWIN:
+            return (yield from own(*args))
+        return (yield from escalate(f, args))
+
+    class GLoop:
+        """A generic for whose iterator function may run Lua code, or whose
+        closing value has a __close: each item is asked for through
+        `yield from step()`."""
+
+        __slots__ = ("f", "s", "c", "close", "n", "walk", "done")
+
+        def __init__(self, f, s, c, close, n):
+            if close is not None:
+                _tbc_check(close, "(for state)")
+            self.f, self.s, self.c, self.close, self.n = f, s, c, close, n
+            self.done = False
+            # next, a raw ipairs and builtins walk natively, as giter does
+            self.walk = giter(f, s, c, None, n) if loops_no_lua(f, s) else None
+
+        def step(self):
+            if self.walk is not None:
+                return next(self.walk, GDONE)
+            steps[0] -= 1
+            if steps[0] < 0:
+                tick()
+            r = yield from gcall(self.f, (self.s, self.c))
+            vals = fixed(r, self.n)
+            if vals[0] is None:
+                return GDONE
+            self.c = vals[0]
+            return vals[0] if self.n == 1 else vals
+
+    next_fn, ipairs_aux = state.iterators
+
+    def loops_no_lua(f, s) -> bool:
+        """Whether a generic for's iterator runs no Lua code."""
+        if f is next_fn or getattr(f, "lua_walk", None) is not None:
+            return True
+        if f is ipairs_aux:
+            return type(s) is LuaTable and s.meta is None
+        # a builtin that runs no Lua code whatever its arguments (the test of
+        # one that depends on them would hold for the first item only)
+        return safe.get(f, missing) is None or f.__code__ is wrapped_code
+
+    def ggiter(f, s, c, close, n):
+        if close is None and loops_no_lua(f, s):
+            return giter(f, s, c, close, n)
+        return GLoop(f, s, c, close, n)
+
+    def gloop_end(it, what: str, *args):
+        """`it.close()` / `it.throw(e)` as a generic for is left: runs the
+        closing value's __close once (never while a twin is being dropped)."""
+        if type(it) is not GLoop:
+            return getattr(it, what)(*args)
+        if it.done:
+            return None
+        it.done = True
+        err = args[0] if args else None
+        if it.close is None or isinstance(err, GeneratorExit):
+            return None
+        return (yield from operator(_tbc_close, (it.close, err)))
+
+    # `_GYOK`: the global table's raw `coroutine` is the library and its raw
+    # `yield` the state's: a twin's `coroutine.yield(...)` yields at once.
+    # Kept true to both by set_str, which calls `watched` after each write of
+    # those keys in those tables (table.WATCHERS)
+    G = state.G
+
+    def watched():
+        ns["_GYOK"] = G.hash.get("coroutine") is lib and lib.hash.get("yield") is yield_fn
+
+    state.yield_watcher = watched  # (WATCHERS holds it weakly: the state keeps it)
+    WATCHERS[G] = WATCHERS[lib] = weakref.ref(watched)
+    watched()
+    ns.update({
+        "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
+        "_GWHEN": {f: test for f, test in safe.items() if test is not None}, "_GLEAFT": LEAF_TWIN, "_gleaf": known_leaf,
+        "_YIELD": yield_fn, "_gcall": gcall, "_gtail": gtail, "_gop": operator, "_ggiter": ggiter,
+        "_gloop_end": gloop_end, "_GLoop": GLoop, "_GDONE": GDONE, "_GNEVER": missing,
+    })  # fmt: skip
+    state.twin_of = twin_of
+    state.has_twin = lambda f: twin_of(f) is not None or f.__code__ in LEAF_CODES
+    state.twin_call = gcall
+    state.twin_protected = protected  # a call of f as one nested C call (LuaState.call_g)
+

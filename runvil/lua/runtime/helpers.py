@@ -1,0 +1,485 @@
+"""Helpers that compiled code calls: table constructors, loops, tail calls,
+to-be-closed variables, goto signals, and the namespace they live in.
+
+`values` holds the operators; this module holds the statement machinery.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import chain
+from types import FunctionType
+
+from . import values as V
+from .calldepth import meta_call
+from ..errors import CoroutineKill, LuaError, rt_error
+from ..compiler.costs import IPAIRS_ITEM_COST, NEXT_ITEM_COST
+from .tables import LuaTable
+from .values import EMPTY, TAILCALL, Multi
+
+# ------------------------------------------------------------ constructors
+
+
+def tlist(arr: list) -> LuaTable:
+    """`{a, b, c}`: the items go straight into the array part."""
+    while arr and arr[-1] is None:
+        arr.pop()
+    return LuaTable(arr)
+
+
+def tnamed(d: dict) -> LuaTable:
+    """`{x = 1, y = 2}` with distinct names: nil values leave no key (as
+    luaH_newkey, so `next(t, "x")` of `{x = nil}` is an invalid key).
+    Generated code calls this only when a value may be nil: it builds the
+    table of non-nil values itself."""
+    if None in d.values():
+        d = {k: v for k, v in d.items() if v is not None}
+    return LuaTable(None, d)
+
+
+def tmixed(vals: list, layout: tuple) -> LuaTable:
+    """Any other constructor: `layout` says, item by item, 0 = positional,
+    1 = keyed (key and value follow), 2 = the expanded last positional."""
+    t = LuaTable()
+    i = 0
+    n = 1
+    pos = []
+    for kind in layout:
+        if kind == 0:
+            pos.append((n, vals[i]))
+            n += 1
+            i += 1
+        elif kind == 1:
+            k, v = vals[i], vals[i + 1]
+            i += 2
+            if k is None:
+                rt_error("table index is nil")
+            if type(k) is float and k != k:
+                rt_error("table index is NaN")
+            if v is not None:
+                t.set(k, v)
+            elif t.get(k) is not None:
+                t.set(k, None)
+        else:
+            for v in vals[i:]:
+                pos.append((n, v))
+                n += 1
+            break
+    # positional items win over keyed ones (Lua stores them last)
+    for k, v in pos:
+        t.set_int(k, v)
+    return t
+
+
+def fixed(r, n: int) -> tuple:
+    """Exactly n values of a call's raw result (a value or a Multi)."""
+    if type(r) is not Multi:
+        return (r, None) if n == 2 else (r,) + (None,) * (n - 1)
+    if r and r[0] is TAILCALL:
+        r = V.expand(r)
+    return r if len(r) == n else adjust(r, n)
+
+
+def adjust(values: tuple, n: int) -> tuple:
+    """Exactly n values: truncated or padded with nils."""
+    m = len(values)
+    if m == n:
+        return values
+    if m > n:
+        return values[:n]
+    return values + (None,) * (n - m)
+
+
+# ------------------------------------------------------------------ loops
+
+
+def make_forprep(steps: list, tick):
+    """The numeric for, as Lua's forprep. An integer loop is a `range` whose
+    iterations are charged to the step budget up front (in slices, so long
+    loops still reach `tick`); a float loop is a generator that counts each
+    step."""
+
+    def forprep(start, stop, step):
+        if type(start) is int and type(step) is int:
+            if step == 0:
+                rt_error("'for' step is zero")
+            if type(stop) is not int:
+                stop = _for_limit(start, stop, step)
+                if stop is None:
+                    return ()
+            r = range(start, stop + 1, step) if step > 0 else range(start, stop - 1, step)
+            n = max(0, (stop - start) // step + 1)  # len(r) fails past sys.maxsize
+            if n <= steps[0]:
+                steps[0] -= n
+                return r
+            return _sliced(r, n, steps, tick)
+        # Lua checks the limit, then the step, then the initial value
+        flimit = _for_float(stop, "limit")
+        fstep = _for_float(step, "step")
+        finit = _for_float(start, "initial value")
+        if fstep == 0:
+            rt_error("'for' step is zero")
+        if (flimit < finit) if 0 < fstep else (finit < flimit):
+            return ()
+        return _float_loop(finit, flimit, fstep, steps, tick)
+
+    def refund(r, i):
+        """A loop left early gives back the iterations it was charged for."""
+        if type(r) is _Sliced:
+            r = r.current
+        if type(r) is range:
+            steps[0] += (r.stop - i) // r.step - 1 + (1 if (r.stop - i) % r.step else 0)
+
+    return forprep, refund
+
+
+_SLICE = 10_000
+
+
+class _Sliced(chain):
+    """A long integer loop: its range in slices, each charged as it starts
+    (so `tick` still runs), iterated at C speed."""
+
+
+def _sliced(r: range, n: int, steps: list, tick) -> _Sliced:
+    def charge(sub: range) -> range:
+        it.current = sub
+        steps[0] -= len(sub)
+        if steps[0] < 0:
+            tick()
+        return sub
+
+    it = _Sliced.from_iterable(map(charge, (r[i : i + _SLICE] for i in range(0, n, _SLICE))))
+    return it
+
+
+def _for_error(v, what: str):
+    rt_error(f"bad 'for' {what} (number expected, got {V.obj_typename(v)})")
+
+
+def _for_float(v, what: str) -> float:
+    """tonumber of a float loop's control value (a numeric string counts)."""
+    if type(v) is float:
+        return v
+    if type(v) is int:
+        return float(v)
+    n = V.str2number(v) if type(v) is str else None
+    if n is None:
+        _for_error(v, what)
+    return float(n)
+
+
+def _for_limit(start: int, stop, step: int):
+    """Lua's forlimit: an integer loop's limit (or None to skip the loop)."""
+    lim = V.str2number(stop) if type(stop) is str else stop
+    if type(lim) is int:
+        p = lim
+    elif type(lim) is float:
+        f = lim if lim != lim or lim in (V.INF, -V.INF) else (math.floor(lim) if step > 0 else math.ceil(lim))
+        p = int(f) if f == f and -(2**63) <= f < 2**63 else None
+        if p is None:  # NaN or out of the integers' range
+            if 0 < lim:
+                if step < 0:
+                    return None
+                p = V.MAXI
+            else:
+                if step > 0:
+                    return None
+                p = V.MINI
+    else:
+        _for_error(stop, "limit")
+    if (start > p) if step > 0 else (start < p):
+        return None
+    return p
+
+
+def _float_loop(i: float, stop: float, step: float, steps, tick):
+    # forprep already decided the first iteration runs (also with a NaN limit)
+    while True:
+        steps[0] -= 1
+        if steps[0] < 0:
+            tick()
+        yield i
+        i += step
+        if not ((i <= stop) if step > 0 else (stop <= i)):
+            return
+
+
+def make_giter(steps: list, tick, next_fn, ipairs_aux):
+    """The generic for, as a Python iterator: native walks for `next` and
+    `ipairs`, and repeated calls of any other iterator function."""
+
+    def giter(f, s, c, close, n):
+        if close is not None:
+            _tbc_check(close, "(for state)")
+        if f is next_fn and type(s) is not LuaTable:
+            from ..errors import ArgError, current_where
+
+            got = V.type_name(s)
+            raise ArgError(1, "for iterator", f"table expected, got {got}", current_where())
+        # next, ipairs and the sandbox pairs walk natively and charge their
+        # items themselves (a generator layer less than _charged)
+        charged = True
+        if f is next_fn and type(s) is LuaTable and c is None:
+            it = _walk_next(s, n, steps, tick)
+        elif f is ipairs_aux and type(s) is LuaTable and s.meta is None and c == 0:
+            it = _walk_ipairs(s, n, steps, tick)
+        else:
+            walk = getattr(f, "lua_walk", None) if type(f) is FunctionType else None
+            if walk is not None:  # the sandbox pairs' own walk
+                it = walk(n, steps, tick)
+            elif type(f) is FunctionType and (walk := getattr(f, "lua_walk_calls", None)) is not None:
+                it = walk(s, c, n, steps, tick)  # a coroutine.wrap function: it resumes its coroutine itself
+            else:
+                it = _walk_calls(f, s, c, n)
+                charged = False
+        if not charged:
+            it = _charged(it, steps, tick, 1)
+        return it if close is None else _closing(it, close)
+
+    return giter
+
+
+def _charged(it, steps, tick, cost: int):
+    """Charges `cost` steps an item (compiler/costs.py), 64 items at a time (the
+    native walks below do the same, inline)."""
+    k = 0
+    for x in it:
+        k += 1
+        if k == 64:
+            steps[0] -= 64 * cost
+            k = 0
+            if steps[0] < 0:
+                tick()
+        yield x
+    steps[0] -= k * cost
+
+
+def _closing(it, close):
+    err = None
+    try:
+        yield from it
+    except GeneratorExit:  # the loop was left (break, return, goto): a normal exit
+        raise
+    except BaseException as e:
+        err = e
+        raise
+    finally:
+        _tbc_close(close, err)
+
+
+def _walk_next(t: LuaTable, n: int, steps, tick):
+    k = None
+    m = 0  # items not charged yet, as _charged counts them
+    while True:
+        r = t.next(k)
+        if r is None:
+            break
+        m += 1
+        if m == 64:
+            steps[0] -= 64 * NEXT_ITEM_COST
+            m = 0
+            if steps[0] < 0:
+                tick()
+        k = r[0]
+        if n == 1:
+            yield k
+        elif n == 2:
+            yield r
+        else:
+            yield (k, r[1]) + (None,) * (n - 2)
+    steps[0] -= m * NEXT_ITEM_COST
+
+
+def _walk_ipairs(t: LuaTable, n: int, steps, tick):
+    i = 0
+    m = 0  # items not charged yet, as _charged counts them
+    while True:
+        a = t.arr  # get_int(i + 1), inline
+        v = a[i] if i < len(a) else t.hash.get(i + 1)
+        if v is None:
+            break
+        i += 1
+        m += 1
+        if m == 64:
+            steps[0] -= 64 * IPAIRS_ITEM_COST
+            m = 0
+            if steps[0] < 0:
+                tick()
+        if n == 2:
+            yield (i, v)
+        elif n == 1:
+            yield i
+        else:
+            yield (i, v) + (None,) * (n - 2)
+    steps[0] -= m * IPAIRS_ITEM_COST
+
+
+def _walk_calls(f, s, c, n: int):
+    while True:
+        r = f(s, c) if type(f) is FunctionType else V.callx(f, "for iterator 'for iterator'", s, c)
+        if type(r) is Multi:
+            r = V.expand(r)
+            c = r[0] if r else None
+            if c is None:
+                return
+            if n == 1:
+                yield c
+            else:
+                yield adjust(r, n)
+        else:
+            c = r
+            if c is None:
+                return
+            if n == 1:
+                yield c
+            else:
+                yield (c,) + (None,) * (n - 1)
+
+
+# ------------------------------------------------------ to-be-closed vars
+
+
+def _tbc_check(v, name: str):
+    if v is None or v is False:
+        return
+    if V.getmetamethod(v, "__close") is None:
+        rt_error(f"variable '{name}' got a non-closable value")
+
+
+def _tbc_close(v, err):
+    if v is None or v is False:
+        return
+    h = V.getmetamethod(v, "__close")
+    if h is None:  # removed after the variable was declared
+        rt_error("attempt to call a nil value (metamethod 'close')")
+    if err is None or isinstance(err, CoroutineKill):
+        meta_call(h, v, None)
+    else:
+        meta_call(h, v, error_value(err))
+
+
+def error_value(e: BaseException):
+    """The Lua value an exception stands for."""
+    if isinstance(e, LuaError):
+        return e.value
+    if isinstance(e, RecursionError):
+        return "stack overflow"
+    if isinstance(e, MemoryError):
+        return "not enough memory"
+    return f"{type(e).__name__}: {e}"
+
+
+#: what a hoisted block (compile_nesting) returns for a break
+BREAK = object()
+
+
+class GotoSignal(Exception):
+    """A goto that leaves a Python loop to reach its label's dispatcher."""
+
+    def __init__(self, label: str):
+        self.label = label
+
+
+# ----------------------------------------------------------------- concat
+
+
+def concatn(parts: tuple, descs: tuple):
+    """`a .. b .. c ...`: joins strings and numbers at once (a number as
+    Lua converts it), else right to left as Lua."""
+    for p in parts:  # a plain loop: all() over a generator costs twice as much
+        if type(p) is not str:
+            strs = _as_strings(parts)
+            if strs is None:
+                return _concat_right(parts, descs)
+            parts = strs
+            break
+    n = sum(map(len, parts))
+    if n > V.INLINE_CONCAT:
+        V.reserve_memory(n)
+        V.charge_steps(n >> 6)  # and its copy in steps (stdlib/limits.py)
+    elif n > V.TINY_RESULT:
+        V.check_string_size(n)  # Lua's memory error past the sandbox's string limit
+        V.count_unreserved(n)
+    return "".join(parts)
+
+
+def _concat_right(parts: tuple, descs: tuple):
+    """Right to left, each step with its metamethods and errors, as Lua."""
+    acc = parts[-1]
+    for i in range(len(parts) - 2, -1, -1):
+        acc = V.concat(parts[i], acc, descs[i], descs[i + 1] if i + 1 == len(parts) - 1 else None)
+    return acc
+
+
+def _as_strings(parts: tuple) -> list | None:
+    """The parts as a list of strings if they are all strings or numbers."""
+    strs = []
+    for p in parts:
+        t = type(p)
+        if t is str:
+            strs.append(p)
+        elif t is int:
+            strs.append(str(p))
+        elif t is float:
+            strs.append(V.fmt_number(p))
+        else:
+            return None
+    return strs
+
+
+def base_namespace() -> dict:
+    """The names compiled code refers to, except the per-state ones."""
+    return {
+        "_Table": LuaTable,
+        "_FT": FunctionType,
+        "_Multi": Multi,
+        "_EMPTY": EMPTY,
+        "_TAILCALL": TAILCALL,
+        "_first": V.first,
+        "_expand": V.expand,
+        "_callable": V.callable_of,
+        "_tail": V.tail,
+        "_TAIL_NOW": V.TAIL_NOW,
+        "_wrap": V.wrap,
+        "_method": V.method_of,
+        "_method_from": V.method_from,
+        "_index": V.index,
+        "_setindex": V.setindex,
+        "_add": V.add,
+        "_sub": V.sub,
+        "_mul": V.mul,
+        "_div": V.div,
+        "_idiv": V.idiv,
+        "_mod": V.mod,
+        "_pow": V.pow_,
+        "_unm": V.unm,
+        "_band": V.band,
+        "_bor": V.bor,
+        "_bxor": V.bxor,
+        "_shl": V.shl,
+        "_shr": V.shr,
+        "_bnot": V.bnot,
+        "_len": V.length,
+        "_eq": V.eq,
+        "_lt": V.lt,
+        "_le": V.le,
+        "_concat": V.concat,
+        "_concatn": concatn,
+        "_tlist": tlist,
+        "_tnamed": tnamed,
+        "_tmixed": tmixed,
+        "_adjust": adjust,
+        "_fixed": fixed,
+        "_smethod": V.string_method,
+        "_SMh": {},  # the state's string metatable's hash, once the string library is open
+        "_tbc_check": _tbc_check,
+        "_tbc_close": _tbc_close,
+        "_GotoSignal": GotoSignal,
+        "_BRK": BREAK,
+        "_MAXS": V.MAX_STRING,
+        "_NUMS": frozenset((int, float)),
+        "_PRIM": frozenset((int, float, str, bool, type(None))),
+        "_NAN": V.DEFAULT_NAN,
+        "_INF": V.INF,
+    }

@@ -1,0 +1,160 @@
+"""The sandbox limits as builtins see them.
+
+Memory: before a builtin builds a result it
+reserves the result's size, and the guard refuses a size that would take
+the process past the state's limit (issue 10: one `string.rep` must not take
+3 GB between two checks of the step counter).
+
+Python frees strings and tables by reference counting, so the guard reads
+what is really in use (the resident size, as the step counter's check does)
+rather than summing sizes it could never see freed; it reads it only once
+per GUARD_CHUNK bytes reserved, or for any result that large, so small
+results cost a subtraction.
+
+Steps: a builtin whose own loop can run away (the pattern matcher's
+backtracking) charges the state's step budget as compiled code does, so it
+stops with `step limit exceeded` like any loop. So does a builtin whose work
+grows with its input (`upper` on 64 MB, `table.insert` at the front of a
+million items), in proportion, above BIG_WORK bytes or items only: a call
+on a short string pays a comparison. Steps are also what brings the next
+check of the CPU time (runvil.lua.state), so none of these runs for long
+between two checks.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from ..runtime import values
+from ..errors import LimitExceeded, current_where
+from ..runtime.values import running_string_meta
+
+#: the size (bytes, items) from which a builtin's work charges steps in proportion
+BIG_WORK = 4096
+#: bytes a step pays for in a string builtin's pass (a step is about 60 ns,
+#: `upper` of 64 MB about 0.15 s), as a shift: one step per 32 bytes
+BYTES_PER_STEP = 5
+#: items a step pays for in a move of a table's array (list.insert at the front)
+MOVED_PER_STEP = 6
+
+#: bytes reserved between two reads of the resident size
+GUARD_CHUNK = 8 * 1024 * 1024
+
+
+class MemoryGuard:
+    """The reserve check of one state's memory limit."""
+
+    def __init__(self, state):
+        from ..state import _rss
+
+        self.state = state
+        self.rss = _rss
+        self.pending = 0
+
+    def __call__(self, n: int) -> None:
+        limit = self.state.limits.memory
+        if limit is None:
+            return
+        self.pending += n
+        if self.pending < GUARD_CHUNK:
+            return
+        self.pending = 0
+        if self.rss() - self.state._mem_base + n > limit:
+            raise LimitExceeded(f"{current_where()}memory limit exceeded ({limit} bytes)")
+
+
+def reserve_result(n: int) -> None:
+    """reserve_memory for a builtin's result of n bytes, cheaply for a
+    small one: a result of up to INLINE_RESULT bytes is built at once and
+    only counted in UNRESERVED, reserved together with others once they
+    pass UNRESERVED_STEP (so a loop of small results still reaches the
+    guard); a longer one, or one over the string limit, is reserved first."""
+    if n > INLINE_RESULT or n > values.MAX_STRING[0]:
+        values.reserve_memory(n)
+        return
+    values.count_unreserved(n)
+
+
+#: the longest result built without reserving it first (as `..` builds one)
+INLINE_RESULT = values.INLINE_CONCAT
+#: the count of small results not reserved yet, shared with `..`
+#: (runtime/operators.py), and what fast paths that count inline use
+UNRESERVED, UNRESERVED_STEP = values.UNRESERVED, values.UNRESERVED_STEP
+TINY_RESULT = values.TINY_RESULT
+reserve_unreserved = values.reserve_unreserved
+
+
+class StepMeter:
+    """Charges a state's step countdown; runs its check when it runs out."""
+
+    def __init__(self, state):
+        self.state = state
+        self.steps = state._steps
+        self.tick = state._tick
+
+    def __call__(self, n: int) -> None:
+        steps = self.steps
+        steps[0] -= n
+        if steps[0] < 0:
+            self.tick()
+
+
+#: id of a state's string metatable (which names the running state) ->
+#: (a weak reference to it, its MemoryGuard, its StepMeter): a plain dict
+#: read with one hit (a WeakKeyDictionary's get costs a Python call and a
+#: new weak reference each time); an entry goes with its metatable
+_BUDGETS: dict = {}
+
+
+def install(state) -> None:
+    """Makes builtins account to `state` while it runs: the running state
+    is the one whose string metatable this thread has (a builtin called
+    outside any state's call accounts to none)."""
+    meta = state.string_meta
+    if meta is not None:
+        key = id(meta)
+        ref = weakref.ref(meta, lambda r, key=key: _forget(key, r))
+        _BUDGETS[key] = (ref, MemoryGuard(state), StepMeter(state))
+    values.MEMORY_GUARD[0] = _reserve
+    values.STEP_METER[0] = _charge
+
+
+def uninstall(state) -> None:
+    """Forgets a closed state's entry: the entry holds the state (through
+    its guard and meter), so its metatable's weak reference alone would
+    never let it go and every closed state would stay in memory."""
+    meta = state.string_meta
+    if meta is not None:
+        entry = _BUDGETS.get(id(meta))
+        if entry is not None and entry[0]() is meta:
+            del _BUDGETS[id(meta)]
+
+
+def _forget(key: int, ref) -> None:
+    entry = _BUDGETS.get(key)
+    if entry is not None and entry[0] is ref:  # not a newer metatable's that reuses the id
+        del _BUDGETS[key]
+
+
+def _running():
+    meta = running_string_meta()
+    entry = _BUDGETS.get(id(meta))
+    return entry if entry is not None and entry[0]() is meta else None
+
+
+def running_state():
+    """The state whose Lua runs on this thread now (None outside any)."""
+    b = _running()
+    return None if b is None else b[2].state
+
+
+def _reserve(n: int) -> None:
+    b = _running()
+    if b is not None:
+        b[1](n)
+
+
+def _charge(n: int) -> None:
+    b = _running()
+    if b is not None:
+        b[2](n)

@@ -1,0 +1,1 @@
+"""Lua patterns: the matcher, its items, and the translation to Python's re."""
