@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = ["ParseError", "RunFailed", "parse_file", "parse_text", "run"]
 

@@ -7,9 +7,9 @@ message that `tostring(err)` returns; `error(err)` re-raises the same value.
 
 from __future__ import annotations
 
-from ..lua import LuaError, LuaTable, Userdata
-from ..lua.errors import caller_where
-from ..lua.runtime.values import tostring_basic, type_name
+from ..lua.api import LuaError, LuaTable, Userdata
+from ..lua.api import caller_where
+from ..lua.api import tostring_basic, type_name
 
 #: error value kind -> run error kind (spec/runvil.md §5, "Run error kinds")
 RUN_ERROR_KIND = {

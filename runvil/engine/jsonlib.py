@@ -38,10 +38,10 @@ import json
 import re
 import weakref
 
-from ..lua import LuaTable, Userdata
-from ..lua.errors import builtin
-from ..lua.stdlib import lib_table
-from ..lua.runtime.values import MAXI, MINI, check_string_size, type_name
+from ..lua.api import LuaTable, Userdata
+from ..lua.api import builtin
+from ..lua.api import lib_table
+from ..lua.api import MAXI, MINI, check_string_size, type_name
 from .errors import message_type, raise_lua
 
 #: deepest nesting of lists and objects converted either way; Python's own

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import time
 
-from ..lua import LuaState
-from ..lua.errors import LimitExceeded, current_where
+from ..lua.api import LuaState
+from ..lua.api import LimitExceeded, current_where
 from ..structs import Struct
 
 RUN_STEPS = "run step limit exceeded ({limit} steps across the run's blocks)"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from types import FunctionType
 
-from ..lua import Multi, Userdata
-from ..lua.stdlib import lib_table
+from ..lua.api import Multi, Userdata
+from ..lua.api import lib_table
 from .conversation.compaction import NOT_A_FUNCTION, exhausted, models_compact
 from .conversation.loop import run_loop
 from .conversation.precheck import admit, estimate

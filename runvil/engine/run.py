@@ -14,7 +14,7 @@ at its next step.
 
 from __future__ import annotations
 
-from ..lua import Limits, LuaError
+from ..lua.api import Limits, LuaError
 from ..prompt import parse_file as parse_prompt_file
 from ..prompt import parse_text as parse_prompt_text
 from ..prompt.model import LuaBlock, Prompt

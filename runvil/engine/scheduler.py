@@ -31,13 +31,13 @@ import itertools
 from collections import deque
 from types import CellType, FunctionType
 
-from ..lua import LuaError
-from ..lua.runtime import contexts
-from ..lua.runtime.contexts import C_BOUNDARY, INLINE, SUSPEND, drive
-from ..lua.runtime.calldepth import C
-from ..lua.errors import BUILTIN_CODES, QUALNAMES
-from ..lua.stdlib import running_state
-from ..lua.runtime.values import set_string_meta, string_meta
+from ..lua.api import LuaError
+from ..lua.api import contexts
+from ..lua.api import C_BOUNDARY, INLINE, SUSPEND, drive
+from ..lua.api import C
+from ..lua.api import BUILTIN_CODES, QUALNAMES
+from ..lua.api import running_state
+from ..lua.api import set_string_meta, string_meta
 
 
 def save_locals() -> tuple:

@@ -17,9 +17,9 @@ still running when the run ends are abandoned.
 
 from __future__ import annotations
 
-from ..lua import LuaError, LuaTable
-from ..lua.stdlib import lib_table
-from ..lua.runtime.values import fmt_number
+from ..lua.api import LuaError, LuaTable
+from ..lua.api import lib_table
+from ..lua.api import fmt_number
 from ..structs import Struct, field
 from .conversation.records import Record
 from .errors import ErrorValue, RunError, engine_error, names_hint, raise_lua, reported

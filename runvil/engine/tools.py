@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from types import FunctionType
 
-from ..lua.stdlib import lib_table
+from ..lua.api import lib_table
 from ..structs import Struct
 from .effects import ToolCall, ToolDropped, ToolFailure, ToolResult
 from .errors import engine_error, message_type, names_hint, raise_lua

@@ -16,8 +16,8 @@ a store of JSON values by name, and the userdata each VM sees as `var`.
 
 from __future__ import annotations
 
-from ..lua import Multi, Userdata
-from ..lua.errors import builtin
+from ..lua.api import Multi, Userdata
+from ..lua.api import builtin
 from .errors import message_type, raise_lua
 from .jsonlib import NotJSON, copy_json, from_json, path_key, to_json, to_lua_string, to_unicode
 

@@ -8,11 +8,11 @@ import os
 import re
 from pathlib import Path
 
-from ..lua import Limits, LuaError, LuaTable, Userdata
-from ..lua.errors import builtin
-from ..lua.files import file_source
-from ..lua.stdlib import lib_table
-from ..lua.runtime.values import fmt_number, getmetamethod, type_name
+from ..lua.api import Limits, LuaError, LuaTable, Userdata
+from ..lua.api import builtin
+from ..lua.api import file_source
+from ..lua.api import lib_table
+from ..lua.api import fmt_number, getmetamethod, type_name
 from ..prompt import MAX_BLOCK_BYTES
 from ..prompt.interpolate import NULL, InterpolationError, fill
 from ..prompt.interpolate import NotJSON as Unfit

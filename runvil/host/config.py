@@ -118,7 +118,7 @@ class LimitSettings(Struct, frozen=True):
     def sandbox(self):
         """(Limits, RunLimits) with these settings over the defaults."""
         from ..engine.limits import RunLimits
-        from ..lua import Limits
+        from ..lua.api import Limits
 
         block, run = Limits(), RunLimits()
         block = replace(block, **{k: v for k, v in (("steps", self.block_steps), ("memory", self.block_memory),

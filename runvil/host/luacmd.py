@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import sys
 
-from ..lua import Limits, LuaError, LuaState, LuaSyntaxError, LuaTable
-from ..lua.files import file_source
+from ..lua.api import Limits, LuaError, LuaState, LuaSyntaxError, LuaTable
+from ..lua.api import file_source
 from ..structs import replace
 from .luaoutput import STANDALONE_LIMITS, error_message, write_stdout
 from .repl import INTERRUPTED, Console, Interrupt, compile_chunk, incomplete, show_values, to_lua
@@ -135,7 +135,7 @@ def open_require(state: LuaState, folder: str) -> None:
     for -e and the REPL): `a.b` loads `a/b.lua`, runs it once with the name
     as its argument, and keeps its value in `package.loaded`, as the prompt
     VMs' require does."""
-    from ..lua.errors import ArgError, builtin, caller_where, lua_error
+    from ..lua.api import ArgError, builtin, caller_where, lua_error
 
     base = os.path.abspath(folder)  # os.path, not pathlib: a `lua` start imports no more than it needs
     loaded = LuaTable()
@@ -177,7 +177,7 @@ def open_require(state: LuaState, folder: str) -> None:
 
 
 def _type(v) -> str:
-    from ..lua.runtime.values import type_name
+    from ..lua.api import type_name
 
     return "no value" if v is None else type_name(v)
 

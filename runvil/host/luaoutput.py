@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import sys
 
-from ..lua import Limits, LuaError
-from ..lua.runtime.values import getmetamethod, tostring, tostring_basic, type_name
+from ..lua.api import Limits, LuaError
+from ..lua.api import getmetamethod, tostring, tostring_basic, type_name
 
 # A standalone program may compute for longer than a prompt block.
 STANDALONE_LIMITS = Limits(steps=200_000_000)

@@ -54,7 +54,7 @@ END = "the REPL ended"
 def prompt_repl(path: str, script: str | None, limits=None) -> int:
     from ..engine.effects import UserTurn
     from ..engine.run import PrepareError, Run
-    from ..lua import Limits, LuaState
+    from ..lua.api import Limits, LuaState
     from ..prompt import ParseError, parse_file, parse_text
     from .luaoutput import STANDALONE_LIMITS, write_stdout
     from .runcmd import EXIT_USAGE, drive_closing, usage_error
@@ -150,7 +150,7 @@ def chunk_runner(vm, interrupt: Interrupt, write):
     it there, showing its values or its error; an error never ends the
     REPL section."""
     from ..engine.scheduler import waiting_builtin
-    from ..lua import LuaError, LuaSyntaxError
+    from ..lua.api import LuaError, LuaSyntaxError
     from .luaoutput import error_message
 
     def run_chunk(source, *rest):

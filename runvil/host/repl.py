@@ -100,7 +100,7 @@ class Console:
 def incomplete(state, text: str) -> bool:
     """True when the chunk (or `return` of it) stops at end of input, as
     `lua -i` decides to show its continuation prompt."""
-    from ..lua import LuaSyntaxError
+    from ..lua.api import LuaSyntaxError
 
     source = to_lua(text)
     for candidate in ("return " + source, source):
@@ -120,7 +120,7 @@ def to_lua(text: str) -> str:
 def compile_chunk(state, source: str):
     """The chunk as an expression whose values are shown, else as
     statements; raises LuaSyntaxError for the statement form's error."""
-    from ..lua import LuaSyntaxError
+    from ..lua.api import LuaSyntaxError
 
     try:
         return state.load("return " + source, "=stdin")
@@ -182,7 +182,7 @@ class Interrupt:
 
 def show_values(values, write) -> None:
     """Prints a chunk's results tab-separated, as `lua -i` does."""
-    from ..lua.runtime.values import tostring
+    from ..lua.api import tostring
 
     if values:
         write("\t".join(tostring(v) for v in values) + "\n")

@@ -44,8 +44,8 @@ class _Shower:
         from ..engine.jsonlib import JsonNull
         from ..engine.models import ModelHandle
         from ..engine.var import VarView
-        from ..lua import LuaTable
-        from ..lua.runtime.values import tostring
+        from ..lua.api import LuaTable
+        from ..lua.api import tostring
 
         if v is None:
             return "nil"

@@ -21,13 +21,16 @@ class LuaError(Exception):
         self.value = value
         self.lua_traceback = traceback
 
-    def __str__(self) -> str:
-        from .runtime.values import tostring_basic
+    #: how a value other than a string reads in str(e): Lua's tostring
+    #: without metamethods, set by runvil.lua.runtime.values (which knows
+    #: the value types; this module sits beneath every stage)
+    describe = staticmethod(repr)
 
+    def __str__(self) -> str:
         v = self.value
         if isinstance(v, str):
             return v
-        return tostring_basic(v)
+        return self.describe(v)
 
 
 class LuaSyntaxError(LuaError):
@@ -253,3 +256,30 @@ def current_where() -> str:
 def rt_error(msg: str):
     """Raises a Lua runtime error with the innermost position, as luaG_runerror."""
     raise LuaError(current_where() + msg)
+
+
+def chunkid(chunkname: str, source: str = "") -> str:
+    """How Lua names a chunk in messages (luaO_chunkid)."""
+    if chunkname.startswith("="):
+        return chunkname[1:60]
+    if chunkname.startswith("@"):
+        name = chunkname[1:]
+        return name if len(name) <= 59 else "..." + name[-56:]
+    first, nl, _rest = chunkname.partition("\n")
+    if not nl and len(first) <= 44:
+        return f'[string "{first}"]'
+    return f'[string "{first[:45]}..."]'
+
+
+def stack_overflow_message(e: BaseException) -> str:
+    """Lua's message for a runaway recursion, at the innermost Lua line."""
+    tb = e.__traceback__
+    where = ""
+    while tb is not None:
+        info = LUA_CODE.get(tb.tb_frame.f_code.co_filename)
+        if info is not None:
+            chunk, lines = info
+            n = tb.tb_lineno
+            where = f"{chunk}:{lines[n] if 0 <= n < len(lines) else 0}: "
+        tb = tb.tb_next
+    return f"{where}stack overflow"

@@ -1,5 +1,8 @@
-"""Lua numbers: 64-bit integer wraparound, Lua's float formatting, and
-string-to-number conversion (luaO_str2num), with no other dependency."""
+"""Lua numbers: 64-bit integer wraparound, arithmetic on two numbers, Lua's
+float formatting, and string-to-number conversion (luaO_str2num), with no
+other dependency: the compiler folds constants with `arith`, and the
+runtime's operators (runvil.lua.runtime.operators) run the same cores
+once their operands are numbers."""
 
 from __future__ import annotations
 
@@ -137,3 +140,103 @@ def tointeger(v):
         if n is not None:
             return tointeger(n)
     return None
+
+
+# ------------------------------------------------------------- arithmetic
+
+
+def float_div(x: float, y: float) -> float:
+    """`/` on two floats, as C divides (a zero divisor gives inf or NaN)."""
+    if y == 0.0:
+        if x == 0.0 or x != x:
+            return DEFAULT_NAN
+        return math.copysign(INF, x) * math.copysign(1.0, y)
+    return x / y
+
+
+def float_idiv(x: float, y: float) -> float:
+    """`//` on two floats: the floor of their quotient."""
+    q = float_div(x, y)
+    if q != q or q == INF or q == -INF or q == 0.0:
+        return q
+    return float(math.floor(q))
+
+
+def fmod_lua(x: float, y: float) -> float:
+    """Lua's float modulo: C fmod, then moved toward the divisor's sign."""
+    if y == 0.0 or x != x or y != y or math.isinf(x):
+        return DEFAULT_NAN
+    if math.isinf(y):
+        if x == 0.0 or (x > 0) == (y > 0):
+            return x
+        return y
+    r = math.fmod(x, y)
+    if r != 0.0 and (r < 0) != (y < 0):
+        r += y
+    return r
+
+
+_POS_NAN = float("nan")
+
+
+def float_pow(x: float, y: float) -> float:
+    """`^` on two floats, as C's pow gives it."""
+    try:
+        r = math.pow(x, y)
+        return r if r == r else _POS_NAN  # C's pow gives a positive NaN
+    except OverflowError:
+        return INF if x > 0 or y % 2 == 0 else -INF
+    except ValueError:
+        if x == 0.0 and y < 0:
+            return INF if (y % 2 != 1 or math.copysign(1.0, x) > 0) else -INF
+        return DEFAULT_NAN
+
+
+def shift_left(x: int, y: int) -> int:
+    """Lua's logical shift on 64-bit integers (negative y shifts right)."""
+    if y <= -64 or y >= 64:
+        return 0
+    u = x & 0xFFFFFFFFFFFFFFFF
+    u = (u << y) & 0xFFFFFFFFFFFFFFFF if y >= 0 else u >> -y
+    return u - 2**64 if u > MAXI else u
+
+
+def _int_operands(x, y) -> tuple[int, int]:
+    a, b = (v if type(v) is int else float_to_int(v) for v in (x, y))
+    if a is None or b is None:
+        raise ArithmeticError("number has no integer representation")
+    return a, b
+
+
+def _int_div(x: int, y: int) -> int:
+    if y == 0:
+        raise ZeroDivisionError("attempt to divide by zero")
+    return wrap(x // y)
+
+
+def _int_mod(x: int, y: int) -> int:
+    if y == 0:
+        raise ZeroDivisionError("attempt to perform 'n%0'")
+    return x % y
+
+
+def arith(op: str, x, y):
+    """Lua's binary operator `op` ("+", "//", "<<", ...) on two numbers (int
+    or float, no strings, no metamethods); raises ArithmeticError where Lua
+    raises an error (an integer divided by zero, a float with no integer
+    representation in a bitwise operation)."""
+    if op in _BITWISE_OPS:
+        a, b = _int_operands(x, y)
+        return _BITWISE_OPS[op](a, b)
+    both_int = type(x) is int and type(y) is int
+    if op in _INT_OPS and both_int:
+        return _INT_OPS[op](x, y)
+    return _FLOAT_OPS[op](float(x), float(y))
+
+
+_INT_OPS = {"+": lambda a, b: wrap(a + b), "-": lambda a, b: wrap(a - b), "*": lambda a, b: wrap(a * b),
+            "//": _int_div, "%": _int_mod}
+_FLOAT_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": float_div,
+              "//": float_idiv, "%": fmod_lua, "^": float_pow}
+_BITWISE_OPS = {"&": lambda a, b: a & b, "|": lambda a, b: a | b, "~": lambda a, b: a ^ b,
+                "<<": shift_left, ">>": lambda a, b: shift_left(a, -b)}

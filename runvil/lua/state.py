@@ -23,10 +23,12 @@ import time
 
 from ..structs import Struct
 from .runtime import values as V
-from .compiler.chunk import compile_lua
-from .runtime.contexts import CAN_THREAD, INLINE, SUSPEND, drive, on_lua_thread, run_lua
+from .compiler.chunkcache import compile_lua
+from .runtime.contexts import SUSPEND, drive
+from .stack import CAN_THREAD, INLINE, on_lua_thread, run_lua
 from .runtime.calldepth import HOST_CCALLS, C, ccall
-from .errors import LimitExceeded, LuaError, current_where
+from .errors import LimitExceeded, LuaError, chunkid, current_where, stack_overflow_message
+from .stdlib.limits import resident_memory
 from .runtime.helpers import base_namespace, make_forprep, make_giter
 from .runtime.tables import LuaTable
 
@@ -72,7 +74,7 @@ class LuaState:
         self.cpu_spent = 0.0  # CPU seconds of this execution up to `_cpu_mark`
         self._cpu_mark = self._last_check = self._measured = time.process_time()
         self._unmeasured = 0  # steps since the resident size was read, at `_measured` (CPU time)
-        self._mem_base = _rss()
+        self._mem_base = resident_memory()
         # the largest string one operation may build (process-wide)
         V.MAX_STRING[0] = self.limits.memory if self.limits.memory is not None else 2**62
         self.ns = self._namespace()
@@ -134,7 +136,7 @@ class LuaState:
         if lim.memory is not None and (self._unmeasured >= CHECK_INTERVAL or now - self._measured >= CHECK_SECONDS):
             self._unmeasured = 0  # the resident size is read as often as before (each 100,000
             self._measured = now  # steps), or each CHECK_SECONDS when steps are slow
-            if _rss() - self._mem_base > lim.memory:
+            if resident_memory() - self._mem_base > lim.memory:
                 self._steps[0] = 0
                 self._armed = 0
                 raise LimitExceeded(f"{current_where()}memory limit exceeded ({lim.memory} bytes)")
@@ -260,57 +262,6 @@ class LuaState:
 
 def _default_stdout(text: str) -> None:
     sys.stdout.write(text)
-
-
-# --------------------------------------------------------------- stacks
-
-
-def stack_overflow_message(e: BaseException) -> str:
-    """Lua's message for a runaway recursion, at the innermost Lua line."""
-    from .errors import LUA_CODE
-
-    tb = e.__traceback__
-    where = ""
-    while tb is not None:
-        info = LUA_CODE.get(tb.tb_frame.f_code.co_filename)
-        if info is not None:
-            chunk, lines = info
-            n = tb.tb_lineno
-            where = f"{chunk}:{lines[n] if 0 <= n < len(lines) else 0}: "
-        tb = tb.tb_next
-    return f"{where}stack overflow"
-
-
-# ---------------------------------------------------------------- misc
-
-_statm = None
-
-
-def _rss() -> int:
-    """Resident memory of this process in bytes (0 when unknown)."""
-    global _statm
-    try:
-        if _statm is None:
-            import os
-
-            _statm = os.sysconf("SC_PAGE_SIZE")
-        with open("/proc/self/statm", "rb") as f:
-            return int(f.read().split()[1]) * _statm
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def chunkid(chunkname: str, source: str = "") -> str:
-    """How Lua names a chunk in messages (luaO_chunkid)."""
-    if chunkname.startswith("="):
-        return chunkname[1:60]
-    if chunkname.startswith("@"):
-        name = chunkname[1:]
-        return name if len(name) <= 59 else "..." + name[-56:]
-    first, nl, _rest = chunkname.partition("\n")
-    if not nl and len(first) <= 44:
-        return f'[string "{first}"]'
-    return f'[string "{first[:45]}..."]'
 
 
 _ids = itertools.count()

@@ -26,8 +26,8 @@ import os
 import re
 from os import PathLike
 
-from runvil.lua import LuaSyntaxError, compile_lua
-from runvil.lua.runtime.contexts import run_lua
+from runvil.lua.api import LuaSyntaxError, compile_lua
+from runvil.lua.api import run_lua
 
 from ..structs import replace
 from .frontcache import read_frontmatter

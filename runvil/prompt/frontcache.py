@@ -17,7 +17,7 @@ from __future__ import annotations
 import marshal
 import os
 
-from ..lua.cache import disk as diskcache
+from ..lua.api import disk_cache as diskcache
 from .model import Frontmatter, ParseError, RoleOptions
 
 _VERSION = b"frontmatter-1"

@@ -5,11 +5,12 @@ points to its own layer or one below, with no cycle anywhere.
 
 The same holds for the whole project (issue 23, item 4): the top-level
 layers are `lua` < `prompt` < `engine` < `harness` < the root package (the
-Python API, `runvil.run`) < `host`, with `structs` and `_grammar` beneath
-them all; no import points up, no modules outside runvil/lua import each
-other in a circle, no module imports another package's private name, and
-outside runvil/lua only the Lua modules the Engine embeds today are
-imported (to be narrowed to `runvil.lua.api`). Imports inside functions
+Python API, `runvil.run`) < `host`, with `structs`, `_grammar` and
+`version` beneath them all; no import points up, no modules outside
+runvil/lua import each other in a circle, no module imports another
+package's private name, and outside runvil/lua only `runvil.lua.api` is
+imported. Inside runvil/lua, the stages (syntax < compiler < runtime <
+stdlib < the embedding) import only downward. Imports inside functions
 count everywhere."""
 
 from __future__ import annotations
@@ -145,18 +146,15 @@ def test_the_prompt_layer_imports_no_engine():
 
 #: the top-level layers, bottom first; the root package (`runvil.run`, the
 #: Python API) sits above the harness it drives and below the host
-PROJECT_LAYERS = [("base", ["structs", "_grammar"]), ("lua", ["lua"]), ("prompt", ["prompt"]),
+PROJECT_LAYERS = [("base", ["structs", "_grammar", "version"]), ("lua", ["lua"]), ("prompt", ["prompt"]),
                   ("engine", ["engine"]), ("harness", ["harness"]), ("api", [""]), ("host", ["host"])]
 
-#: the runvil.lua modules imported from outside runvil/lua today: the
-#: embedding surface, to be narrowed to `runvil.lua.api` (issue 23, item 1).
-#: A new reach-in into the interpreter fails here.
-LUA_SURFACE = {"runvil.lua", "runvil.lua.runtime.contexts", "runvil.lua.runtime.calldepth", "runvil.lua.cache.disk", "runvil.lua.errors",
-               "runvil.lua.files", "runvil.lua.stdlib", "runvil.lua.runtime.values"}
+#: the one module of runvil.lua that the rest of runvil imports: the
+#: embedding surface (issue 23, item 1). A reach-in past it fails here.
+LUA_SURFACE = {"runvil.lua.api"}
 
-#: upward imports left to the Lua step of issue 23 (the disk cache's key
-#: reads the version from the root package; it is to be passed in)
-KNOWN_UPWARD = {("runvil.lua.cache.disk", "runvil")}
+#: upward imports allowed by name (none)
+KNOWN_UPWARD: set = set()
 
 
 def package_modules(root: Path) -> dict[str, Path]:
@@ -308,3 +306,101 @@ def test_a_private_name_within_its_own_package_is_allowed(tmp_path):
     files = {**CLEAN, "host/cmd.py": "_x = 1\n", "host/other.py": "from .cmd import _x\n"}
     root = write_package(tmp_path / "runvil", files)
     assert project_problems(root, lua_surface={"runvil.lua", "runvil.lua.values"}, known=set()) == []
+
+
+# ------------------------------------------------------------------ the stages of runvil/lua
+
+#: runvil/lua's stages, bottom first (issue 23, items 1 and 4): each module
+#: (by its path below runvil.lua; a package name covers what is in it)
+#: imports only its own stage or those beneath. The most specific prefix wins.
+LUA_STAGES = [("base", ["errors", "numbers", "stack", "files", "cache", "cache.disk"]),
+              ("syntax", ["syntax"]), ("compiler", ["compiler"]), ("runtime", ["runtime"]),
+              ("stdlib", ["stdlib"]), ("embedding", ["", "state", "convert", "api"])]
+
+#: the import circle left inside the runtime: the value model (values), the
+#: operators on it and the nested-call count, each calling into the others
+#: (the next step of issue 23 untangles it); any other circle, or a larger
+#: one, fails
+KNOWN_LUA_CIRCLES = [{"runtime.calldepth", "runtime.operators", "runtime.values"}]
+
+
+def lua_stage_problems(root: Path, stages=LUA_STAGES, known_circles=KNOWN_LUA_CIRCLES) -> list[str]:
+    """Upward imports between the stages of the package `root` (a folder
+    like runvil/lua) and its import circles beyond `known_circles`."""
+    modules = package_modules(root.parent)
+    prefix = f"{root.parent.name}.{root.name}"
+    inner = {m: p for m, p in modules.items() if m == prefix or m.startswith(prefix + ".")}
+    rank = {}
+    for i, (_, names) in enumerate(stages):
+        for n in names:
+            rank[n] = i
+
+    def stage(m: str) -> int:
+        rel = m[len(prefix):].lstrip(".")
+        best = None
+        for n in rank:
+            if rel == n or rel.startswith(n + ".") or n == "" and rel == "":
+                if best is None or len(n) > len(best):
+                    best = n
+        assert best is not None, f"{m} is in no stage"
+        return rank[best]
+
+    problems = []
+    graph: dict[str, set[str]] = {}
+    for m, path in sorted(inner.items()):
+        for t, line, _ in import_edges(m, path, modules):
+            if t in inner and t != m:
+                graph.setdefault(m, set()).add(t)
+                if stage(t) > stage(m):
+                    problems.append(f"{m}:{line} ({stages[stage(m)][0]}) imports {t} ({stages[stage(t)][0]}), a stage above it")
+    # strongly connected components (Tarjan), each a circle
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    counter = [0]
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            circle = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                circle.add(w)
+                if w == v:
+                    break
+            short = {c[len(prefix) + 1:] for c in circle}
+            if len(circle) > 1 and short not in known_circles:
+                problems.append("import circle: " + ", ".join(sorted(short)))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return problems
+
+
+def test_the_lua_stages_import_only_downward_with_no_circle_but_the_known_one():
+    assert lua_stage_problems(ROOT / "runvil" / "lua") == []
+
+
+def test_the_stage_checker_sees_an_upward_import_and_a_new_circle(tmp_path):
+    root = write_package(tmp_path / "runvil", {
+        "lua/errors.py": "", "lua/syntax/parser.py": "from ..errors import LuaError\n",
+        "lua/compiler/codegen.py": "def f():\n    from ..runtime import values\n",  # upward, inside a function
+        "lua/runtime/values.py": "from . import tables\n", "lua/runtime/tables.py": "from . import values\n",
+        "lua/stdlib/base.py": "from ..runtime import values\n", "lua/api.py": "from .stdlib import base\n"})
+    problems = lua_stage_problems(root / "lua", known_circles=[])
+    assert sorted(problems) == sorted([
+        "runvil.lua.compiler.codegen:2 (compiler) imports runvil.lua.runtime.values (runtime), a stage above it",
+        "import circle: runtime.tables, runtime.values",
+    ])

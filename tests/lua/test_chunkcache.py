@@ -92,7 +92,7 @@ def test_a_changed_key_misses(cache, monkeypatch, change):
     elif change == "version":  # another runvil (or an edited compiler file)
         monkeypatch.setattr(diskcache, "_fingerprint", diskcache.code_fingerprint() + b"+1")
     else:
-        monkeypatch.setattr("runvil.lua.cache.chunks.MAGIC_NUMBER", b"\x00\x00\r\n")
+        monkeypatch.setattr("runvil.lua.compiler.chunkcache.MAGIC_NUMBER", b"\x00\x00\r\n")
     compile_lua(source, name, fast_env, cache=True)
     assert len(made) == 2 and len(entries(cache)) == 2
 

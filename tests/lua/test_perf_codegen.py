@@ -559,7 +559,7 @@ def test_a_loop_left_any_way_is_charged_for_every_iteration(loop):
 def test_a_direct_tail_call_is_a_plain_call_charged_as_a_pending_one():
     # `return g(x)` of a local function is a plain Python call, and costs the
     # steps of a tail call through the trampoline (`(g)(x)` takes it)
-    from runvil.lua.compiler.chunk import compile_lua
+    from runvil.lua.compiler.chunkcache import compile_lua
 
     direct = "local function g(x) return x end local function f(x) return g(x) end"
     assert "_tail(" not in compile_lua(direct, "=t").source.split("def L_f", 1)[1]
@@ -571,7 +571,7 @@ def test_a_direct_tail_call_is_a_plain_call_charged_as_a_pending_one():
 
 def test_a_known_local_function_is_called_without_checks():
     # fact never gives a Multi and is always a function: its calls are plain
-    from runvil.lua.compiler.chunk import compile_lua
+    from runvil.lua.compiler.chunkcache import compile_lua
 
     src = "local function fact(n) if n <= 1 then return 1 end return n * fact(n - 1) end print(fact(5))"
     body = compile_lua(src, "=t").source.split("def L_fact", 1)[1].split("return L_fact", 1)[0]
@@ -582,7 +582,7 @@ def test_an_array_read_by_a_for_variable_from_one_has_no_lower_bound_test():
     """A numeric for's variable from an integer literal >= 1, by a positive
     step, never assigned: its reads and writes of the array part test only
     `i <= len(arr)`; from 0, by a negative step or assigned, `0 < i` too."""
-    from runvil.lua.compiler.chunk import compile_lua
+    from runvil.lua.compiler.chunkcache import compile_lua
     from tests.lua.harness import ours, real
 
     cases = {

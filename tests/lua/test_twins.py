@@ -429,7 +429,7 @@ def test_a_function_too_nested_for_a_twin_runs_on_a_context():
 
 
 def test_twins_are_made_from_a_chunk_read_from_the_disk_cache(tmp_path, monkeypatch):
-    from runvil.lua.compiler.chunk import compile_lua
+    from runvil.lua.compiler.chunkcache import compile_lua
 
     monkeypatch.setenv("RUNVIL_CACHE_DIR", str(tmp_path))
     src = "local s = 'c1_1' .. 'x'\nreturn coroutine.wrap(function() coroutine.yield(s) return s .. '!' end)"
@@ -573,7 +573,7 @@ def test_every_function_of_the_lua_programs_gets_a_twin_or_none():
     from pathlib import Path
 
     from runvil.lua.compiler.generators import LEAF, twin_code
-    from runvil.lua.compiler.chunk import compile_lua
+    from runvil.lua.compiler.chunkcache import compile_lua
     from runvil.lua.errors import LuaSyntaxError
 
     root = Path(__file__).resolve().parents[2]
@@ -600,7 +600,8 @@ def test_a_call_of_coroutine_yield_is_known_at_once():
     test of a flag (`_GYOK`); a local `coroutine`, or any other field, takes
     the general call path."""
     from runvil.lua.compiler.generators import twin_code
-    from runvil.lua.compiler.chunk import PY_SOURCE, compile_lua
+    from runvil.lua.compiler.chunk import PY_SOURCE
+    from runvil.lua.compiler.chunkcache import compile_lua
 
     src = ("local function a(x) coroutine.yield(x) end\n"
            "local function b(x) local y = coroutine.yield(x, 2) return y end\n"

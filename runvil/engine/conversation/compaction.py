@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from types import FunctionType
 
-from ...lua import LuaError, LuaTable
-from ...lua.stdlib import lib_table
-from ...lua.runtime.values import tostring_basic
+from ...lua.api import LuaError, LuaTable
+from ...lua.api import lib_table
+from ...lua.api import tostring_basic
 from ..errors import engine_error, message_type, raise_lua
 from ..strings import from_lua_str, to_lua_str
 from .compose import composed

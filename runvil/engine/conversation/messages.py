@@ -8,9 +8,9 @@ list unchanged when it refuses.
 
 from __future__ import annotations
 
-from ...lua import Multi, Userdata
-from ...lua.errors import builtin
-from ...lua.runtime.values import float_to_int
+from ...lua.api import Multi, Userdata
+from ...lua.api import builtin
+from ...lua.api import float_to_int
 from ..errors import raise_lua
 from .precheck import Anchor
 from .records import LATE_SYSTEM, RecordError, late_system_position, record_from_builder, record_from_table

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from ...lua.runtime.values import float_to_int, fmt_number, tostring_basic, type_name
+from ...lua.api import float_to_int, fmt_number, tostring_basic, type_name
 from ..errors import raise_lua
 from .records import RecordError, record_from_table
 

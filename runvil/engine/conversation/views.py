@@ -4,8 +4,8 @@ table from the record's JSON form."""
 
 from __future__ import annotations
 
-from ...lua import Multi, Userdata
-from ...lua.errors import builtin
+from ...lua.api import Multi, Userdata
+from ...lua.api import builtin
 from ..errors import raise_lua
 from ..jsonlib import copy_json, from_json
 

@@ -165,7 +165,7 @@ class Repl:
         """Starts the section VM; returns the banner or the error."""
         from ...engine.limits import RunLimits
         from ...engine.run import PrepareError, Run
-        from ...lua import Limits, LuaState
+        from ...lua.api import Limits, LuaState
         from ...prompt import parse_text
         from ...structs import replace
         from ..config import LimitSettings

@@ -1,5 +1,5 @@
 """The user's cache folder: what start-up would otherwise rebuild in every
-process (the parser's LALR table, syntax/parser.py; compiled chunks, cache/chunks.py).
+process (the parser's LALR table, syntax/parser.py; compiled chunks, compiler/chunkcache.py).
 
 The folder is RUNVIL_CACHE_DIR, else $XDG_CACHE_HOME/runvil, else
 ~/.cache/runvil; RUNVIL_CACHE=0 turns the caches off. An entry is one file,
@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import os
 import zlib
+
+from ...version import __version__
 
 _MAGIC = b"RVC1"
 _OFF = ("0", "off", "no", "false")
@@ -58,8 +60,6 @@ def code_fingerprint() -> bytes:
 def files_fingerprint(files: list[str]) -> bytes:
     """runvil's version and the size and modification time of each of
     `files`: what a cache entry made by the code in them is keyed by."""
-    from ... import __version__
-
     parts = [__version__]
     for f in files:
         try:

@@ -1,6 +1,5 @@
-"""What the compiler makes (`Compiled`) and the one entry point that makes
-it (`compile_lua`), kept apart from the compiler itself: a chunk served by
-the disk cache (cache/chunks.py) needs neither the parser (lark) nor the code
+"""What the compiler makes (`Compiled`; codegen.compile_chunk makes it), kept apart from the compiler itself: a chunk served by
+the disk cache (compiler/chunkcache.py) needs neither the parser (lark) nor the code
 generator, so a short run does not import them.
 """
 
@@ -34,18 +33,3 @@ class Compiled:
         exec(self.code, namespace)
         factory = namespace.pop(f"_mk_{self.main}")
         return factory([env] if self.env_is_cell else env)
-
-
-def compile_lua(source: str, chunkname: str, fast_env: bool = True, cache: bool = False) -> Compiled:
-    """Parses and compiles Lua source (one char per byte); `chunkname` is
-    the name used in messages as is. Raises LuaSyntaxError. With `cache`,
-    the chunk comes from (or goes to) the disk cache (cache/chunks.py): for
-    the host's chunks (prompt blocks, `runvil lua`), not for Lua's `load`."""
-    if cache:
-        from ..cache.chunks import cached_compile
-
-        return cached_compile(source, chunkname, fast_env)
-    from .codegen import compile_tree
-    from ..syntax.parser import parse
-
-    return compile_tree(parse(source, chunkname), fast_env)

@@ -21,7 +21,7 @@ from .loops import LoopCompiler
 from .nesting import NestingHoister
 from .weigh import block_cost
 from .stores import StoreCompiler
-from .chunk import PY_SOURCE, Compiled, compile_lua  # noqa: F401  (compile_lua: the entry point, re-exported)
+from .chunk import PY_SOURCE, Compiled
 from .chunk import chunk_ids as _chunk_ids
 from ..errors import CALL_SITES, LUA_CODE, LuaSyntaxError
 from .kinds import local_kinds
@@ -472,6 +472,15 @@ class ChunkCompiler:
         return name
 
 
+def compile_chunk(source: str, chunkname: str, fast_env: bool = True) -> Compiled:
+    """Parses and compiles Lua source (one char per byte); `chunkname` is
+    the name used in messages as is. Raises LuaSyntaxError. (The disk
+    cache's way in, for the host's chunks, is compiler.chunkcache.compile_lua.)"""
+    from ..syntax.parser import parse
+
+    return compile_tree(parse(source, chunkname), fast_env)
+
+
 def compile_tree(chunk: A.Chunk, fast_env: bool = True) -> Compiled:
     """Compiles a parsed chunk. With fast_env, global accesses read the
     namespace's `_Gh` (the hash part of the state's globals) directly, so
@@ -481,7 +490,7 @@ def compile_tree(chunk: A.Chunk, fast_env: bool = True) -> Compiled:
     has no depth limit in Lua: a chunk too deep for the caller's stack is
     compiled again on a Lua thread (a large stack, a high recursion limit);
     too deep even there, it gets Lua's error for a chunk nested too deeply."""
-    from ..runtime.contexts import on_lua_thread, run_lua
+    from ..stack import on_lua_thread, run_lua
 
     try:
         return _compile_tree(chunk, fast_env)

@@ -7,10 +7,9 @@ from __future__ import annotations
 import copy
 
 from ..syntax import ast as A
-from ..runtime import values as V
+from ..numbers import arith, wrap
 
-_FOLDABLE = {"+": V.add, "-": V.sub, "*": V.mul, "/": V.div, "//": V.idiv, "%": V.mod, "^": V.pow_,
-             "&": V.band, "|": V.bor, "~": V.bxor, "<<": V.shl, ">>": V.shr}
+_FOLDABLE = frozenset({"+", "-", "*", "/", "//", "%", "^", "&", "|", "~", "<<", ">>"})
 _TRUTHY = (A.Number, A.String, A.TrueLit)
 _FALSY = (A.Nil, A.FalseLit)
 
@@ -61,12 +60,12 @@ def _fold(n):
         if n.op == "not" and type(e) in _TRUTHY + _FALSY:
             return A.FalseLit(line=n.line, col=n.col) if type(e) in _TRUTHY else A.TrueLit(line=n.line, col=n.col)
         if n.op == "-" and type(e) is A.Number:
-            return _number(V.unm, (e.value,), n)
+            return _number(lambda v: wrap(-v) if type(v) is int else -v, (e.value,), n)
         return n
     if t is A.BinOp and n.op in _FOLDABLE:
         a, b = fold(n.left), fold(n.right)
         if type(a) is A.Number and type(b) is A.Number:
-            return _number(_FOLDABLE[n.op], (a.value, b.value), n)
+            return _number(lambda x, y: arith(n.op, x, y), (a.value, b.value), n)
         return n
     # only a left side that the jump skips folds away: `"10" or 0` is a
     # register in Lua (never named in messages), `nil or "x"` the constant

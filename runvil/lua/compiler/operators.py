@@ -6,7 +6,7 @@ operands already evaluated in Lua's order."""
 from __future__ import annotations
 
 from ..syntax import ast as A
-from ..runtime import values as V
+from .contract import TINY_RESULT
 from .folding import _CONSTANTS, fold
 
 M = "9223372036854775807"
@@ -227,7 +227,7 @@ class OperatorCompiler:
                     literal.append(f"{{{t}}}")
                     lens.append(f"(len({t}) if {ty} is str else 20)")
             joined = "".join(literal)
-            short = f"{' + '.join(lens)} <= {V.TINY_RESULT}"  # a longer one is counted by _concatn
+            short = f"{' + '.join(lens)} <= {TINY_RESULT}"  # a longer one is counted by _concatn
             return (
                 f"(f\"{joined}\" if {' & '.join(tests)} and {short}"
                 f" else \x01{line}\x02_concatn(({', '.join(texts)},), {descs!r}))"

@@ -11,7 +11,7 @@ from ..syntax import ast as A
 from .folding import fold
 from .operators import MN, M
 from .resolve import LocalVar
-from ..runtime.tables import WATCHED_KEYS
+from .contract import WATCHED_KEYS
 
 
 class StoreCompiler:

@@ -19,6 +19,8 @@ import sys
 from types import FunctionType
 
 from ..errors import LuaError, metamethod_event, rt_error, where
+from ..stack import on_lua_thread, run_lua
+from .contexts import RUNNING_CO
 from ..compiler.costs import META_CALL_COST
 
 LUAI_MAXCCALLS = 200
@@ -121,3 +123,39 @@ def ccall(f, *args):
     finally:
         C[0] = n - 1
 
+
+class CCall:
+    """`with CCall():` marks a builtin's callbacks (a sort comparator, a
+    gsub function, `__tostring`) as C Lua's C calls: one nested C call
+    (runvil.lua.runtime.calldepth), and a yield inside them raises `attempt to yield
+    across a C-call boundary`, as in Lua 5.4."""
+
+    __slots__ = ("co", "n", "calls")
+
+    def __init__(self, calls: bool = True):
+        self.calls = calls  # False: only no yields (the calls it makes count themselves)
+
+    def __enter__(self):
+        n = self.n = C[0] + self.calls
+        if n >= LUAI_MAXCCALLS and self.calls:
+            check(n, False)
+        C[0] = n
+        co = self.co = RUNNING_CO[0]
+        if co is not None:
+            co.nny += 1
+
+    def __exit__(self, *exc):
+        C[0] = self.n - self.calls
+        if self.co is not None:
+            self.co.nny -= 1
+
+
+def call_tostring(h, v):
+    """`__tostring` as luaL_tolstring calls it (a C call), on the Lua thread
+    even when the host asks (an uncaught error's message)."""
+    if not on_lua_thread():
+        return run_lua(lambda: call_tostring(h, v))
+    from .values import call, first
+
+    with CCall():
+        return first(call(h, v))

@@ -21,68 +21,19 @@ goes on. Two backends give the same behaviour:
   up through every generator between it and the scheduler. `resume`,
   `suspend` and `transfer` are never called on it.
 
-With threads, all Lua runs on the Lua thread (or, with threads, on context threads it
-starts): a daemon thread with a large C stack that runs the jobs handed to
-`run_lua` one at a time, from any host thread. So deep Lua recursion ends
-in Lua's `stack overflow`, never in a crash. Python's recursion limit is
-process-wide: it is raised only while a job runs, so host code on small
-stacks (YAML, JSON, the prompt parser) keeps the default limit and fails
-with a RecursionError, never a segfault. Inline, Lua runs on the calling
-thread, under a recursion limit that the platform's stack holds
-(`inline_recursion_limit`), so deep recursion ends in Lua's `stack
-overflow` there too.
+Where Lua runs (the Lua thread with its large stack, or the calling thread
+inline) is runvil.lua.stack's.
 """
 
 from __future__ import annotations
 
-import functools
-import os
-import queue
-import sys
 import threading
 
 from ..errors import LuaError
-
-try:
-    import greenlet as _greenlet_mod
-except ImportError:  # optional: the threads backend stands in
-    _greenlet_mod = None
-
-#: C stack of every thread that runs Lua
-THREAD_STACK = 512 * 1024 * 1024
-#: Python frames a Lua job may nest (a Lua call takes one to three); the
-#: stack above holds them with a wide margin
-LUA_RECURSION_LIMIT = 200_000
-
-
-BACKENDS = ("greenlet", "threads", "inline")
-
-
-def threads_start() -> bool:
-    """Whether this platform can start a thread: Pyodide (emscripten) and
-    WASI cannot. (Told by the platform's name: starting a thread to find
-    out would cost every process half a millisecond.)"""
-    return sys.platform not in ("emscripten", "wasi")
-
-
-def choose_backend() -> str:
-    """RUNVIL_CONTEXTS when it names a backend this platform has; else
-    greenlet where it imports, threads where they start, inline otherwise."""
-    wanted = os.environ.get("RUNVIL_CONTEXTS", "").strip().lower()
-    if wanted == "inline":
-        return "inline"
-    if not CAN_THREAD:
-        return "inline"
-    if wanted == "threads" or _greenlet_mod is None:
-        return "threads"
-    return "greenlet"
-
-
-CAN_THREAD = threads_start()
-BACKEND = choose_backend()
-#: no execution contexts: everything that suspends is a generator
-INLINE = BACKEND == "inline"
-
+from ..stack import BACKEND, CAN_THREAD, INLINE, LUA_RECURSION_LIMIT, THREAD_STACK  # noqa: F401
+from ..stack import GREENLET as _greenlet_mod
+from ..stack import baton as _baton
+from ..stack import mark_lua_thread, on_lua_thread, run_lua, start_big_thread  # noqa: F401
 
 class Suspend:
     """What an Engine context's generator yields when it waits (inline
@@ -134,7 +85,7 @@ class Context:
         return self._impl is not None
 
 
-_tl = threading.local()  # .ctx: threads: the context of this thread; .lua: a Lua thread
+_tl = threading.local()  # .ctx: threads: the context of this thread
 
 #: the Lua coroutine whose code runs now (None: a main coroutine). Exactly
 #: one context runs at a time, so this is one slot: the coroutine library
@@ -191,14 +142,6 @@ def _g_transfer(ctx: Context) -> None:
 # ------------------------------------------------------------- threads backend
 
 
-def _baton():
-    """A binary semaphore that starts taken: `release` hands the baton over,
-    `acquire` waits for it (a raw lock: any thread may release it)."""
-    lock = threading.Lock()
-    lock.acquire()
-    return lock
-
-
 def _t_current() -> Context:
     ctx = getattr(_tl, "ctx", None)
     if ctx is None:
@@ -210,7 +153,7 @@ def _t_current() -> Context:
 
 def _t_main(ctx: Context) -> None:
     _tl.ctx = ctx
-    _tl.lua = True
+    mark_lua_thread()
     try:
         ctx.body()
     except BaseException as e:  # raised again in the resumer
@@ -267,118 +210,3 @@ suspend.__doc__ = "Hands control back to the context that resumed this one, unti
 transfer.__doc__ = """Hands control to a started context where it stopped, leaving
 its resumer as it was (the Engine's scheduler: a context that waits on an
 effect may be deep inside a coroutine). Returns when this one runs again."""
-
-
-# ---------------------------------------------------------------- the Lua thread
-
-
-def start_big_thread(target, name: str) -> threading.Thread:
-    """Starts a daemon thread with the large stack Lua needs."""
-    with _stack_lock:
-        old = threading.stack_size(THREAD_STACK)
-        try:
-            t = threading.Thread(target=target, name=name, daemon=True)
-            t.start()
-        finally:
-            threading.stack_size(old)
-    return t
-
-
-_stack_lock = threading.Lock()
-
-
-def on_lua_thread() -> bool:
-    """Whether the calling thread may run Lua directly."""
-    return getattr(_tl, "lua", False)
-
-
-class _Job:
-    __slots__ = ("fn", "done", "result", "error")
-
-    def __init__(self, fn):
-        self.fn = fn
-        self.done = _baton()
-        self.result = None
-        self.error: BaseException | None = None
-
-
-_jobs: queue.SimpleQueue = queue.SimpleQueue()
-_lua_thread: threading.Thread | None = None
-_start_lock = threading.Lock()
-
-
-def _serve() -> None:
-    _tl.lua = True
-    while True:
-        job = _jobs.get()
-        old = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(old, LUA_RECURSION_LIMIT))
-        try:
-            job.result = job.fn()
-        except BaseException as e:  # handed to the host thread that waits
-            job.error = e
-        finally:
-            sys.setrecursionlimit(old)
-            job.done.release()
-
-
-@functools.cache
-def inline_recursion_limit() -> int:
-    """The Python frames Lua may nest on the calling thread (inline): what
-    its C stack holds with a margin, as far as the platform tells (a
-    generator resumed inside another takes C stack, some kilobytes a level
-    at most); on WebAssembly, what Pyodide's stack in Node and in a browser's
-    worker was seen to hold with Lua run as generator twins
-    (`LuaState._call_here`)."""
-    if sys.platform in ("emscripten", "wasi"):
-        return WASM_RECURSION_LIMIT
-    try:
-        import resource
-
-        soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
-    except (ImportError, OSError, ValueError):
-        return sys.getrecursionlimit()
-    if soft == resource.RLIM_INFINITY or soft <= 0:
-        soft = 8 * 1024 * 1024
-    return max(sys.getrecursionlimit(), min(LUA_RECURSION_LIMIT, soft // INLINE_FRAME_BYTES))
-
-
-#: Python frames Lua may nest on WebAssembly (Pyodide): infinite recursion
-#: through twins ends in `stack overflow` at 6,000 in Node; 4,000 leaves room
-WASM_RECURSION_LIMIT = 4000
-#: C stack a Python frame may take on the inline backend's calling thread
-#: (the largest measured for a Lua call through generator twins, doubled)
-INLINE_FRAME_BYTES = 2048
-
-
-def _run_inline(fn):
-    """run_lua on the inline backend: on the calling thread."""
-    _tl.lua = True
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, inline_recursion_limit()))
-    try:
-        return fn()
-    finally:
-        sys.setrecursionlimit(old)
-        _tl.lua = False
-
-
-def run_lua(fn):
-    """Runs `fn()` on the Lua thread and returns its result (or raises what
-    it raised). On a Lua thread already, it simply calls it. Inline, the
-    calling thread is the Lua thread."""
-    if getattr(_tl, "lua", False):
-        return fn()
-    if INLINE and not CAN_THREAD:  # where threads start, they give Lua a large stack still
-        return _run_inline(fn)
-    global _lua_thread
-    with _start_lock:
-        if _lua_thread is None:
-            _lua_thread = start_big_thread(_serve, "runvil Lua thread")
-    job = _Job(fn)
-    _jobs.put(job)
-    job.done.acquire()
-    if job.error is not None:
-        err, job.error = job.error, None
-        raise err
-    return job.result

@@ -278,7 +278,7 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
                 return r
             f, args = r[1], r[2]
 
-    from ..stdlib.base import call_handler, caught_value
+    from .helpers import call_handler, caught_value
 
     pcall_fn, xpcall_fn = libs.get("pcall"), libs.get("xpcall")
 

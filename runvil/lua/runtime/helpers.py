@@ -11,8 +11,9 @@ from itertools import chain
 from types import FunctionType
 
 from . import values as V
-from .calldepth import meta_call
-from ..errors import CoroutineKill, LuaError, rt_error
+from .calldepth import ccall, meta_call
+from .contexts import RUNNING_CO
+from ..errors import CoroutineKill, LuaError, rt_error, stack_overflow_message
 from ..compiler.costs import IPAIRS_ITEM_COST, NEXT_ITEM_COST
 from .tables import LuaTable
 from .values import EMPTY, TAILCALL, Multi
@@ -483,3 +484,22 @@ def base_namespace() -> dict:
         "_NAN": V.DEFAULT_NAN,
         "_INF": V.INF,
     }
+
+
+def call_handler(handler, value) -> tuple:
+    """xpcall's call of its message handler, as luaD_callnoyield: a nested
+    C call where a yield is an error (so it ends in "error in error handling")."""
+    co = RUNNING_CO[0]
+    if co is not None:
+        co.nny += 1
+    try:
+        return V.expand(ccall(handler, value))
+    finally:
+        if co is not None:
+            co.nny -= 1
+
+
+def caught_value(e: BaseException):
+    if isinstance(e, RecursionError):
+        return stack_overflow_message(e)
+    return error_value(e)

@@ -4,12 +4,12 @@ error messages naming the operand (`local 'x'`, `field 'y'`)."""
 
 from __future__ import annotations
 
-import math
 
 from . import values as _values  # reserve_memory, defined after values imports this module
 from .calldepth import meta_call
 from ..errors import rt_error
-from ..numbers import DEFAULT_NAN, INF, MAXI, float_to_int, fmt_number, tonumber, wrap
+from ..compiler.contract import TINY_RESULT
+from ..numbers import float_div, float_idiv, float_pow, float_to_int, fmod_lua, fmt_number, shift_left, tonumber, wrap  # noqa: F401
 from .tables import LuaTable
 from .values import Multi, Userdata, _desc, first, getmetamethod, is_number, obj_typename, type_name
 
@@ -90,12 +90,7 @@ def div(a, b, da=None, db=None):
     n = _nums(a, b)
     if n is None:
         return _arith_meta(a, b, "__div", da, db)
-    x, y = float(n[0]), float(n[1])
-    if y == 0.0:
-        if x == 0.0 or x != x:
-            return DEFAULT_NAN
-        return math.copysign(INF, x) * math.copysign(1.0, y)
-    return x / y
+    return float_div(float(n[0]), float(n[1]))
 
 
 def idiv(a, b, da=None, db=None):
@@ -107,10 +102,7 @@ def idiv(a, b, da=None, db=None):
         if y == 0:
             rt_error("attempt to divide by zero")
         return wrap(x // y)
-    q = div(float(x), float(y))
-    if q != q or q == INF or q == -INF or q == 0.0:
-        return q
-    return float(math.floor(q))
+    return float_idiv(float(x), float(y))
 
 
 def mod(a, b, da=None, db=None):
@@ -125,37 +117,11 @@ def mod(a, b, da=None, db=None):
     return fmod_lua(float(x), float(y))
 
 
-def fmod_lua(x: float, y: float) -> float:
-    """Lua's float modulo: C fmod, then moved toward the divisor's sign."""
-    if y == 0.0 or x != x or y != y or math.isinf(x):
-        return DEFAULT_NAN
-    if math.isinf(y):
-        if x == 0.0 or (x > 0) == (y > 0):
-            return x
-        return y
-    r = math.fmod(x, y)
-    if r != 0.0 and (r < 0) != (y < 0):
-        r += y
-    return r
-
-
-_POS_NAN = float("nan")
-
-
 def pow_(a, b, da=None, db=None):
     n = _nums(a, b)
     if n is None:
         return _arith_meta(a, b, "__pow", da, db)
-    x, y = float(n[0]), float(n[1])
-    try:
-        r = math.pow(x, y)
-        return r if r == r else _POS_NAN  # C's pow gives a positive NaN
-    except OverflowError:
-        return INF if x > 0 or y % 2 == 0 else -INF
-    except ValueError:
-        if x == 0.0 and y < 0:
-            return INF if (y % 2 != 1 or math.copysign(1.0, x) > 0) else -INF
-        return DEFAULT_NAN
+    return float_pow(float(n[0]), float(n[1]))
 
 
 def unm(a, da=None):
@@ -217,15 +183,6 @@ def shr(a, b, da=None, db=None):
     if n is None:
         return _arith_meta(a, b, "__shr", da, db)
     return shift_left(n[0], -n[1])
-
-
-def shift_left(x: int, y: int) -> int:
-    """Lua's logical shift on 64-bit integers (negative y shifts right)."""
-    if y <= -64 or y >= 64:
-        return 0
-    u = x & 0xFFFFFFFFFFFFFFFF
-    u = (u << y) & 0xFFFFFFFFFFFFFFFF if y >= 0 else u >> -y
-    return u - 2**64 if u > MAXI else u
 
 
 def bnot(a, da=None):
@@ -390,7 +347,7 @@ UNRESERVED = [0]
 UNRESERVED_STEP = 256 * 1024
 #: a result this short goes uncounted on hot paths, as a new table does: the
 #: step counter's periodic read of the resident size is what sees those
-TINY_RESULT = 256
+#: (compiler/contract.py: the code generator emits such concatenations inline)
 
 
 def count_unreserved(n: int) -> None:

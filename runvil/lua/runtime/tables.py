@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import weakref
 
+from ..compiler.contract import WATCHED_KEYS
+
 
 class _BoolKey:
     __slots__ = ("value",)
@@ -59,9 +61,6 @@ def denormalize_key(k):
     return k
 
 
-#: string keys whose writes may be watched: compiled code stores them
-#: through set_str, never into `hash` itself (compiler/stores.py)
-WATCHED_KEYS = frozenset({"coroutine", "yield"})
 #: table -> what set_str calls after writing one of WATCHED_KEYS in it: the
 #: coroutine twins watch `coroutine` in the global table and `yield` in the
 #: coroutine library, so a twin's `coroutine.yield(x)` tests one flag, not

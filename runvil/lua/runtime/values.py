@@ -20,7 +20,7 @@ import threading
 from types import FunctionType
 
 from .calldepth import charge_meta, meta_call
-from ..errors import BUILTIN_CODES, LUA_CODE, rt_error
+from ..errors import BUILTIN_CODES, LUA_CODE, LuaError, rt_error
 from .tables import LuaTable
 
 
@@ -185,6 +185,9 @@ def tostring_basic(v) -> str:
     return f"{type_name(v)}: 0x{id(v):x}"
 
 
+LuaError.describe = staticmethod(tostring_basic)
+
+
 def tostring(v) -> str:
     """Lua's tostring: __tostring, then __name, then the basic form."""
     t = type(v)
@@ -198,7 +201,7 @@ def tostring(v) -> str:
     if mt is not None:
         h = mt.hash.get("__tostring")
         if h is not None:
-            from ..stdlib.coroutine import call_tostring
+            from .calldepth import call_tostring
 
             s = call_tostring(h, v)  # luaL_tolstring's C call: not yieldable
             if type(s) is not str:

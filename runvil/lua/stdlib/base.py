@@ -9,12 +9,10 @@ from types import FunctionType
 
 from ..runtime import values as V
 from ..runtime.args import arg_error, check_any, check_function, check_int, check_table, opt_int, opt_str, type_error
-from ..compiler.chunk import compile_lua
-from ..runtime.contexts import RUNNING_CO
 from ..runtime.calldepth import ccall
 from ..errors import LuaError, LuaSyntaxError, builtin, where
-from ..runtime.helpers import error_value
-from ..state import chunkid
+from ..runtime.helpers import call_handler, caught_value
+from ..errors import chunkid
 from ..compiler.costs import NEXT_ITEM_COST
 from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, Multi, Userdata
@@ -54,7 +52,9 @@ def open_lib(state) -> None:
             return Multi((None, f"{chunkid(name, text)}:1: unexpected symbol near '#'"))
         try:
             if len(args) > 3 and args[3] is None:  # an explicit nil _ENV
-                return compile_lua(text, chunkid(name, text), fast_env=False).instantiate(state.ns, None)
+                from ..compiler.codegen import compile_chunk
+
+                return compile_chunk(text, chunkid(name, text), fast_env=False).instantiate(state.ns, None)
             return state.load(text, name, env=args[3] if len(args) > 3 else G)
         except LuaSyntaxError as e:
             return Multi((None, e.value))
@@ -299,27 +299,6 @@ def xpcall(*args):
             return Multi((False, "error in error handling"))
         return Multi((False, h[0] if h else None))
     return Multi((True,) + r)
-
-
-def call_handler(handler, value) -> tuple:
-    """xpcall's call of its message handler, as luaD_callnoyield: a nested
-    C call where a yield is an error (so it ends in "error in error handling")."""
-    co = RUNNING_CO[0]
-    if co is not None:
-        co.nny += 1
-    try:
-        return V.expand(ccall(handler, value))
-    finally:
-        if co is not None:
-            co.nny -= 1
-
-
-def caught_value(e: BaseException):
-    if isinstance(e, RecursionError):
-        from ..state import stack_overflow_message
-
-        return stack_overflow_message(e)
-    return error_value(e)
 
 
 @builtin

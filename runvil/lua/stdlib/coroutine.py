@@ -23,14 +23,14 @@ import os
 
 from ..runtime import values as V
 from ..runtime.args import type_error
-from ..runtime.contexts import C_BOUNDARY, INLINE, RUNNING_CO, SUSPEND, Context, on_lua_thread, run_lua
+from ..runtime.contexts import C_BOUNDARY, INLINE, RUNNING_CO, SUSPEND, Context
 from ..runtime.contexts import current as current_context
 from ..runtime.contexts import resume as run_context
 from ..runtime.contexts import suspend as leave_context
 from ..runtime.calldepth import LUAI_MAXCCALLS, C, check
 from ..errors import CoroutineKill, LuaError, add_stack_hop, builtin, caller_where, current_where
 from ..runtime.helpers import adjust
-from ..state import stack_overflow_message
+from ..errors import stack_overflow_message
 from ..runtime.tables import LuaTable
 from ..runtime.values import TAILCALL, Multi
 from . import lib_table
@@ -359,41 +359,6 @@ V.register_type(Coroutine, "thread")
 # a twin's Lua stack begins where its coroutine is resumed (errors.up stops there)
 for _bottom in (Coroutine.resume, Coroutine._step_twin, Coroutine._twin_returned):
     add_stack_hop(_bottom.__code__, lambda frame: None)
-
-
-class CCall:
-    """`with CCall():` marks a builtin's callbacks (a sort comparator, a
-    gsub function, `__tostring`) as C Lua's C calls: one nested C call
-    (runvil.lua.runtime.calldepth), and a yield inside them raises `attempt to yield
-    across a C-call boundary`, as in Lua 5.4."""
-
-    __slots__ = ("co", "n", "calls")
-
-    def __init__(self, calls: bool = True):
-        self.calls = calls  # False: only no yields (the calls it makes count themselves)
-
-    def __enter__(self):
-        n = self.n = C[0] + self.calls
-        if n >= LUAI_MAXCCALLS and self.calls:
-            check(n, False)
-        C[0] = n
-        co = self.co = RUNNING_CO[0]
-        if co is not None:
-            co.nny += 1
-
-    def __exit__(self, *exc):
-        C[0] = self.n - self.calls
-        if self.co is not None:
-            self.co.nny -= 1
-
-
-def call_tostring(h, v):
-    """`__tostring` as luaL_tolstring calls it (a C call), on the Lua thread
-    even when the host asks (an uncaught error's message)."""
-    if not on_lua_thread():
-        return run_lua(lambda: call_tostring(h, v))
-    with CCall():
-        return V.first(V.call(h, v))
 
 
 def open_lib(state) -> None:

@@ -37,6 +37,23 @@ BYTES_PER_STEP = 5
 #: items a step pays for in a move of a table's array (list.insert at the front)
 MOVED_PER_STEP = 6
 
+_statm = None
+
+
+def resident_memory() -> int:
+    """Resident memory of this process in bytes (0 when unknown)."""
+    global _statm
+    try:
+        if _statm is None:
+            import os
+
+            _statm = os.sysconf("SC_PAGE_SIZE")
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * _statm
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 #: bytes reserved between two reads of the resident size
 GUARD_CHUNK = 8 * 1024 * 1024
 
@@ -45,10 +62,8 @@ class MemoryGuard:
     """The reserve check of one state's memory limit."""
 
     def __init__(self, state):
-        from ..state import _rss
-
         self.state = state
-        self.rss = _rss
+        self.rss = resident_memory
         self.pending = 0
 
     def __call__(self, n: int) -> None:

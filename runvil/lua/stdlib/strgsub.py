@@ -13,7 +13,7 @@ from .patterns.matcher import PATTERNS, all_captures, capture, compile_pattern, 
 from ..runtime.tables import LuaTable
 from ..runtime.values import Multi, reserve_memory
 from .limits import INLINE_RESULT, TINY_RESULT, reserve_result
-from .coroutine import CCall
+from ..runtime.calldepth import CCall
 
 
 def _parse_repl(repl: str) -> list:

@@ -19,7 +19,7 @@ from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, Multi
 from . import lib_table
 from .limits import BIG_WORK, BYTES_PER_STEP, TINY_RESULT, reserve_result
-from .coroutine import CCall
+from ..runtime.calldepth import CCall
 from .strformat import str_format
 from .strgsub import str_gsub
 from .strpack import str_pack, str_packsize, str_unpack

@@ -29,7 +29,7 @@ from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, Multi, getmetatable
 from . import lib_table
 from .limits import BIG_WORK, BYTES_PER_STEP, MOVED_PER_STEP, TINY_RESULT, reserve_result
-from .coroutine import CCall
+from ..runtime.calldepth import CCall
 
 _M64 = 0xFFFFFFFFFFFFFFFF
 MAXI = V.MAXI

@@ -22,27 +22,44 @@ import re
 import types
 from importlib.util import MAGIC_NUMBER
 
-from . import disk as diskcache
-from ..compiler.chunk import PY_SOURCE, Compiled, chunk_ids, compile_lua
+from ..cache import disk as diskcache
+from .chunk import PY_SOURCE, Compiled, chunk_ids
 from ..errors import CALL_SITES, LUA_CODE
 
 _VERSION = b"chunk-1"
 
 
+def compile_lua(source: str, chunkname: str, fast_env: bool = True, cache: bool = False) -> Compiled:
+    """Parses and compiles Lua source (one char per byte); `chunkname` is
+    the name used in messages as is. Raises LuaSyntaxError. With `cache`,
+    the chunk comes from (or goes to) the disk cache: for the host's chunks
+    (prompt blocks, `runvil lua`), not for Lua's `load`."""
+    if cache:
+        return cached_compile(source, chunkname, fast_env)
+    return _compile(source, chunkname, fast_env)
+
+
 def cached_compile(source: str, chunkname: str, fast_env: bool):
-    """`compile_lua` through the cache: a hit is rebuilt from disk, a miss is
+    """`compile_chunk` through the cache: a hit is rebuilt from disk, a miss is
     compiled and written (when marshal can hold it)."""
     key = diskcache.make_key(_VERSION, MAGIC_NUMBER, diskcache.code_fingerprint(), b"fe" if fast_env else b"",
                              chunkname.encode("utf-8", "surrogatepass"), source.encode("utf-8", "surrogatepass"))
     path = diskcache.entry_path("chunk", key)
     if path is None:
-        return compile_lua(source, chunkname, fast_env)
+        return _compile(source, chunkname, fast_env)
     hit = _load(path, key, chunkname)
     if hit is not None:
         return hit
-    compiled = compile_lua(source, chunkname, fast_env)
+    compiled = _compile(source, chunkname, fast_env)
     _store(path, key, compiled)
     return compiled
+
+
+def _compile(source: str, chunkname: str, fast_env: bool) -> Compiled:
+    """A miss: the parser and the code generator, imported only now."""
+    from .codegen import compile_chunk
+
+    return compile_chunk(source, chunkname, fast_env)
 
 
 def _store(path: str, key: bytes, compiled: Compiled) -> None:

@@ -1,0 +1,86 @@
+"""The embedding surface: everything the rest of runvil (the prompt layer,
+the Engine, the hosts) uses of the Lua interpreter, and nothing else of
+runvil.lua is imported outside it (tests/engine/test_layers.py checks).
+
+The names are imported from their modules at first use (PEP 562), so that
+`runvil check`, which compiles through the chunk cache and never runs a
+state, does not import the runtime.
+
+| what | names |
+|---|---|
+| a state and its limits | LuaState, Limits |
+| compiling | compile_lua, Compiled, file_source |
+| values | LuaTable, Multi, Userdata, EMPTY, tostring, tostring_basic, type_name, getmetamethod, fmt_number, float_to_int, MAXI, MINI, check_string_size |
+| errors | LuaError, LuaSyntaxError, LimitExceeded, ArgError, lua_error, caller_where, current_where, chunkid |
+| builtins | builtin, lib_table, running_state, BUILTIN_CODES, QUALNAMES |
+| where Lua runs | run_lua, contexts (the execution contexts the Engine schedules on), INLINE, SUSPEND, C_BOUNDARY, drive |
+| what a context switch saves | C (the nested C calls), string_meta, set_string_meta |
+| the cache folder | disk_cache |
+"""
+
+from __future__ import annotations
+
+#: exported name -> (module of runvil.lua, its name there; None: the module itself)
+_EXPORTS = {
+    "LuaState": ("state", "LuaState"),
+    "Limits": ("state", "Limits"),
+    "compile_lua": ("compiler.chunkcache", "compile_lua"),
+    "Compiled": ("compiler.chunk", "Compiled"),
+    "file_source": ("files", "file_source"),
+    "LuaTable": ("runtime.tables", "LuaTable"),
+    "Multi": ("runtime.values", "Multi"),
+    "Userdata": ("runtime.values", "Userdata"),
+    "EMPTY": ("runtime.values", "EMPTY"),
+    "tostring": ("runtime.values", "tostring"),
+    "tostring_basic": ("runtime.values", "tostring_basic"),
+    "type_name": ("runtime.values", "type_name"),
+    "getmetamethod": ("runtime.values", "getmetamethod"),
+    "fmt_number": ("numbers", "fmt_number"),
+    "float_to_int": ("numbers", "float_to_int"),
+    "MAXI": ("numbers", "MAXI"),
+    "MINI": ("numbers", "MINI"),
+    "check_string_size": ("runtime.operators", "check_string_size"),
+    "LuaError": ("errors", "LuaError"),
+    "LuaSyntaxError": ("errors", "LuaSyntaxError"),
+    "LimitExceeded": ("errors", "LimitExceeded"),
+    "ArgError": ("errors", "ArgError"),
+    "lua_error": ("errors", "lua_error"),
+    "caller_where": ("errors", "caller_where"),
+    "current_where": ("errors", "current_where"),
+    "chunkid": ("errors", "chunkid"),
+    "builtin": ("errors", "builtin"),
+    "BUILTIN_CODES": ("errors", "BUILTIN_CODES"),
+    "QUALNAMES": ("errors", "QUALNAMES"),
+    "lib_table": ("stdlib", "lib_table"),
+    "running_state": ("stdlib", "running_state"),
+    "run_lua": ("stack", "run_lua"),
+    "INLINE": ("stack", "INLINE"),
+    "contexts": ("runtime.contexts", None),
+    "SUSPEND": ("runtime.contexts", "SUSPEND"),
+    "C_BOUNDARY": ("runtime.contexts", "C_BOUNDARY"),
+    "drive": ("runtime.contexts", "drive"),
+    "C": ("runtime.calldepth", "C"),
+    "string_meta": ("runtime.values", "string_meta"),
+    "set_string_meta": ("runtime.values", "set_string_meta"),
+    "disk_cache": ("cache.disk", None),
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    entry = _EXPORTS.get(name)
+    if entry is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    module, attr = entry
+    value = import_module(f"runvil.lua.{module}")
+    if attr is not None:
+        value = getattr(value, attr)
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
