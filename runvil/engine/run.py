@@ -15,6 +15,7 @@ at its next step.
 from __future__ import annotations
 
 from ..lua import Limits, LuaError
+from ..lua.contexts import run_lua
 from ..prompt import parse_file as parse_prompt_file
 from ..prompt import parse_text as parse_prompt_text
 from ..prompt.model import LuaBlock, Prompt
@@ -212,6 +213,14 @@ class Run:
             self.events.emit("section_ended", execution_id, section.name, **ended)
             i = i + 1 if walk_on and i + 1 < len(sections) else None
         return result
+
+
+def step_many(fn):
+    """Calls `fn()` where the Engine's Lua runs (the Lua thread) and
+    returns its result: a driver stepping many runs does it in one hand-over
+    instead of one a step (each `step` from another thread waits for the
+    Lua thread to take it)."""
+    return run_lua(fn)
 
 
 def _drop_frames(error: BaseException) -> None:
