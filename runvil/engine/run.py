@@ -14,7 +14,7 @@ at its next step.
 
 from __future__ import annotations
 
-from ..lua.api import Limits, LuaError
+from ..lua.api import Limits, LuaError, run_lua
 from ..prompt import parse_file as parse_prompt_file
 from ..prompt import parse_text as parse_prompt_text
 from ..prompt.model import LuaBlock, Prompt
@@ -95,6 +95,7 @@ class Run:
             self.sched.cancel_all()
             self.outcome = RunOutcome(False, error=RunError("Lua", overrun))
             self.events.emit("run_ended", "0", None, ok=False, error=self.outcome.error.as_json())
+            self._let_go()
             return []
         effects = self.sched.run_until_blocked()
         for ctx in self.sched.failed:
@@ -116,6 +117,21 @@ class Run:
         self.sched.cancel_all()
         if self.outcome is None:
             self.outcome = RunOutcome(False, error=RunError("Cancelled", "the run was cancelled"))
+        self._let_go()
+
+    def _let_go(self) -> None:
+        """The run has ended and none of its Lua runs again: its contexts
+        and task registry let go of it, so that it and everything it made
+        are freed at once by reference counting (a batch ends hundreds of
+        runs a second; the cyclic garbage collector's passes over them cost
+        more than the runs). Its outcome, events and `var` stay; the run
+        errors that ended its contexts stay too, without their tracebacks,
+        whose frames refer to the run (an Engine bug keeps its own)."""
+        for ctx in self.sched.contexts:
+            if isinstance(ctx.error, (LuaError, RunError)):
+                _drop_frames(ctx.error)
+        self.sched.release()
+        self.tasks.run = None
 
     @property
     def done(self) -> bool:
@@ -140,6 +156,7 @@ class Run:
         if self.outcome.error is not None:
             data["error"] = self.outcome.error.as_json()
         self.events.emit("run_ended", "0", None, **data)
+        self._let_go()
 
     # ---------------------------------------------------------------- walk
 
@@ -195,6 +212,22 @@ class Run:
             self.events.emit("section_ended", execution_id, section.name, **ended)
             i = i + 1 if walk_on and i + 1 < len(sections) else None
         return result
+
+
+def step_many(fn):
+    """Calls `fn()` where the Engine's Lua runs (the Lua thread) and
+    returns its result: a driver stepping many runs does it in one hand-over
+    instead of one a step (each `step` from another thread waits for the
+    Lua thread to take it)."""
+    return run_lua(fn)
+
+
+def _drop_frames(error: BaseException) -> None:
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        error.__traceback__ = None
+        error = error.__cause__ or error.__context__
 
 
 class StartablePrompt(Prompt, frozen=True):

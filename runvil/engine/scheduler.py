@@ -295,3 +295,15 @@ class Scheduler:
                 ctx.waiting.clear()
                 self._switch_to(ctx)
         self.runnable.clear()
+
+    def release(self) -> None:
+        """After the run's end (`cancel_all`), when no context runs again:
+        each lets go of its body and callbacks (closures over the run), so
+        the run, its scheduler and its contexts form no cycle and are freed
+        by reference counting rather than by the cyclic garbage collector."""
+        for ctx in self.contexts:
+            ctx.body = None
+            ctx.on_finish = []
+            if ctx.lua is not None:
+                ctx.lua.body = None
+        self.contexts = []

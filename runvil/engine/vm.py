@@ -338,8 +338,15 @@ class SectionVM:
             raise LuaError(_engine_lua_error(f"the result must be JSON data: {e.reason}")) from None
 
     def close(self):
+        """Ends the VM. None of its Lua runs again, so its state is released
+        and the objects that refer back to the VM let go of it: the VM, its
+        state and their closures are then freed by reference counting, not
+        left to the cyclic garbage collector (LuaState.release)."""
         self.closed = True
         self.state.close()
+        self.state.release()
+        self.messages.release()
+        self.compactors_table = None
 
 
 def _path_key(key: str):

@@ -1,9 +1,10 @@
 """Driving many runs at once in one process (host.md "Batches": `-j N` rows
 at a time).
 
-The Engine is sans-IO, so one driver (the calling thread) steps every run;
-a run waiting on the outside world is only a Run object and its pending
-effects. The effects that block (a provider round, a Pack's tool) are
+The Engine is sans-IO, so one driver (the calling thread) steps every run
+(the runs ready at the time together, in one hand-over to the Engine's
+thread) and answers their effects; a run waiting on the outside world is
+only a Run object and its pending effects. The effects that block (a provider round, a Pack's tool) are
 performed on a set of I/O threads shared by every run, started as they are
 needed and never more than `io_threads`; the others (the echo model, a
 scripted world) are answered inline, with no thread switch. A run is
@@ -102,6 +103,8 @@ def drive_many(jobs: Iterable[Job], concurrency: int, io_threads: int | None = N
     (`job.error`) and the others go on. Closing the generator (or an
     exception in the caller, such as KeyboardInterrupt) stops at once:
     runs still going are dropped as they are."""
+    from ..engine.run import step_many
+
     concurrency = max(1, concurrency)
     done: queue.SimpleQueue = queue.SimpleQueue()
     io = _IOThreads(io_threads or min(2 * concurrency, MAX_IO_THREADS), done)
@@ -123,20 +126,40 @@ def drive_many(jobs: Iterable[Job], concurrency: int, io_threads: int | None = N
                 if live == 0:
                     return
                 continue
-            job = ready.popleft()
-            if _advance(job, io, ready):
-                live -= 1
-                yield job
+            # (emptied as it is read: the Lua thread keeps its last job, and
+            # with it this list, until its next one)
+            stepped: deque = deque()
+            step_many(lambda: _step_ready(ready, stepped))
+            while stepped:
+                job, effects = stepped.popleft()
+                if _settle(job, effects, io, ready):
+                    live -= 1
+                    yield job
     finally:
         io.stop()
 
 
-def _advance(job: Job, io: _IOThreads, ready: deque) -> bool:
-    """Steps a run once and answers or sends off its effects; True when the
-    run has ended (or was stopped by an exception)."""
+def _step_ready(ready: deque, stepped: deque) -> None:
+    """Steps once each run ready now, on the Engine's thread; adds (job,
+    its effects) to `stepped`, effects None for a run whose step raised."""
+    for _ in range(len(ready)):
+        job = ready.popleft()
+        try:
+            effects = job.run.step()
+        except Exception as e:  # an Engine bug: this run only
+            _stopped(job, e)
+            effects = None
+        stepped.append((job, effects))
+
+
+def _settle(job: Job, effects, io: _IOThreads, ready: deque) -> bool:
+    """Answers or sends off the effects of a run's step; True when the run
+    has ended (or was stopped by an exception). A run whose effects are all
+    answered at once is resumed and ready again."""
     run = job.run
+    if job._over:
+        return True
     try:
-        effects = run.step()
         if run.done:
             job._over = True
             return True
@@ -147,7 +170,7 @@ def _advance(job: Job, io: _IOThreads, ready: deque) -> bool:
                 waiting.append(effect)
             else:
                 answers[effect.id] = job.answer(effect)
-    except Exception as e:  # an Engine bug or an answerer's: this run only
+    except Exception as e:  # an answerer's: this run only
         return _stopped(job, e)
     if not waiting:
         try:

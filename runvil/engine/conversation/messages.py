@@ -40,6 +40,13 @@ class MessageList(Userdata):
         self.compose_state: list = []  # the resumable composing of the last send
         self._methods = _methods_of(self)
 
+    def release(self) -> None:
+        """Its VM has closed: the colon methods (closures over this list)
+        and the VM are let go of, so the list, they and the VM form no
+        cycle."""
+        self._methods = {}
+        self.vm = None
+
     # --------------------------------------------------------- Lua protocol
 
     def lua_index(self, key):

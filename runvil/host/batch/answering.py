@@ -165,5 +165,8 @@ class RowAnswerer:
         return got
 
     def close(self) -> None:
+        """The row has ended: its Packs close; the meter keeps its counts
+        but lets go of this answerer (no cycle left to the collector)."""
         if self.tools is not None:
             self.tools.close()
+        self.meter.answer = None

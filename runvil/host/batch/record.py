@@ -22,8 +22,11 @@ class RunClock:
 
 
 def run_log_text(run) -> str:
-    """The run's events as JSON Lines, as `--log` writes them."""
-    return "".join(valid_utf8(json.dumps(ev.as_json(), ensure_ascii=False)) + "\n" for ev in run.events.events)
+    """The run's events as JSON Lines, as `--log` writes them (what
+    `json.dumps(event, ensure_ascii=False)` gives for each, with one
+    encoder for them all: a batch writes a log a row)."""
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    return valid_utf8("".join([encode(ev.as_json()) + "\n" for ev in run.events.events]))
 
 
 def run_record(run, clock: RunClock, usage: dict, *, error: BaseException | None = None, **fields) -> dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import FunctionType
 
-from ..errors import QUALNAMES, builtin
+from ..errors import BUILTIN_CODES, QUALNAMES, builtin
 from ..runtime.tables import LuaTable
 
 def running_state():
@@ -22,13 +22,12 @@ LIBRARIES = ("base", "coroutine", "table", "string", "math", "utf8", "os")
 def lib_table(funcs: dict, prefix: str = "") -> LuaTable:
     """A library table from name -> builtin; marks each as a builtin, known
     in messages by its global name (prefix "table." gives "table.insert")."""
-    t = LuaTable()
     for name, f in funcs.items():
-        if type(f) is FunctionType:
+        # (once per code: every state opens the same libraries again)
+        if type(f) is FunctionType and not (f.__code__ in BUILTIN_CODES and f.__code__ in QUALNAMES):
             builtin(f)
             QUALNAMES.setdefault(f.__code__, prefix + name)
-        t.set_str(name, f)
-    return t
+    return LuaTable(hash={name: f for name, f in funcs.items() if f is not None})
 
 
 def open_libs(state, names=LIBRARIES) -> None:

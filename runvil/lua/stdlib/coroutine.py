@@ -46,7 +46,8 @@ class Coroutine:
         self.fn = fn
         self.state = state
         self.status = "suspended"
-        self.ctx = Context(self._body, "lua-coroutine")
+        # (a main coroutine, fn None, never runs: no body, so no cycle through it)
+        self.ctx = Context(self._body if fn is not None else None, "lua-coroutine")
         self._transfer = None
         self._kill = False
         self.error = None  # the error value a dead coroutine died with

@@ -6,6 +6,7 @@ works on bytes (ASCII/C-locale semantics for case and classes).
 
 from __future__ import annotations
 
+import functools
 from itertools import count, repeat
 from operator import itemgetter
 from re import Match
@@ -433,14 +434,22 @@ def open_lib(state) -> None:
     state.G.set_str("string", lib)
     meta = LuaTable()
     meta.set_str("__index", lib)
-    for event in ("__add", "__sub", "__mul", "__div", "__mod", "__pow", "__unm", "__idiv"):
-        meta.set_str(event, builtin(_arith_metamethod(event)))
+    for event, arith in _arith_metamethods().items():
+        meta.set_str(event, arith)
     try:
         state.string_meta = meta
         state.ns["_SMh"] = meta.hash  # s:m() in compiled code looks here first
     except AttributeError:
         pass
     values.set_string_meta(meta, default=True)
+
+
+@functools.cache
+def _arith_metamethods() -> dict:
+    """The string metatable's arithmetic metamethods, made once: they hold
+    nothing of a state, so every state's metatable shares them."""
+    return {event: builtin(_arith_metamethod(event))
+            for event in ("__add", "__sub", "__mul", "__div", "__mod", "__pow", "__unm", "__idiv")}
 
 
 def _arith_metamethod(event: str):
