@@ -14,6 +14,8 @@ at its next step.
 
 from __future__ import annotations
 
+import weakref
+
 from ..lua.api import Limits, LuaError, run_lua
 from ..prompt import parse_file as parse_prompt_file
 from ..prompt import parse_text as parse_prompt_text
@@ -54,6 +56,7 @@ class Run:
         debug: bool = False,
         chat: bool = False,
         on_vm=None,
+        release_lua: bool = False,
     ):
         self.prompt = prompt
         self.input = input
@@ -73,6 +76,15 @@ class Run:
         # a Host hook called with each new SectionVM before it runs (the
         # `runvil lua --prompt` REPL compiles the learner's chunks in its VM)
         self.on_vm = on_vm
+        #: the Lua states of the run's VMs still alive, to be emptied
+        #: (LuaState.release) when the run ends, not when a VM closes: a
+        #: function of a closed VM may still run in the run (a task's error
+        #: value's `__tostring`, in its parent)
+        self.lua_states: weakref.WeakSet = weakref.WeakSet()
+        #: empty them when the run ends (a batch's runs: nothing of theirs
+        #: runs again); off by default, since a host may still call into a
+        #: VM's state after its run ended
+        self.release_lua = release_lua
         self.events = EventLog()
         self.var = VarStore()
         self.sched = Scheduler()
@@ -132,6 +144,10 @@ class Run:
                 _drop_frames(ctx.error)
         self.sched.release()
         self.tasks.run = None
+        if self.release_lua:
+            for state in list(self.lua_states):
+                state.release()
+        self.lua_states = weakref.WeakSet()
 
     @property
     def done(self) -> bool:

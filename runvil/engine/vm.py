@@ -65,6 +65,7 @@ class SectionVM:
         self.reporting = False  # an uncaught error's __tostring runs (report_error): jump is refused
         self.last_turn = None  # the run's round counter at this VM's last answered round
         self.state = BudgetedState(run.budget, stdout=self._print, limits=run.limits or Limits())
+        run.lua_states.add(self.state)
         self.messages = MessageList(self)
         self._install_globals()
         if run.on_vm is not None:
@@ -338,13 +339,12 @@ class SectionVM:
             raise LuaError(_engine_lua_error(f"the result must be JSON data: {e.reason}")) from None
 
     def close(self):
-        """Ends the VM. None of its Lua runs again, so its state is released
-        and the objects that refer back to the VM let go of it: the VM, its
-        state and their closures are then freed by reference counting, not
-        left to the cyclic garbage collector (LuaState.release)."""
+        """Ends the VM: the objects that refer back to the VM let go of it.
+        Its state is closed, not emptied: a function of it may still run
+        after the VM ended (a task's error value re-raised in its parent
+        calls its `__tostring`), so its globals and namespace stay."""
         self.closed = True
         self.state.close()
-        self.state.release()
         self.messages.release()
         self.compactors_table = None
 

@@ -47,7 +47,7 @@ Review: {{var.draft}}
 
 def run_to_end(body: str, replies: list, vms: list) -> Run:
     prompt = parse_text(head(models=("writer",)) + body, path="t.md")
-    run = Run(prompt, input="tides", bindings={"writer": ModelBinding("w-model")},
+    run = Run(prompt, input="tides", bindings={"writer": ModelBinding("w-model")}, release_lua=True,
               on_vm=lambda vm: vms.extend((weakref.ref(vm), weakref.ref(vm.state))))
     while True:
         effects = run.step()
@@ -84,7 +84,7 @@ def test_an_ended_run_and_its_vms_are_freed_without_the_collector(no_collector, 
 def test_a_cancelled_run_is_freed_without_the_collector(no_collector):
     vms: list = []
     prompt = parse_text(head(models=("writer",)) + BODY, path="t.md")
-    run = Run(prompt, input="tides", bindings={"writer": ModelBinding("w-model")},
+    run = Run(prompt, input="tides", bindings={"writer": ModelBinding("w-model")}, release_lua=True,
               on_vm=lambda vm: vms.extend((weakref.ref(vm), weakref.ref(vm.state))))
     assert run.step()  # waits on the Draft's round
     run.cancel()

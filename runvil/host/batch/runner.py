@@ -78,7 +78,7 @@ class Runner:
 
         def jobs():
             for row in rows:
-                run = Run(self.prompt, input=row.input, bindings=self.bindings, packs=self.packs,
+                run = Run(self.prompt, input=row.input, bindings=self.bindings, packs=self.packs, release_lua=True,
                           limits=self.limits, run_limits=self.run_limits)
                 yield Job(run, self.shared.row_answerer(run), tag=(row, RunClock()))
 
