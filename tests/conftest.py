@@ -14,7 +14,11 @@ from .harness.chat_server import ChatServer
 # once must not follow a checkout around; .hypothesis/ is never committed)
 settings.register_profile("ci", max_examples=60, deadline=None, derandomize=True, database=None,
                           suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("dev", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# dev (the README's quick suite): as many examples as CI, drawn anew each run;
+# deep (.ci/tiers, over every @given test): 200 examples, the same each run
+settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("deep", max_examples=200, deadline=None, derandomize=True, database=None,
+                          suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 # runvil's disk caches (parser table, compiled chunks) go to a folder of this

@@ -379,12 +379,29 @@ def _parse_constant(s: str):
 _DECODER = json.JSONDecoder(parse_int=_parse_int, parse_constant=_parse_constant)
 
 
+# Python 3.13's decoder names a trailing comma, at the comma; 3.11 and 3.12
+# say what is missing after it, at the next character. Every Python gives
+# the older words, at the older place.
+_TRAILING_COMMA = {"Illegal trailing comma before end of object": "Expecting property name enclosed in double quotes",
+                   "Illegal trailing comma before end of array": "Expecting value"}
+
+
+def decode_error(e: json.JSONDecodeError) -> json.JSONDecodeError:
+    """The decoder's error as Python 3.11 words and places it."""
+    older = _TRAILING_COMMA.get(e.msg)
+    if older is None:
+        return e
+    after = e.doc[e.pos + 1:]
+    return json.JSONDecodeError(older, e.doc, len(e.doc) - len(after.lstrip(" \t\n\r")))
+
+
 def decode_text(text: str):
     """Parses JSON text (Unicode) strictly. Raises ValueError with a message
     for `json.decode: {message}`."""
     try:
         return _DECODER.decode(text)
-    except json.JSONDecodeError as e:
+    except json.JSONDecodeError as raised:
+        e = decode_error(raised)
         msg = e.msg[:1].lower() + e.msg[1:]
         if not msg.endswith(" at"):  # "Unterminated string starting at"
             msg += " at"

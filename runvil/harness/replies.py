@@ -26,6 +26,7 @@ import json
 from typing import Callable
 
 from ..engine.effects import ModelFailure, ModelReply
+from ..engine.jsonlib import decode_error
 from ..engine.models import EMPTY_REPLY
 from ..engine.tools import MALFORMED
 from .errortext import safe_loads
@@ -113,7 +114,8 @@ def decode_arguments(name: str, text: str) -> dict:
         if said.endswith("digits"):
             raise malformed(TOO_BIG_INTEGER.format(name=label, digits=said.split()[0])) from None
         raise malformed(NOT_FINITE.format(name=label, value=said)) from None
-    except json.JSONDecodeError as e:
+    except json.JSONDecodeError as raised:
+        e = decode_error(raised)  # the same words and place on every Python
         if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
             raise malformed(CUT_JSON.format(name=label)) from None
         reason = next((plain for start, plain in _PLAIN if e.msg.startswith(start)), "it is not JSON")

@@ -236,13 +236,16 @@ def repl(state: LuaState) -> int:
     interrupt = Interrupt()
     with interrupt.installed():
         while True:
-            source = console.read_chunk(lambda text: incomplete(state, text))
-            if source is None:
-                return 0
             try:
+                source = console.read_chunk(lambda text: incomplete(state, text))
+                if source is None:
+                    return 0
                 fn = compile_chunk(state, to_lua(source))
             except LuaSyntaxError as e:
                 print(e.value, file=sys.stderr)
+                continue
+            except KeyboardInterrupt:  # while the chunk compiled (the first may build the parser's table)
+                print(INTERRUPTED, file=sys.stderr)
                 continue
             try:
                 with interrupt.running(state):

@@ -12,7 +12,7 @@ state, does not import the runtime.
 | compiling | compile_lua, Compiled, file_source |
 | values | LuaTable, Multi, Userdata, EMPTY, tostring, tostring_basic, type_name, getmetamethod, fmt_number, float_to_int, MAXI, MINI, check_string_size |
 | errors | LuaError, LuaSyntaxError, LimitExceeded, ArgError, lua_error, caller_where, current_where, chunkid |
-| builtins | builtin, lib_table, running_state, BUILTIN_CODES, QUALNAMES |
+| builtins | builtin, lib_table, running_state, BUILTIN_CODES, QUALNAMES, LUA_CODE (where a compiled function was defined) |
 | where Lua runs | run_lua, contexts (the execution contexts the Engine schedules on), INLINE, SUSPEND, C_BOUNDARY, drive |
 | what a context switch saves | C (the nested C calls), string_meta, set_string_meta |
 | the cache folder | disk_cache |
@@ -51,6 +51,7 @@ _EXPORTS = {
     "builtin": ("errors", "builtin"),
     "BUILTIN_CODES": ("errors", "BUILTIN_CODES"),
     "QUALNAMES": ("errors", "QUALNAMES"),
+    "LUA_CODE": ("errors", "LUA_CODE"),
     "lib_table": ("stdlib", "lib_table"),
     "running_state": ("stdlib", "running_state"),
     "run_lua": ("stack", "run_lua"),

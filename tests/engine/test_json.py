@@ -296,6 +296,9 @@ def test_decode_duplicate_keys_last_wins(vm):
         ("NaN", "json.decode: `NaN` is not valid JSON"),
         ("[-Infinity]", "json.decode: `-Infinity` is not valid JSON"),
         ("{'a': 1}", "json.decode: expecting property name enclosed in double quotes at line 1 column 2"),
+        # a trailing comma: the same words and place on Python 3.13 (which words it otherwise)
+        ('{"a": 1, }', "json.decode: expecting property name enclosed in double quotes at line 1 column 10"),
+        ("[1,\n]", "json.decode: expecting value at line 2 column 1"),
     ],
 )
 def test_decode_errors(vm, text, message):

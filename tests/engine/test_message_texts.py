@@ -17,7 +17,8 @@ MODULES = (records, messages, views, replace, compaction, loop, compose, rounds,
 # texts the chapter leaves to us (spec/runvil.md §12 or our own wording)
 NOT_IN_CHAPTER = {"REJECTED", "UNREACHABLE", "RAW_MODEL_CONTEXT", "H_RECEIVER", "USER_SEPARATOR", "SYSTEM_SEPARATOR",
                   "META_LIMIT", "ROLES", "FIELDS", "OVERFLOW_PHRASES", "EXHAUSTED", "DETAIL", "REASONING_IGNORED", "EMPTY_FALLBACK",
-                  "MISSING_MODEL", "SYSTEM_PARTS", "TRUNCATED_TOOL_ROUND"}
+                  "MISSING_MODEL", "SYSTEM_PARTS", "TRUNCATED_TOOL_ROUND",
+                  "DID_NOT_SHRINK", "STILL_OVERFLOWS", "COMPACTOR_AT"}  # issue 27: a compactor named
 
 
 def texts():

@@ -259,11 +259,12 @@ def test_tool_calls_of_wrong_shapes_are_named(server, delta, why):
     ('{"x": 9223372036854775808}', "the arguments of 'f' hold an integer beyond 64 bits (19 digits)"),
     ('{"x": -' + "9" * 5000 + "}", "the arguments of 'f' hold an integer beyond 64 bits (5000 digits)"),
     ('{"x": 1,}', "the arguments of 'f' are not valid JSON: a key is not a string in double quotes (at character 9)"),
+    ('{"x": [1, ]}', "the arguments of 'f' are not valid JSON: a value is missing (at character 11)"),
     ('{"x" 1}', "the arguments of 'f' are not valid JSON: a colon is missing (at character 6)"),
     ('{"x": 1} trailing', "the arguments of 'f' are not valid JSON: more text follows the JSON value (at character 10)"),
     ('{"x": "a', "the arguments of 'f' end before their JSON does"),
     ("", "the arguments of 'f' end before their JSON does"),
-], ids=["nan", "infinity", "minus-infinity", "int64-plus-one", "5000-digits", "trailing-comma", "no-colon", "extra",
+], ids=["nan", "infinity", "minus-infinity", "int64-plus-one", "5000-digits", "trailing-comma", "trailing-comma-in-array", "no-colon", "extra",
         "cut", "empty"])
 def test_arguments_json_cannot_hold_are_refused_with_a_named_error(server, arguments, why):
     server.reply(stream(chunk({"tool_calls": [{"index": 0, "id": "c", "function": {"name": "f",

@@ -135,10 +135,25 @@ def test_an_unfinished_chunk_continues_on_a_continuation_prompt(terminal):
     assert "10\n20\n30" in screen
 
 
+def test_ctrl_c_while_the_first_chunk_compiles_returns_to_the_prompt(terminal, tmp_path):
+    # a cold cache: the first chunk builds the parser's table before it runs
+    t = terminal("lua", env={"RUNVIL_CACHE_DIR": str(tmp_path / "cold")})
+    t.prompt()
+    t.line("n = 0 while true do n = n + 1 end")
+    t.keys("C-c")
+    t.wait_for("interrupted!")
+    t.prompt()
+    t.line("20 + 22")
+    t.wait_for("42")
+    t.prompt()
+
+
 def test_ctrl_c_stops_a_running_chunk_and_returns_to_the_prompt(terminal):
     t = terminal("lua")
     t.prompt()
-    t.line("n = 0 while true do n = n + 1 end")
+    t.line("n = 0")  # the parser is ready (its table built) before the loop is typed
+    t.prompt()
+    t.line("while true do n = n + 1 end")
     time.sleep(1.0)
     t.keys("C-c")
     t.wait_for("interrupted!")

@@ -180,9 +180,9 @@ def test_a_large_result_is_refused_before_it_is_built():
 
 
 def test_builders_reserve_their_result():
-    lim = 64 * 1024 * 1024
+    lim = 4 * 1024 * 1024  # each result below is over it before it is built
     code = (
-        "local big = string.rep('x', 2^24)"
+        "local big = string.rep('x', 2^20)"
         " print(pcall(string.rep, big, 8, ','))"
         " print(pcall(table.concat, {big, big, big, big, big}))"
         " print(pcall(string.gsub, big, 'x', 'yyyyy'))"

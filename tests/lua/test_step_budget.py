@@ -157,4 +157,4 @@ def test_a_block_has_a_cpu_limit_from_the_config(tmp_path):
                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert out.returncode == 1, out.stderr
     assert "CPU time limit exceeded (0.5 s)" in out.stderr, out.stderr
-    assert time.monotonic() - start < 0.5 + 2 + 3
+    assert time.monotonic() - start < 0.5 + 2 + 7  # generous: a loaded machine; the default limit is 10 s

@@ -19,9 +19,9 @@ from .batch import LIMITS, assert_robust
 from .inputs import TOOL_PROMPT, provider_config
 from .strategies import LUA_PROGRAM, PROVIDER_REPLY, WORLD, prompt_files, reply_of, world_text
 
-#: examples per test, a batch each: a few in CI, more locally, any number
-#: with RUNVIL_ROBUST_EXAMPLES (a long hunt)
-EXAMPLES = int(os.environ.get("RUNVIL_ROBUST_EXAMPLES") or (2 if os.environ.get("HYPOTHESIS_PROFILE") == "ci" else 8))
+#: examples per test, a batch each: a few in the quick suite, more in the
+#: deep profile (.ci/tiers), any number with RUNVIL_ROBUST_EXAMPLES (a long hunt)
+EXAMPLES = int(os.environ.get("RUNVIL_ROBUST_EXAMPLES") or (8 if os.environ.get("HYPOTHESIS_PROFILE") == "deep" else 2))
 BATCH = 6
 
 #: no shrinking: a failure names its case and files already, and shrinking a

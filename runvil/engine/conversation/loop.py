@@ -18,7 +18,7 @@ from ..jsonlib import NotJSON, encode_compact, from_json, record_views, to_json
 from ..strings import from_lua_str
 from ..tasks import deliver_notices, run_task_tool
 from ..tools import DROPPED, MALFORMED, OUT_OF_SCOPE, ToolDef, render_tools
-from .compaction import default_compactor, exhausted, run_compactor, structural_check
+from .compaction import default_compactor, did_not_shrink, run_compactor, still_overflows, structural_check
 from .compose import composed
 from .precheck import admit, estimate, output_reserve
 from .records import Record
@@ -75,15 +75,17 @@ def run_loop(vm, handle_role: str | None, compactor):
                     if retried:
                         # the retry overflowed again: back to before the compaction
                         vm.messages.records[:] = before_compaction
-                        raise exhausted(reason) from None
+                        raise still_overflows(reason, compactor) from None
                     before_compaction = list(vm.messages.records)
                     overflowed = estimate(messages)
 
                     def rules(reason=reason, overflowed=overflowed):
                         # structural rules always; after an overflow the list must shrink
                         structural_check(vm)
-                        if vm.messages.records and estimate(composed(vm)) >= overflowed:
-                            raise exhausted(reason)
+                        if vm.messages.records:
+                            after = estimate(composed(vm))
+                            if after >= overflowed:
+                                raise did_not_shrink(reason, compactor, overflowed, after)
 
                     yield from run_compactor(vm, compactor, reason, rules)
                     retried = True
