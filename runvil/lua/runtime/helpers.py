@@ -477,7 +477,6 @@ def base_namespace() -> dict:
         "_tbc_close": _tbc_close,
         "_GotoSignal": GotoSignal,
         "_BRK": BREAK,
-        "_MAXS": V.MAX_STRING,
         "_NUMS": frozenset((int, float)),
         "_PRIM": frozenset((int, float, str, bool, type(None))),
         "_NAN": V.DEFAULT_NAN,

@@ -10,7 +10,7 @@ from types import FunctionType
 from ..runtime import values as V
 from ..runtime.args import arg_error, check_any, check_function, check_int, check_table, opt_int, opt_str, type_error
 from ..compiler.chunk import compile_lua
-from ..runtime.contexts import RUNNING_CO
+from ..runtime.machine import RUNNING
 from ..runtime.calldepth import ccall
 from ..errors import LuaError, LuaSyntaxError, builtin, where
 from ..runtime.helpers import error_value
@@ -304,7 +304,7 @@ def xpcall(*args):
 def call_handler(handler, value) -> tuple:
     """xpcall's call of its message handler, as luaD_callnoyield: a nested
     C call where a yield is an error (so it ends in "error in error handling")."""
-    co = RUNNING_CO[0]
+    co = RUNNING[0].co
     if co is not None:
         co.nny += 1
     try:
