@@ -23,6 +23,11 @@ code in between runs as generator twins: `LuaState.call_g`), and the
 scheduler keeps the parked generator until the context is runnable again.
 A waiting builtin (`waiting_builtin`) runs its generator to the end when
 plain Lua code calls it, or as a generator when a twin does.
+
+Each context runs under a machine of its own (runvil.lua.runtime.machine:
+its nested C calls, its running coroutine, its state's limits), made from
+the scheduler's when it first runs: switching contexts switches machines
+(`machine.switch`), and nothing else is saved or restored.
 """
 
 from __future__ import annotations
@@ -31,24 +36,9 @@ import itertools
 from collections import deque
 from types import CellType, FunctionType
 
-from ..lua.api import LuaError
-from ..lua.api import contexts
-from ..lua.api import C_BOUNDARY, INLINE, SUSPEND, drive
-from ..lua.api import C
-from ..lua.api import BUILTIN_CODES, QUALNAMES
-from ..lua.api import running_state
-from ..lua.api import set_string_meta, string_meta
-
-
-def save_locals() -> tuple:
-    """What belongs to the running context rather than the thread: its
-    nested C calls, its state's string metatable, its running coroutine."""
-    return C[0], string_meta(), contexts.RUNNING_CO[0]
-
-
-def restore_locals(saved: tuple) -> None:
-    C[0], meta, contexts.RUNNING_CO[0] = saved
-    set_string_meta(meta)
+from ..lua.api import BUILTIN_CODES, C_BOUNDARY, INLINE, QUALNAMES, SUSPEND, LuaError, contexts, drive
+from ..lua.api import running_machine as running
+from ..lua.api import switch_machine as switch
 
 
 def waiting_builtin(name: str | None, body):
@@ -106,7 +96,7 @@ class Context:
         # greenlets, threads: the context its body runs on; inline: its generator
         self.lua = None if INLINE else contexts.Context(self._main, f"runvil-{name}")
         self.gen = None
-        self.parked: tuple | None = None  # inline: its locals while its generator waits
+        self.machine = None  # what its Lua runs under (runvil.lua.runtime.machine), from its first run
         self.stopped_at: contexts.Context | None = None  # where it waits: itself or a coroutine in it
         self.waiting: set[int] = set()
         self.answers: dict[int, object] = {}
@@ -138,16 +128,12 @@ class Context:
                 if self.cancelled:  # cancelled before it ever ran
                     raise Cancelled()
                 self.gen = self.body()
-            else:
-                restore_locals(self.parked)
             self.gen.send(None)  # SUSPEND: it waits (block)
         except StopIteration as e:
             self.result = e.value
             self._ended(None)
         except BaseException as e:
             self._ended(e)
-        else:
-            self.parked = save_locals()
 
     def _ended(self, e: BaseException | None) -> None:
         if e is not None and not isinstance(e, Cancelled):  # handed to whoever reads the outcome
@@ -192,7 +178,10 @@ class Scheduler:
     def _switch_to(self, ctx: Context) -> None:
         """Runs one context until it waits or ends (on the Lua thread)."""
         self.current = ctx
-        saved = save_locals()
+        home = running()
+        if ctx.machine is None:  # its first run: it starts where the scheduler is
+            ctx.machine = home.fork()
+        switch(ctx.machine)
         try:
             if INLINE:
                 ctx._step()
@@ -204,7 +193,7 @@ class Scheduler:
                 where, ctx.stopped_at = ctx.stopped_at, None
                 contexts.transfer(where)
         finally:
-            restore_locals(saved)
+            switch(home)
             self.current = None
 
     def await_effects(self, effects: list):
@@ -227,7 +216,7 @@ class Scheduler:
         ctx = self.current
         if ctx is None:
             raise LuaError(C_BOUNDARY)
-        state = running_state()  # its CPU clock stops while it waits (runvil.lua.state)
+        state = running().state  # its CPU clock stops while it waits (runvil.lua.state)
         if state is not None:
             state.pause_cpu()
         try:
@@ -239,9 +228,9 @@ class Scheduler:
                     raise
             else:
                 ctx.stopped_at = contexts.current()
-                saved = save_locals()
+                mine = running()  # (a state made in it since has bound it: runvil.lua.state)
                 contexts.transfer(self._home)
-                restore_locals(saved)
+                switch(mine)
         finally:
             if state is not None:
                 state.resume_cpu()
@@ -304,6 +293,7 @@ class Scheduler:
         for ctx in self.contexts:
             ctx.body = None
             ctx.on_finish = []
+            ctx.machine = None  # (bound to the state of a VM of the run)
             if ctx.lua is not None:
                 ctx.lua.body = None
         self.contexts = []

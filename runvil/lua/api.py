@@ -14,7 +14,7 @@ state, does not import the runtime.
 | errors | LuaError, LuaSyntaxError, LimitExceeded, ArgError, lua_error, caller_where, current_where, chunkid |
 | builtins | builtin, lib_table, running_state, BUILTIN_CODES, QUALNAMES, LUA_CODE (where a compiled function was defined) |
 | where Lua runs | run_lua, contexts (the execution contexts the Engine schedules on), INLINE, SUSPEND, C_BOUNDARY, drive |
-| what a context switch saves | C (the nested C calls), string_meta, set_string_meta |
+| the running machine (runtime/machine.py), which a context switch swaps | running_machine, switch_machine |
 | the cache folder | disk_cache |
 """
 
@@ -60,9 +60,8 @@ _EXPORTS = {
     "SUSPEND": ("runtime.contexts", "SUSPEND"),
     "C_BOUNDARY": ("runtime.contexts", "C_BOUNDARY"),
     "drive": ("runtime.contexts", "drive"),
-    "C": ("runtime.calldepth", "C"),
-    "string_meta": ("runtime.values", "string_meta"),
-    "set_string_meta": ("runtime.values", "set_string_meta"),
+    "running_machine": ("runtime.machine", "running"),
+    "switch_machine": ("runtime.machine", "switch"),
     "disk_cache": ("cache.disk", None),
 }
 

@@ -13,6 +13,10 @@ every CHECK_SECONDS of CPU however slow a step is (a builtin whose work
 grows with its input also charges steps in proportion: stdlib/limits.py).
 The CPU clock of a state stops while its context waits on the outside world
 (`pause_cpu`, `resume_cpu`: runvil.engine.scheduler).
+
+What the running Lua needs besides (its C-call count, its coroutine, its
+string metatable and limits) is on the state's machine
+(runvil.lua.runtime.machine): a call from the host runs under it.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from .runtime import values as V
 from .compiler.chunkcache import compile_lua
 from .runtime.contexts import SUSPEND, drive
 from .stack import CAN_THREAD, INLINE, on_lua_thread, run_lua
-from .runtime.calldepth import HOST_CCALLS, C, ccall
+from .runtime.calldepth import HOST_CCALLS, ccall
+from .runtime.machine import IDLE, RUNNING, Machine, switch
 from .errors import LimitExceeded, LuaError, chunkid, current_where, stack_overflow_message
 from .stdlib.limits import resident_memory
 from .runtime.helpers import base_namespace, make_forprep, make_giter
@@ -75,13 +80,24 @@ class LuaState:
         self._cpu_mark = self._last_check = self._measured = time.process_time()
         self._unmeasured = 0  # steps since the resident size was read, at `_measured` (CPU time)
         self._mem_base = resident_memory()
-        # the largest string one operation may build (process-wide)
-        V.MAX_STRING[0] = self.limits.memory if self.limits.memory is not None else 2**62
+        self.machine = Machine()  # bound to this state by its libraries' install
         self.ns = self._namespace()
         self.G.set_str("_G", self.G)
         self.G.set_str("_VERSION", "Lua 5.4")
         open_libs(self, LIBRARIES if libs is None else libs)
         self._rearm()
+        self._made()
+
+    def _made(self) -> None:
+        """A state made on the Lua thread is the one its Lua runs from now
+        on (an Engine context makes its section's state, then runs it); the
+        machine that runs while no call does has the string metatable of
+        the state made last."""
+        if self.machine.state is not self:  # (no limits library: nothing to account to)
+            self.machine.bind(self)
+        if on_lua_thread():
+            RUNNING[0].bind(self)
+        IDLE.string_meta = self.string_meta
 
     # ------------------------------------------------------------- limits
 
@@ -221,13 +237,17 @@ class LuaState:
             raise LuaError(stack_overflow_message(e)) from None
 
     def _call_from_host(self, f, args):
-        V.set_string_meta(self.string_meta)
-        saved = C[0]
-        C[0] = HOST_CCALLS
+        m = self.machine
+        if m.state is not self:  # a state made on the Lua thread since has bound it (_made)
+            m.bind(self)
+        prev = switch(m)
+        saved = m.depth
+        m.depth = HOST_CCALLS
         try:
             return self._call_here(f, args)
         finally:
-            C[0] = saved
+            m.depth = saved
+            switch(prev)
 
     def _call_here(self, f, args):
         if INLINE and not CAN_THREAD:
@@ -253,7 +273,7 @@ class LuaState:
 
     #: attributes through which the libraries' hooks refer back to the state
     _HOOKS = ("enable_twins", "install_twins", "has_twin", "twin_of", "twin_call", "twin_protected",
-              "yield_watcher", "iterators", "stdout")
+              "yield_watcher", "iterators", "stdout", "guard", "meter")
 
     def release(self) -> None:
         """After `close`, for a host that runs none of the state's Lua again
@@ -264,6 +284,9 @@ class LuaState:
         hundred objects of every closed state cost a batch of short runs
         about a third of its time; released, they go at once."""
         self.ns.clear()
+        for machine in (self.machine, IDLE, RUNNING[0]):
+            if machine.state is self:
+                machine.unbind()
         G = self.G
         G.hash.clear()
         G.arr.clear()

@@ -4,6 +4,8 @@ and differential tests against real Lua 5.4 (lupa)."""
 
 from __future__ import annotations
 
+from runvil.lua.runtime.machine import running
+
 
 import pytest
 from hypothesis import given
@@ -246,13 +248,13 @@ def test_gsub_errors():
 
 
 def test_gsub_memory_limit():
-    old = values.MAX_STRING[0]
-    values.MAX_STRING[0] = 10_000
+    old = running().max_string
+    running().max_string = 10_000
     try:
         r = call("gsub", "x" * 200, "x", "y" * 100)
         assert r[0] == "err" and "memory limit exceeded" in r[1]
     finally:
-        values.MAX_STRING[0] = old
+        running().max_string = old
 
 
 def test_translation_used_for_common_patterns():

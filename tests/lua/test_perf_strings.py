@@ -4,11 +4,10 @@ then the edges around it, and prints what real Lua 5.4 prints."""
 
 from __future__ import annotations
 
-import gc
 
 import pytest
 
-from runvil.lua.runtime import values
+from runvil.lua.runtime import machine, values
 from runvil.lua.errors import LimitExceeded
 from runvil.lua.stdlib.patterns.matcher import compile_pattern
 from runvil.lua.state import LuaState
@@ -264,20 +263,19 @@ def test_fast_path_matches_lua(name):
 
 def test_gsub_template_result_over_the_string_limit_is_refused():
     st = LuaState()
-    old = values.MAX_STRING[0]
-    values.MAX_STRING[0] = 10_000  # (a state sets it from its limit when it is made)
+    st.machine.max_string = 10_000  # (a state sets it from its memory limit)
     try:
         fn = st.load('local s = ("x"):rep(100) return (s:gsub("(x)", "%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1%1"))')
         with pytest.raises(LimitExceeded):
             st.call(fn)
     finally:
-        values.MAX_STRING[0] = old
+        st.machine.max_string = 1 << 40
 
 
 def test_gsub_template_result_is_reserved_against_the_memory_limit():
     st = LuaState()
     seen = []
-    guard = budget._BUDGETS[id(st.string_meta)][1]
+    guard = st.guard
     st.limits.memory = 1 << 40
     guard.pending = 0
     real_call = type(guard).__call__
@@ -289,15 +287,14 @@ def test_gsub_template_result_is_reserved_against_the_memory_limit():
     assert max(seen) >= 150_000  # the bound of the result, reserved before re.subn builds it
 
 
-def test_budget_entry_goes_with_its_state():
+def test_a_closed_state_is_held_by_no_machine():
+    """A closed state's machine accounts to none, and neither the running
+    machine nor the idle one holds it (no registry of states is left)."""
     st = LuaState()
-    key = id(st.string_meta)
-    assert budget._BUDGETS[key][0]() is st.string_meta
+    st.call(st.load('return ("x"):rep(10)'))
     st.close()
-    del st
-    gc.collect()
-    entry = budget._BUDGETS.get(key)
-    assert entry is None or entry[0]() is not None  # gone, or a newer metatable's
+    assert st.machine.state is None and st.machine.guard is not st.guard
+    assert machine.running().state is not st and machine.IDLE.state is not st
 
 
 def test_plain_and_safe_patterns_are_flagged():
@@ -314,15 +311,14 @@ def test_plain_and_safe_patterns_are_flagged():
 
 def test_format_of_a_long_string_is_reserved():
     st = LuaState()
-    old = values.MAX_STRING[0]
-    values.MAX_STRING[0] = 50_000  # (a state sets it from its limit when it is made)
+    st.machine.max_string = 50_000  # (a state sets it from its memory limit)
     try:
         fn = st.load('local s = ("x"):rep(40000) return string.format("%s!", s), string.format("%s%s", s, s)')
         with pytest.raises(LimitExceeded):
             st.call(fn)
         assert len(st.call(st.load('return string.format("%s!", ("x"):rep(40000))'))[0]) == 40001
     finally:
-        values.MAX_STRING[0] = old
+        st.machine.max_string = 1 << 40
 
 
 @pytest.mark.parametrize("expr", [
@@ -344,7 +340,7 @@ def _guarded_state(code: str):
     `code`, and the sizes its memory guard was asked to reserve."""
     st = LuaState()
     st.limits.memory = 1 << 40
-    guard = budget._BUDGETS[id(st.string_meta)][1]
+    guard = st.guard
     seen = []
     real_call = type(guard).__call__
     try:
@@ -430,11 +426,10 @@ def test_gsub_function_replacements_are_reserved_as_they_grow():
     st, seen = _guarded_state('local big = ("x"):rep(1000) return (("a"):rep(200):gsub("a", function() return big end))')
     steps = [n for n in seen if 65536 <= n < 66536]
     assert len(steps) == 3 and 200_000 in seen
-    old = values.MAX_STRING[0]
-    values.MAX_STRING[0] = 10_000
+    st.machine.max_string = 10_000
     try:
         fn = st.load('return (("a"):rep(200):gsub("a", function() return ("y"):rep(100) end))')
         with pytest.raises(LimitExceeded):
             st.call(fn)
     finally:
-        values.MAX_STRING[0] = old
+        st.machine.max_string = 1 << 40

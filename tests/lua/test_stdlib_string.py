@@ -3,6 +3,8 @@ tests, and differential tests against real Lua 5.4 (lupa)."""
 
 from __future__ import annotations
 
+from runvil.lua.runtime.machine import Machine, running, switch
+
 import math
 
 import pytest
@@ -50,8 +52,18 @@ def test_library_contents():
 def test_string_metatable():
     state = FakeState()
     string_lib.open_lib(state)
-    meta = values.string_meta()
-    assert meta is state.string_meta
+    meta = state.string_meta
+    machine = Machine()
+    machine.string_meta = meta  # as a state's machine is bound to it
+    prev = switch(machine)
+    try:
+        _string_metatable(state, meta)
+    finally:
+        switch(prev)
+
+
+def _string_metatable(state, meta):
+    assert values.string_meta() is meta
     lib = state.G.get("string")
     assert meta.get("__index") is lib
     assert values.index("abc", "len") is lib.get("len")
@@ -122,15 +134,15 @@ def test_rep():
 
 
 def test_rep_memory_limit_fails_fast():
-    old = values.MAX_STRING[0]
-    values.MAX_STRING[0] = 1 << 20
+    old = running().max_string
+    running().max_string = 1 << 20
     try:
         with pytest.raises(LimitExceeded):
             LIB.get("rep")("x", 2**30)
         with pytest.raises(LimitExceeded):
             LIB.get("format")("%s%s", "x" * 600_000, "y" * 600_000)
     finally:
-        values.MAX_STRING[0] = old
+        running().max_string = old
 
 
 def test_format_integers():

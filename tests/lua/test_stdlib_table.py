@@ -3,6 +3,8 @@ real Lua 5.4 (lupa) on hypothesis-generated tables and arguments."""
 
 from __future__ import annotations
 
+from runvil.lua.runtime.machine import Machine, running, switch
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -31,11 +33,9 @@ def _no_running_state():
     """The builtins are called by the tests themselves, so they account to
     no state: a state an earlier test ran on this thread (and may have left
     with its step budget spent) is not theirs."""
-    saved = V.running_string_meta()
-    V._tls.__dict__.pop("string_meta", None)
+    prev = switch(Machine())
     yield
-    if saved is not None:
-        V.set_string_meta(saved)
+    switch(prev)
 
 
 def mk(*items, **fields) -> LuaTable:
@@ -309,14 +309,14 @@ def test_concat():
 
 
 def test_concat_checks_memory():
-    old = V.MAX_STRING[0]
-    V.MAX_STRING[0] = 1000
+    old = running().max_string
+    running().max_string = 1000
     try:
         t = mk(*(["x" * 100] * 20))
         with pytest.raises(LuaError, match="memory limit exceeded"):
             T.get("concat")(t)
     finally:
-        V.MAX_STRING[0] = old
+        running().max_string = old
 
 
 def test_unpack_and_pack():

@@ -8,9 +8,10 @@ where the error becomes `error in error handling` (luaE_checkcstack). So a
 runaway recursion through metamethods or coroutines stops at once with a
 catchable error, long before memory or the Python stack runs out.
 
-The count is one number for the running context, kept in `C[0]`: exactly
-one context runs at a time (runvil.lua.runtime.contexts), and a coroutine resume
-saves and sets it (runvil.lua.stdlib.coroutine).
+The count is one number for the running context, the running machine's
+`depth` (runvil.lua.runtime.machine): exactly one context runs at a time
+(runvil.lua.runtime.contexts), and a coroutine resume saves and sets it
+(runvil.lua.stdlib.coroutine).
 """
 
 from __future__ import annotations
@@ -20,14 +21,12 @@ from types import FunctionType
 
 from ..errors import LuaError, metamethod_event, rt_error, where
 from ..stack import on_lua_thread, run_lua
-from .contexts import RUNNING_CO
 from ..compiler.costs import META_CALL_COST
+from .machine import RUNNING
 
 LUAI_MAXCCALLS = 200
 #: where `error in error handling` replaces `C stack overflow`
 ERRERR_CCALLS = LUAI_MAXCCALLS // 10 * 11
-#: nested C calls of the running context
-C = [0]
 #: the count a chunk called by the host starts at, as under lua.c (its
 #: `pmain` and `docall` are two protected calls)
 HOST_CCALLS = 1
@@ -47,13 +46,13 @@ def check(n: int, positioned: bool = True) -> None:
 
 #: `meta_call`'s third operand when there is none
 _NONE = object()
-#: true while a generator twin calls an operator helper directly
-#: (runvil.lua.runtime.generators): a metamethod call is then refused
-DIRECT = [False]
+# the running machine's `direct` is true while a generator twin calls an
+# operator helper directly (runvil.lua.runtime.generators): a metamethod
+# call is then refused
 
 
 class NeedsContext(Exception):
-    """meta_call's refusal while DIRECT: the helper has changed nothing yet,
+    """meta_call's refusal while the machine is `direct`: the helper has changed nothing yet,
     and runs again on an execution context of its own (runvil.lua.runtime.generators).
     Its args are the metamethod and its operands."""
 
@@ -81,13 +80,14 @@ def meta_call(h, a, b, c=_NONE):
     budget: the operator that calls it was weighed as a plain one. The
     operands are fixed parameters (two, or three for __newindex), so the
     call of a Lua metamethod is a plain call, which CPython runs inline."""
-    if DIRECT[0]:
+    m = RUNNING[0]
+    if m.direct:
         REFUSAL.args = (h, (a, b) if c is _NONE else (a, b, c))
         raise REFUSAL
-    n = C[0] + 1
+    n = m.depth + 1
     if n >= LUAI_MAXCCALLS:
         check(n)
-    C[0] = n
+    m.depth = n
     try:
         if type(h) is FunctionType:
             steps = h.__globals__.get("_S")  # a Lua function's: its state's countdown
@@ -104,16 +104,17 @@ def meta_call(h, a, b, c=_NONE):
             rt_error(f"attempt to call a {obj_typename(h)} value{named}")  # luaG_callerror
         return call(h, a, b) if c is _NONE else call(h, a, b, c)
     finally:
-        C[0] = n - 1
+        m.depth = n - 1
 
 
 def ccall(f, *args):
     """Calls a Lua value from a builtin (lua_call, lua_pcall): one nested C
     call; an overflow has no position, as the running function is C."""
-    n = C[0] + 1
+    m = RUNNING[0]
+    n = m.depth + 1
     if n >= LUAI_MAXCCALLS:
         check(n, False)
-    C[0] = n
+    m.depth = n
     try:
         if type(f) is FunctionType:
             return f(*args)
@@ -121,31 +122,32 @@ def ccall(f, *args):
 
         return call(f, *args)
     finally:
-        C[0] = n - 1
+        m.depth = n - 1
 
 
 class CCall:
     """`with CCall():` marks a builtin's callbacks (a sort comparator, a
-    gsub function, `__tostring`) as C Lua's C calls: one nested C call
-    (runvil.lua.runtime.calldepth), and a yield inside them raises `attempt to yield
-    across a C-call boundary`, as in Lua 5.4."""
+    gsub function, `__tostring`) as C Lua's C calls: one nested C call, and
+    a yield inside them raises `attempt to yield across a C-call boundary`,
+    as in Lua 5.4."""
 
-    __slots__ = ("co", "n", "calls")
+    __slots__ = ("co", "n", "calls", "m")
 
     def __init__(self, calls: bool = True):
         self.calls = calls  # False: only no yields (the calls it makes count themselves)
 
     def __enter__(self):
-        n = self.n = C[0] + self.calls
+        m = self.m = RUNNING[0]
+        n = self.n = m.depth + self.calls
         if n >= LUAI_MAXCCALLS and self.calls:
             check(n, False)
-        C[0] = n
-        co = self.co = RUNNING_CO[0]
+        m.depth = n
+        co = self.co = m.co
         if co is not None:
             co.nny += 1
 
     def __exit__(self, *exc):
-        C[0] = self.n - self.calls
+        self.m.depth = self.n - self.calls
         if self.co is not None:
             self.co.nny -= 1
 

@@ -87,11 +87,10 @@ class Context:
 
 _tl = threading.local()  # .ctx: threads: the context of this thread
 
-#: the Lua coroutine whose code runs now (None: a main coroutine). Exactly
-#: one context runs at a time, so this is one slot: the coroutine library
-#: sets it as it resumes and yields, and whoever switches contexts another
-#: way (`transfer`) saves and restores it.
-RUNNING_CO = [None]
+# The Lua coroutine whose code runs now, and the rest of what the running
+# context needs, are on the running machine (runvil.lua.runtime.machine):
+# whoever switches contexts another way than a coroutine's resume
+# (`transfer`: the Engine's scheduler) switches machines too.
 
 
 # ------------------------------------------------------------ greenlet backend

@@ -24,10 +24,11 @@ from types import FunctionType
 
 from . import values as V
 from .args import arg_error, check_function
-from .contexts import INLINE, RUNNING_CO, Context
+from .contexts import INLINE, Context
 from .contexts import resume as run_context
 from .contexts import suspend as leave_context
-from .calldepth import DIRECT, LUAI_MAXCCALLS, C, NeedsContext, charge_meta, check
+from .calldepth import LUAI_MAXCCALLS, NeedsContext, charge_meta, check
+from .machine import RUNNING
 from ..errors import LUA_CODE, QUALNAMES, CoroutineKill, LuaError, add_stack_hop, builtin
 from .helpers import _tbc_check, _tbc_close, fixed
 from .tables import WATCHERS, LuaTable
@@ -55,18 +56,16 @@ class Worker:
     100 times more). Its frames continue, for positions and levels, at the
     twin that escalated the running call."""
 
-    __slots__ = ("ctx", "fn", "args", "result", "error", "busy", "from_frame", "string_meta")
+    __slots__ = ("ctx", "fn", "args", "result", "error", "busy", "from_frame")
 
-    def __init__(self, string_meta):
+    def __init__(self):
         self.ctx = Context(self.serve, "lua-escalation")
-        self.string_meta = string_meta
         self.fn = self.args = self.result = self.error = self.from_frame = None
         self.busy = False
 
     def serve(self):
         """The context's body: runs one call each time it is resumed, and
         suspends when it ends (or when the coroutine yields inside it)."""
-        V.set_string_meta(self.string_meta)  # a context on a thread of its own needs it set
         while True:
             try:
                 r = self.fn(*self.args)
@@ -90,12 +89,12 @@ def escalate(fn, args: tuple):
     coroutine inside it is passed on as this generator's yield. Inline
     there is no context: fn runs here, where no yield can reach the twin
     (one inside fails as a yield across a C call does)."""
-    co = RUNNING_CO[0]
+    co = RUNNING[0].co
     if INLINE:
         return (yield from _direct(fn, args, co))
     w = co.worker
     if w is None or w.busy:  # busy: its call was left suspended by a twin that is gone
-        w = co.worker = Worker(co.state.string_meta)
+        w = co.worker = Worker()
     w.fn, w.args, w.from_frame, w.busy = fn, args, sys._getframe(1), True
     co.escalations.append(w.ctx)
     try:
@@ -285,16 +284,17 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
     def protected(f, args: tuple):
         """base.pcall's call of f, on a twin: a nested C call, then f as
         any call of a twin (so f may yield, as under lua_pcallk)."""
-        n = C[0] + 1
+        m = RUNNING[0]
+        n = m.depth + 1
         if n >= LUAI_MAXCCALLS:
             check(n, False)
-        C[0] = n
+        m.depth = n
         try:
             if type(f) is not FunctionType:
                 f = V.resolve_callable(f, None)
             return V.expand((yield from gcall(f, args)))
         finally:
-            C[0] -= 1  # the count goes on from where the coroutine was resumed last
+            RUNNING[0].depth -= 1  # the count goes on from where the coroutine was resumed last
 
     @builtin
     def pcall(*args):
@@ -348,26 +348,27 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         reaches a metamethod that is its last step, the metamethod runs as
         any call of a twin, as cstack.meta_call calls it (a nested C call, a
         Lua one's steps); any other, with the helper, escalated."""
-        DIRECT[0] = True
+        m = RUNNING[0]
+        m.direct = True
         try:
             return helper(*args)
         except NeedsContext as e:
             e.__traceback__ = None  # (cstack.REFUSAL: raised again and again)
             h, operands = e.args
         finally:
-            DIRECT[0] = False
+            m.direct = False
         post = finals.get(helper)
         if helper is concatn:  # a chain: each pair as an operator of its own (no pair ran a metamethod yet)
             return (yield from concat_pairs(*args))
-        n = C[0] + 1
+        n = m.depth + 1
         if post is None or type(h) is not FunctionType or n >= LUAI_MAXCCALLS:  # (the overflow's message: escalated)
             return (yield from escalate(helper, args))
         charge_meta(h)
-        C[0] = n
+        m.depth = n
         try:
             return post((yield from gcall(h, operands)))
         finally:
-            C[0] -= 1  # the count goes on from where the coroutine was resumed last
+            RUNNING[0].depth -= 1  # the count goes on from where the coroutine was resumed last
 
     concatn = ns["_concatn"]
     concat = ns["_concat"]

@@ -12,7 +12,7 @@ from types import FunctionType
 
 from . import values as V
 from .calldepth import ccall, meta_call
-from .contexts import RUNNING_CO
+from .machine import RUNNING
 from ..errors import CoroutineKill, LuaError, rt_error, stack_overflow_message
 from ..compiler.costs import IPAIRS_ITEM_COST, NEXT_ITEM_COST
 from .tables import LuaTable
@@ -478,7 +478,6 @@ def base_namespace() -> dict:
         "_tbc_close": _tbc_close,
         "_GotoSignal": GotoSignal,
         "_BRK": BREAK,
-        "_MAXS": V.MAX_STRING,
         "_NUMS": frozenset((int, float)),
         "_PRIM": frozenset((int, float, str, bool, type(None))),
         "_NAN": V.DEFAULT_NAN,
@@ -489,7 +488,7 @@ def base_namespace() -> dict:
 def call_handler(handler, value) -> tuple:
     """xpcall's call of its message handler, as luaD_callnoyield: a nested
     C call where a yield is an error (so it ends in "error in error handling")."""
-    co = RUNNING_CO[0]
+    co = RUNNING[0].co
     if co is not None:
         co.nny += 1
     try:

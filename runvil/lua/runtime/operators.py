@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from . import values as _values  # reserve_memory, defined after values imports this module
 from .calldepth import meta_call
+from .machine import RUNNING
 from ..errors import rt_error
 from ..compiler.contract import TINY_RESULT
 from ..numbers import float_div, float_idiv, float_pow, float_to_int, fmod_lua, fmt_number, shift_left, tonumber, wrap  # noqa: F401
@@ -334,16 +335,12 @@ def length(v, desc=None):
 
 # ---------------------------------------------------------------- limits
 
-#: the largest string an operation may build; the sandbox lowers it
-MAX_STRING = [2**31]
-
-
 #: the longest result of `..` built inline; a longer one is reserved first
 INLINE_CONCAT = 65536
 #: bytes of strings built without reserving them first (`..` results and
-#: builtins' results of up to INLINE_CONCAT bytes), reserved together once
-#: past UNRESERVED_STEP: a loop that keeps them still reaches the memory guard
-UNRESERVED = [0]
+#: builtins' results of up to INLINE_CONCAT bytes) are counted in the running
+#: machine's `unreserved` and reserved together once past UNRESERVED_STEP: a
+#: loop that keeps them still reaches the memory guard
 UNRESERVED_STEP = 256 * 1024
 #: a result this short goes uncounted on hot paths, as a new table does: the
 #: step counter's periodic read of the resident size is what sees those
@@ -352,21 +349,25 @@ UNRESERVED_STEP = 256 * 1024
 
 def count_unreserved(n: int) -> None:
     """Counts a result of n bytes built without reserving it first."""
-    UNRESERVED[0] += n
-    if UNRESERVED[0] > UNRESERVED_STEP:
+    m = RUNNING[0]
+    m.unreserved += n
+    if m.unreserved > UNRESERVED_STEP:
         reserve_unreserved()
 
 
 def reserve_unreserved() -> None:
-    """Reserves the results counted in UNRESERVED (the guard alone: no one
-    string is that long)."""
-    n = UNRESERVED[0]
-    UNRESERVED[0] = 0
-    _values.MEMORY_GUARD[0](n)
+    """Reserves the results counted in the machine's `unreserved` (the
+    guard alone: no one string is that long)."""
+    m = RUNNING[0]
+    n = m.unreserved
+    m.unreserved = 0
+    m.guard(n)
 
 
 def check_string_size(n: int) -> None:
-    if n > MAX_STRING[0]:
+    """Refuses a string longer than the running machine's `max_string`
+    (its state's memory limit)."""
+    if n > RUNNING[0].max_string:
         from ..errors import LimitExceeded
 
         raise LimitExceeded(f"{_where()}memory limit exceeded (string of {n} bytes)")

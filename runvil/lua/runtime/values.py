@@ -16,10 +16,10 @@ position returns `Multi((TAILCALL, f, args))`, which the caller's
 
 from __future__ import annotations
 
-import threading
 from types import FunctionType
 
 from .calldepth import charge_meta, meta_call
+from .machine import IDLE, RUNNING
 from ..errors import BUILTIN_CODES, LUA_CODE, LuaError, rt_error
 from .tables import LuaTable
 
@@ -111,25 +111,10 @@ def is_number(v) -> bool:
 
 # ------------------------------------------------------------ metatables
 
-_tls = threading.local()
-_default_string_meta = [None]
-
-
-def set_string_meta(meta, *, default: bool = False) -> None:
-    """Sets the string metatable for the current thread's Lua state."""
-    _tls.string_meta = meta
-    if default:
-        _default_string_meta[0] = meta
-
-
 def string_meta():
-    return getattr(_tls, "string_meta", _default_string_meta[0])
-
-
-def running_string_meta():
-    """The string metatable of the state whose host call runs on this
-    thread, or None outside any (it names the state builtins account to)."""
-    return getattr(_tls, "string_meta", None)
+    """The string metatable of the running machine's state (the machine
+    that runs while no call does: that of the state made last)."""
+    return RUNNING[0].string_meta
 
 
 def getmetatable(v):
@@ -420,7 +405,7 @@ def string_method(s: str, name: str, desc=None):
     """`s:name(...)` on a string: the function in the string metatable's
     `__index` table, without the general lookup; anything else (a changed
     metatable, a missing method) goes the general way, with its errors."""
-    m = getattr(_tls, "string_meta", _default_string_meta[0])  # string_meta(), inline
+    m = RUNNING[0].string_meta  # string_meta(), inline
     if m is not None:
         i = m.hash.get("__index")
         if type(i) is LuaTable:
@@ -543,25 +528,19 @@ LATE_CODE = callable_of(None, None).__code__
 
 # Re-exported: the rest of runvil reads numbers and operators through values.
 from ..numbers import DEFAULT_NAN, INF, MAXI, MINI, float_to_int, fmt_float, fmt_number, str2number, tointeger, tonumber, wrap
-from .operators import INLINE_CONCAT, MAX_STRING, TINY_RESULT, UNRESERVED, UNRESERVED_STEP, count_unreserved, reserve_unreserved, add, band, bnot, bor, bxor, check_string_size, concat, div, eq, fmod_lua, idiv, le, length, lt, mod, mul, pow_, shift_left, shl, shr, string_arith, sub, unm
-
-
-#: checks the memory a builtin is about to take (runvil.lua.stdlib.limits
-#: installs the check of the running state's limit)
-MEMORY_GUARD = [lambda n: None]
+from .operators import INLINE_CONCAT, TINY_RESULT, UNRESERVED_STEP, count_unreserved, reserve_unreserved, add, band, bnot, bor, bxor, check_string_size, concat, div, eq, fmod_lua, idiv, le, length, lt, mod, mul, pow_, shift_left, shl, shr, string_arith, sub, unm
 
 
 def reserve_memory(n: int) -> None:
     """Called before a string or table part of about n bytes is built, so a
-    runaway result stops with `memory limit exceeded` before it is made."""
+    runaway result stops with `memory limit exceeded` before it is made:
+    the running machine's string limit, then its guard (the running
+    state's memory limit: runvil.lua.stdlib.limits)."""
     check_string_size(n)
-    MEMORY_GUARD[0](n)
-
-
-#: charges steps a builtin's own loop takes (a pattern match's backtracking)
-#: to the running state's step budget (installed as MEMORY_GUARD is)
-STEP_METER = [lambda n: None]
+    RUNNING[0].guard(n)
 
 
 def charge_steps(n: int) -> None:
-    STEP_METER[0](n)
+    """Charges steps a builtin's own loop takes (a pattern match's
+    backtracking) to the running state's step budget."""
+    RUNNING[0].meter(n)

@@ -8,8 +8,8 @@ from ..errors import BUILTIN_CODES, QUALNAMES, builtin
 from ..runtime.tables import LuaTable
 
 def running_state():
-    """The state whose Lua runs on this thread now, or None (the Engine's
-    scheduler stops its CPU clock while a context waits)."""
+    """The state whose Lua runs now (the running machine's: runvil.lua.runtime.machine),
+    or None."""
     from .limits import running_state as running
 
     return running()

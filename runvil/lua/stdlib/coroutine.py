@@ -9,7 +9,9 @@ Python calls.
 
 A resume is one of Lua's nested C calls (runvil.lua.runtime.calldepth): the coroutine
 runs one above its resumer, plus the calls its own suspended frames hold,
-so unbounded nesting of coroutines ends in `C stack overflow` at once.
+so unbounded nesting of coroutines ends in `C stack overflow` at once. It
+runs under its resumer's machine (runvil.lua.runtime.machine): a resume sets
+the machine's `depth` and `co`, and puts them back when it returns.
 
 `coroutine.close` (or the state closing) resumes a suspended coroutine with
 a `CoroutineKill`, which unwinds its stack and runs its pending `__close`
@@ -23,11 +25,12 @@ import os
 
 from ..runtime import values as V
 from ..runtime.args import type_error
-from ..runtime.contexts import C_BOUNDARY, INLINE, RUNNING_CO, SUSPEND, Context
+from ..runtime.contexts import C_BOUNDARY, INLINE, SUSPEND, Context
 from ..runtime.contexts import current as current_context
 from ..runtime.contexts import resume as run_context
 from ..runtime.contexts import suspend as leave_context
-from ..runtime.calldepth import LUAI_MAXCCALLS, C, check
+from ..runtime.calldepth import LUAI_MAXCCALLS, check
+from ..runtime.machine import RUNNING
 from ..errors import CoroutineKill, LuaError, add_stack_hop, builtin, caller_where, current_where
 from ..runtime.helpers import adjust
 from ..errors import stack_overflow_message
@@ -81,7 +84,8 @@ class Coroutine:
         context may wait inside it (its twin yields SUSPEND): with
         `passing` (a twin's resume) that gives ('wait', None) and `proceed`
         goes on once the wait is over; else the wait is refused there."""
-        mine = C[0]
+        m = RUNNING[0]
+        mine = m.depth
         if mine + 1 >= LUAI_MAXCCALLS:
             if mine >= LUAI_MAXCCALLS:  # lua_resume's own check: nothing happens
                 return "error", "C stack overflow"
@@ -92,11 +96,11 @@ class Coroutine:
                     self.status = "dead"
                     self.error, self.errored = e.value, True
                     return "error", e.value
-        prev = RUNNING_CO[0]
+        prev = m.co
         self.status = "running"  # its resumer's is "normal" now (coroutine.status tells them apart)
         self.base = mine
-        C[0] = mine + self.depth
-        RUNNING_CO[0] = self
+        m.depth = mine + self.depth
+        m.co = self
         try:
             if self.twin:  # on this stack: the common case, a yield, in this frame
                 gen = self.gen
@@ -106,14 +110,14 @@ class Coroutine:
                     values = gen.send(args)
                     if values is SUSPEND:
                         return self._waits(mine, prev, passing)
-                    self.depth = C[0] - mine  # with the nested C calls its twins hold (a pcall)
-                    C[0] = mine
-                    RUNNING_CO[0] = prev
+                    self.depth = m.depth - mine  # with the nested C calls its twins hold (a pcall)
+                    m.depth = mine
+                    m.co = prev
                     self.status = "suspended"
                     return "yield", values
                 if values is SUSPEND:
                     return self._waits(mine, prev, passing)
-                self.depth = C[0] - mine
+                self.depth = m.depth - mine
             else:
                 self._transfer = args
                 run_context(self.ctx)
@@ -121,8 +125,8 @@ class Coroutine:
                 self._transfer = None
         except BaseException as e:
             return self.raised(e, mine, prev)
-        C[0] = mine
-        RUNNING_CO[0] = prev
+        m.depth = mine
+        m.co = prev
         return self._settled(kind, values)
 
     def _waits(self, mine: int, prev, passing: bool):
@@ -145,10 +149,11 @@ class Coroutine:
     def proceed(self):
         """Goes on after a wait passed on by `resume`: as resume does, with
         nothing sent in (the Engine's answers are the scheduler's)."""
-        mine = C[0]
-        prev = RUNNING_CO[0]
-        C[0] = mine + self.depth
-        RUNNING_CO[0] = self
+        m = RUNNING[0]
+        mine = m.depth
+        prev = m.co
+        m.depth = mine + self.depth
+        m.co = self
         try:
             values = self.gen.send(None)
         except BaseException as e:
@@ -161,9 +166,10 @@ class Coroutine:
     def _back(self, mine: int, prev) -> None:
         """Its resumer's count and coroutine put back, as a yield leaves them
         (keeping the calls its suspended frames hold)."""
-        self.depth = C[0] - mine
-        C[0] = mine
-        RUNNING_CO[0] = prev
+        m = RUNNING[0]
+        self.depth = m.depth - mine
+        m.depth = mine
+        m.co = prev
 
     def _settled(self, kind: str, values):
         """The end of a resume: the coroutine is suspended or dead."""
@@ -194,8 +200,9 @@ class Coroutine:
                 self.state.coroutines.discard(self)
             raise
         finally:
-            C[0] = mine
-            RUNNING_CO[0] = prev
+            m = RUNNING[0]
+            m.depth = mine
+            m.co = prev
         return self._settled(kind, values)
 
     def kill(self):
@@ -242,7 +249,6 @@ class Coroutine:
 
     def _body(self):
         self.state.coroutines.add(self)  # started: closed with its state unless it ends
-        V.set_string_meta(self.state.string_meta)
         try:
             result = ("return", V.calln(self.fn, *self._transfer))
         except ENDINGS as e:
@@ -255,7 +261,7 @@ class Coroutine:
             # builtin the twins take for one that runs none (twins._SAFE_BUILTINS)
             raise LuaError("attempt to yield across a C-call boundary")
         self._transfer = ("yield", values)
-        self.depth = C[0] - self.base
+        self.depth = RUNNING[0].depth - self.base
         leave_context()
         if self._kill:
             raise CoroutineKill()
@@ -296,11 +302,12 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
     the loop's line; a step an item, charged 64 at a time (as
     runtime._charged charges an iterator function's)."""
     k = 64  # 64 - the items not charged yet (as _charged counts them)
-    calls, running, top, one = C, RUNNING_CO, LUAI_MAXCCALLS - 1, n == 1
-    prev = running[0]  # the loop's own coroutine (a frame runs in one only)
+    running, top, one = RUNNING, LUAI_MAXCCALLS - 1, n == 1
+    prev = running[0].co  # the loop's own coroutine (a frame runs in one only)
     while True:
         gen = co.gen
-        mine = calls[0]
+        m = running[0]  # (read again each item: a wait in the loop's body may switch contexts)
+        mine = m.depth
         if gen is not None and co.status == "suspended" and mine < top:
             # Coroutine.resume inline for its common case, a started twin
             # (about a fifth of an item's time: two calls and a tuple less;
@@ -308,8 +315,8 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
             # is only read by a context's yield, Coroutine.yield_; a
             # suspended coroutine's _kill is only set within its kill)
             co.status = "running"
-            calls[0] = mine + co.depth
-            running[0] = co
+            m.depth = mine + co.depth
+            m.co = co
             try:
                 values = gen.send((s, c))
             except BaseException as e:
@@ -318,9 +325,9 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
                 if values is SUSPEND:  # (inline) a wait inside, where it cannot pass up
                     values = wrapped_outcome(*co._waits(mine, prev, False), current_where)
                 else:
-                    co.depth = calls[0] - mine
-                    calls[0] = mine
-                    running[0] = prev
+                    co.depth = m.depth - mine
+                    m.depth = mine
+                    m.co = prev
                     co.status = "suspended"
         else:
             values = resume_wrapped(co, (s, c), current_where)
@@ -368,7 +375,7 @@ def open_lib(state) -> None:
     state.coroutines = set()  # started and not dead: closed with the state
 
     def running_co():
-        return RUNNING_CO[0]
+        return RUNNING[0].co
 
     def check_co(args, n, fname) -> Coroutine:
         co = args[n - 1] if len(args) >= n else None
@@ -406,7 +413,7 @@ def open_lib(state) -> None:
         return (True, *values)
 
     def yield_(*args):
-        co = RUNNING_CO[0]
+        co = RUNNING[0].co
         if co is None or co.nny:
             if co is None:
                 raise LuaError("attempt to yield from outside a coroutine")

@@ -19,15 +19,17 @@ million items), in proportion, above BIG_WORK bytes or items only: a call
 on a short string pays a comparison. Steps are also what brings the next
 check of the CPU time (runvil.lua.state), so none of these runs for long
 between two checks.
+
+A state's guard and meter are on the machines that run its Lua
+(runvil.lua.runtime.machine): a builtin reaches the running state's through
+the running machine, with no registry of states.
 """
 
 from __future__ import annotations
 
-import weakref
-
 from ..runtime import values
 from ..errors import LimitExceeded, current_where
-from ..runtime.values import running_string_meta
+from ..runtime.machine import RUNNING
 
 #: the size (bytes, items) from which a builtin's work charges steps in proportion
 BIG_WORK = 4096
@@ -81,10 +83,11 @@ class MemoryGuard:
 def reserve_result(n: int) -> None:
     """reserve_memory for a builtin's result of n bytes, cheaply for a
     small one: a result of up to INLINE_RESULT bytes is built at once and
-    only counted in UNRESERVED, reserved together with others once they
-    pass UNRESERVED_STEP (so a loop of small results still reaches the
-    guard); a longer one, or one over the string limit, is reserved first."""
-    if n > INLINE_RESULT or n > values.MAX_STRING[0]:
+    only counted in the running machine's `unreserved`, reserved together
+    with others once they pass UNRESERVED_STEP (so a loop of small results
+    still reaches the guard); a longer one, or one over the string limit,
+    is reserved first."""
+    if n > INLINE_RESULT or n > RUNNING[0].max_string:
         values.reserve_memory(n)
         return
     values.count_unreserved(n)
@@ -92,9 +95,9 @@ def reserve_result(n: int) -> None:
 
 #: the longest result built without reserving it first (as `..` builds one)
 INLINE_RESULT = values.INLINE_CONCAT
-#: the count of small results not reserved yet, shared with `..`
-#: (runtime/operators.py), and what fast paths that count inline use
-UNRESERVED, UNRESERVED_STEP = values.UNRESERVED, values.UNRESERVED_STEP
+#: what fast paths that count small results inline use (the count is the
+#: running machine's `unreserved`, shared with `..`: runtime/operators.py)
+UNRESERVED_STEP = values.UNRESERVED_STEP
 TINY_RESULT = values.TINY_RESULT
 reserve_unreserved = values.reserve_unreserved
 
@@ -114,62 +117,27 @@ class StepMeter:
             self.tick()
 
 
-#: id of a state's string metatable (which names the running state) ->
-#: (a weak reference to it, its MemoryGuard, its StepMeter): a plain dict
-#: read with one hit (a WeakKeyDictionary's get costs a Python call and a
-#: new weak reference each time); an entry goes with its metatable
-_BUDGETS: dict = {}
-
-
 def install(state) -> None:
-    """Makes builtins account to `state` while it runs: the running state
-    is the one whose string metatable this thread has (a builtin called
-    outside any state's call accounts to none)."""
-    meta = state.string_meta
-    if meta is not None:
-        key = id(meta)
-        ref = weakref.ref(meta, lambda r, key=key: _forget(key, r))
-        _BUDGETS[key] = (ref, MemoryGuard(state), StepMeter(state))
-    values.MEMORY_GUARD[0] = _reserve
-    values.STEP_METER[0] = _charge
+    """Gives `state` its guard and meter, and binds its machine to them: a
+    builtin accounts to the state of the running machine
+    (runvil.lua.runtime.machine), none outside any state's."""
+    state.guard = MemoryGuard(state)
+    state.meter = StepMeter(state)
+    state.machine.bind(state)
 
 
 def uninstall(state) -> None:
-    """Forgets a closed state's entry: the entry holds the state (through
-    its guard and meter), so its metatable's weak reference alone would
-    never let it go and every closed state would stay in memory."""
-    meta = state.string_meta
-    if meta is not None:
-        entry = _BUDGETS.get(id(meta))
-        if entry is not None and entry[0]() is meta:
-            del _BUDGETS[id(meta)]
+    """A closed state's machine accounts to none from now on (its guard
+    and meter hold the state)."""
+    m = state.machine
+    m.guard = m.meter = _unmetered
+    m.state = None
 
 
-def _forget(key: int, ref) -> None:
-    entry = _BUDGETS.get(key)
-    if entry is not None and entry[0] is ref:  # not a newer metatable's that reuses the id
-        del _BUDGETS[key]
-
-
-def _running():
-    meta = running_string_meta()
-    entry = _BUDGETS.get(id(meta))
-    return entry if entry is not None and entry[0]() is meta else None
+def _unmetered(n: int) -> None:
+    """A guard or meter that counts nothing."""
 
 
 def running_state():
-    """The state whose Lua runs on this thread now (None outside any)."""
-    b = _running()
-    return None if b is None else b[2].state
-
-
-def _reserve(n: int) -> None:
-    b = _running()
-    if b is not None:
-        b[1](n)
-
-
-def _charge(n: int) -> None:
-    b = _running()
-    if b is not None:
-        b[2](n)
+    """The state whose Lua runs now (None outside any)."""
+    return RUNNING[0].state

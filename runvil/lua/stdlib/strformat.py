@@ -9,7 +9,8 @@ from ..runtime import values
 from ..runtime.args import arg_error, check_int, check_number, check_str
 from .patterns.matcher import error
 from ..runtime.values import MINI
-from .limits import INLINE_RESULT, TINY_RESULT, UNRESERVED, UNRESERVED_STEP, reserve_result, reserve_unreserved
+from .limits import INLINE_RESULT, TINY_RESULT, UNRESERVED_STEP, reserve_result, reserve_unreserved
+from ..runtime.machine import RUNNING
 
 MAX_FORMAT = 32  # lstrlib's buffer for one conversion specification
 _SPAN = frozenset("-+ #0123456789.")  # L_FMTFLAGSF "123456789." (strspn)
@@ -413,13 +414,14 @@ def _fast_format(fmt: str):
         src.append(f"    if {' and '.join(tests)}:")
         src.append(f"        r = FORMAT % ({', '.join(names)},)")
         src.append("        if len(r) > TINY:")  # not tiny: counted, as reserve_result counts it
-        src.append("            UNRESERVED[0] += len(r)")
-        src.append("            if UNRESERVED[0] > STEP:")
+        src.append("            m = RUNNING[0]")  # the running machine's count (runtime/operators.py)
+        src.append("            m.unreserved += len(r)")
+        src.append("            if m.unreserved > STEP:")
         src.append("                reserve_unreserved()")
         src.append("        return r")
     else:
         src.append("    return FORMAT % ()")
-    ns = {"FORMAT": "".join(py), "INLINE": INLINE_RESULT, "UNRESERVED": UNRESERVED, "STEP": UNRESERVED_STEP, "TINY": TINY_RESULT,
+    ns = {"FORMAT": "".join(py), "INLINE": INLINE_RESULT, "RUNNING": RUNNING, "STEP": UNRESERVED_STEP, "TINY": TINY_RESULT,
           "reserve_unreserved": reserve_unreserved}
     exec("\n".join(src), ns)
     return ns["fast"]

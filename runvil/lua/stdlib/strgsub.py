@@ -11,6 +11,7 @@ from ..runtime import values
 from ..runtime.args import check_str, opt_int, type_error
 from .patterns.matcher import PATTERNS, all_captures, capture, compile_pattern, error
 from ..runtime.tables import LuaTable
+from ..runtime.machine import RUNNING
 from ..runtime.values import Multi, reserve_memory
 from .limits import INLINE_RESULT, TINY_RESULT, reserve_result
 from ..runtime.calldepth import CCall
@@ -137,14 +138,14 @@ def _every_match(pat, repl: str, template, lit: int, refs: int):
         return None
     subn = pat.any_rx.subn
     per_char = max(1, refs) + lit  # as _gsub_by_template's bound, with a match at every char
-    limit = values.MAX_STRING
+    running = RUNNING  # its machine's max_string, read at each call
     if pat.plain and not refs:  # a text replaced by a text: str's count and replace scan as Lua does
         old = pat.body
         new = "".join(piece for piece in _parse_repl(repl) if type(piece) is str)
 
         def every_text(src: str):
             bound = len(src) * per_char
-            if bound > INLINE_RESULT or bound > limit[0]:
+            if bound > INLINE_RESULT or bound > running[0].max_string:
                 return None
             n = src.count(old)
             if not n:
@@ -158,7 +159,7 @@ def _every_match(pat, repl: str, template, lit: int, refs: int):
 
     def every_match(src: str):
         bound = len(src) * per_char
-        if bound > INLINE_RESULT or bound > limit[0]:
+        if bound > INLINE_RESULT or bound > running[0].max_string:
             return None
         r = subn(template, src)  # every match: they are not empty, so at most one per char
         if len(r[0]) > TINY_RESULT:  # a small result: built at once, then counted (a tiny one is not)
@@ -192,7 +193,7 @@ def _gsub_by_template(pat, src: str, repl: str, max_s: int):
     # each match's text is replaced by the literals and at most `refs`
     # copies of it, so this bounds the result
     bound = srcl * max(1, refs) + count * lit
-    if bound > values.MAX_STRING[0]:
+    if bound > RUNNING[0].max_string:
         return None
     if bound > INLINE_RESULT:
         reserve_memory(bound)
@@ -220,9 +221,9 @@ def str_gsub(*args):
                     return Multi((src, 0))  # nothing to replace (escaping text that needs none): repl is never called
                 if pat.nonempty and not pat.anchor and pat.textcaps:
                     if tr is LuaTable and repl.meta is None:  # plain lookups: nothing is called
-                        return _gsub_by_function(pat, src, repl, len(src), values.MAX_STRING[0])
+                        return _gsub_by_function(pat, src, repl, len(src), RUNNING[0].max_string)
                     with CCall(calls=tr is FunctionType):  # as _gsub's: not yieldable
-                        return _gsub_by_function(pat, src, repl, len(src), values.MAX_STRING[0])
+                        return _gsub_by_function(pat, src, repl, len(src), RUNNING[0].max_string)
     repl = args[2] if len(args) >= 3 else None
     if type(repl) is FunctionType or type(repl) is LuaTable:
         # a function is called (a C call); a table's __index counts as its own
@@ -253,7 +254,7 @@ def _gsub(args):
     fast = pat.nonempty and not pat.anchor and max_s > 0 and (rx := pat.regex_for(src)) is not None
     if fast and rx.search(src) is None:  # nothing to replace (escaping text that needs none)
         return Multi((src, 0))
-    limit = values.MAX_STRING[0]
+    limit = RUNNING[0].max_string
     if fast and tr is not str and pat.textcaps:
         return _gsub_by_function(pat, src, repl, min(max_s, srcl), limit)
     value = _replacer(repl, tr, src)

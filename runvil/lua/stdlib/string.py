@@ -441,7 +441,6 @@ def open_lib(state) -> None:
         state.ns["_SMh"] = meta.hash  # s:m() in compiled code looks here first
     except AttributeError:
         pass
-    values.set_string_meta(meta, default=True)
 
 
 @functools.cache

@@ -22,7 +22,8 @@ from types import FunctionType
 
 from ..runtime import values as V
 from ..runtime.args import arg_error, check_function, check_int, check_str, opt_int, type_error
-from ..runtime.calldepth import C, DIRECT, LUAI_MAXCCALLS
+from ..runtime.calldepth import LUAI_MAXCCALLS
+from ..runtime.machine import RUNNING
 from ..errors import lua_error as _error
 from ..compiler.costs import META_CALL_COST
 from ..runtime.tables import LuaTable
@@ -481,7 +482,8 @@ def _class_lt(arr: list):
     the C-stack limit (its error's position) and any inside a twin's
     direct call take operators.lt itself; else None."""
     x = arr[0]
-    if type(x) is not LuaTable or (m := x.meta) is None or DIRECT[0]:
+    mach = RUNNING[0]  # the sort runs on it: a comparison never switches contexts
+    if type(x) is not LuaTable or (m := x.meta) is None or mach.direct:
         return None
     h = m.hash.get("__lt")
     if type(h) is not FunctionType or (steps := h.__globals__.get("_S")) is None:
@@ -495,16 +497,16 @@ def _class_lt(arr: list):
 
     def lt(a, b):
         # a is one of the elements (the sort works on a snapshot of them)
-        if a.meta is not m or get("__lt") is not h or (n := C[0] + 1) >= LUAI_MAXCCALLS or DIRECT[0]:
+        if a.meta is not m or get("__lt") is not h or (n := mach.depth + 1) >= LUAI_MAXCCALLS or mach.direct:
             return generic(a, b)
-        C[0] = n
+        mach.depth = n
         try:
             steps[0] -= META_CALL_COST
             if steps[0] < 0:
                 tick()
             return h(a, b)  # its result's truth is tested by _auxsort, as by operators.lt
         finally:
-            C[0] = n - 1
+            mach.depth = n - 1
 
     return lt
 
