@@ -1,8 +1,8 @@
 """Lua patterns on Python's `re` (runvil.lua.lpattern_re): every pattern
 `re` can express with Lua's meaning runs on it, with Lua 5.4's results.
 
-A differential test runs find, match, gmatch (a generic for, and its
-iterator called) and gsub (string, table and function replacements) in a
+A differential test runs find, match, gmatch (a generic for, its
+iterator called, and both in turn) and gsub (string, table and function replacements) in a
 runvil state and in real Lua 5.4 (lupa) on generated patterns and
 subjects, and says which path (re or the metered matcher) each took; the
 shapes of issue 28 are checked to take re on a long text, and runaway
@@ -61,6 +61,13 @@ put(pcall(function()
     if a == nil then break end
     r[#r + 1] = tostring(a) .. "/" .. tostring(b)
   end
+  return table.concat(r, ";")
+end))
+put(pcall(function()
+  local it, r = s:gmatch(p), {}
+  for a in it do r[#r + 1] = tostring(a) if #r == 6 then break end end
+  for _ = 1, 3 do r[#r + 1] = tostring((it())) end
+  for a in it do r[#r + 1] = tostring(a) .. "/" .. tostring((it())) if #r > 40 then break end end
   return table.concat(r, ";")
 end))
 put(pcall(string.gsub, s, p, repl))

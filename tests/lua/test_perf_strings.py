@@ -149,6 +149,38 @@ print(it(), it(), it(), it())
 print((pcall(string.gmatch, "x", "(%a")))
 for w in ("a(b"):gmatch("(%a") do w_(w) end
 """,
+    # a for over gmatch takes its first matches one by one, then the rest by
+    # one findall: the iterator itself still goes on where the loop stopped,
+    # called in the loop's body it takes the next match, and a loop over the
+    # same iterator inside the loop shares its matches
+    "gmatch walks": r"""
+local s = "one two three four five six seven eight nine ten eleven twelve"
+local out = {}
+local function w_(...) for i = 1, select("#", ...) do out[#out + 1] = tostring((select(i, ...))) end end
+local function flush() print(table.concat(out, " ")); out = {} end
+local it = s:gmatch("%a+")
+for w in it do w_(w) if w == "two" then break end end flush()
+for w in it do w_(w) if w == "seven" then break end end flush()
+print(it(), it())
+for w in it do w_(w) end flush()
+print(it())
+it = s:gmatch("%a+")
+for w in it do w_(w, it()) end flush()
+it = s:gmatch("(%a)(%a+)")
+for a, b in it do w_(a, b, "[") for c, d in it do w_(c, d) if c == "n" then break end end w_("]") end flush()
+it = s:gmatch("%a+")
+for w in it do w_(w, "[") for v in it do w_(v) if v == "two" or v == "nine" then break end end w_("]") end flush()
+for a, b in s:gmatch("(%a)(%a*)") do w_(a:upper() .. b) end flush()
+for w in s:gmatch("(%a+)") do w_(w) if w == "nine" then break end end flush()
+local n, k = 0, 0
+for w in s:rep(1000, " "):gmatch("%a+") do n = n + #w k = k + 1 if k == 11000 then break end end print(n, k)
+it = s:rep(3, " "):gmatch("%a+")
+for w in it do if w == "six" then break end end
+for w in it do if w == "five" then break end end
+print(it(), it())
+print(pcall(function() for w in it do w_(w) if w == "ten" then error("stop") end end end)) flush()
+print(it())
+""",
     "anchored": r"""
 local line = "  " .. string.rep("word ", 40) .. ". (12)  "
 print(#line:match("^%s*(.-)%s*$"), line:match("%((%d+)%)$"), line:match("^%s*(%a+)"))

@@ -6,15 +6,11 @@ works on bytes (ASCII/C-locale semantics for case and classes).
 
 from __future__ import annotations
 
-from itertools import count, repeat
-from operator import itemgetter
-from re import Match
 
 from .. import values
 from ..args import arg_error, check_int, check_str, opt_int, opt_str
 from ..errors import builtin
 from ..lpattern import (
-    GMATCH_PATTERNS,
     PATTERNS,
     all_captures,
     compile_pattern,
@@ -22,44 +18,19 @@ from ..lpattern import (
     find_match,
     has_specials,
 )
-from ..runtime import adjust
 from ..table import LuaTable
 from ..values import EMPTY, Multi
 from . import lib_table
 from .budget import BIG_WORK, BYTES_PER_STEP, TINY_RESULT, reserve_result
 from .coroutine import CCall
+from .strargs import posrelat_end, posrelat_start, ret_values
 from .strformat import str_format
+from .strgmatch import str_gmatch
 from .strgsub import str_gsub
 from .strpack import str_pack, str_packsize, str_unpack
 
 MAXSIZE = 2**31 - 1  # lstrlib's MAXSIZE (INT_MAX)
 MAXSTACK = 1000000  # LUAI_MAXSTACK: limit of values a builtin may return
-
-
-def _ret(vals):
-    if len(vals) == 1:
-        return vals[0]
-    return Multi(vals)
-
-
-def posrelat_start(pos: int, n: int) -> int:
-    """posrelatI: a 1-based start position clipped to [1, inf)."""
-    if pos > 0:
-        return pos
-    if pos == 0 or pos < -n:
-        return 1
-    return n + pos + 1
-
-
-def posrelat_end(pos: int, n: int) -> int:
-    """getendpos: a 1-based end position clipped to [0, n]."""
-    if pos > n:
-        return n
-    if pos >= 0:
-        return pos
-    if pos < -n:
-        return 0
-    return n + pos + 1
 
 
 # ---------------------------------------------------------------- basics
@@ -212,14 +183,14 @@ def _find_from(s: str, p: str, init: int, find: bool, plain: bool):
         st, e = m.start(), m.end()
         if find:
             return Multi((st + 1, e) + all_captures(pat.caps_of(m), s, st, e, False))
-        return _ret(all_captures(pat.caps_of(m), s, st, e))
+        return ret_values(all_captures(pat.caps_of(m), s, st, e))
     r = find_match(s, p, init)
     if r is None:
         return None
     st, e, caps = r
     if find:
         return Multi((st + 1, e) + all_captures(caps, s, st, e, False))
-    return _ret(all_captures(caps, s, st, e))
+    return ret_values(all_captures(caps, s, st, e))
 
 
 def str_find(*args):
@@ -289,131 +260,6 @@ def str_match(*args):
                 return m.group(1)
             return Multi(m.groups())
     return _find_aux(args, False)
-
-
-def str_gmatch(*args):
-    if len(args) == 2:  # the common shape, s:gmatch(p) on a regex safe on s
-        s, p = args
-        if type(s) is str and type(p) is str:
-            pat = GMATCH_PATTERNS.get(p) or compile_pattern(p, gmatch=True)
-            if pat.nonempty and (rx := pat.any_rx or pat.regex_for(s)) is not None:
-                return builtin(_gmatch_by_regex(pat, rx.finditer(s)))
-    s = check_str(args, 1, "gmatch")
-    p = check_str(args, 2, "gmatch")
-    ls = len(s)
-    init = posrelat_start(opt_int(args, 3, "gmatch", 1), ls) - 1
-    if init > ls:
-        init = ls + 1
-    pat = compile_pattern(p, gmatch=True)
-    if pat.nonempty and init <= ls and (rx := pat.regex_for(s)) is not None:
-        # no empty match can occur, so re's scan is Lua's (the rule against
-        # an empty match at the end of the last one never applies)
-        return builtin(_gmatch_by_regex(pat, rx.finditer(s, init)))
-    state = [init, -1]  # next position, end of the last match
-
-    def gmatch_iter(*_):
-        src, last = state
-        if src > ls:
-            return EMPTY
-        r = pat.search(s, src, last)
-        if r is None:
-            state[0] = ls + 1
-            return EMPTY
-        st, e, caps = r
-        state[0] = state[1] = e
-        return _ret(all_captures(caps, s, st, e))
-
-    builtin(gmatch_iter)
-    return gmatch_iter
-
-
-def _gmatch_by_regex(pat, matches):
-    """gmatch's iterator over re's matches (each call the next one, then
-    nothing ever after), its values as push_captures makes them; a generic
-    for walks the same matches without calling it (_walk_matches)."""
-    fn = _gmatch_iter(pat, matches)
-    fn.lua_walk_calls = lambda s, c, n, steps, tick: _walk_matches(pat, matches, n, steps, tick)
-    return fn
-
-
-class _MatchWalk(map):
-    """A generic for's walk over gmatch's matches on re at C speed: its
-    items are mapped from re's matches and counted as they go; their
-    steps (one an item, as runtime._charged charges) are charged when the
-    loop ends (the loop's body charges as it goes, so the budget still
-    stops a long loop)."""
-
-    __slots__ = ("counted", "steps")
-
-    def close(self):
-        steps, self.steps = self.steps, None
-        if steps is not None:
-            steps[0] -= next(self.counted)
-
-    def throw(self, e):
-        self.close()
-        raise e
-
-
-_FIRST = itemgetter(0)
-
-
-def _walk_matches(pat, matches, n: int, steps: list, tick):
-    """A generic for over gmatch's iterator (runtime.make_giter), natively:
-    each item the next of re's matches (taken from the iterator's own
-    matches, so a loop left early leaves the rest to the next call), as
-    n loop values."""
-    ncaps = len(pat.poscaps)
-    if pat.textcaps and (n == 1 and ncaps <= 1 or n == ncaps):
-        if n == ncaps and ncaps > 1:
-            items = map(Match.groups, matches)
-        else:
-            items = map(Match.group, matches, repeat(ncaps))  # group(1), or group(0): the whole match
-        counted = count()
-        walk = _MatchWalk(_FIRST, zip(items, counted))
-        walk.counted = counted
-        walk.steps = steps
-        return walk
-    return _walk_values(pat, matches, n, ncaps, steps, tick)
-
-
-def _walk_values(pat, matches, n: int, ncaps: int, steps: list, tick):
-    """_walk_matches for position captures or a count of loop variables
-    other than the captures': each item made from a match in Python."""
-    k = 64  # 64 - the items not charged yet (as runtime._charged counts them)
-    try:
-        for m in matches:
-            k -= 1
-            if not k:
-                k = 64
-                steps[0] -= 64
-                if steps[0] < 0:
-                    tick()
-            vals = (m.group(),) if not ncaps else tuple(pat.caps_of(m))
-            yield vals[0] if n == 1 else adjust(vals, n)
-    finally:
-        steps[0] -= 64 - k
-
-
-def _gmatch_iter(pat, matches):
-    ncaps = len(pat.poscaps)
-    if ncaps == 0:
-        def gmatch_iter(*_):
-            m = next(matches, None)
-            return EMPTY if m is None else m.group()
-    elif ncaps == 1 and pat.textcaps:
-        def gmatch_iter(*_):
-            m = next(matches, None)
-            return EMPTY if m is None else m.group(1)
-    elif pat.textcaps:
-        def gmatch_iter(*_):
-            m = next(matches, None)
-            return EMPTY if m is None else Multi(m.groups())
-    else:
-        def gmatch_iter(*_):
-            m = next(matches, None)
-            return EMPTY if m is None else _ret(pat.caps_of(m))
-    return gmatch_iter
 
 
 # ---------------------------------------------------------------- opening
