@@ -37,13 +37,28 @@ MAXSTACK = 1000000  # LUAI_MAXSTACK: limit of values a builtin may return
 
 
 # s:len(), s:reverse(), s:lower(), s:upper(): a string receiver is taken at
-# once (extra arguments are ignored, as in Lua); any other takes check_str
+# once by a function of one parameter and the rest (extra arguments are
+# ignored, as in Lua; Python binds a parameter faster than it packs *args);
+# any other, or none (_NO_VALUE), takes check_str
 
 
-def str_len(*args):
-    if args and type(s := args[0]) is str:
+class _NoValue:
+    """The default of a builtin's first parameter: no argument at all
+    (Lua's 'no value', where a nil argument is 'nil')."""
+
+
+_NO_VALUE = _NoValue()
+
+
+def _args(first, rest: tuple) -> tuple:
+    """The arguments of a call as received: none when `first` is absent."""
+    return () if first is _NO_VALUE else (first, *rest)
+
+
+def str_len(s=_NO_VALUE, *rest):
+    if type(s) is str:
         return len(s)
-    return len(check_str(args, 1, "len"))
+    return len(check_str(_args(s, rest), 1, "len"))
 
 
 def str_sub(*args):
@@ -75,8 +90,9 @@ def str_sub(*args):
     return s[i - 1:j]
 
 
-def str_reverse(*args):
-    s = args[0] if args and type(args[0]) is str else check_str(args, 1, "reverse")
+def str_reverse(s=_NO_VALUE, *rest):
+    if type(s) is not str:
+        s = check_str(_args(s, rest), 1, "reverse")
     if len(s) > BIG_WORK:  # its work grows with the string: steps in proportion
         values.charge_steps(len(s) >> BYTES_PER_STEP)
     return s[::-1]
@@ -86,18 +102,25 @@ _LOWER = {c: c + 32 for c in range(65, 91)}
 _UPPER = {c: c - 32 for c in range(97, 123)}
 
 
-def str_lower(*args):
-    s = args[0] if args and type(args[0]) is str else check_str(args, 1, "lower")
-    if len(s) > BIG_WORK:
-        values.charge_steps(len(s) >> BYTES_PER_STEP)
-    return s.lower() if s.isascii() else s.translate(_LOWER)
+def str_lower(s=_NO_VALUE, *rest):
+    if type(s) is str and s.isascii() and len(s) <= BIG_WORK:  # the common case: a short ASCII string
+        return s.lower()
+    return _recase(_args(s, rest), "lower", str.lower, _LOWER)
 
 
-def str_upper(*args):
-    s = args[0] if args and type(args[0]) is str else check_str(args, 1, "upper")
+def str_upper(s=_NO_VALUE, *rest):
+    if type(s) is str and s.isascii() and len(s) <= BIG_WORK:
+        return s.upper()
+    return _recase(_args(s, rest), "upper", str.upper, _UPPER)
+
+
+def _recase(args: tuple, fname: str, ascii_case, table: dict) -> str:
+    """lower/upper in general: the C locale's case of A-Z only (Python's
+    would change chars above 127), steps in proportion on a long string."""
+    s = check_str(args, 1, fname)
     if len(s) > BIG_WORK:
         values.charge_steps(len(s) >> BYTES_PER_STEP)
-    return s.upper() if s.isascii() else s.translate(_UPPER)
+    return ascii_case(s) if s.isascii() else s.translate(table)
 
 
 def str_rep(*args):
