@@ -11,7 +11,7 @@ from .. import values
 from ..args import check_str, opt_int, type_error
 from ..lpattern import PATTERNS, all_captures, capture, compile_pattern, error
 from ..table import LuaTable
-from ..values import Multi, reserve_memory
+from ..values import EMPTY, Multi, reserve_memory
 from .budget import INLINE_RESULT, TINY_RESULT, reserve_result
 from .coroutine import CCall
 
@@ -346,17 +346,24 @@ def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
             check_at = min(grown[2] + _RESERVE_STEP, limit + 1)
         return text
 
+    # each sub below takes its common results at once: a text, or the match
+    # kept (nil, or a function's no value), below the next size check
     if type(repl) is LuaTable:  # a string key: the first capture, or the whole match
         g = 1 if ncaps else 0
         if repl.meta is None:  # the hash part
             get = repl.hash.get
 
             def sub(m):
-                nonlocal size
+                nonlocal size, kept
                 v = get(m[g])
-                if type(v) is str and (k := size + len(v)) < check_at:
+                if type(v) is str:
+                    if (k := size + len(v)) < check_at:
+                        size = k
+                        return v
+                elif v is None and (k := size + len(text := m[0])) < check_at:
                     size = k
-                    return v
+                    kept += 1
+                    return text
                 return settle(m, v)
         else:  # through __index
             index = values.index
@@ -365,35 +372,29 @@ def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
                 return settle(m, index(repl, m[g]))
     elif ncaps == 0:
         def sub(m):
-            nonlocal size
-            v = repl(m[0])
-            if type(v) is str and (k := size + len(v)) < check_at:
+            nonlocal size, kept
+            v = repl(text := m[0])
+            if type(v) is str:
+                if (k := size + len(v)) < check_at:
+                    size = k
+                    return v
+            elif (v is EMPTY or v is None) and (k := size + len(text)) < check_at:
                 size = k
-                return v
-            return settle(m, v)
-    elif ncaps == 1:
-        def sub(m):
-            nonlocal size
-            v = repl(m[1])
-            if type(v) is str and (k := size + len(v)) < check_at:
-                size = k
-                return v
-            return settle(m, v)
-    elif ncaps == 2:
-        def sub(m):
-            nonlocal size
-            v = repl(m[1], m[2])
-            if type(v) is str and (k := size + len(v)) < check_at:
-                size = k
-                return v
+                kept += 1
+                return text
             return settle(m, v)
     else:
         def sub(m):
-            nonlocal size
+            nonlocal size, kept
             v = repl(*m.groups())
-            if type(v) is str and (k := size + len(v)) < check_at:
+            if type(v) is str:
+                if (k := size + len(v)) < check_at:
+                    size = k
+                    return v
+            elif (v is EMPTY or v is None) and (k := size + len(text := m[0])) < check_at:
                 size = k
-                return v
+                kept += 1
+                return text
             return settle(m, v)
 
     res, n = pat.regex.subn(sub, src, count)
