@@ -181,6 +181,28 @@ print(it(), it())
 print(pcall(function() for w in it do w_(w) if w == "ten" then error("stop") end end end)) flush()
 print(it())
 """,
+    # sub, byte, upper, lower, len and reverse take their arguments as
+    # parameters: absent ones, nil ones and extra ones as Lua tells them apart
+    "arguments as parameters": r"""
+local s = "hello world"
+print(s:sub(2), s:sub(-3), s:sub(0), s:sub(2, 4), s:sub(2, -1), s:sub(-3, -1), s:sub(-30, -1), s:sub(3, -2), s:sub(0, 0), s:sub(5, 2), s:sub(2.0, 3), s:sub(2, nil))
+print(pcall(string.sub), pcall(string.sub, s))
+print(pcall(string.sub, s, {}), pcall(string.sub, s, 1, {}), pcall(string.sub, s, 1.5))
+print(string.sub(12345, 2, 3), s:sub(2, 3, 4), s:sub(100), s:sub(-100))
+print(s:byte(1), s:byte(-1), s:byte(100), s:byte(), s:byte(1, 3), s:byte(0), s:byte(1, nil), s:byte(2.0))
+print(pcall(string.byte), pcall(string.byte, s, {}), pcall(string.byte, s, 1, {}), string.byte(12, 1))
+print(select("#", s:byte(100)), select("#", s:byte(3, 2)))
+print(pcall(string.upper))
+print(pcall(string.upper, nil))
+print(pcall(string.lower, {}))
+print(pcall(string.len))
+print(pcall(string.reverse))
+print(pcall(string.reverse, nil, 1))
+print(string.upper(12), string.lower(1.5), string.len(123), string.reverse(12))
+print(("aBc\xe9\xc9"):upper() == "ABC\xe9\xc9", ("aBc\xe9\xc9"):lower() == "abc\xe9\xc9", ("abc"):upper(1, 2), ("x"):len(3))
+print(#string.rep("aé", 5000):upper(), string.rep("ab", 3000):upper():sub(1, 4))
+print(pcall(("x").upper, true))
+""",
     "anchored": r"""
 local line = "  " .. string.rep("word ", 40) .. ". (12)  "
 print(#line:match("^%s*(.-)%s*$"), line:match("%((%d+)%)$"), line:match("^%s*(%a+)"))

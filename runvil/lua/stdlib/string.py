@@ -55,18 +55,33 @@ def _args(first, rest: tuple) -> tuple:
     return () if first is _NO_VALUE else (first, *rest)
 
 
+def _given(a, b, c, rest: tuple) -> tuple:
+    """The arguments of a call of a builtin with three parameters and the
+    rest, as received: those before the first absent one."""
+    if a is _NO_VALUE:
+        return ()
+    if b is _NO_VALUE:
+        return (a,)
+    if c is _NO_VALUE:
+        return (a, b)
+    return (a, b, c, *rest)
+
+
 def str_len(s=_NO_VALUE, *rest):
     if type(s) is str:
         return len(s)
     return len(check_str(_args(s, rest), 1, "len"))
 
 
-def str_sub(*args):
+def str_sub(s=_NO_VALUE, i=_NO_VALUE, j=_NO_VALUE, *rest):
     # the common shapes, s:sub(i[, j]) with positive positions, s:sub(-k)
-    n = len(args)
-    if n == 3:
-        s, i, j = args
-        if type(s) is str and type(i) is int and type(j) is int:
+    if type(s) is str and type(i) is int:
+        if j is _NO_VALUE:
+            if i > 0:
+                return s[i - 1:]
+            if i < 0:
+                return s[i:]
+        elif type(j) is int:
             if i > 0:
                 if j >= 0:
                     return s[i - 1:j]
@@ -74,13 +89,7 @@ def str_sub(*args):
                     return s[i - 1:]
             elif i < 0 and j == -1:  # the last -i chars (all of them when -i > #s, as posrelat)
                 return s[i:]
-    elif n == 2:
-        s, i = args
-        if type(s) is str and type(i) is int:
-            if i > 0:
-                return s[i - 1:]
-            if i < 0:
-                return s[i:]
+    args = _given(s, i, j, rest)
     s = check_str(args, 1, "sub")
     n = len(s)
     i = posrelat_start(check_int(args, 2, "sub"), n)
@@ -143,14 +152,13 @@ def str_rep(*args):
     return s * n
 
 
-def str_byte(*args):
-    if len(args) == 2:  # the common shape, s:byte(i) with i within the string (or past its end)
-        s, i = args
-        if type(s) is str and type(i) is int:
-            if i > 0:
-                return ord(s[i - 1]) if i <= len(s) else EMPTY
-            if i < 0 and -i <= len(s):  # counted from the end, as posrelat
-                return ord(s[i])
+def str_byte(s=_NO_VALUE, i=_NO_VALUE, *rest):
+    if type(s) is str and type(i) is int and not rest:  # s:byte(i) within the string (or past its end)
+        if i > 0:
+            return ord(s[i - 1]) if i <= len(s) else EMPTY
+        if i < 0 and -i <= len(s):  # counted from the end, as posrelat
+            return ord(s[i])
+    args = _given(s, i, rest[0], rest[1:]) if rest else _given(s, i, _NO_VALUE, ())
     s = check_str(args, 1, "byte")
     n = len(s)
     pi = opt_int(args, 2, "byte", 1)
