@@ -181,9 +181,13 @@ print(it(), it())
 print(pcall(function() for w in it do w_(w) if w == "ten" then error("stop") end end end)) flush()
 print(it())
 """,
-    # sub, byte, upper, lower, len and reverse take their arguments as
+    # match, sub, byte, upper, lower, len and reverse take their arguments as
     # parameters: absent ones, nil ones and extra ones as Lua tells them apart
     "arguments as parameters": r"""
+local s = "key: value  "
+print(s:match("^(%a+):%s*(.*)$"), s:match("%a+", 3), s:match("%a+", 0), s:match("%a+", -3), s:match("%a+", 13), s:match("%a+", 14), s:match("", 13), s:match("x", 100))
+print(pcall(string.match), pcall(string.match, s), pcall(string.match, s, "%a", {}), pcall(string.match, s, "%a", nil), s:match("%a", 2.0), s:match("(%a)", 1, 2))
+print(string.match(123, "%d"), pcall(string.match, s, "(%a"), s:match("()e()"), s:match(" *$"))
 local s = "hello world"
 print(s:sub(2), s:sub(-3), s:sub(0), s:sub(2, 4), s:sub(2, -1), s:sub(-3, -1), s:sub(-30, -1), s:sub(3, -2), s:sub(0, 0), s:sub(5, 2), s:sub(2.0, 3), s:sub(2, nil))
 print(pcall(string.sub), pcall(string.sub, s))

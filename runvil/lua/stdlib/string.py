@@ -264,33 +264,31 @@ def str_find(*args):
     return _find_aux(args, True)
 
 
-def str_match(*args):
-    # the common shape, as str_find's
-    n = len(args)
-    if n == 2:
-        s, p = args
-        init = 0
-    elif n == 3:
-        s, p, init = args
-        init = init - 1 if type(init) is int and init > 0 else -1
-    else:
-        init = -1
-    if init >= 0 and type(s) is str and type(p) is str and init <= len(s):
-        pat = PATTERNS.get(p) or compile_pattern(p)
-        rx = pat.find_rx
-        if rx is not None or (pat.textcaps and pat.regex is not None and (rx := pat.regex_for(s)) is not None):
-            if (single := pat.single) is not None and init < len(s) and (c := s[init]) in single:
-                return c  # a one-char pattern matching at init: no search
-            m = rx.match(s, init) if pat.anchor else rx.search(s, init)
-            if m is None:
-                return None
-            ncaps = len(pat.poscaps)
-            if ncaps == 0:
-                return m.group()
-            if ncaps == 1:
-                return m.group(1)
-            return Multi(m.groups())
-    return _find_aux(args, False)
+def str_match(s=_NO_VALUE, p=_NO_VALUE, init=_NO_VALUE, *rest):
+    # the common shape, as str_find's (its arguments bound as parameters)
+    if type(s) is str and type(p) is str:
+        if init is _NO_VALUE:
+            i = 0
+        elif type(init) is int and 0 < init <= len(s) + 1:
+            i = init - 1
+        else:
+            i = -1
+        if i >= 0:
+            pat = PATTERNS.get(p) or compile_pattern(p)
+            rx = pat.find_rx
+            if rx is not None or (pat.textcaps and pat.regex is not None and (rx := pat.regex_for(s)) is not None):
+                if (single := pat.single) is not None and i < len(s) and (c := s[i]) in single:
+                    return c  # a one-char pattern matching at init: no search
+                m = rx.match(s, i) if pat.anchor else rx.search(s, i)
+                if m is None:
+                    return None
+                ncaps = len(pat.poscaps)
+                if ncaps == 0:
+                    return m.group()
+                if ncaps == 1:
+                    return m.group(1)
+                return Multi(m.groups())
+    return _find_aux(_given(s, p, init, rest), False)
 
 
 # ---------------------------------------------------------------- opening
