@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import time
+from contextlib import contextmanager
 
 import pytest
 from hypothesis import given
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from runvil.lua import LimitExceeded, LuaState
 from runvil.lua.lpattern import compile_pattern
 from runvil.lua.lpattern_re import RISKY_WORK, translate
+from runvil.lua.stdlib import strgmatch
 
 lupa = pytest.importorskip("lupa")
 
@@ -164,7 +166,22 @@ def test_expressible_patterns_run_on_re_with_lua_results(p, s, init, repl):
     body = p[1:] if p.startswith("^") else p
     assert translate(body) is not None, p  # everything re can express goes to it
     ways = (path(p, s), path(p, s, gmatch=True))
-    assert ours(s, p, init, repl) == real(s, p, init, repl), (p, s, init, repl, ways)
+    expected = real(s, p, init, repl)
+    assert ours(s, p, init, repl) == expected, (p, s, init, repl, ways)
+    with walks_by_findall():  # as on a subject past _FINDALL_MIN chars
+        assert ours(s, p, init, repl) == expected, (p, s, init, repl, ways, "findall")
+
+
+@contextmanager
+def walks_by_findall():
+    """A for over gmatch takes the rest of its matches by findall on a
+    short subject too."""
+    old = strgmatch._FINDALL_MIN
+    strgmatch._FINDALL_MIN = -1
+    try:
+        yield
+    finally:
+        strgmatch._FINDALL_MIN = old
 
 
 @BOUNDED

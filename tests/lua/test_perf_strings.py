@@ -150,11 +150,11 @@ print((pcall(string.gmatch, "x", "(%a")))
 for w in ("a(b"):gmatch("(%a") do w_(w) end
 """,
     # a for over gmatch takes its first matches one by one, then the rest by
-    # one findall: the iterator itself still goes on where the loop stopped,
+    # one findall (on a subject over 1 KB): the iterator itself still goes on where the loop stopped,
     # called in the loop's body it takes the next match, and a loop over the
     # same iterator inside the loop shares its matches
     "gmatch walks": r"""
-local s = "one two three four five six seven eight nine ten eleven twelve"
+local s = "one two three four five six seven eight nine ten eleven twelve" .. string.rep(".", 1100)
 local out = {}
 local function w_(...) for i = 1, select("#", ...) do out[#out + 1] = tostring((select(i, ...))) end end
 local function flush() print(table.concat(out, " ")); out = {} end

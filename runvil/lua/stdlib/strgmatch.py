@@ -71,7 +71,7 @@ class _MatchWalk(chain):
     """A generic for's walk over gmatch's matches on re at C speed: the
     items mapped from re's matches, each paired with an item of a `repeat`
     whose length hint then tells how many were taken; on a subject of at
-    most _FINDALL_MAX chars only a head of _HEAD items, then the rest by
+    most _FINDALL_MAX chars (and more than _FINDALL_MIN) only a head of _HEAD items, then the rest by
     one findall (_Rest). The mapped items' steps (one an item, as
     runtime._charged charges) are charged when the loop ends, the rest's
     when findall has found them (the loop's body charges as it goes, so
@@ -96,6 +96,9 @@ _TICKETS = sys.maxsize
 #: the matches a walk takes one by one before it finds the rest at once
 #: (a loop left at its first items does not pay for the whole subject)
 _HEAD = 4
+#: the shortest subject whose remaining matches a walk finds at once (on a
+#: short one, the walk's setup would cost more than it saves)
+_FINDALL_MIN = 1024
 #: the longest subject whose remaining matches a walk finds at once: their
 #: strings are all alive together (some 60 bytes a char at most)
 _FINDALL_MAX = 1 << 20
@@ -175,7 +178,7 @@ def _walk_matches(pat, rx, s: str, box: list, n: int, steps: list, tick):
     ncaps = len(pat.poscaps)
     matches = box[0]
     if pat.textcaps and (n == 1 and ncaps <= 1 or n == ncaps):
-        at_once = len(s) <= _FINDALL_MAX and not box[1]
+        at_once = _FINDALL_MIN < len(s) <= _FINDALL_MAX and not box[1]
         head = islice(matches, _HEAD) if at_once else matches
         if n == ncaps and ncaps > 1:
             ticket = repeat(None, _TICKETS)  # groups(None): Lua's captures
