@@ -1,8 +1,8 @@
 """Lua patterns on Python's `re` (runvil.lua.stdlib.patterns.regex): every pattern
 `re` can express with Lua's meaning runs on it, with Lua 5.4's results.
 
-A differential test runs find, match, gmatch (a generic for, and its
-iterator called) and gsub (string, table and function replacements) in a
+A differential test runs find, match, gmatch (a generic for, its
+iterator called, and both in turn) and gsub (string, table and function replacements) in a
 runvil state and in real Lua 5.4 (lupa) on generated patterns and
 subjects, and says which path (re or the metered matcher) each took; the
 shapes of issue 28 are checked to take re on a long text, and runaway
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import time
+from contextlib import contextmanager
 
 import pytest
 from hypothesis import given
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from runvil.lua import LimitExceeded, LuaState
 from runvil.lua.stdlib.patterns.matcher import compile_pattern
 from runvil.lua.stdlib.patterns.regex import RISKY_WORK, translate
+from runvil.lua.stdlib import strgmatch
 
 lupa = pytest.importorskip("lupa")
 
@@ -61,6 +63,13 @@ put(pcall(function()
     if a == nil then break end
     r[#r + 1] = tostring(a) .. "/" .. tostring(b)
   end
+  return table.concat(r, ";")
+end))
+put(pcall(function()
+  local it, r = s:gmatch(p), {}
+  for a in it do r[#r + 1] = tostring(a) if #r == 6 then break end end
+  for _ = 1, 3 do r[#r + 1] = tostring((it())) end
+  for a in it do r[#r + 1] = tostring(a) .. "/" .. tostring((it())) if #r > 40 then break end end
   return table.concat(r, ";")
 end))
 put(pcall(string.gsub, s, p, repl))
@@ -157,7 +166,22 @@ def test_expressible_patterns_run_on_re_with_lua_results(p, s, init, repl):
     body = p[1:] if p.startswith("^") else p
     assert translate(body) is not None, p  # everything re can express goes to it
     ways = (path(p, s), path(p, s, gmatch=True))
-    assert ours(s, p, init, repl) == real(s, p, init, repl), (p, s, init, repl, ways)
+    expected = real(s, p, init, repl)
+    assert ours(s, p, init, repl) == expected, (p, s, init, repl, ways)
+    with walks_by_findall():  # as on a subject past _FINDALL_MIN chars
+        assert ours(s, p, init, repl) == expected, (p, s, init, repl, ways, "findall")
+
+
+@contextmanager
+def walks_by_findall():
+    """A for over gmatch takes the rest of its matches by findall on a
+    short subject too."""
+    old = strgmatch._FINDALL_MIN
+    strgmatch._FINDALL_MIN = -1
+    try:
+        yield
+    finally:
+        strgmatch._FINDALL_MIN = old
 
 
 @BOUNDED

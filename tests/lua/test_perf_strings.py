@@ -148,6 +148,64 @@ print(it(), it(), it(), it())
 print((pcall(string.gmatch, "x", "(%a")))
 for w in ("a(b"):gmatch("(%a") do w_(w) end
 """,
+    # a for over gmatch takes its first matches one by one, then the rest by
+    # one findall (on a subject over 1 KB): the iterator itself still goes on where the loop stopped,
+    # called in the loop's body it takes the next match, and a loop over the
+    # same iterator inside the loop shares its matches
+    "gmatch walks": r"""
+local s = "one two three four five six seven eight nine ten eleven twelve" .. string.rep(".", 1100)
+local out = {}
+local function w_(...) for i = 1, select("#", ...) do out[#out + 1] = tostring((select(i, ...))) end end
+local function flush() print(table.concat(out, " ")); out = {} end
+local it = s:gmatch("%a+")
+for w in it do w_(w) if w == "two" then break end end flush()
+for w in it do w_(w) if w == "seven" then break end end flush()
+print(it(), it())
+for w in it do w_(w) end flush()
+print(it())
+it = s:gmatch("%a+")
+for w in it do w_(w, it()) end flush()
+it = s:gmatch("(%a)(%a+)")
+for a, b in it do w_(a, b, "[") for c, d in it do w_(c, d) if c == "n" then break end end w_("]") end flush()
+it = s:gmatch("%a+")
+for w in it do w_(w, "[") for v in it do w_(v) if v == "two" or v == "nine" then break end end w_("]") end flush()
+for a, b in s:gmatch("(%a)(%a*)") do w_(a:upper() .. b) end flush()
+for w in s:gmatch("(%a+)") do w_(w) if w == "nine" then break end end flush()
+local n, k = 0, 0
+for w in s:rep(1000, " "):gmatch("%a+") do n = n + #w k = k + 1 if k == 11000 then break end end print(n, k)
+it = s:rep(3, " "):gmatch("%a+")
+for w in it do if w == "six" then break end end
+for w in it do if w == "five" then break end end
+print(it(), it())
+print(pcall(function() for w in it do w_(w) if w == "ten" then error("stop") end end end)) flush()
+print(it())
+""",
+    # match, sub, byte, upper, lower, len and reverse take their arguments as
+    # parameters: absent ones, nil ones and extra ones as Lua tells them apart
+    "arguments as parameters": r"""
+local s = "key: value  "
+print(s:match("^(%a+):%s*(.*)$"), s:match("%a+", 3), s:match("%a+", 0), s:match("%a+", -3), s:match("%a+", 13), s:match("%a+", 14), s:match("", 13), s:match("x", 100))
+print(pcall(string.match), pcall(string.match, s), pcall(string.match, s, "%a", {}), pcall(string.match, s, "%a", nil), s:match("%a", 2.0), s:match("(%a)", 1, 2))
+print(string.match(123, "%d"), pcall(string.match, s, "(%a"), s:match("()e()"), s:match(" *$"))
+local s = "hello world"
+print(s:sub(2), s:sub(-3), s:sub(0), s:sub(2, 4), s:sub(2, -1), s:sub(-3, -1), s:sub(-30, -1), s:sub(3, -2), s:sub(0, 0), s:sub(5, 2), s:sub(2.0, 3), s:sub(2, nil))
+print(pcall(string.sub), pcall(string.sub, s))
+print(pcall(string.sub, s, {}), pcall(string.sub, s, 1, {}), pcall(string.sub, s, 1.5))
+print(string.sub(12345, 2, 3), s:sub(2, 3, 4), s:sub(100), s:sub(-100))
+print(s:byte(1), s:byte(-1), s:byte(100), s:byte(), s:byte(1, 3), s:byte(0), s:byte(1, nil), s:byte(2.0))
+print(pcall(string.byte), pcall(string.byte, s, {}), pcall(string.byte, s, 1, {}), string.byte(12, 1))
+print(select("#", s:byte(100)), select("#", s:byte(3, 2)))
+print(pcall(string.upper))
+print(pcall(string.upper, nil))
+print(pcall(string.lower, {}))
+print(pcall(string.len))
+print(pcall(string.reverse))
+print(pcall(string.reverse, nil, 1))
+print(string.upper(12), string.lower(1.5), string.len(123), string.reverse(12))
+print(("aBc\xe9\xc9"):upper() == "ABC\xe9\xc9", ("aBc\xe9\xc9"):lower() == "abc\xe9\xc9", ("abc"):upper(1, 2), ("x"):len(3))
+print(#string.rep("aé", 5000):upper(), string.rep("ab", 3000):upper():sub(1, 4))
+print(pcall(("x").upper, true))
+""",
     "anchored": r"""
 local line = "  " .. string.rep("word ", 40) .. ". (12)  "
 print(#line:match("^%s*(.-)%s*$"), line:match("%((%d+)%)$"), line:match("^%s*(%a+)"))

@@ -12,7 +12,7 @@ from ..runtime.args import check_str, opt_int, type_error
 from .patterns.matcher import PATTERNS, all_captures, capture, compile_pattern, error
 from ..runtime.tables import LuaTable
 from ..runtime.machine import RUNNING
-from ..runtime.values import Multi, reserve_memory
+from ..runtime.values import EMPTY, Multi, reserve_memory
 from .limits import INLINE_RESULT, TINY_RESULT, reserve_result
 from ..runtime.calldepth import CCall
 
@@ -317,40 +317,29 @@ def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
     does; the sizes are reserved as _gsub's loop reserves them (each match
     adds its text's size and tests one bound: the size where
     _reserve_grown has work, a step past what is reserved or past the
-    string limit)."""
+    string limit). A text below that bound is the common result, taken
+    at once; `settle` takes every other."""
     size = 0  # of the replacements
-    changed = False
+    kept = 0  # matches left as they are (nil or false): none changed the subject if all were
     grown = [0, True, 0]  # _reserve_grown's state: the size, changed, the size reserved so far
     check_at = min(_RESERVE_STEP, limit + 1)
     first = values.first
-    whole = not pat.poscaps
-    table = type(repl) is LuaTable
-    g = 0 if whole else 1  # the key of a table: the first capture, or the whole match
-    if table:  # a string key: the hash part (through __index, when there is a metatable)
-        raw = repl.hash.get if repl.meta is None else None
-        index = values.index
+    ncaps = len(pat.poscaps)
 
-    def sub(m):
-        nonlocal size, changed, check_at
-        if table:
-            v = raw(m.group(g)) if raw is not None else index(repl, m.group(g))
-        else:
-            v = repl(m.group()) if whole else repl(*m.groups())
+    def settle(m, v) -> str:
+        nonlocal size, kept, check_at
+        if type(v) is Multi:
+            v = first(v)
         tv = type(v)
-        if tv is str:  # the common result, a text: no Multi to take the first of
+        if tv is str:
             text = v
-            changed = True
-        elif (v := first(v) if tv is Multi else v) is None or v is False:
+        elif v is None or v is False:
             text = m.group()
+            kept += 1
+        elif tv is int or tv is float:
+            text = values.fmt_number(v)
         else:
-            tv = type(v)
-            if tv is str:
-                text = v
-            elif tv is int or tv is float:
-                text = values.fmt_number(v)
-            else:
-                error(f"invalid replacement value (a {values.type_name(v)})")
-            changed = True
+            error(f"invalid replacement value (a {values.type_name(v)})")
         size += len(text)
         if size >= check_at:
             grown[0] = size
@@ -358,7 +347,62 @@ def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
             check_at = min(grown[2] + _RESERVE_STEP, limit + 1)
         return text
 
-    return _subn(pat, src, sub, count, lambda: changed)
+    # each sub below takes its common results at once: a text, or the match
+    # kept (nil, or a function's no value), below the next size check
+    if type(repl) is LuaTable:  # a string key: the first capture, or the whole match
+        g = 1 if ncaps else 0
+        if repl.meta is None:  # the hash part
+            get = repl.hash.get
+
+            def sub(m):
+                nonlocal size, kept
+                v = get(m[g])
+                if type(v) is str:
+                    if (k := size + len(v)) < check_at:
+                        size = k
+                        return v
+                elif v is None and (k := size + len(text := m[0])) < check_at:
+                    size = k
+                    kept += 1
+                    return text
+                return settle(m, v)
+        else:  # through __index
+            index = values.index
+
+            def sub(m):
+                return settle(m, index(repl, m[g]))
+    elif ncaps == 0:
+        def sub(m):
+            nonlocal size, kept
+            v = repl(text := m[0])
+            if type(v) is str:
+                if (k := size + len(v)) < check_at:
+                    size = k
+                    return v
+            elif (v is EMPTY or v is None) and (k := size + len(text)) < check_at:
+                size = k
+                kept += 1
+                return text
+            return settle(m, v)
+    else:
+        def sub(m):
+            nonlocal size, kept
+            v = repl(*m.groups())
+            if type(v) is str:
+                if (k := size + len(v)) < check_at:
+                    size = k
+                    return v
+            elif (v is EMPTY or v is None) and (k := size + len(text := m[0])) < check_at:
+                size = k
+                kept += 1
+                return text
+            return settle(m, v)
+
+    res, n = pat.regex.subn(sub, src, count)
+    if kept == n:  # no replacement changed it: the subject itself
+        return Multi((src, n))
+    reserve_result(len(res))
+    return Multi((res, n))
 
 
 def _reserve_grown(state: list, limit: int) -> None:

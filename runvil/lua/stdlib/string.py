@@ -7,21 +7,19 @@ works on bytes (ASCII/C-locale semantics for case and classes).
 from __future__ import annotations
 
 import functools
-from itertools import count, repeat
-from operator import itemgetter
-from re import Match
 
 from ..runtime import values
 from ..runtime.args import arg_error, check_int, check_str, opt_int, opt_str
 from ..errors import builtin
-from .patterns.matcher import GMATCH_PATTERNS, PATTERNS, all_captures, compile_pattern, error, find_match, has_specials
-from ..runtime.helpers import adjust
+from .patterns.matcher import PATTERNS, all_captures, compile_pattern, error, find_match, has_specials
 from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, Multi
 from . import lib_table
 from .limits import BIG_WORK, BYTES_PER_STEP, TINY_RESULT, reserve_result
 from ..runtime.calldepth import CCall
+from .strargs import posrelat_end, posrelat_start, ret_values
 from .strformat import str_format
+from .strgmatch import str_gmatch
 from .strgsub import str_gsub
 from .strpack import str_pack, str_packsize, str_unpack
 
@@ -29,51 +27,55 @@ MAXSIZE = 2**31 - 1  # lstrlib's MAXSIZE (INT_MAX)
 MAXSTACK = 1000000  # LUAI_MAXSTACK: limit of values a builtin may return
 
 
-def _ret(vals):
-    if len(vals) == 1:
-        return vals[0]
-    return Multi(vals)
-
-
-def posrelat_start(pos: int, n: int) -> int:
-    """posrelatI: a 1-based start position clipped to [1, inf)."""
-    if pos > 0:
-        return pos
-    if pos == 0 or pos < -n:
-        return 1
-    return n + pos + 1
-
-
-def posrelat_end(pos: int, n: int) -> int:
-    """getendpos: a 1-based end position clipped to [0, n]."""
-    if pos > n:
-        return n
-    if pos >= 0:
-        return pos
-    if pos < -n:
-        return 0
-    return n + pos + 1
-
-
 # ---------------------------------------------------------------- basics
 
 
 # s:len(), s:reverse(), s:lower(), s:upper(): a string receiver is taken at
-# once (extra arguments are ignored, as in Lua); any other takes check_str
+# once by a function of one parameter and the rest (extra arguments are
+# ignored, as in Lua; Python binds a parameter faster than it packs *args);
+# any other, or none (_NO_VALUE), takes check_str
 
 
-def str_len(*args):
-    if args and type(s := args[0]) is str:
+class _NoValue:
+    """The default of a builtin's first parameter: no argument at all
+    (Lua's 'no value', where a nil argument is 'nil')."""
+
+
+_NO_VALUE = _NoValue()
+
+
+def _args(first, rest: tuple) -> tuple:
+    """The arguments of a call as received: none when `first` is absent."""
+    return () if first is _NO_VALUE else (first, *rest)
+
+
+def _given(a, b, c, rest: tuple) -> tuple:
+    """The arguments of a call of a builtin with three parameters and the
+    rest, as received: those before the first absent one."""
+    if a is _NO_VALUE:
+        return ()
+    if b is _NO_VALUE:
+        return (a,)
+    if c is _NO_VALUE:
+        return (a, b)
+    return (a, b, c, *rest)
+
+
+def str_len(s=_NO_VALUE, *rest):
+    if type(s) is str:
         return len(s)
-    return len(check_str(args, 1, "len"))
+    return len(check_str(_args(s, rest), 1, "len"))
 
 
-def str_sub(*args):
+def str_sub(s=_NO_VALUE, i=_NO_VALUE, j=_NO_VALUE, *rest):
     # the common shapes, s:sub(i[, j]) with positive positions, s:sub(-k)
-    n = len(args)
-    if n == 3:
-        s, i, j = args
-        if type(s) is str and type(i) is int and type(j) is int:
+    if type(s) is str and type(i) is int:
+        if j is _NO_VALUE:
+            if i > 0:
+                return s[i - 1:]
+            if i < 0:
+                return s[i:]
+        elif type(j) is int:
             if i > 0:
                 if j >= 0:
                     return s[i - 1:j]
@@ -81,13 +83,7 @@ def str_sub(*args):
                     return s[i - 1:]
             elif i < 0 and j == -1:  # the last -i chars (all of them when -i > #s, as posrelat)
                 return s[i:]
-    elif n == 2:
-        s, i = args
-        if type(s) is str and type(i) is int:
-            if i > 0:
-                return s[i - 1:]
-            if i < 0:
-                return s[i:]
+    args = _given(s, i, j, rest)
     s = check_str(args, 1, "sub")
     n = len(s)
     i = posrelat_start(check_int(args, 2, "sub"), n)
@@ -97,8 +93,9 @@ def str_sub(*args):
     return s[i - 1:j]
 
 
-def str_reverse(*args):
-    s = args[0] if args and type(args[0]) is str else check_str(args, 1, "reverse")
+def str_reverse(s=_NO_VALUE, *rest):
+    if type(s) is not str:
+        s = check_str(_args(s, rest), 1, "reverse")
     if len(s) > BIG_WORK:  # its work grows with the string: steps in proportion
         values.charge_steps(len(s) >> BYTES_PER_STEP)
     return s[::-1]
@@ -108,18 +105,25 @@ _LOWER = {c: c + 32 for c in range(65, 91)}
 _UPPER = {c: c - 32 for c in range(97, 123)}
 
 
-def str_lower(*args):
-    s = args[0] if args and type(args[0]) is str else check_str(args, 1, "lower")
-    if len(s) > BIG_WORK:
-        values.charge_steps(len(s) >> BYTES_PER_STEP)
-    return s.lower() if s.isascii() else s.translate(_LOWER)
+def str_lower(s=_NO_VALUE, *rest):
+    if type(s) is str and s.isascii() and len(s) <= BIG_WORK:  # the common case: a short ASCII string
+        return s.lower()
+    return _recase(_args(s, rest), "lower", str.lower, _LOWER)
 
 
-def str_upper(*args):
-    s = args[0] if args and type(args[0]) is str else check_str(args, 1, "upper")
+def str_upper(s=_NO_VALUE, *rest):
+    if type(s) is str and s.isascii() and len(s) <= BIG_WORK:
+        return s.upper()
+    return _recase(_args(s, rest), "upper", str.upper, _UPPER)
+
+
+def _recase(args: tuple, fname: str, ascii_case, table: dict) -> str:
+    """lower/upper in general: the C locale's case of A-Z only (Python's
+    would change chars above 127), steps in proportion on a long string."""
+    s = check_str(args, 1, fname)
     if len(s) > BIG_WORK:
         values.charge_steps(len(s) >> BYTES_PER_STEP)
-    return s.upper() if s.isascii() else s.translate(_UPPER)
+    return ascii_case(s) if s.isascii() else s.translate(table)
 
 
 def str_rep(*args):
@@ -142,14 +146,13 @@ def str_rep(*args):
     return s * n
 
 
-def str_byte(*args):
-    if len(args) == 2:  # the common shape, s:byte(i) with i within the string (or past its end)
-        s, i = args
-        if type(s) is str and type(i) is int:
-            if i > 0:
-                return ord(s[i - 1]) if i <= len(s) else EMPTY
-            if i < 0 and -i <= len(s):  # counted from the end, as posrelat
-                return ord(s[i])
+def str_byte(s=_NO_VALUE, i=_NO_VALUE, *rest):
+    if type(s) is str and type(i) is int and not rest:  # s:byte(i) within the string (or past its end)
+        if i > 0:
+            return ord(s[i - 1]) if i <= len(s) else EMPTY
+        if i < 0 and -i <= len(s):  # counted from the end, as posrelat
+            return ord(s[i])
+    args = _given(s, i, rest[0], rest[1:]) if rest else _given(s, i, _NO_VALUE, ())
     s = check_str(args, 1, "byte")
     n = len(s)
     pi = opt_int(args, 2, "byte", 1)
@@ -205,14 +208,14 @@ def _find_from(s: str, p: str, init: int, find: bool, plain: bool):
         st, e = m.start(), m.end()
         if find:
             return Multi((st + 1, e) + all_captures(pat.caps_of(m), s, st, e, False))
-        return _ret(all_captures(pat.caps_of(m), s, st, e))
+        return ret_values(all_captures(pat.caps_of(m), s, st, e))
     r = find_match(s, p, init)
     if r is None:
         return None
     st, e, caps = r
     if find:
         return Multi((st + 1, e) + all_captures(caps, s, st, e, False))
-    return _ret(all_captures(caps, s, st, e))
+    return ret_values(all_captures(caps, s, st, e))
 
 
 def str_find(*args):
@@ -255,158 +258,31 @@ def str_find(*args):
     return _find_aux(args, True)
 
 
-def str_match(*args):
-    # the common shape, as str_find's
-    n = len(args)
-    if n == 2:
-        s, p = args
-        init = 0
-    elif n == 3:
-        s, p, init = args
-        init = init - 1 if type(init) is int and init > 0 else -1
-    else:
-        init = -1
-    if init >= 0 and type(s) is str and type(p) is str and init <= len(s):
-        pat = PATTERNS.get(p) or compile_pattern(p)
-        rx = pat.find_rx
-        if rx is not None or (pat.textcaps and pat.regex is not None and (rx := pat.regex_for(s)) is not None):
-            if (single := pat.single) is not None and init < len(s) and (c := s[init]) in single:
-                return c  # a one-char pattern matching at init: no search
-            m = rx.match(s, init) if pat.anchor else rx.search(s, init)
-            if m is None:
-                return None
-            ncaps = len(pat.poscaps)
-            if ncaps == 0:
-                return m.group()
-            if ncaps == 1:
-                return m.group(1)
-            return Multi(m.groups())
-    return _find_aux(args, False)
-
-
-def str_gmatch(*args):
-    if len(args) == 2:  # the common shape, s:gmatch(p) on a regex safe on s
-        s, p = args
-        if type(s) is str and type(p) is str:
-            pat = GMATCH_PATTERNS.get(p) or compile_pattern(p, gmatch=True)
-            if pat.nonempty and (rx := pat.any_rx or pat.regex_for(s)) is not None:
-                return builtin(_gmatch_by_regex(pat, rx.finditer(s)))
-    s = check_str(args, 1, "gmatch")
-    p = check_str(args, 2, "gmatch")
-    ls = len(s)
-    init = posrelat_start(opt_int(args, 3, "gmatch", 1), ls) - 1
-    if init > ls:
-        init = ls + 1
-    pat = compile_pattern(p, gmatch=True)
-    if pat.nonempty and init <= ls and (rx := pat.regex_for(s)) is not None:
-        # no empty match can occur, so re's scan is Lua's (the rule against
-        # an empty match at the end of the last one never applies)
-        return builtin(_gmatch_by_regex(pat, rx.finditer(s, init)))
-    state = [init, -1]  # next position, end of the last match
-
-    def gmatch_iter(*_):
-        src, last = state
-        if src > ls:
-            return EMPTY
-        r = pat.search(s, src, last)
-        if r is None:
-            state[0] = ls + 1
-            return EMPTY
-        st, e, caps = r
-        state[0] = state[1] = e
-        return _ret(all_captures(caps, s, st, e))
-
-    builtin(gmatch_iter)
-    return gmatch_iter
-
-
-def _gmatch_by_regex(pat, matches):
-    """gmatch's iterator over re's matches (each call the next one, then
-    nothing ever after), its values as push_captures makes them; a generic
-    for walks the same matches without calling it (_walk_matches)."""
-    fn = _gmatch_iter(pat, matches)
-    fn.lua_walk_calls = lambda s, c, n, steps, tick: _walk_matches(pat, matches, n, steps, tick)
-    return fn
-
-
-class _MatchWalk(map):
-    """A generic for's walk over gmatch's matches on re at C speed: its
-    items are mapped from re's matches and counted as they go; their
-    steps (one an item, as runtime._charged charges) are charged when the
-    loop ends (the loop's body charges as it goes, so the budget still
-    stops a long loop)."""
-
-    __slots__ = ("counted", "steps")
-
-    def close(self):
-        steps, self.steps = self.steps, None
-        if steps is not None:
-            steps[0] -= next(self.counted)
-
-    def throw(self, e):
-        self.close()
-        raise e
-
-
-_FIRST = itemgetter(0)
-
-
-def _walk_matches(pat, matches, n: int, steps: list, tick):
-    """A generic for over gmatch's iterator (runtime.make_giter), natively:
-    each item the next of re's matches (taken from the iterator's own
-    matches, so a loop left early leaves the rest to the next call), as
-    n loop values."""
-    ncaps = len(pat.poscaps)
-    if pat.textcaps and (n == 1 and ncaps <= 1 or n == ncaps):
-        if n == ncaps and ncaps > 1:
-            items = map(Match.groups, matches)
+def str_match(s=_NO_VALUE, p=_NO_VALUE, init=_NO_VALUE, *rest):
+    # the common shape, as str_find's (its arguments bound as parameters)
+    if type(s) is str and type(p) is str:
+        if init is _NO_VALUE:
+            i = 0
+        elif type(init) is int and 0 < init <= len(s) + 1:
+            i = init - 1
         else:
-            items = map(Match.group, matches, repeat(ncaps))  # group(1), or group(0): the whole match
-        counted = count()
-        walk = _MatchWalk(_FIRST, zip(items, counted))
-        walk.counted = counted
-        walk.steps = steps
-        return walk
-    return _walk_values(pat, matches, n, ncaps, steps, tick)
-
-
-def _walk_values(pat, matches, n: int, ncaps: int, steps: list, tick):
-    """_walk_matches for position captures or a count of loop variables
-    other than the captures': each item made from a match in Python."""
-    k = 64  # 64 - the items not charged yet (as runtime._charged counts them)
-    try:
-        for m in matches:
-            k -= 1
-            if not k:
-                k = 64
-                steps[0] -= 64
-                if steps[0] < 0:
-                    tick()
-            vals = (m.group(),) if not ncaps else tuple(pat.caps_of(m))
-            yield vals[0] if n == 1 else adjust(vals, n)
-    finally:
-        steps[0] -= 64 - k
-
-
-def _gmatch_iter(pat, matches):
-    ncaps = len(pat.poscaps)
-    if ncaps == 0:
-        def gmatch_iter(*_):
-            m = next(matches, None)
-            return EMPTY if m is None else m.group()
-    elif ncaps == 1 and pat.textcaps:
-        def gmatch_iter(*_):
-            m = next(matches, None)
-            return EMPTY if m is None else m.group(1)
-    elif pat.textcaps:
-        def gmatch_iter(*_):
-            m = next(matches, None)
-            return EMPTY if m is None else Multi(m.groups())
-    else:
-        def gmatch_iter(*_):
-            m = next(matches, None)
-            return EMPTY if m is None else _ret(pat.caps_of(m))
-    return gmatch_iter
+            i = -1
+        if i >= 0:
+            pat = PATTERNS.get(p) or compile_pattern(p)
+            rx = pat.find_rx
+            if rx is not None or (pat.textcaps and pat.regex is not None and (rx := pat.regex_for(s)) is not None):
+                if (single := pat.single) is not None and i < len(s) and (c := s[i]) in single:
+                    return c  # a one-char pattern matching at init: no search
+                m = rx.match(s, i) if pat.anchor else rx.search(s, i)
+                if m is None:
+                    return None
+                ncaps = len(pat.poscaps)
+                if ncaps == 0:
+                    return m.group()
+                if ncaps == 1:
+                    return m.group(1)
+                return Multi(m.groups())
+    return _find_aux(_given(s, p, init, rest), False)
 
 
 # ---------------------------------------------------------------- opening
