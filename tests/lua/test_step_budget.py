@@ -41,10 +41,10 @@ SHAPES = {
 def time_to_exhaust(code: str, steps: int) -> float:
     st = LuaState(limits=Limits(steps=steps))
     fn = st.load(code)
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: the suite's other workers do not count
     with pytest.raises(LimitExceeded, match=f"step limit exceeded \\({steps} steps\\)"):
         st.call(fn)
-    return time.perf_counter() - t
+    return time.process_time() - t
 
 
 def test_a_pattern_loop_spends_its_budget_about_as_fast_as_an_empty_loop():
@@ -58,7 +58,7 @@ def test_a_metamethod_loop_spends_its_budget_about_as_fast_as_an_empty_loop():
     # an operator cannot see its metamethod at compile time: meta_call charges it
     empty = min(time_to_exhaust(SHAPES["empty while"], 300_000) for _ in range(2))
     meta = min(time_to_exhaust(SHAPES["__index function"], 300_000) for _ in range(2))
-    assert meta < 6 * empty  # was about 4.4 times, now about 2
+    assert meta < 6 * empty  # about 4.4 times on this machine
 
 
 def test_straight_line_code_is_weighed_by_what_it_calls():
