@@ -12,7 +12,7 @@ state, does not import the runtime.
 | compiling | compile_lua, Compiled, file_source |
 | values | LuaTable, Multi, Userdata, EMPTY, tostring, tostring_basic, type_name, getmetamethod, fmt_number, float_to_int, MAXI, MINI, check_string_size |
 | errors | LuaError, LuaSyntaxError, LimitExceeded, ArgError, lua_error, caller_where, current_where, chunkid |
-| builtins | builtin, lib_table, running_state, BUILTIN_CODES, QUALNAMES, LUA_CODE (where a compiled function was defined) |
+| builtins | builtin, lib_table, BUILTIN_CODES, QUALNAMES, lua_position (the Lua line of generated code) |
 | where Lua runs | run_lua, contexts (the execution contexts the Engine schedules on), INLINE, SUSPEND, C_BOUNDARY, drive |
 | the running machine (runtime/machine.py), which a context switch swaps | running_machine, switch_machine |
 | the cache folder | disk_cache |
@@ -51,9 +51,8 @@ _EXPORTS = {
     "builtin": ("errors", "builtin"),
     "BUILTIN_CODES": ("errors", "BUILTIN_CODES"),
     "QUALNAMES": ("errors", "QUALNAMES"),
-    "LUA_CODE": ("errors", "LUA_CODE"),
+    "lua_position": ("errors", "lua_position"),
     "lib_table": ("stdlib", "lib_table"),
-    "running_state": ("stdlib", "running_state"),
     "run_lua": ("stack", "run_lua"),
     "INLINE": ("stack", "INLINE"),
     "contexts": ("runtime.contexts", None),

@@ -99,6 +99,17 @@ def up(f):
     return f.f_back
 
 
+def lua_position(filename: str, pyline: int, unknown=0) -> str | None:
+    """"chunk:line" of a line of generated code (`filename` a compiled
+    chunk's, `pyline` its Python line; `unknown` stands for a line past the
+    map), or None when the file is not a Lua chunk's."""
+    info = LUA_CODE.get(filename)
+    if info is None:
+        return None
+    chunk, lines = info
+    return f"{chunk}:{lines[pyline] if 0 <= pyline < len(lines) else unknown}"
+
+
 def lua_frames(frame=None):
     """Yields (frame, where) for each Lua-visible level, innermost first.
 
@@ -109,14 +120,10 @@ def lua_frames(frame=None):
     merge = False  # the frame below was a hoisted expression of this one
     while f is not None:
         code = f.f_code
-        info = LUA_CODE.get(code.co_filename)
-        if info is not None:
+        if code.co_filename in LUA_CODE:
             deep = code.co_name.startswith("_deep")
             if not merge and not in_direct_tail(f):
-                chunk, lines = info
-                n = f.f_lineno or 0
-                line = lines[n] if 0 <= n < len(lines) else 0
-                yield f, f"{chunk}:{line}:"
+                yield f, lua_position(code.co_filename, f.f_lineno or 0) + ":"
             merge = deep  # a hoisted expression and its function are one Lua level
         elif code in BUILTIN_CODES:
             yield f, ""
@@ -276,10 +283,8 @@ def stack_overflow_message(e: BaseException) -> str:
     tb = e.__traceback__
     where = ""
     while tb is not None:
-        info = LUA_CODE.get(tb.tb_frame.f_code.co_filename)
-        if info is not None:
-            chunk, lines = info
-            n = tb.tb_lineno
-            where = f"{chunk}:{lines[n] if 0 <= n < len(lines) else 0}: "
+        position = lua_position(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        if position is not None:
+            where = position + ": "
         tb = tb.tb_next
     return f"{where}stack overflow"

@@ -50,14 +50,12 @@ def named(compactor) -> str:
     """A compactor as a message names it: where a Lua function is defined
     (`defined at section `Send` prologue:16`), a library function by its
     global name (`print`)."""
-    from ...lua.api import LUA_CODE, QUALNAMES
+    from ...lua.api import QUALNAMES, lua_position
 
     code = getattr(compactor, "__code__", None)
-    info = LUA_CODE.get(code.co_filename) if code is not None else None
-    if info is not None:
-        chunk, lines = info
-        n = code.co_firstlineno
-        return COMPACTOR_AT.format(where=f"{chunk}:{lines[n] if 0 <= n < len(lines) else '?'}")
+    where = lua_position(code.co_filename, code.co_firstlineno, unknown="?") if code is not None else None
+    if where is not None:
+        return COMPACTOR_AT.format(where=where)
     return QUALNAMES.get(code, "") or getattr(compactor, "__name__", "?")
 
 

@@ -7,13 +7,6 @@ from types import FunctionType
 from ..errors import BUILTIN_CODES, QUALNAMES, builtin
 from ..runtime.tables import LuaTable
 
-def running_state():
-    """The state whose Lua runs now (the running machine's: runvil.lua.runtime.machine),
-    or None."""
-    from .limits import running_state as running
-
-    return running()
-
 
 #: (global name, module name) in the order Lua's linit.c opens them
 LIBRARIES = ("base", "coroutine", "table", "string", "math", "utf8", "os")

@@ -128,16 +128,5 @@ def install(state) -> None:
 
 def uninstall(state) -> None:
     """A closed state's machine accounts to none from now on (its guard
-    and meter hold the state)."""
-    m = state.machine
-    m.guard = m.meter = _unmetered
-    m.state = None
-
-
-def _unmetered(n: int) -> None:
-    """A guard or meter that counts nothing."""
-
-
-def running_state():
-    """The state whose Lua runs now (None outside any)."""
-    return RUNNING[0].state
+    and meter hold the state); a call from the host binds it again."""
+    state.machine.unbind()
