@@ -26,7 +26,7 @@ conversations.md's unless marked runvil.md:
 | | conversation.precheck | "The context precheck" |
 | base | errors, effects, events | error values (runvil.md §5), effects, run events (runvil.md §11) |
 | | limits, scheduler | the run's budget, the baton scheduler |
-| | jsonlib, var, strings | JSON (runvil.md §10), `var`, Lua strings at the boundary |
+| | luajson, var, strings | JSON (runvil.md §10), `var`, Lua strings at the boundary |
 
 Within the globals, models runs the loop, the loop delivers task notices,
 answers task tools and runs compactors, and `tasks.offer` offers tools. The

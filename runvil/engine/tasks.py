@@ -24,7 +24,7 @@ from ..structs import Struct, field
 from .conversation.records import Record
 from .errors import ErrorValue, RunError, engine_error, names_hint, raise_lua, reported
 from .errors import message_type as type_for_message
-from .jsonlib import NotJSON, encode_compact, from_json, mark_list, record_views, to_json
+from .luajson import NotJSON, encode_compact, from_json, mark_list, record_views, to_json
 from .scheduler import waiting_builtin
 from .strings import from_lua_str, to_lua_str
 from .tools import ToolDef, add_offer, check_offer_open

@@ -12,7 +12,7 @@ from ..lua.api import lib_table
 from ..structs import Struct
 from .effects import ToolCall, ToolDropped, ToolFailure, ToolResult
 from .errors import engine_error, message_type, names_hint, raise_lua
-from .jsonlib import NotJSON, to_json
+from .luajson import NotJSON, to_json
 from .scheduler import waiting_builtin
 from .strings import from_lua_str, to_lua_str
 

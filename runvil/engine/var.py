@@ -2,7 +2,7 @@
 a store of JSON values by name, and the userdata each VM sees as `var`.
 
 - `var.x = v` stores a deep copy of v's JSON form (the converter of
-  `jsonlib`); `var.x = nil` deletes x. A value with no JSON form is refused
+  `luajson`); `var.x = nil` deletes x. A value with no JSON form is refused
   with `var.{name} must be JSON data, got {type}`, where `var.{name}` is the
   path of the offending value written as json.encode writes it
   (`var.cfg.items[2]`, `var["my key"]`).
@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..lua.api import Multi, Userdata
 from ..lua.api import builtin
 from .errors import message_type, raise_lua
-from .jsonlib import NotJSON, copy_json, from_json, path_key, to_json, to_lua_string, to_unicode
+from .luajson import NotJSON, copy_json, from_json, path_key, to_json, to_lua_string, to_unicode
 
 
 class VarStore:
@@ -76,7 +76,7 @@ def _byte_order(name: str) -> bytes:
 class VarView(Userdata):
     """`var` in a VM: a userdata over a VarStore.
 
-    `views` is passed to the converter (see jsonlib.to_json); by default a
+    `views` is passed to the converter (see luajson.to_json); by default a
     record view, like any userdata but json.null, is refused."""
 
     __slots__ = ("store", "views")

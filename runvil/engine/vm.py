@@ -21,7 +21,7 @@ from .conversation.compaction import open_compactors
 from .conversation.messages import ASSIGN_GLOBAL, MessageList
 from .effects import UserTurn
 from .errors import ErrorValue, names_hint, raise_lua, run_error_from
-from .jsonlib import JSON_NULL, NotJSON, encode_compact, open_json, record_views, to_json
+from .luajson import JSON_NULL, NotJSON, encode_compact, open_json, record_views, to_json
 from .limits import SECTION_ENTRIES, BudgetedState
 from .models import loop, open_models
 from .strings import from_lua_str, to_lua_str

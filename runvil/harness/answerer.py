@@ -97,7 +97,7 @@ def schemas_of_packs(uses) -> dict:
 def recording(on_fragment=None):
     """(a Recorder, the `on_fragment` that also keeps the streamed pieces)
     for `--record`; the recorder imports the provider code (httpx)."""
-    from .record import Recorder
+    from .recorder import Recorder
 
     recorder = Recorder()
     return recorder, recorder.fragment_hook(on_fragment)

@@ -56,7 +56,7 @@ import httpx
 from ..engine.effects import ModelFailure, ModelRound
 from ..engine.models import REJECTED
 from ..structs import Struct, replace
-from .errortext import REDACTED, detail, mask_keys, safe_loads  # noqa: F401  REDACTED is read from here (record.py)
+from .errortext import REDACTED, detail, mask_keys, safe_loads  # noqa: F401  REDACTED is read from here (recorder.py)
 from .replies import ReplyBuilder, Refused
 from .retries import RetryPolicy, retryable_status
 from .wire import ACCEPT_ENCODING, Deadline, WireError, body_pieces, install_deadline, read_text, sse_events

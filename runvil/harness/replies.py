@@ -26,7 +26,7 @@ import json
 from typing import Callable
 
 from ..engine.effects import ModelFailure, ModelReply
-from ..engine.jsonlib import decode_error
+from ..engine.luajson import decode_error
 from ..engine.models import EMPTY_REPLY
 from ..engine.tools import MALFORMED
 from .errortext import safe_loads

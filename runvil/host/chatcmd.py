@@ -70,7 +70,7 @@ end
 
 
 def chat_command(argv: list[str]) -> int:
-    from .rounds import UsageMeter, report_retries
+    from .usage import UsageMeter, report_retries
     from .runcmd import EXIT_FAILED, EXIT_OK, EXIT_USAGE, drive_closing, open_log, usage_error, world_for
 
     p = argparse.ArgumentParser(

@@ -41,7 +41,7 @@ class _Shower:
         from ..engine.conversation.messages import MessageList
         from ..engine.conversation.views import RecordView
         from ..engine.errors import ErrorValue
-        from ..engine.jsonlib import JsonNull
+        from ..engine.luajson import JsonNull
         from ..engine.models import ModelHandle
         from ..engine.var import VarView
         from ..lua.api import LuaTable

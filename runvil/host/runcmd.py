@@ -16,7 +16,7 @@ import threading
 from types import SimpleNamespace
 
 from .exits import EXIT_FAILED, EXIT_OK, EXIT_PARSE, EXIT_TERMINATED, EXIT_USAGE
-from .rounds import NO_USAGE, UsageMeter, report_retries
+from .usage import NO_USAGE, UsageMeter, report_retries
 from .termtext import valid_utf8
 
 
@@ -235,7 +235,7 @@ def _run_command(argv: list[str]) -> int:
         write_run_view(args.view, run)  # a page that cannot be written is said on stderr
     stored = True
     if args.db:
-        from .batch.record import store_single_run
+        from .batch.stored_run import store_single_run
 
         stored = store_single_run(args.db, args.prompt, run, meter) is not None
     if not outcome.ok:
@@ -261,7 +261,7 @@ def error_json(prompt, error, events) -> dict:
 def write_record(path: str, recorder, made: bool) -> None:
     """Writes the recorded world; one that cannot be (RecordError) is said
     on stderr, and a file made empty for it removed."""
-    from ..harness.record import RecordError
+    from ..harness.recorder import RecordError
 
     try:
         text = recorder.text()

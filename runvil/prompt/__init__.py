@@ -30,7 +30,7 @@ from runvil.lua.api import LuaSyntaxError, compile_lua
 from runvil.lua.api import run_lua
 
 from ..structs import replace
-from .frontcache import read_frontmatter
+from .frontmatter_cache import read_frontmatter
 from .interpolate import NULL, USERDATA, InterpolationError, NotJSON, fill
 from .model import Frontmatter, LuaBlock, ParseError, Prompt, Prose, RoleOptions, Section, trim_blank_lines
 from .structure import MESSAGE as _FM_MESSAGE

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from runvil.engine.errors import ErrorValue
-from runvil.engine.jsonlib import (
+from runvil.engine.luajson import (
     JSON_NULL,
     MAX_DEPTH,
     NO_JSON_FORM,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from runvil.engine.jsonlib import NO_JSON_FORM, is_marked_list
+from runvil.engine.luajson import NO_JSON_FORM, is_marked_list
 from runvil.engine.var import VarStore, VarView
 
 from .test_json import VM, Thing, lua_bytes

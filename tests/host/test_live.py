@@ -66,7 +66,7 @@ def test_the_last_streamed_reply_is_remembered_per_round():
 
 def test_usage_meter_and_closing_line():
     from runvil.engine.effects import ModelFailure
-    from runvil.host.rounds import UsageMeter
+    from runvil.host.usage import UsageMeter
 
     replies = iter([ModelReply(text="a", usage={"prompt_tokens": 10, "completion_tokens": 5, "reasoning_tokens": 3}),
                     ModelFailure(unreachable="connection refused"),  # never reached: not a round

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..effects import ModelFailure, ToolCall, ToolDropped, ToolFailure, ToolResult
 from ..errors import engine_error, names_hint, raise_lua
-from ..jsonlib import NotJSON, encode_compact, from_json, record_views, to_json
+from ..luajson import NotJSON, encode_compact, from_json, record_views, to_json
 from ..strings import from_lua_str
 from ..tasks import deliver_notices, run_task_tool
 from ..tools import DROPPED, MALFORMED, OUT_OF_SCOPE, ToolDef, render_tools

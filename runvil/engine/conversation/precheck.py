@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
-from ..jsonlib import encode_compact  # also registers the "runvil-lua" error handler
+from ..luajson import encode_compact  # also registers the "runvil-lua" error handler
 
 # ------------------------------------------------------------------ texts
 

@@ -8,7 +8,7 @@ Edits build new records, so anything derived from a record can be cached.
 
 from __future__ import annotations
 
-from ..jsonlib import JSON_NULL, NotJSON, json_size, to_json
+from ..luajson import JSON_NULL, NotJSON, json_size, to_json
 from .views import RecordView
 
 ROLES = ("system", "user", "assistant", "tool")

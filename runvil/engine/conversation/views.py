@@ -7,7 +7,7 @@ from __future__ import annotations
 from ...lua.api import Multi, Userdata
 from ...lua.api import builtin
 from ..errors import raise_lua
-from ..jsonlib import copy_json, from_json
+from ..luajson import copy_json, from_json
 
 VIEW_READONLY = "records read from messages are read-only; rewrite history with models.compact(compactor, reason)"
 FIELDS = ("role", "content", "tool_calls", "tool_call_id", "meta")
@@ -32,7 +32,7 @@ class RecordView(Userdata):
 
     def json_form(self):
         """Inside a table, a view converts to its record's JSON form
-        (jsonlib.record_views)."""
+        (luajson.record_views)."""
         return copy_json(self.record.as_json())
 
     def lua_pairs(self):

@@ -20,7 +20,7 @@ import time
 from ...engine.effects import ModelFailure, ModelRound, ToolCall
 from ...harness.answerer import Answerer
 from ...harness.retries import RetryPolicy, retryable_status
-from ..rounds import UsageMeter
+from ..usage import UsageMeter
 
 STORM_RETRIES = 6  # rounds asked again after the provider's own retries ended in 429
 STORM_BACKOFF = RetryPolicy(max_retries=STORM_RETRIES, backoff_start=1.0, backoff_cap=30.0)

@@ -201,7 +201,7 @@ def _drive(plan, ray) -> None:
 def _store_chunk(plan, ray, ref, chunk) -> None:
     """Stores a finished chunk's rows; a chunk whose task failed for good
     stores its rows as failed."""
-    from .record import RunClock
+    from .stored_run import RunClock
 
     by_id = {str(r.id): r for r in chunk}
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 
-from ..rounds import USAGE_FIELDS
+from ..usage import USAGE_FIELDS
 
 
 class Tally:

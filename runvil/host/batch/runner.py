@@ -12,7 +12,7 @@ import gc
 import itertools
 from typing import Iterable, Iterator
 
-from .record import RunClock, run_record
+from .stored_run import RunClock, run_record
 
 
 class Runner:

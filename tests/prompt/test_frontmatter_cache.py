@@ -1,4 +1,4 @@
-"""The frontmatter cache (runvil/prompt/frontcache.py, issue 13 item 3): a
+"""The frontmatter cache (runvil/prompt/frontmatter_cache.py, issue 13 item 3): a
 frontmatter read without a problem is read again from the disk cache,
 giving the very Frontmatter PyYAML gives; a problem, a value marshal cannot
 hold, a damaged entry and RUNVIL_CACHE=0 all read the YAML."""

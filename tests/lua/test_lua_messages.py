@@ -1,8 +1,8 @@
-"""Lua fidelity, round 2 (issues 10 and 12), the parser's and the
-messages' part: a first '#' line skipped by files only, a metamethod that is not a function is named, a generic
-for's iterator call has the line Lua gives it, and lparser.c's limits
-(200 locals, 255 upvalues, 255 registers) hold with Lua's messages —
-each compared with real Lua 5.4 (lupa)."""
+"""Messages and parser limits as Lua gives them (issues 10 and 12): a
+first '#' line skipped by files only, a metamethod that is not a function
+is named, a generic for's iterator call has the line Lua gives it, and
+lparser.c's limits (200 locals, 255 upvalues, 255 registers) hold with
+Lua's messages — each compared with real Lua 5.4 (lupa)."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ def _reader_fingerprint() -> bytes:
         from importlib.util import find_spec
 
         here = os.path.dirname(os.path.abspath(__file__))
-        files = [os.path.join(here, name) for name in ("frontmatter.py", "model.py", "frontcache.py")]
+        files = [os.path.join(here, name) for name in ("frontmatter.py", "model.py", "frontmatter_cache.py")]
         spec = find_spec("yaml")
         files.append(spec.origin if spec is not None and spec.origin else "")
         _fingerprint = diskcache.files_fingerprint(files)

@@ -1,4 +1,4 @@
-"""Lua fidelity, round 2 (issue 12), the compiler's part: numeric for as
+"""What the compiler must keep of Lua's semantics (issue 12): numeric for as
 Lua's forprep, to-be-closed values of generic fors, tail calls through
 __call, __len's operands, and variable info in messages — each compared
 with real Lua 5.4 (lupa), with the issue's example quoted."""
