@@ -1,12 +1,11 @@
-"""Audit of spec/runvil.md §2-§5, §10: cases where the run broke a rule
-(each failed before its fix)."""
+"""Prose in sections (spec/runvil.md §3, §10, §12): which prose is filled,
+how `{{...}}` reads JSON data, Engine objects and nil, the type names in
+the Engine's refusals, and HTML comments (each case failed before its fix)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from runvil.engine.run import ModelBinding, Run
-from runvil.prompt import parse_file, parse_text
+from runvil.prompt import parse_text
 
 from .prompts import head
 
@@ -64,40 +63,6 @@ def test_nil_in_prose_still_fails():
     body = "\n## A\n\n```lua\nvar.x = 1\n```\n\nX={{var.y}}\n\n```lua\nreturn prose\n```\n"
     out = outcome(body)
     assert out.error.message == "global `var.y` is nil"
-
-
-# --- §4: require caches in package.loaded -----------------------------------
-
-
-def _module_prompt(tmp_path: Path, lua: str) -> str | None:
-    (tmp_path / "util").mkdir()
-    (tmp_path / "util" / "text.lua").write_text("loads = (loads or 0) + 1\nreturn {n = loads}\n")
-    (tmp_path / "util" / "none.lua").write_text("return nil\n")
-    (tmp_path / "util" / "self.lua").write_text("package.loaded['util.self'] = 'set by the module'\n")
-    path = tmp_path / "p.md"
-    path.write_text(HEAD + f"\n## A\n\n```lua\n{lua}\n```\n")
-    run = Run(parse_file(path), bindings={"writer": ModelBinding("w")})
-    run.step()
-    assert run.done and run.outcome.ok, run.outcome.error
-    return run.outcome.result
-
-
-def test_require_result_is_in_package_loaded(tmp_path):
-    lua = (
-        "local t = require('util.text')\n"
-        "return tostring(package.loaded['util.text'] == t) .. ' ' .. tostring(package.loaded['util.none'])"
-        " .. ' ' .. tostring(require('util.none')) .. ' ' .. tostring(package.loaded['util.none'])"
-    )
-    assert _module_prompt(tmp_path, lua) == "true nil true true"
-
-
-def test_require_reads_package_loaded(tmp_path):
-    lua = "package.loaded['util.text'] = 'preset'\nreturn require('util.text') .. ' ' .. tostring(loads)"
-    assert _module_prompt(tmp_path, lua) == "preset nil"
-
-
-def test_a_module_may_fill_its_own_entry(tmp_path):
-    assert _module_prompt(tmp_path, "return require('util.self')") == "set by the module"
 
 
 # --- §3: {{name.field}} reads an Engine object's fields as Lua does ---------
