@@ -203,9 +203,10 @@ def run_lua_command(chunks: list[str], file: str | None, script_args: list[str],
                 try:
                     with open(file, "rb") as f:
                         source = file_source(f.read())  # a BOM and a '#' line skipped, as Lua does
-                except OSError:
+                except OSError as e:  # worded as lua.c's: what failed, and why
                     sys.stdout.flush()
-                    print(f"runvil: cannot open {file}", file=sys.stderr)
+                    what = "read" if isinstance(e, IsADirectoryError) else "open"
+                    print(f"runvil: cannot {what} {file}: {e.strerror}", file=sys.stderr)
                     return 1
                 name = "@" + file
             fn = state.load(source, name, cache=True)

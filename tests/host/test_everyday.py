@@ -224,7 +224,8 @@ def test_runvil_lua_pairs_of_an_empty_table_is_next(tmp_path):
 
 
 @pytest.mark.parametrize("args, status, message", [
-    (["nofile.lua"], 1, "runvil: cannot open nofile.lua\n"),
+    (["nofile.lua"], 1, "runvil: cannot open nofile.lua: No such file or directory\n"),
+    (["."], 1, "runvil: cannot read .: Is a directory\n"),
     (["-e", "error('boom', 0)"], 1, "runvil: boom\n"),
     (["-e", "require('nope')"], 1, "runvil: (command line):1: module 'nope' not found:\n\tno file '"),
     (["-x"], 2, "runvil: unrecognized option '-x'"),
