@@ -262,7 +262,7 @@ class _Twin(ast.NodeTransformer):
     # -------------------------------------------------------------- calls
 
     def visit_Call(self, node: ast.Call):
-        site = self.call_site(node)
+        site = self.twin_call_site(node)
         if site is not None:
             return _at(site.raw(), node)
         func = node.func
@@ -286,7 +286,7 @@ class _Twin(ast.NodeTransformer):
         bound = ast.Attribute(self.visit(func.value), func.attr, ast.Load())
         return _at(ast.YieldFrom(ast.Call(_name("_gop"), [bound, self.args_tuple(args)], [])), node)
 
-    def call_site(self, node: ast.Call) -> _CallSite | None:
+    def twin_call_site(self, node: ast.Call) -> _CallSite | None:
         """The twin of a Lua call site: any call but of a helper (a name
         other than a Lua local's) or of a method; else None."""
         func = node.func
@@ -396,7 +396,7 @@ class _Twin(ast.NodeTransformer):
         twin's result is tested for a tuple once, not once for a pending
         tail call and once more here)."""
         r = holes["r"].id
-        site = self.call_site(holes["call"]) if type(holes["call"]) is ast.Call else None
+        site = self.twin_call_site(holes["call"]) if type(holes["call"]) is ast.Call else None
         if site is None:
             return _at(_first(self.visit(holes["call"]), r), node)
         return _at(site.first(r), node)
@@ -409,7 +409,7 @@ class _Twin(ast.NodeTransformer):
 
     def twin_dropped_values(self, node: ast.If, holes: dict) -> ast.stmt:
         """DROPPED_VALUES: the call alone (its tail call runs in the twin)."""
-        site = self.call_site(holes["call"]) if type(holes["call"]) is ast.Call else None
+        site = self.twin_call_site(holes["call"]) if type(holes["call"]) is ast.Call else None
         if site is None:
             return _at(ast.Expr(self.visit(holes["call"])), node)
         return site.statement(node)
