@@ -441,7 +441,10 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
             steps[0] -= 1
             if steps[0] < 0:
                 tick()
-            r = yield from gcall(self.f, (self.s, self.c))
+            f = self.f
+            if type(f) is not FunctionType:  # a value called through __call (or Lua's error), looked up each time
+                f = V.resolve_callable(f, "for iterator 'for iterator'")
+            r = yield from gcall(f, (self.s, self.c))
             vals = fixed(r, self.n)
             if vals[0] is None:
                 return GDONE
@@ -458,7 +461,7 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
             return type(s) is LuaTable and s.meta is None
         # a builtin that runs no Lua code whatever its arguments (the test of
         # one that depends on them would hold for the first item only)
-        return safe.get(f, missing) is None or f.__code__ is wrapped_code
+        return safe.get(f, missing) is None or type(f) is FunctionType and f.__code__ is wrapped_code
 
     def ggiter(f, s, c, close, n, callee=None):
         """A twin's generic for (compiler/shapes.py FOR_ITERATOR): giter's
