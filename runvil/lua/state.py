@@ -112,11 +112,12 @@ class LuaState:
         ns["_forprep"], ns["_refund"] = make_forprep(self._steps, self._tick)
         return ns
 
-    def bind_iterators(self, next_fn, ipairs_aux) -> None:
+    def bind_iterators(self, next_fn, ipairs_aux, pairs_fn) -> None:
         """Called by the base library: lets the generic for walk tables
-        natively when the iterator is `next` or ipairs' own."""
+        natively when the iterator is `next` or ipairs' own, and with the
+        sandbox pairs' fixed keys when it is pairs' `next`."""
         self.iterators = (next_fn, ipairs_aux)
-        self.ns["_giter"] = make_giter(self._steps, self._tick, next_fn, ipairs_aux)
+        self.ns["_giter"] = make_giter(self._steps, self._tick, next_fn, ipairs_aux, pairs_fn)
 
     def _rearm(self):
         lim = self.limits.steps

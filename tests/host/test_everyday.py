@@ -218,9 +218,33 @@ def test_runvil_lua_has_arg_and_require_as_lua(tmp_path):
     assert out == "runvil lua\t-e\tprint(arg[0], arg[1], arg[2], #arg)\t2\n"
 
 
-def test_runvil_lua_pairs_of_an_empty_table_is_next(tmp_path):
-    code, out, err = runvil_process("lua", "-e", "print(pairs({}) == next, select('#', pairs({})))", cwd=tmp_path)
-    assert out == "true\t3\n"
+def lua54(*args, cwd):
+    import shutil
+    import subprocess
+
+    if shutil.which("lua5.4") is None:
+        pytest.skip("no lua5.4 binary")
+    p = subprocess.run(["lua5.4", *args], capture_output=True, text=True, cwd=cwd, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+@pytest.mark.parametrize("chunk", [
+    "print(pairs({}) == next, select('#', pairs({})))",
+    "print(pairs({a = 1}) == next, select('#', pairs({a = 1})), select(3, pairs({a = 1})))",
+    # a walk with `next` that deletes and adds keys: Lua's live walk, its error included
+    "local t = {a = 1, b = 2, c = 3, d = 4} local f, s, c = pairs(t) print(f == next, pcall(function() local n = 0"
+    " for k in f, s, c do n = n + 1 t[k] = nil t['new' .. n] = n if n > 50 then break end end return n end))",
+])
+def test_runvil_lua_pairs_returns_next_as_lua(tmp_path, chunk):
+    # issue 27: "`pairs(t)` returns a function other than `next` (`pairs({}) == next` is false; Lua: true)"
+    assert runvil_process("lua", "-e", chunk, cwd=tmp_path) == lua54("-e", chunk, cwd=tmp_path)
+
+
+def test_runvil_lua_for_over_pairs_fixes_the_keys(tmp_path):
+    # spec/runvil.md §9: keys added during the walk are not visited, keys removed are skipped
+    chunk = ("local t = {} t.a = 1 t.b = 2 t.c = 3 local seen = {}"
+             " for k, v in pairs(t) do seen[#seen + 1] = k t.c = nil t[k .. k] = v end print(table.concat(seen, ' '))")
+    assert runvil_process("lua", "-e", chunk, cwd=tmp_path) == (0, "a b\n", "")
 
 
 @pytest.mark.parametrize("args, status, message", [

@@ -119,6 +119,16 @@ PROGRAMS = {
         local w3 = coroutine.wrap(function() local s = ('x'):rep(2); return s + 1 end)
         print(pcall(w3))
     """,
+    "a callable value as a generic for's iterator": """
+        local it = setmetatable({}, {__call = function(self, s, i)
+          i = (i or 0) + 1
+          if i <= 3 then coroutine.yield(i) return i end
+        end})
+        local co = coroutine.wrap(function() local n = 0 for x in it do n = n + x end return 'sum', n end)
+        print(co()); print(co()); print(co()); print(co())
+        print(pcall(coroutine.wrap(function() for x in {} do end end)))
+        print(pcall(coroutine.wrap(function() for x in nil do end end)))
+    """,
     "bad arguments name the call site": """
         local co = coroutine.wrap(function()
           local fmt, ins = string.format, table.insert

@@ -155,6 +155,58 @@ def test_next_walk_that_deletes_and_adds_keys():
                 " while k do c = c + 1 t[k] = nil k = next(t, k) end print(c, next(t))")
 
 
+# ------------------------------------------------------------- pairs
+
+#: spec/runvil.md §9: "`pairs(t)` fixes the table's keys when the walk starts
+#: (the sandbox `pairs`): keys added during the walk are not visited, keys
+#: removed are skipped, and the order is insertion order."
+FIXED_KEYS = (
+    "local t = {} t.a = 1 t.b = 2 t.c = 3 local seen = {}"
+    " for k, v in WALK do seen[#seen + 1] = k .. '=' .. v t.c = nil t[k .. k] = v end"
+    " print(table.concat(seen, ' '), t.aa, t.bb, t.c)"
+)
+
+#: a walk that deletes and adds keys: Lua's `next` fails on the key deleted
+LIVE_NEXT = (
+    "local t = {a = 1, b = 2, c = 3, d = 4} PRELUDE"
+    " print(pcall(function() local n = 0 for k in WALK do n = n + 1 t[k] = nil t['new' .. n] = n"
+    " if n > 50 then break end end return n end))"
+)
+
+
+def test_pairs_returns_next_as_lua():
+    # issue 27: "`pairs(t)` returns a function other than `next` (`pairs({}) == next` is false; Lua: true)"
+    same_as_lua("print(pairs({}) == next, pairs({a = 1}) == next, select('#', pairs({a = 1})))")
+    same_as_lua("local t = {1, x = 2} local f, s, c = pairs(t) print(f == next, s == t, c, f(s, c))")
+    same_as_lua("print(pcall(pairs)) print(select(2, pcall(pairs, nil)) == next)")
+
+
+@pytest.mark.parametrize("walk", ["pairs(t)", "p(t)", "_G.pairs(t)"])
+def test_a_for_over_the_sandbox_pairs_fixes_the_keys_when_its_walk_starts(walk):
+    prelude = "local p = pairs " if walk == "p(t)" else ""
+    assert ours(prelude + FIXED_KEYS.replace("WALK", walk)) == ["a=1 b=2\t1\t2\tnil"]
+
+
+def test_a_for_over_pairs_fixes_the_keys_in_a_coroutine_too():
+    # (the coroutine's function runs as a generator twin: runtime/generators.py)
+    code = "coroutine.wrap(function() " + FIXED_KEYS.replace("WALK", "pairs(t)") + " coroutine.yield() end)()"
+    assert ours(code) == ["a=1 b=2\t1\t2\tnil"]
+    code = ("local co = coroutine.wrap(function() local t = {a = 1, b = 2} local n = 0"
+            " for k in pairs(t) do n = n + 1 t[k .. k] = 1 coroutine.yield() end print(n) end)"
+            " co() co() co()")
+    assert ours(code) == ["2"]
+
+
+@pytest.mark.parametrize("walk, prelude", [
+    ("next, t", ""),
+    ("f, s, c", "local f, s, c = pairs(t)"),  # pairs' values taken apart: `next`, walked as Lua walks it
+    ("pairs(t)", "setmetatable(t, {__pairs = function(t) return next, t, nil end})"),  # a __pairs walk is its own
+])
+def test_any_other_walk_with_next_is_lua_s_live_walk(walk, prelude):
+    same_as_lua(LIVE_NEXT.replace("WALK", walk).replace("PRELUDE", prelude))
+    same_as_lua("coroutine.wrap(function() " + LIVE_NEXT.replace("WALK", walk).replace("PRELUDE", prelude) + " end)()")
+
+
 def test_weak_tables_work_as_strong_tables():
     # issue 12: "make `setmetatable(t, {__mode = 'k'})` work as a strong table, never a hang"
     out = ours(

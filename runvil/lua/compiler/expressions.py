@@ -14,6 +14,7 @@ from .folding import _CONSTANTS, clear_folds, fold  # noqa: F401  (clear_folds: 
 from .operators import OperatorCompiler
 from .kinds import INT_OPS, is_int_expr
 from .resolve import FuncScope, GlobalRef, LocalVar
+from .shapes import ALL_VALUES, CALLEE, DROPPED_VALUES, FIRST_VALUE, YIELD_CALLEE
 
 _PURE = (A.Number, A.String, A.Nil, A.TrueLit, A.FalseLit)
 
@@ -317,21 +318,38 @@ class ExprCompiler(OperatorCompiler):
             parts.append(self.expr(last))
         return ", ".join(parts)
 
-    def raw_call(self, n) -> str:
+    def raw_call(self, n, callee: str | None = None) -> str:
         """A call expression whose value is the raw result (value or Multi).
 
         The callee is checked before the arguments are evaluated, but a
         value that cannot be called is turned into a function that raises
-        Lua's error when called, after the arguments, as Lua does."""
+        Lua's error when called, after the arguments, as Lua does. With
+        `callee` (a temporary, see checked_callee), the temporary that holds
+        the callee after the call."""
         if type(n) is A.MethodCall:
             return self.raw_method_call(n)
         if self.known_function(n.func) is not None:  # a function: nothing to check
             return f"{self.call_mark(n)}{self.expr(n.func)}({self.args(n.args)})"
-        f = self.temp()
+        f = callee or self.temp()
         fn = self.expr(n.func)
         args = self.args(n.args)
         mark = self.call_mark(n)
-        return f"{mark}({f} if type({f} := {fn}) is _FT else _callable({f}, {self.drepr(n.func)}))({args})"
+        shape = YIELD_CALLEE if self.known_yield(n.func) else CALLEE
+        return f"{mark}{shape.emit(f=f, callee=fn, desc=self.drepr(n.func))}({args})"
+
+    def checked_callee(self, n) -> bool:
+        """Whether raw_call(n) tests n's callee callable (CALLEE), so a
+        temporary holds it after the call, in a twin as well."""
+        return type(n) is A.Call and self.known_function(n.func) is None and not self.known_yield(n.func)
+
+    def known_yield(self, func) -> bool:
+        """Whether a callee is `coroutine.yield`, `coroutine` read from the
+        state's globals (compiler/shapes.py YIELD_CALLEE)."""
+        if type(func) is not A.Index or type(func.obj) is not A.Name or func.obj.name != "coroutine":
+            return False
+        key = fold(func.key)
+        b = func.obj.binding
+        return type(key) is A.String and key.value == "yield" and isinstance(b, GlobalRef) and self.fast_env(b.env)
 
     @staticmethod
     def known_function(func):
@@ -405,8 +423,7 @@ class ExprCompiler(OperatorCompiler):
     def e_Call(self, n):
         if self.one_result(n):
             return self.raw_call(n)
-        r = self.temp()
-        return f"({r} if type({r} := {self.raw_call(n)}) is not _Multi else _first({r}))"
+        return FIRST_VALUE.emit(r=self.temp(), call=self.raw_call(n))
 
     e_MethodCall = e_Call
 
@@ -415,8 +432,7 @@ class ExprCompiler(OperatorCompiler):
         if type(n) in (A.Call, A.MethodCall):
             if self.one_result(n):
                 return self.raw_call(n)
-            r = self.temp()
-            return f"if type({r} := {self.raw_call(n)}) is _Multi and {r}: _first({r})"
+            return DROPPED_VALUES.emit(r=self.temp(), call=self.raw_call(n))
         return f"{self.expr(n)}"
 
     def multi(self, n) -> str:
@@ -432,8 +448,7 @@ class ExprCompiler(OperatorCompiler):
             self.depth -= 1
 
     def _multi(self, n) -> str:
-        r = self.temp()
-        return f"(({r},) if type({r} := {self.raw_call(n)}) is not _Multi else _expand({r}))"
+        return ALL_VALUES.emit(r=self.temp(), call=self.raw_call(n))
 
     def tailcall(self, n) -> str:
         """`return f(args)`: `_tail` makes a Lua callee a pending call that
@@ -458,7 +473,7 @@ class ExprCompiler(OperatorCompiler):
             comma = ", " if args else ""
             return (f"({mark}_tail({f}, ({o}, *{tail})) if ({f} := {callee}) not in _TAIL_NOW"
                     f" else {mark}({f} if True else {f})({o}{comma}{args}))")
-        callee = f"({f} if type({f} := {self.expr(n.func)}) is _FT else _callable({f}, {self.drepr(n.func)}))"
+        callee = CALLEE.emit(f=f, callee=self.expr(n.func), desc=self.drepr(n.func))
         return (f"({mark}_tail({f}, {tail}) if ({f} := {callee}) not in _TAIL_NOW"
                 f" else {mark}({f} if True else {f})({args}))")
 
@@ -482,8 +497,9 @@ class ExprCompiler(OperatorCompiler):
         vals += ["None"] * (n - len(vals))
         return vals
 
-    def explist_tuple(self, exprs: list, n) -> str:
-        """A tuple of the list's values: exactly n of them, or all (n None)."""
+    def explist_tuple(self, exprs: list, n, callee: str | None = None) -> str:
+        """A tuple of the list's values: exactly n of them, or all (n None).
+        `callee`: see raw_call."""
         if n is not None and len(exprs) == 1 and type(exprs[0]) in (A.Call, A.MethodCall):
             # `local a, b = f()`: the raw result adjusted at once, no tuple built
             # around it; a Multi of exactly n values (not a pending tail call,
@@ -491,7 +507,7 @@ class ExprCompiler(OperatorCompiler):
             r = self.temp()
             pending = f" and {r}[0] is not _TAILCALL" if n == 3 else ""
             return (
-                f"({r} if type({r} := {self.raw_call(exprs[0])}) is _Multi and len({r}) == {n}{pending}"
+                f"({r} if type({r} := {self.raw_call(exprs[0], callee)}) is _Multi and len({r}) == {n}{pending}"
                 f" else _fixed({r}, {n}))"
             )
         parts = [self.expr(e) for e in exprs[:-1]]

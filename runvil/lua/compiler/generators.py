@@ -27,7 +27,11 @@ for CPython's nesting limits) has no twin: a call of it from a twin is
 escalated, and a coroutine on it runs on a context of its own.
 
 Twins are made on first use, per function code, from the chunk's Python
-source (compiled.PY_SOURCE), and bound to each closure's own cells.
+source (compiled.PY_SOURCE), and bound to each closure's own cells. What
+the twin makes of each shape of generated code and of each helper it calls
+is written in the contract between the two compilers, compiler/shapes.py:
+a shape is found by the pattern of its own template, and its twin form is
+the table's template or this module's `twin_<shape>` method.
 """
 
 from __future__ import annotations
@@ -37,17 +41,9 @@ import copy
 import itertools
 import types
 
+from . import shapes as S
 from .chunk import PY_SOURCE
-
-#: runtime helpers that never run Lua code: called directly from a twin
-PURE_HELPERS = frozenset({
-    "type", "len", "isinstance", "next", "str", "int", "float", "tuple", "repr", "getattr",
-    "_first", "_expand", "_fixed", "_adjust", "_Multi", "_Table", "_tlist", "_tnamed", "_tmixed",
-    "_callable", "_tbc_check", "_forprep", "_tick", "_refund", "_wrap", "_GotoSignal",
-})  # fmt: skip
-
-#: methods generated code calls on runtime objects that never run Lua code
-PURE_METHODS = frozenset({"get", "set_str", "set_int", "append", "length", "get_int", "get_str"})
+from .resolve import LOCAL_PREFIX
 
 #: Python syntax a twin cannot hold: a `yield` inside would belong to the
 #: nested function, and the twin's own would change what it is
@@ -139,66 +135,8 @@ def _name(n: str) -> ast.Name:
     return ast.Name(n, ast.Load())
 
 
-def _is_coroutine_yield(func) -> bool:
-    """Whether a call's callee (generated code) is `coroutine.yield`: the
-    field 'yield' of the global 'coroutine' (read from `_Gh`, the global
-    table's hash), tested callable."""
-    if not (_is_call(func.orelse, "_callable", None, "field 'yield'") if isinstance(func, ast.IfExp) else False):
-        return False
-    test = func.test
-    if not (isinstance(test, ast.Compare) and isinstance(test.left, ast.Call) and len(test.left.args) == 1
-            and isinstance(test.left.args[0], ast.NamedExpr)):
-        return False
-    field = test.left.args[0].value
-    return (isinstance(field, ast.IfExp) and _is_call(field.orelse, "_index", None, "yield", "global 'coroutine'")
-            and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get"
-                    and isinstance(n.func.value, ast.Name) and n.func.value.id == "_Gh"
-                    and len(n.args) == 1 and isinstance(n.args[0], ast.Constant) and n.args[0].value == "coroutine"
-                    for n in ast.walk(field)))
-
-
-def _is_call(node, name: str, *constants) -> bool:
-    """Whether node is `name(...)` with these constant arguments (None: any
-    argument there)."""
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
-            and len(node.args) == len(constants)
-            and all(c is None or isinstance(a, ast.Constant) and a.value == c for a, c in zip(node.args, constants)))
-
-
-def _packed(a: str, names: list | None) -> ast.expr:
-    """A call site's arguments as one tuple: `a`, or a tuple of `names`."""
-    return _name(a) if names is None else _args_tuple([_name(n) for n in names])
-
-
-def _passed(a: str, names: list | None) -> list:
-    """A call site's arguments as a call passes them: `*a`, or `names`."""
-    return [ast.Starred(_name(a), ast.Load())] if names is None else [_name(n) for n in names]
-
-
-def _yield_branches(call: ast.expr) -> list:
-    """The branches `X if test else ...` of a call site (lua_call) whose X
-    is `_Multi((yield args))`: the known yield's and the general one's."""
-    found = []
-    for _ in range(4):  # known yield, known leaf, twin, yield
-        if not isinstance(call, ast.IfExp):
-            break
-        body = call.body
-        if (isinstance(body, ast.Call) and isinstance(body.func, ast.Name) and body.func.id == "_Multi"
-                and len(body.args) == 1 and isinstance(body.args[0], ast.Yield)):
-            found.append(call)
-        call = call.orelse
-    return found
-
-
-def _checked_callee(func) -> bool:
-    """Whether a call's callee is `(f if type(f := e) is _FT else
-    _callable(f, desc))`, a value tested callable (compile_expr.call)."""
-    t = func.test if isinstance(func, ast.IfExp) else None
-    return (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Is)
-            and isinstance(t.comparators[0], ast.Name) and t.comparators[0].id == "_FT"
-            and _is_call(t.left, "type", None) and isinstance(t.left.args[0], ast.NamedExpr)
-            and _is_call(func.orelse, "_callable", None, None) and isinstance(func.body, ast.Name)
-            and func.body.id == t.left.args[0].target.id)
+def _store(n: str) -> ast.Name:
+    return ast.Name(n, ast.Store())
 
 
 def _head(test: ast.expr, name: str) -> ast.IfExp:
@@ -208,24 +146,86 @@ def _head(test: ast.expr, name: str) -> ast.IfExp:
 
 def _one_value(x: ast.expr, name: str) -> ast.Compare:
     """`type(name := x) is not _Multi`: x is one value, not several."""
-    return ast.Compare(ast.Call(_name("type"), [ast.NamedExpr(ast.Name(name, ast.Store()), x)], []), [ast.IsNot()],
-                       [_name("_Multi")])
+    return ast.Compare(ast.Call(_name("type"), [ast.NamedExpr(_store(name), x)], []), [ast.IsNot()], [_name("_Multi")])
 
 
-def _tests_not_multi(t) -> bool:
-    """Whether t is `<x> is not _Multi`."""
-    return (isinstance(t, ast.Compare) and isinstance(t.ops[0], ast.IsNot) and isinstance(t.comparators[0], ast.Name)
-            and t.comparators[0].id == "_Multi")
+def _first(x: ast.expr, name: str) -> ast.IfExp:
+    """`(name if type(name := x) is not _Multi else name[0] if name else None)`"""
+    return ast.IfExp(_one_value(x, name), _name(name), _head(_name(name), name))
 
 
-def _args_tuple(args: list) -> ast.expr:
-    """A call's arguments as one tuple; `(*X,)` is X itself when X is
-    `(v,) if type(v := e) is not _Multi else v` (a call's values: a tuple)."""
-    if len(args) == 1 and isinstance(args[0], ast.Starred):
-        x = args[0].value
-        if isinstance(x, ast.IfExp) and isinstance(x.body, ast.Tuple) and _tests_not_multi(x.test):
-            return x
-    return ast.Tuple(elts=args, ctx=ast.Load())
+class _CallSite:
+    """A Lua call site's twin, by its branches (see _Twin.lua_call): what
+    it gives as a raw result, as a first value, or as a statement."""
+
+    __slots__ = ("known", "leaf", "twin", "yielded", "direct", "called", "temp", "node")
+
+    def __init__(self, known, leaf, twin, yielded, direct, called, temp, node):
+        self.known = known  # the args a known yield yields at once while _GYOK, or None
+        self.leaf = leaf  # (test, call): a known leaf called as it is, the arguments evaluated in the test
+        self.twin = twin  # (test, r, ran, tails): the callee's twin run, its tail call too
+        self.yielded = yielded  # (test, args): the callee is the state's coroutine.yield
+        self.direct = direct  # (test, call): a builtin (or leaf) that runs no Lua code here
+        self.called = called  # the rest: gcall sorts it out
+        self.temp = temp  # makes a temporary name
+        self.node = node  # the call in the generated code: where its twin is (errors.call_site reads it)
+
+    def raw(self) -> ast.expr:
+        """The call's raw result (one value or a Multi)."""
+        t, r, ran, tails = self.twin
+        twin_result = ast.IfExp(_pending(r, ran), tails, _name(r))
+        return self.chain(_multi_yield, twin_result, lambda call: call)
+
+    def first(self, r: str) -> ast.expr:
+        """The call's first value, each branch its own (a twin's results
+        are final: no pending tail call to run, no Multi made for a yield)."""
+        _t, g, ran, tails = self.twin
+        pending = ast.BoolOp(ast.And(), [_name(g), ast.Compare(
+            ast.Subscript(_name(g), ast.Constant(0), ast.Load()), [ast.Is()], [_name("_TAILCALL")])])
+        rest = ast.IfExp(pending, _first(tails, self.temp()), _head(_name(g), g))
+        twin_first = ast.IfExp(_one_value(ran, g), _name(g), rest)
+
+        def first_yield(args):
+            sent = self.temp()
+            return _head(ast.NamedExpr(_store(sent), ast.Yield(args)), sent)
+
+        return self.chain(first_yield, twin_first, lambda call: _first(call, r))
+
+    def statement(self, like: ast.stmt) -> ast.stmt:
+        """The call as a statement, its values dropped: a yield makes no Multi."""
+        t, r, ran, tails = self.twin
+        twin_result = ast.IfExp(_pending(r, ran), tails, _name(r))
+        rest = self.chain(ast.Yield, twin_result, lambda call: call, known=False)
+        if self.known is None:
+            return _at(ast.Expr(rest), like)
+        return _at(ast.If(_name("_GYOK"), [ast.Expr(ast.Yield(self.known))], [ast.Expr(rest)]), like)
+
+    def chain(self, yielding, twin_result, value, known: bool = True) -> ast.expr:
+        """The branches as one expression: `yielding(args)` for a yield,
+        `value(call)` for a direct call or gcall's."""
+        leaf_test, leaf_call = self.leaf
+        twin_test = self.twin[0]
+        yield_test, yield_args = self.yielded
+        direct_test, direct_call = self.direct
+        expr = ast.IfExp(leaf_test, value(leaf_call), ast.IfExp(twin_test, twin_result, ast.IfExp(
+            yield_test, yielding(yield_args), ast.IfExp(direct_test, value(direct_call), value(self.called)))))
+        if known and self.known is not None:
+            expr = ast.IfExp(_name("_GYOK"), yielding(self.known), expr)
+        return _at(expr, self.node)
+
+
+def _multi_yield(args: ast.expr) -> ast.expr:
+    return ast.Call(_name("_Multi"), [ast.Yield(args)], [])
+
+
+def _pending(r: str, ran: ast.expr) -> ast.expr:
+    """`type(r := ran) is _Multi and r and r[0] is _TAILCALL`: the twin's
+    result is a pending tail call."""
+    return ast.BoolOp(ast.And(), [
+        ast.Compare(ast.Call(_name("type"), [ast.NamedExpr(_store(r), ran)], []), [ast.Is()], [_name("_Multi")]),
+        _name(r),
+        ast.Compare(ast.Subscript(_name(r), ast.Constant(0), ast.Load()), [ast.Is()], [_name("_TAILCALL")]),
+    ])
 
 
 class _Twin(ast.NodeTransformer):
@@ -234,6 +234,7 @@ class _Twin(ast.NodeTransformer):
     def __init__(self):
         self.temps = itertools.count(1)
         self.loops: set[str] = set()  # names holding a generic for's iterator
+        self.tuples: dict[int, ast.expr] = {}  # twin forms of ALL_VALUES (already a tuple), by id
 
     def temp(self) -> str:
         return f"_gv{next(self.temps)}"
@@ -261,122 +262,56 @@ class _Twin(ast.NodeTransformer):
     # -------------------------------------------------------------- calls
 
     def visit_Call(self, node: ast.Call):
+        site = self.twin_call_site(node)
+        if site is not None:
+            return _at(site.raw(), node)
         func = node.func
         if isinstance(func, ast.Name):
-            final = self.final_result(func.id, node.args)
-            if final is not None:
-                return _at(final, node)
-            if func.id in PURE_HELPERS or func.id.startswith("_mk_"):
+            role = S.helper_role(func.id)
+            if role == S.DIRECT or role == S.FINAL:
                 return self.generic_visit(node)
             args = [self.visit(a) for a in node.args]
-            if func.id == "_tail":
+            if role == S.OPERATOR:
+                return _at(ast.YieldFrom(ast.Call(_name("_gop"), [func, self.args_tuple(args)], [])), node)
+            if role == S.TAIL:
                 return _at(ast.YieldFrom(ast.Call(_name("_gtail"), args, [])), node)
-            if func.id == "_giter":
-                return _at(ast.Call(_name("_ggiter"), args, []), node)
-            if func.id.startswith("L_"):  # a Lua local called directly
-                return self.lua_call(node, func, args)
-            return _at(ast.YieldFrom(ast.Call(_name("_gop"), [func, _args_tuple(args)], [])), node)
+            raise NoTwin  # a name the contract does not know: no twin rather than a wrong one
+        for shape in (S.LOOP_EXIT, S.LOOP_ERROR):  # a generic for left
+            holes = shape.match(node)
+            if holes is not None and type(holes["it"]) is ast.Name and holes["it"].id in self.loops:
+                return shape.twin_form({k: self.visit(v) for k, v in holes.items()}, node)
+        if func.attr in S.METHODS:
+            return self.generic_visit(node)
+        args = [self.visit(a) for a in node.args]
+        bound = ast.Attribute(self.visit(func.value), func.attr, ast.Load())
+        return _at(ast.YieldFrom(ast.Call(_name("_gop"), [bound, self.args_tuple(args)], [])), node)
+
+    def twin_call_site(self, node: ast.Call) -> _CallSite | None:
+        """The twin of a Lua call site: any call but of a helper (a name
+        other than a Lua local's) or of a method; else None."""
+        func = node.func
+        if isinstance(func, ast.Name):
+            if not func.id.startswith(LOCAL_PREFIX):
+                return None
+            return self.lua_call(node, func, [self.visit(a) for a in node.args])
         if isinstance(func, ast.Attribute):
-            if func.attr in PURE_METHODS:
-                return self.generic_visit(node)
-            args = [self.visit(a) for a in node.args]
-            target = self.visit(func.value)
-            if func.attr in ("close", "throw") and isinstance(target, ast.Name) and target.id in self.loops:
-                call = ast.Call(_name("_gloop_end"), [target, ast.Constant(func.attr), *args], [])
-                return _at(ast.YieldFrom(call), node)
-            bound = ast.Attribute(target, func.attr, ast.Load())
-            return _at(ast.YieldFrom(ast.Call(_name("_gop"), [bound, _args_tuple(args)], [])), node)
-        known_yield = _is_coroutine_yield(func)  # (before visiting, which rewrites it in place)
-        return self.lua_call(node, self.visit(func), [self.visit(a) for a in node.args], known_yield)
-
-    @staticmethod
-    def final_result(helper: str, args: list):
-        """In a twin, a call's result is final: its pending tail call has run
-        (gcall runs them), so `_first(r)` of a Multi is `r[0]` and
-        `_expand(r)` is r itself."""
-        if len(args) != 1 or not isinstance(args[0], ast.Name):
             return None
-        r = args[0].id
-        if helper == "_first":
-            return _head(_name(r), r)
-        if helper == "_expand":
-            return _name(r)
-        return None
+        for shape in (S.CALLEE, S.YIELD_CALLEE):
+            holes = shape.match(func)
+            if holes is not None:
+                callee = self.visit(holes["callee"])
+                return self.lua_call(node, callee, [self.visit(a) for a in node.args], holes["desc"], holes["f"].id,
+                                     known_yield=shape is S.YIELD_CALLEE)
+        return self.lua_call(node, self.visit(func), [self.visit(a) for a in node.args])
 
-    def visit_IfExp(self, node: ast.IfExp):
-        """`(r if type(r := call) is not _Multi else <r's first value>)`, a
-        call's first value: when the call is a yield, the first of the
-        values it was resumed with, without a Multi of them."""
-        node = self.generic_visit(node)
-        t = node.test
-        if (_tests_not_multi(t) and isinstance(t.left, ast.Call)
-                and isinstance(t.left.func, ast.Name) and t.left.func.id == "type" and len(t.left.args) == 1
-                and isinstance(t.left.args[0], ast.NamedExpr)
-                and isinstance(node.body, ast.Name) and node.body.id == t.left.args[0].target.id
-                and isinstance(node.orelse, ast.IfExp) and isinstance(node.orelse.body, ast.Subscript)):
-            # (the value itself, else its first of several: not `(r,)`, all of them)
-            for branch in _yield_branches(t.left.args[0].value):
-                sent = self.temp()
-                got = ast.NamedExpr(ast.Name(sent, ast.Store()), branch.body.args[0])
-                branch.body = _head(got, sent)
-                branch.body.first_value = True
-                ast.fix_missing_locations(ast.copy_location(branch.body, branch))
-            call = t.left.args[0].value
-            if getattr(call, "call_branches", False):
-                return ast.fix_missing_locations(self.first_values(call, node))
-        return node
+    def args_tuple(self, args: list) -> ast.expr:
+        """A call's arguments as one tuple; `(*X,)` is X itself when X is
+        ALL_VALUES's twin form (a tuple already)."""
+        if len(args) == 1 and isinstance(args[0], ast.Starred) and id(args[0].value) in self.tuples:
+            return args[0].value
+        return ast.Tuple(elts=args, ctx=ast.Load())
 
-    def first_values(self, call: ast.IfExp, node: ast.IfExp) -> ast.IfExp:
-        """`first(<call site>)` as the call site with each branch's own
-        first value: a twin's result is tested for a tuple once, not once
-        for a pending tail call and once more here (node is the first(...))."""
-        r = node.body.id
-
-        def first(x: ast.expr, name: str) -> ast.IfExp:  # (name if type(name := x) is not _Multi else name[0]...)
-            return ast.IfExp(_one_value(x, name), _name(name), _head(_name(name), name))
-
-        def branch(b: ast.expr) -> ast.expr:
-            if getattr(b, "first_value", False):
-                return b
-            twin = getattr(b, "twin_call", None)
-            if twin is None:
-                return first(b, r)
-            g, ran, tails = twin
-            pending = ast.BoolOp(ast.And(), [_name(g), ast.Compare(
-                ast.Subscript(_name(g), ast.Constant(0), ast.Load()), [ast.Is()], [_name("_TAILCALL")])])
-            rest = ast.IfExp(pending, first(tails, self.temp()), _head(_name(g), g))
-            return ast.IfExp(_one_value(ran, g), _name(g), rest)
-
-        n = call
-        while True:
-            n.body = branch(n.body)
-            if not getattr(n.orelse, "call_branches", False):
-                n.orelse = branch(n.orelse)
-                break
-            n = n.orelse
-        return ast.copy_location(call, node)
-
-    def visit_If(self, node: ast.If):
-        """`if type(r := call) is _Multi and r: _first(r)` (a call whose
-        values are dropped, its tail call run) is the call alone here."""
-        t = node.test
-        if (not node.orelse and len(node.body) == 1 and isinstance(t, ast.BoolOp) and isinstance(t.op, ast.And)
-                and len(t.values) == 2 and isinstance(t.values[0], ast.Compare)
-                and isinstance(t.values[0].left, ast.Call) and isinstance(t.values[0].left.func, ast.Name)
-                and t.values[0].left.func.id == "type" and len(t.values[0].left.args) == 1
-                and isinstance(t.values[0].left.args[0], ast.NamedExpr)
-                and isinstance(t.values[0].comparators[0], ast.Name) and t.values[0].comparators[0].id == "_Multi"
-                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Call)
-                and isinstance(node.body[0].value.func, ast.Name) and node.body[0].value.func.id == "_first"):
-            call = self.visit(t.values[0].left.args[0].value)
-            for branch in _yield_branches(call):
-                branch.body = branch.body.args[0]  # a dropped yield's values need no _Multi
-            if getattr(call, "known_yield", False):
-                return self.known_yield_statement(call, node)
-            return ast.copy_location(ast.Expr(call), node)
-        return self.generic_visit(node)
-
-    def lua_call(self, node, func, args, known_yield: bool = False):
+    def lua_call(self, node, func, args, desc=None, v: str | None = None, known_yield: bool = False) -> _CallSite:
         """A Lua call site. The callee is evaluated first, then the
         arguments, as in Lua (each into a temporary of its own; all into one
         tuple when the last may give several values); then, by the callee:
@@ -388,103 +323,119 @@ class _Twin(ast.NodeTransformer):
             else v(a1, a2) if v in _GSAFE or _gleaf(v) or _GWHEN[v]((a1, a2))  # runs no Lua code
             else (yield from _gcall(v, (a1, a2)))     # the rest: gcall sorts it out
 
-        A callee that may be no function (compile_expr tests it callable) is
-        tested here, after the arguments, as Lua's OP_CALL does: only for a
-        builtin that runs no Lua code, and as `_callable(v, desc)` for gcall.
+        A callee that may be no function (CALLEE: `desc` is how messages
+        name it) is tested here, after the arguments, as Lua's OP_CALL
+        does: only for a builtin that runs no Lua code, and as
+        `_callable(v, desc)` for gcall; `v` is then CALLEE's own name for it,
+        which holds the callee after the call in the twin too.
 
         (a test that is never true evaluates the arguments after the callee
         with no tuple made for it, and the callee is called with the values
         themselves, not unpacked from a tuple: a tenth less per call)
         """
-        desc = None
-        if _checked_callee(func):  # (no check first: only a function has a lua_twin)
-            func, desc = func.test.left.args[0].value, func.orelse.args[1]
-        v, a, t, r = self.temp(), self.temp(), self.temp(), self.temp()
-        twin_attr = ast.Call(_name("getattr"), [ast.NamedExpr(ast.Name(v, ast.Store()), func), ast.Constant("lua_twin"),
+        v = v or self.temp()
+        a, t, r = self.temp(), self.temp(), self.temp()
+        twin_attr = ast.Call(_name("getattr"), [ast.NamedExpr(_store(v), func), ast.Constant("lua_twin"),
                                                 ast.Constant(None)], [])
-        is_leaf = ast.Compare(ast.NamedExpr(ast.Name(t, ast.Store()), twin_attr), [ast.Is()], [_name("_GLEAFT")])
+        is_leaf = ast.Compare(ast.NamedExpr(_store(t), twin_attr), [ast.Is()], [_name("_GLEAFT")])
         names = None if any(isinstance(e, ast.Starred) for e in args) else [self.temp() for _ in args]
         if names is None:  # their number is known when they run: one tuple
-            made = [ast.Compare(ast.NamedExpr(ast.Name(a, ast.Store()), _args_tuple(args)), [ast.Is()],
-                                [ast.Constant(None)])]
+            made = [ast.Compare(ast.NamedExpr(_store(a), self.args_tuple(args)), [ast.Is()], [ast.Constant(None)])]
+            packed, passed = _name(a), [ast.Starred(_name(a), ast.Load())]
         else:
-            made = [ast.Compare(ast.NamedExpr(ast.Name(n, ast.Store()), e), [ast.Is()], [_name("_GNEVER")])
+            made = [ast.Compare(ast.NamedExpr(_store(n), e), [ast.Is()], [_name("_GNEVER")])
                     for n, e in zip(names, args)]
+            packed, passed = ast.Tuple(elts=[_name(n) for n in names], ctx=ast.Load()), [_name(n) for n in names]
         if not made:
             test = is_leaf
         else:
             test = ast.Compare(is_leaf, [ast.IsNot()], [made[0] if len(made) == 1 else ast.BoolOp(ast.Or(), made)])
-        is_yield = ast.Compare(_name(v), [ast.Is()], [_name("_YIELD")])
-        yielded = ast.Call(_name("_Multi"), [ast.Yield(_packed(a, names))], [])
-        ran = ast.YieldFrom(ast.Call(_name(t), _passed(a, names), []))
-        pending = ast.BoolOp(ast.And(), [
-            ast.Compare(ast.Call(_name("type"), [ast.NamedExpr(ast.Name(r, ast.Store()), ran)], []), [ast.Is()],
-                        [_name("_Multi")]),
-            _name(r),
-            ast.Compare(ast.Subscript(_name(r), ast.Constant(0), ast.Load()), [ast.Is()], [_name("_TAILCALL")]),
-        ])
+        ran = ast.YieldFrom(ast.Call(_name(t), copy.deepcopy(passed), []))
         tails = ast.YieldFrom(ast.Call(_name("_gcall"), [ast.Subscript(_name(r), ast.Constant(1), ast.Load()),
                                                         ast.Subscript(_name(r), ast.Constant(2), ast.Load())], []))
-        twin_result = ast.IfExp(pending, tails, _name(r))
-        twin_result.twin_call = (r, ran, tails)  # (see first_values)
         has_twin = ast.Compare(_name(t), [ast.IsNot()], [ast.Constant(None)])
-        safe = ast.Compare(_name(v), [ast.In()], [_name("_GSAFE")])
+        is_yield = ast.Compare(_name(v), [ast.Is()], [_name("_YIELD")])
         w = self.temp()
         safe_here = ast.BoolOp(ast.And(), [  # a builtin that runs no Lua code on these arguments
-            ast.Compare(ast.NamedExpr(ast.Name(w, ast.Store()),
-                                      ast.Call(ast.Attribute(_name("_GWHEN"), "get", ast.Load()), [_name(v)], [])),
-                        [ast.IsNot()], [ast.Constant(None)]),
-            ast.Call(_name(w), [_packed(a, names)], []),
+            ast.Compare(ast.NamedExpr(_store(w), ast.Call(ast.Attribute(_name("_GWHEN"), "get", ast.Load()),
+                                                          [_name(v)], [])), [ast.IsNot()], [ast.Constant(None)]),
+            ast.Call(_name(w), [copy.deepcopy(packed)], []),
         ])
         leaf = ast.Call(_name("_gleaf"), [_name(v)], [])  # (a closure no twin has called yet)
-        safe = ast.BoolOp(ast.Or(), [safe, leaf, safe_here])
+        safe = ast.BoolOp(ast.Or(), [ast.Compare(_name(v), [ast.In()], [_name("_GSAFE")]), leaf, safe_here])
         callee = _name(v)
         if desc is not None:  # a value that may be no function: checked here, after the arguments
             function = ast.Compare(ast.Call(_name("type"), [_name(v)], []), [ast.Is()], [_name("_FT")])
             safe = ast.BoolOp(ast.And(), [function, safe])
             callee = ast.Call(_name("_callable"), [_name(v), desc], [])
-        direct = ast.Call(_name(v), _passed(a, names), [])
-        called = ast.YieldFrom(ast.Call(_name("_gcall"), [callee, _packed(a, names)], []))
-        expr = ast.IfExp(test, copy.deepcopy(direct), ast.IfExp(has_twin, twin_result, ast.IfExp(
-            is_yield, yielded, ast.IfExp(safe, direct, called))))
-        for n in (expr, expr.orelse, expr.orelse.orelse, expr.orelse.orelse.orelse):
-            n.call_branches = True  # (see first_values)
-        if known_yield:
-            # `coroutine.yield(args)` itself: while the global table's raw
-            # `coroutine` is the library and its raw `yield` the state's
-            # (`_GYOK`, kept by twins.install: raw hits, so no metamethod
-            # could have given them), the arguments, yielded; else the
-            # general path
-            known = _name("_GYOK")
-            yields = ast.Yield(_args_tuple(copy.deepcopy(args)))
-            expr = ast.IfExp(known, ast.Call(_name("_Multi"), [yields], []), expr)
-            expr.call_branches = True
-            expr.known_yield = True  # (a statement of its own: see known_yield_statement)
-        return _at(expr, node)
+        direct = ast.Call(_name(v), passed, [])
+        called = ast.YieldFrom(ast.Call(_name("_gcall"), [callee, copy.deepcopy(packed)], []))
+        # `coroutine.yield(args)` itself: while the global table's raw `coroutine`
+        # is the library and its raw `yield` the state's (`_GYOK`, kept by
+        # runtime/generators.install: raw hits, so no metamethod could have
+        # given them), the arguments, yielded; else the general path
+        known = copy.deepcopy(self.args_tuple(args)) if known_yield else None
+        return _CallSite(known, (test, copy.deepcopy(direct)), (has_twin, r, ran, tails),
+                         (is_yield, copy.deepcopy(packed)), (safe, direct), called, self.temp, node)
 
-    def known_yield_statement(self, call: ast.IfExp, node: ast.stmt) -> ast.If:
-        """A known yield whose values are dropped (`coroutine.yield(x)` as a
-        statement): `if _GYOK: yield (x,)`, else the general path."""
-        branch = ast.If(call.test, [ast.Expr(call.body)], [ast.Expr(call.orelse)])
-        return ast.fix_missing_locations(ast.copy_location(branch, node))
+    # ------------------------------------------------------ values of calls
+
+    def visit_IfExp(self, node: ast.IfExp):
+        holes = S.FIRST_VALUE.match(node)
+        if holes is not None:
+            return self.twin_first_value(node, holes)
+        holes = S.ALL_VALUES.match(node)
+        if holes is not None:
+            form = S.ALL_VALUES.twin_form(dict(holes, call=self.visit(holes["call"])), node)
+            self.tuples[id(form)] = form
+            return form
+        return self.generic_visit(node)
+
+    def twin_first_value(self, node: ast.IfExp, holes: dict) -> ast.expr:
+        """FIRST_VALUE: the call site with each branch's own first value (a
+        twin's result is tested for a tuple once, not once for a pending
+        tail call and once more here)."""
+        r = holes["r"].id
+        site = self.twin_call_site(holes["call"]) if type(holes["call"]) is ast.Call else None
+        if site is None:
+            return _at(_first(self.visit(holes["call"]), r), node)
+        return _at(site.first(r), node)
+
+    def visit_If(self, node: ast.If):
+        holes = S.DROPPED_VALUES.match(node)
+        if holes is not None:
+            return self.twin_dropped_values(node, holes)
+        return self.generic_visit(node)
+
+    def twin_dropped_values(self, node: ast.If, holes: dict) -> ast.stmt:
+        """DROPPED_VALUES: the call alone (its tail call runs in the twin)."""
+        site = self.twin_call_site(holes["call"]) if type(holes["call"]) is ast.Call else None
+        if site is None:
+            return _at(ast.Expr(self.visit(holes["call"])), node)
+        return site.statement(node)
 
     # ------------------------------------------------------- generic for
 
     def visit_Assign(self, node: ast.Assign):
-        v = node.value
-        if (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "_giter"
-                and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
-            self.loops.add(node.targets[0].id)
+        for shape in (S.FOR_ITERATOR, S.FOR_CALL_ITERATOR):
+            holes = shape.match(node)
+            if holes is not None and type(holes["it"]) is ast.Name:
+                self.loops.add(holes["it"].id)
+                return shape.twin_form({k: self.visit(v) for k, v in holes.items()}, node)
         return self.generic_visit(node)
 
     def visit_For(self, node: ast.For):
-        """`for T in it:` over a generic for's iterator becomes a loop that
-        takes each item with `next` (a native walk, or an iterator function
-        that runs no Lua code) or through `yield from it.step()` (a GLoop)."""
-        it = node.iter
-        if not (isinstance(it, ast.Name) and it.id in self.loops):
+        holes = S.FOR_LOOP.match(node)
+        if holes is None or type(holes["it"]) is not ast.Name or holes["it"].id not in self.loops:
             return self.generic_visit(node)
-        if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "_giter"
+        return self.twin_for_loop(node, holes)
+
+    def twin_for_loop(self, node: ast.For, holes: dict):
+        """FOR_LOOP: a loop that takes each item with `next` (a native walk,
+        or an iterator function that runs no Lua code) or through
+        `yield from it.step()` (a GLoop)."""
+        it = holes["it"]
+        if not any(type(n) is ast.Assign and (S.FOR_ITERATOR.match(n) or S.FOR_CALL_ITERATOR.match(n))
                    for s in node.body for n in ast.walk(s)):
             # no generic for inside: a plain Python for when the iterator is
             # plain (a native walk, a wrap function's), the loop below when
@@ -503,7 +454,7 @@ class _Twin(ast.NodeTransformer):
         plain = ast.Call(_name("next"), [_name(it.id), _name("_GDONE")], [])
         stepped = ast.YieldFrom(ast.Call(ast.Attribute(_name(it.id), "step", ast.Load()), [], []))
         test = ast.Compare(ast.Call(_name("type"), [_name(it.id)], []), [ast.IsNot()], [_name("_GLoop")])
-        take = ast.Assign([ast.Name(v, ast.Store())], ast.IfExp(test, plain, stepped))
+        take = ast.Assign([_store(v)], ast.IfExp(test, plain, stepped))
         done = ast.If(ast.Compare(_name(v), [ast.Is()], [_name("_GDONE")]), [ast.Break()], [])
         bind_ = ast.Assign([node.target], _name(v))
         loop = ast.While(ast.Constant(True), [take, done, bind_, *self.statements(node.body)], [])

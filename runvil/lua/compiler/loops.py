@@ -14,6 +14,7 @@ in _forprep; its body's weight is charged this way).
 from __future__ import annotations
 
 from ..syntax import ast as A
+from .shapes import FOR_CALL_ITERATOR, FOR_ITERATOR, FOR_LOOP, LOOP_ERROR, LOOP_EXIT
 from .weigh import block_cost
 
 #: iterations a loop runs between two charges of the step budget
@@ -113,8 +114,10 @@ class LoopCompiler:
         vars_ = s.vars
         f, st, c, close = self.temp(), self.temp(), self.temp(), self.temp()
         vals = self.explist(s.exprs, 4)
+        # over one call (`pairs(t)`), whose callee a temporary keeps: the iterator is told what was called
+        callee = self.temp() if len(s.exprs) == 1 and self.checked_callee(s.exprs[0]) else None
         if vals is None:
-            self.em.emit(ind, f"{f}, {st}, {c}, {close} = {self.explist_tuple(s.exprs, 4)}", s.line)
+            self.em.emit(ind, f"{f}, {st}, {c}, {close} = {self.explist_tuple(s.exprs, 4, callee)}", s.line)
         else:
             self.em.emit(ind, f"{f}, {st}, {c}, {close} = {', '.join(vals)}", s.line)
             for extra in s.exprs[4:]:
@@ -122,13 +125,17 @@ class LoopCompiler:
         raws = [self.temp() if v.is_cell else v.pyname for v in vars_]
         target = raws[0] if len(raws) == 1 else ", ".join(raws)
         it = self.temp()
-        self.em.emit(ind, f"{it} = _giter({f}, {st}, {c}, {close}, {len(vars_)})", s.line)
+        if callee is None:
+            self.em.emit(ind, FOR_ITERATOR.emit(it=it, f=f, s=st, c=c, close=close, n=len(vars_)), s.line)
+        else:
+            shape = FOR_CALL_ITERATOR
+            self.em.emit(ind, shape.emit(it=it, f=f, s=st, c=c, close=close, n=len(vars_), callee=callee), s.line)
         # the iterations are charged by _giter; the body's weight beyond them here
         extra = block_cost(s.body.stmts)
         count = self.open_charges(ind, s.line) if extra else None
         # an error leaving the body reaches the closing value's __close
         self.em.emit(ind, "try:", s.line)
-        self.em.emit(ind + 1, f"for {target} in {it}:", s.line)
+        self.em.emit(ind + 1, FOR_LOOP.emit(target=target, it=it), s.line)
         for v, r in zip(vars_, raws):
             self.bind(v.pyname)
             if v.is_cell:
@@ -143,10 +150,11 @@ class LoopCompiler:
         self.tbc_depth -= 1
         self.loops.pop()
         self.em.emit(ind, "except BaseException as _e:", s.line)
-        self.em.emit(ind + 1, f"if {close} is not None and type(_e) is not _GotoSignal: {it}.throw(_e)", s.line)
+        self.em.emit(ind + 1, f"if {close} is not None and type(_e) is not _GotoSignal: {LOOP_ERROR.emit(it=it, error='_e')}",
+                     s.line)
         self.em.emit(ind + 1, "raise", s.line)
         # left by break, goto or return: closed now, with no error
         self.em.emit(ind, "finally:", s.line)
         if count is not None:
             self.close_charges(count, extra, ind + 1, s.line)
-        self.em.emit(ind + 1, f"{it}.close()", s.line)
+        self.em.emit(ind + 1, LOOP_EXIT.emit(it=it), s.line)

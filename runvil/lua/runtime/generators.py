@@ -427,13 +427,13 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
 
         __slots__ = ("f", "s", "c", "close", "n", "walk", "done")
 
-        def __init__(self, f, s, c, close, n):
+        def __init__(self, f, s, c, close, n, callee=None):
             if close is not None:
                 _tbc_check(close, "(for state)")
             self.f, self.s, self.c, self.close, self.n = f, s, c, close, n
             self.done = False
             # next, a raw ipairs and builtins walk natively, as giter does
-            self.walk = giter(f, s, c, None, n) if loops_no_lua(f, s) else None
+            self.walk = giter(f, s, c, None, n, callee) if loops_no_lua(f, s) else None
 
         def step(self):
             if self.walk is not None:
@@ -441,7 +441,10 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
             steps[0] -= 1
             if steps[0] < 0:
                 tick()
-            r = yield from gcall(self.f, (self.s, self.c))
+            f = self.f
+            if type(f) is not FunctionType:  # a value called through __call (or Lua's error), looked up each time
+                f = V.resolve_callable(f, "for iterator 'for iterator'")
+            r = yield from gcall(f, (self.s, self.c))
             vals = fixed(r, self.n)
             if vals[0] is None:
                 return GDONE
@@ -452,18 +455,20 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
 
     def loops_no_lua(f, s) -> bool:
         """Whether a generic for's iterator runs no Lua code."""
-        if f is next_fn or getattr(f, "lua_walk", None) is not None:
+        if f is next_fn:
             return True
         if f is ipairs_aux:
             return type(s) is LuaTable and s.meta is None
         # a builtin that runs no Lua code whatever its arguments (the test of
         # one that depends on them would hold for the first item only)
-        return safe.get(f, missing) is None or f.__code__ is wrapped_code
+        return safe.get(f, missing) is None or type(f) is FunctionType and f.__code__ is wrapped_code
 
-    def ggiter(f, s, c, close, n):
+    def ggiter(f, s, c, close, n, callee=None):
+        """A twin's generic for (compiler/shapes.py FOR_ITERATOR): giter's
+        when its iterator runs no Lua code, else a GLoop."""
         if close is None and loops_no_lua(f, s):
-            return giter(f, s, c, close, n)
-        return GLoop(f, s, c, close, n)
+            return giter(f, s, c, close, n, callee)
+        return GLoop(f, s, c, close, n, callee)
 
     def gloop_end(it, what: str, *args):
         """`it.close()` / `it.throw(e)` as a generic for is left: runs the

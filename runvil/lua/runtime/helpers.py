@@ -206,11 +206,16 @@ def _float_loop(i: float, stop: float, step: float, steps, tick):
             return
 
 
-def make_giter(steps: list, tick, next_fn, ipairs_aux):
+def make_giter(steps: list, tick, next_fn, ipairs_aux, pairs_fn):
     """The generic for, as a Python iterator: native walks for `next` and
-    `ipairs`, and repeated calls of any other iterator function."""
+    `ipairs`, and repeated calls of any other iterator function.
 
-    def giter(f, s, c, close, n):
+    `callee` is what the for's one call called (compiler/shapes.py
+    FOR_CALL_ITERATOR): `for k, v in pairs(t)` is the sandbox pairs' walk,
+    which fixes t's keys when it starts (spec/runvil.md §9), while `next`
+    given any other way walks live, as Lua's."""
+
+    def giter(f, s, c, close, n, callee=None):
         if close is not None:
             _tbc_check(close, "(for state)")
         if f is next_fn and type(s) is not LuaTable:
@@ -221,19 +226,18 @@ def make_giter(steps: list, tick, next_fn, ipairs_aux):
         # next, ipairs and the sandbox pairs walk natively and charge their
         # items themselves (a generator layer less than _charged)
         charged = True
-        if f is next_fn and type(s) is LuaTable and c is None:
-            it = _walk_next(s, n, steps, tick)
+        if f is next_fn and c is None:
+            if callee is pairs_fn and (s.meta is None or s.meta.hash.get("__pairs") is None):
+                it = _walk_fixed(s, n, steps, tick)
+            else:
+                it = _walk_next(s, n, steps, tick)
         elif f is ipairs_aux and type(s) is LuaTable and s.meta is None and c == 0:
             it = _walk_ipairs(s, n, steps, tick)
+        elif type(f) is FunctionType and (walk := getattr(f, "lua_walk_calls", None)) is not None:
+            it = walk(s, c, n, steps, tick)  # a coroutine.wrap function: it resumes its coroutine itself
         else:
-            walk = getattr(f, "lua_walk", None) if type(f) is FunctionType else None
-            if walk is not None:  # the sandbox pairs' own walk
-                it = walk(n, steps, tick)
-            elif type(f) is FunctionType and (walk := getattr(f, "lua_walk_calls", None)) is not None:
-                it = walk(s, c, n, steps, tick)  # a coroutine.wrap function: it resumes its coroutine itself
-            else:
-                it = _walk_calls(f, s, c, n)
-                charged = False
+            it = _walk_calls(f, s, c, n)
+            charged = False
         if not charged:
             it = _charged(it, steps, tick, 1)
         return it if close is None else _closing(it, close)
@@ -289,6 +293,32 @@ def _walk_next(t: LuaTable, n: int, steps, tick):
             yield r
         else:
             yield (k, r[1]) + (None,) * (n - 2)
+    steps[0] -= m * NEXT_ITEM_COST
+
+
+def _walk_fixed(t: LuaTable, n: int, steps, tick):
+    """The sandbox pairs' walk: t's keys as they are when it starts (keys
+    added later are not visited, keys removed since are skipped), in the
+    order `next` walks them."""
+    keys = t.keys_snapshot()
+    get = t.get
+    m = 0  # items not charged yet, as _charged counts them
+    for k in keys:
+        v = get(k)
+        if v is None:
+            continue
+        m += 1
+        if m == 64:
+            steps[0] -= 64 * NEXT_ITEM_COST
+            m = 0
+            if steps[0] < 0:
+                tick()
+        if n == 2:
+            yield (k, v)
+        elif n == 1:
+            yield k
+        else:
+            yield (k, v) + (None,) * (n - 2)
     steps[0] -= m * NEXT_ITEM_COST
 
 
@@ -440,6 +470,7 @@ def base_namespace() -> dict:
         "_first": V.first,
         "_expand": V.expand,
         "_callable": V.callable_of,
+        "_callable_yield": V.callable_of,  # (compiler/shapes.py YIELD_CALLEE)
         "_tail": V.tail,
         "_TAIL_NOW": V.TAIL_NOW,
         "_wrap": V.wrap,

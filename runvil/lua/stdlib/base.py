@@ -13,7 +13,6 @@ from ..runtime.calldepth import ccall
 from ..errors import LuaError, LuaSyntaxError, builtin, where
 from ..runtime.helpers import call_handler, caught_value
 from ..errors import chunkid
-from ..compiler.costs import NEXT_ITEM_COST
 from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, Multi, Userdata
 from . import lib_table
@@ -99,7 +98,7 @@ def open_lib(state) -> None:
         funcs["load"] = load
     for name, f in lib_table(funcs).hash.items():
         G.set_str(name, f)
-    state.bind_iterators(next_, ipairs_aux)
+    state.bind_iterators(next_, ipairs_aux, pairs)
 
 
 def binary_name(name: str) -> str:
@@ -200,10 +199,11 @@ def next_(*args):
 
 @builtin
 def pairs(*args):
+    """`next, t, nil` as in Lua (so `pairs(t) == next`); a generic for over
+    this call fixes t's keys when its walk starts (the sandbox pairs of
+    spec/runvil.md §9: runtime/helpers.make_giter is told the callee)."""
     if args and type(t := args[0]) is LuaTable and (t.meta is None or t.meta.hash.get("__pairs") is None):
-        if t.next(None) is None:  # nothing to walk: `next` walks it the same, and `pairs({}) == next` as in Lua
-            return Multi((next_, t, None))
-        return Multi((sandbox_walker(t), t, None))  # the common case, without the checks below
+        return Multi((next_, t, None))  # the common case, without the checks below
     t = check_any(args, 1, "pairs")
     h = V.getmetamethod(t, "__pairs")
     if h is not None:
@@ -213,65 +213,7 @@ def pairs(*args):
         r = t.lua_pairs()
         if r is not None:
             return Multi(tuple(r))
-    if type(t) is not LuaTable:
-        return Multi((next_, t, None))  # next raises, as Lua's pairs lets it
-    if t.next(None) is None:
-        return Multi((next_, t, None))
-    return Multi((sandbox_walker(t), t, None))
-
-
-def sandbox_walker(t: LuaTable):
-    """The iterator of the sandbox pairs: the keys are fixed when the walk
-    starts; keys removed since are skipped."""
-    keys = t.keys_snapshot()
-    pos = [0]
-    get = t.get
-
-    def walk(*_args):
-        i = pos[0]
-        n = len(keys)
-        while i < n:
-            k = keys[i]
-            i += 1
-            v = get(k)
-            if v is not None:
-                pos[0] = i
-                return Multi((k, v))
-        pos[0] = i
-        return None
-
-    def native(nvars, steps, tick):
-        """The walk as the generic for runs it (runtime.make_giter), which
-        leaves the step charge of its items to it (as runtime._charged)."""
-        i = pos[0]
-        n = len(keys)
-        m = 0  # items not charged yet
-        while i < n:
-            k = keys[i]
-            i += 1
-            v = get(k)
-            if v is not None:
-                pos[0] = i
-                m += 1
-                if m == 64:
-                    steps[0] -= 64 * NEXT_ITEM_COST
-                    m = 0
-                    if steps[0] < 0:
-                        tick()
-                if nvars == 2:
-                    yield (k, v)
-                elif nvars == 1:
-                    yield k
-                else:
-                    yield (k, v) + (None,) * (nvars - 2)
-        pos[0] = i
-        steps[0] -= m * NEXT_ITEM_COST
-
-    walk.lua_walk = native
-    return walk
-
-
-builtin(sandbox_walker(LuaTable()))  # every walker shares this code: a builtin level
+    return Multi((next_, t, None))  # next raises for a value that is no table, as Lua's pairs lets it
 
 
 @builtin
