@@ -279,7 +279,8 @@ def chunkid(chunkname: str, source: str = "") -> str:
 
 
 def stack_overflow_message(e: BaseException) -> str:
-    """Lua's message for a runaway recursion, at the innermost Lua line."""
+    """Lua's message for a runaway recursion, at the innermost Lua line.
+    The recursion's traceback is released on the way (`release_traceback`)."""
     tb = e.__traceback__
     where = ""
     while tb is not None:
@@ -287,4 +288,27 @@ def stack_overflow_message(e: BaseException) -> str:
         if position is not None:
             where = position + ": "
         tb = tb.tb_next
+    release_traceback(e)
     return f"{where}stack overflow"
+
+
+def release_traceback(e: BaseException) -> None:
+    """Drops e's traceback (and those of the exceptions it was raised in)
+    one entry at a time, innermost first. A traceback as long as a runaway
+    recursion, dropped at once, is freed by C code that recurses once per
+    entry: deeper than WebAssembly's stack allows (Pyodide's interpreter
+    dies of `Maximum call stack size exceeded`), while each frame freed
+    here alone frees nothing further."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        tb, e.__traceback__ = e.__traceback__, None
+        entries = []
+        while tb is not None:
+            entries.append(tb)
+            after = tb.tb_next
+            tb.tb_next = None
+            tb = after
+        while entries:
+            entries.pop()
+        e = e.__context__

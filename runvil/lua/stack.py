@@ -155,8 +155,16 @@ def inline_recursion_limit() -> int:
     return max(sys.getrecursionlimit(), min(LUA_RECURSION_LIMIT, soft // INLINE_FRAME_BYTES))
 
 
-#: Python frames Lua may nest on WebAssembly (Pyodide): infinite recursion
-#: through twins ends in `stack overflow` at 6,000 in Node; 4,000 leaves room
+#: Python frames Lua may nest on WebAssembly (Pyodide). Its CPython (3.13)
+#: nests no C call for a Python call or a generator's, so frames take no
+#: WebAssembly stack; what does is freeing a traceback as long as the
+#: recursion when its error is caught (C recurses once an entry: past about
+#: 7,000 in Node, Pyodide dies) and ending a coroutine suspended as deep (a
+#: state's close of one 8,000 frames deep dies, 6,000 holds). A stack
+#: overflow's own traceback is released entry by entry
+#: (errors.release_traceback), a plain recursion stops at most 500 frames
+#: past this (state.SMALL_STACK_CHECK_INTERVAL): 4,000 leaves room, in Node
+#: and in a browser's worker
 WASM_RECURSION_LIMIT = 4000
 #: C stack a Python frame may take on the inline backend's calling thread
 #: (the largest measured for a Lua call through generator twins, doubled)

@@ -43,6 +43,17 @@ CHECK_INTERVAL = 100_000
 MIN_CHECK_INTERVAL = 16
 #: the CPU time aimed at between two checks
 CHECK_SECONDS = 0.1
+#: the most steps between two checks where Lua runs on the calling thread's
+#: small stack (inline, no threads: Pyodide). There Python's recursion limit
+#: is what ends a runaway recursion in `stack overflow`, but CPython 3.13 does
+#: not test it when it calls a function with defaults or `*args`, as every
+#: compiled Lua function has (python/cpython#132744): plain Lua recursion
+#: runs past it until a call that tests it, and `_tick()` is one. A Lua call
+#: charges at least 2 steps a Python frame, so it stops at most 500 frames
+#: past the limit (where threads run Lua, its stack holds far more)
+SMALL_STACK_CHECK_INTERVAL = 1000
+#: this platform's most steps between two checks
+MAX_CHECK_INTERVAL = SMALL_STACK_CHECK_INTERVAL if INLINE and not CAN_THREAD else CHECK_INTERVAL
 
 
 class Limits(Struct):
@@ -136,7 +147,7 @@ class LuaState:
         # (and no more than four times the last: an execution starts checking
         # often, as its first steps may be slow ones)
         pace = CHECK_INTERVAL if took <= 0 else int(done * CHECK_SECONDS / took)
-        self._interval = max(MIN_CHECK_INTERVAL, min(CHECK_INTERVAL, pace, self._interval * 4))
+        self._interval = max(MIN_CHECK_INTERVAL, min(MAX_CHECK_INTERVAL, pace, self._interval * 4))
         if lim.steps is not None and self.steps_used >= lim.steps:
             self._steps[0] = 0
             self._armed = 0

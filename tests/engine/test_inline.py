@@ -24,8 +24,10 @@ import pytest
 from runvil.engine.effects import ModelFailure, ModelReply, ModelRound
 from runvil.engine.run import ModelBinding, Run
 from runvil.lua.runtime import contexts
+from runvil.lua.state import SMALL_STACK_CHECK_INTERVAL
 from runvil.prompt import parse_text
 
+from ..lua.deep_callbacks import LUA_SAYS, outcome
 from .prompts import source
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,6 +95,34 @@ def test_without_threads_deep_recursion_ends_in_lua_stack_overflow():
     ok, err, depth = eval(out.stdout)
     assert ok is False and err.endswith("stack overflow") and err.startswith("deep:"), err
     assert depth == 500
+
+
+def test_without_threads_a_runaway_inside_every_kind_of_callback_ends_in_lua_s_error():
+    """Lua run directly by a builtin or an operator (a gsub function, a sort
+    comparator, metamethods, __tostring, xpcall's handler, load's reader):
+    a runaway recursion there ends as in Lua, a little past the recursion
+    limit that the platform's stack holds (Python 3.13 lets plain calls run
+    past it until the next step check: runvil.lua.state), and the state
+    runs on."""
+    out = on_a_platform_without_threads("""\
+        import json
+        from runvil.lua import LuaState
+        from runvil.lua.stack import inline_recursion_limit
+        from tests.lua.deep_callbacks import KINDS, chunk
+        printed = {}
+        for kind in KINDS:
+            lines = []
+            state = LuaState(stdout=lines.append, allow_load=True)
+            state.call(state.load(chunk(kind), "=(command line)"))
+            printed[kind] = "".join(lines)
+        print(json.dumps({"limit": inline_recursion_limit(), "printed": printed}))
+        """)
+    assert out.returncode == 0, out.stderr
+    runs = json.loads(out.stdout)
+    for kind, printed in runs["printed"].items():
+        first, depth, last = outcome(printed)
+        assert (first, last) == (LUA_SAYS[kind], "alive"), kind
+        assert 1000 < depth <= runs["limit"] + SMALL_STACK_CHECK_INTERVAL // 2, (kind, depth)
 
 
 def test_without_threads_a_prompt_runs_through_the_cli_with_tasks_fanout_and_jump(tmp_path):

@@ -24,6 +24,8 @@ import pytest
 from runvil.host.playground.pins import PYODIDE_ENV, PYODIDE_VERSION
 from runvil.host.playground.wheels import NATIVE_SUFFIXES, dependency_wheel, needed
 
+from ..lua.deep_callbacks import KINDS, LUA_SAYS, chunk
+from ..lua.deep_callbacks import outcome as deep_outcome
 from .tier import HERE, ROOT, cache_folder, pyodide_folder, skip_unless_enabled
 
 CHUNK = (HERE / "coroutines.lua").read_text(encoding="utf-8")
@@ -47,7 +49,9 @@ RUNS = {
     "coroutines": ["lua", "-e", CHUNK],
     "hello": ["run", "examples/hello.md"],
     "conformance": ["conformance", "conformance"],
-    # last: a crash of the interpreter would spoil the runs after it
+    "yields": ["lua", "/repo/tests/lua/programs/yield_in_callbacks.lua"],
+    # late: a crash of the interpreter would spoil the runs after it
+    **{f"deep {kind}": ["lua", "-e", chunk(kind)] for kind in KINDS},
     "recursion-pcall": ["lua", "-e", RECURSION + "print(pcall(f, 1))"],
     "recursion": ["lua", "-e", RECURSION + "f(1)"],
 }
@@ -132,6 +136,24 @@ def test_hello(pyodide_runs):
 def test_infinite_recursion_is_lua_s_stack_overflow(pyodide_runs):
     assert outcome(pyodide_runs["recursion-pcall"]) == (0, "false\t(command line):1: stack overflow\n", "")
     assert outcome(pyodide_runs["recursion"]) == (1, "", "runvil: (command line):1: stack overflow\n")
+
+
+def test_yields_inside_callbacks_go_through_or_fail_as_in_lua(pyodide_runs):
+    expected = (ROOT / "tests/lua/programs/expected/yield_in_callbacks.out").read_text(encoding="utf-8")
+    assert outcome(pyodide_runs["yields"]) == (0, expected, "")
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_runaway_inside_a_callback_ends_in_lua_s_error_and_the_interpreter_lives(pyodide_runs, kind):
+    """WebAssembly's stack is small: Lua run directly by a builtin or an
+    operator once ran past the recursion limit there and crashed Pyodide
+    (`RangeError: Maximum call stack size exceeded`). The runs after this
+    one show that the interpreter lives on."""
+    code, out, err = outcome(pyodide_runs[f"deep {kind}"])
+    first, depth, last = deep_outcome(out)
+    assert (code, first, last, err) == (0, LUA_SAYS[kind], "alive", "")
+    assert depth > 1000
+    print(f"Pyodide: a runaway inside {kind} stopped {depth} deep")
 
 
 def test_the_conformance_suite_passes(pyodide_runs):

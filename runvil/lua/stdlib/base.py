@@ -9,7 +9,7 @@ from types import FunctionType
 
 from ..runtime import values as V
 from ..runtime.args import arg_error, check_any, check_function, check_int, check_table, opt_int, opt_str, type_error
-from ..runtime.calldepth import ccall
+from ..runtime.calldepth import CCall, ccall
 from ..errors import LuaError, LuaSyntaxError, builtin, where
 from ..runtime.helpers import call_handler, caught_value
 from ..errors import chunkid
@@ -37,9 +37,10 @@ def open_lib(state) -> None:
             if type(chunk) is not FunctionType:
                 type_error(args, 1, "load", "function")
             try:
-                text = read_chunk(chunk, sys._getframe())
-            except LuaError as e:  # lua_load catches the reader's errors
-                return Multi((None, e.value))
+                with CCall():  # lua_load's calls of the reader: nested C calls, not yieldable
+                    text = read_chunk(chunk, sys._getframe())
+            except (LuaError, RecursionError, MemoryError) as e:  # lua_load catches the reader's errors
+                return Multi((None, caught_value(e)))
         if text[:1] == "\x1b":  # LUA_SIGNATURE[0]: a binary chunk
             if "b" not in mode:
                 return Multi((None, f"attempt to load a binary chunk (mode is '{mode}')"))
