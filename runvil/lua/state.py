@@ -27,10 +27,12 @@ import time
 
 from ..structs import Struct
 from .runtime import values as V
+from .runtime import indexing as LI
 from .compiler.chunkcache import compile_lua
 from .runtime.contexts import SUSPEND, drive
 from .stack import CAN_THREAD, INLINE, on_lua_thread, run_lua
-from .runtime.calldepth import HOST_CCALLS, ccall
+from .runtime.calldepth import HOST_CCALLS
+from .runtime.calls import ccall
 from .runtime.machine import IDLE, RUNNING, Machine, switch
 from .errors import LimitExceeded, LuaError, chunkid, current_where, stack_overflow_message
 from .stdlib.limits import resident_memory
@@ -118,8 +120,8 @@ class LuaState:
         ns["_S"] = self._steps
         ns["_tick"] = self._tick
         ns["_Gh"] = G.hash
-        ns["_gget"] = lambda k: V.index(G, k)
-        ns["_gset"] = lambda k, v: G.set_str(k, v) if G.meta is None else V.setindex(G, k, v)
+        ns["_gget"] = lambda k: LI.index(G, k)
+        ns["_gset"] = lambda k, v: G.set_str(k, v) if G.meta is None else LI.setindex(G, k, v)
         ns["_forprep"], ns["_refund"] = make_forprep(self._steps, self._tick)
         return ns
 

@@ -20,6 +20,7 @@ import pytest
 
 from runvil.lua import Limits, LuaState
 from runvil.lua.runtime import values as V
+from runvil.lua.runtime import calls as LC
 from runvil.lua.runtime.tables import LuaTable
 
 MAXI, MINI = 2**63 - 1, -(2**63)
@@ -103,7 +104,7 @@ def audit(name: str, f, lists: list, state: LuaState) -> list[str]:
         state.reset_limits()
         started = time.monotonic()
         try:
-            r = V.calln(pcall, f, *args)
+            r = LC.calln(pcall, f, *args)
         except Exception as e:  # the point of the audit: nothing escapes pcall
             problems.append(f"{name}{show(args)}: {type(e).__name__}: {e}"[:300])
             continue
@@ -223,7 +224,7 @@ def test_builtin_errors_match_lua(lib):
                 continue
             for idx in compared_lists(n):
                 state.reset_limits()
-                r = V.calln(pcall, our_lib.get(name), *(ours.get(i) for i in idx))
+                r = LC.calln(pcall, our_lib.get(name), *(ours.get(i) for i in idx))
                 mine = outcome(r[0], r[1] if len(r) > 1 else None)
                 t = lua_pcall(their_f, theirs, *idx)
                 t = t if isinstance(t, tuple) else (t,)

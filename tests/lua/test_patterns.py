@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from runvil.lua.stdlib.patterns import matcher as lpattern
 from runvil.lua.runtime import values
+from runvil.lua.runtime import indexing as LI
+from runvil.lua.runtime import operators as LO
 from runvil.lua.errors import LuaError
 from runvil.lua.stdlib.patterns.matcher import LPattern, compile_pattern
 from runvil.lua.runtime.tables import LuaTable
@@ -85,13 +87,13 @@ def ours_gmatch(s, p, *init):
 
 def _ours_repl(mode):
     if mode == 1:
-        return lambda *a: "<" + ",".join(values.tostring(x) for x in a) + ">"
+        return lambda *a: "<" + ",".join(LI.tostring(x) for x in a) + ">"
     if mode == 2:
         return lambda a=None, *_: False if a == "a" else None
     if mode == 3:
         return lambda *a: 1.5
     if mode == 4:
-        return lambda a=None, *_: LuaTable() if a == "b" else values.concat(a, a)
+        return lambda a=None, *_: LuaTable() if a == "b" else LO.concat(a, a)
     t = LuaTable()
     for k, v in (("a", "A"), ("b", 7), ("c", False), ("1", "one"), (1, "int1")):
         t.set(k, v)

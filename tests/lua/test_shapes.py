@@ -28,7 +28,8 @@ from runvil.lua.compiler.codegen import compile_chunk
 from runvil.lua.compiler.resolve import LOCAL_PREFIX
 from runvil.lua.errors import LuaSyntaxError
 from runvil.lua.runtime import values as V
-from runvil.lua.runtime.calldepth import meta_call
+from runvil.lua.runtime import indexing as LI
+from runvil.lua.runtime.calls import meta_call
 
 from .purity import LUA, NONE, TAIL, Purity, describe, runtime_classes
 
@@ -238,7 +239,7 @@ def _calls_a_metamethod(t):
 
 
 def _indexes(t):
-    return V.index(t, "k")
+    return LI.index(t, "k")
 
 
 def _calls_its_argument(f):

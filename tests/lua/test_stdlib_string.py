@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from runvil.lua.runtime import values
+from runvil.lua.runtime import indexing as LI
 from runvil.lua.errors import LimitExceeded, LuaError
 from runvil.lua.stdlib import string as string_lib
 from runvil.lua.runtime.tables import LuaTable
@@ -66,7 +67,7 @@ def _string_metatable(state, meta):
     assert values.string_meta() is meta
     lib = state.G.get("string")
     assert meta.get("__index") is lib
-    assert values.index("abc", "len") is lib.get("len")
+    assert LI.index("abc", "len") is lib.get("len")
     assert meta.get("__add")("10", "0x10") == 26
     assert meta.get("__mul")("1e1", 2) == 20.0
     assert meta.get("__unm")("3", "3") == -3

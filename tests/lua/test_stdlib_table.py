@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from runvil.lua.runtime import values as V
+from runvil.lua.runtime import operators as LO
 from runvil.lua.errors import LuaError
 from runvil.lua.stdlib import table as tablib
 from runvil.lua.runtime.tables import LuaTable
@@ -71,9 +72,9 @@ class Cmp:
 
 
 COMPARATORS = [
-    Cmp("lt", "function(a, b) return a < b end", lambda a, b: V.lt(a, b)),
-    Cmp("gt", "function(a, b) return a > b end", lambda a, b: V.lt(b, a)),
-    Cmp("le", "function(a, b) return a <= b end", lambda a, b: V.le(a, b)),
+    Cmp("lt", "function(a, b) return a < b end", lambda a, b: LO.lt(a, b)),
+    Cmp("gt", "function(a, b) return a > b end", lambda a, b: LO.lt(b, a)),
+    Cmp("le", "function(a, b) return a <= b end", lambda a, b: LO.le(a, b)),
     Cmp("true", "function(a, b) return true end", lambda a, b: True),
     Cmp("false", "function(a, b) return false end", lambda a, b: False),
     Cmp("nil", "function(a, b) end", lambda a, b: V.EMPTY),
@@ -236,7 +237,7 @@ def test_differential_pack(items):
 
 
 def arr(t):
-    return [t.get(i) for i in range(1, V.length(t) + 1)]
+    return [t.get(i) for i in range(1, LO.length(t) + 1)]
 
 
 def test_insert_append_and_positions():
@@ -393,7 +394,7 @@ def test_metamethods_are_respected():
     meta = mk()
     meta.set_str("__index", lambda _t, k: proxy.get(k))
     meta.set_str("__newindex", lambda _t, k, v: (log.append((k, v)), proxy.set(k, v)) and V.EMPTY)
-    meta.set_str("__len", lambda *_t: V.length(proxy))  # Lua passes the operand twice
+    meta.set_str("__len", lambda *_t: LO.length(proxy))  # Lua passes the operand twice
     t.meta = meta
     T.get("insert")(t, 40)
     assert log == [(4, 40)]

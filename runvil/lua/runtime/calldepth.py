@@ -8,7 +8,8 @@ where the error becomes `error in error handling` (luaE_checkcstack). So a
 runaway recursion through metamethods or coroutines stops at once with a
 catchable error, long before memory or the Python stack runs out.
 
-The count is one number for the running context, the running machine's
+The calls that count are made by runtime/calls.py (`meta_call`, `ccall`,
+`call_tostring`) and the builtins (`CCall`). The count is one number for the running context, the running machine's
 `depth` (runvil.lua.runtime.machine): exactly one context runs at a time
 (runvil.lua.runtime.contexts), and a coroutine resume saves and sets it
 (runvil.lua.stdlib.coroutine).
@@ -17,10 +18,8 @@ The count is one number for the running context, the running machine's
 from __future__ import annotations
 
 import sys
-from types import FunctionType
 
-from ..errors import LuaError, metamethod_event, rt_error, where
-from ..stack import on_lua_thread, run_lua
+from ..errors import LuaError, where
 from ..compiler.costs import META_CALL_COST
 from .machine import RUNNING
 
@@ -74,57 +73,6 @@ def charge_meta(h) -> None:
             h.__globals__["_tick"]()
 
 
-def meta_call(h, a, b, c=_NONE):
-    """Calls a metamethod as luaT_callTMres does: one nested C call. A Lua
-    metamethod is also charged META_CALL_COST steps from its state's
-    budget: the operator that calls it was weighed as a plain one. The
-    operands are fixed parameters (two, or three for __newindex), so the
-    call of a Lua metamethod is a plain call, which CPython runs inline."""
-    m = RUNNING[0]
-    if m.direct:
-        REFUSAL.args = (h, (a, b) if c is _NONE else (a, b, c))
-        raise REFUSAL
-    n = m.depth + 1
-    if n >= LUAI_MAXCCALLS:
-        check(n)
-    m.depth = n
-    try:
-        if type(h) is FunctionType:
-            steps = h.__globals__.get("_S")  # a Lua function's: its state's countdown
-            if steps is not None:
-                steps[0] -= META_CALL_COST
-                if steps[0] < 0:
-                    h.__globals__["_tick"]()
-            return h(a, b) if c is _NONE else h(a, b, c)
-        from .values import Userdata, call, getmetamethod, obj_typename
-
-        if getmetamethod(h, "__call") is None and not isinstance(h, Userdata):
-            event = metamethod_event(sys._getframe(0))
-            named = f" (metamethod '{event}')" if event else ""
-            rt_error(f"attempt to call a {obj_typename(h)} value{named}")  # luaG_callerror
-        return call(h, a, b) if c is _NONE else call(h, a, b, c)
-    finally:
-        m.depth = n - 1
-
-
-def ccall(f, *args):
-    """Calls a Lua value from a builtin (lua_call, lua_pcall): one nested C
-    call; an overflow has no position, as the running function is C."""
-    m = RUNNING[0]
-    n = m.depth + 1
-    if n >= LUAI_MAXCCALLS:
-        check(n, False)
-    m.depth = n
-    try:
-        if type(f) is FunctionType:
-            return f(*args)
-        from .values import call
-
-        return call(f, *args)
-    finally:
-        m.depth = n - 1
-
-
 class CCall:
     """`with CCall():` marks a builtin's callbacks (a sort comparator, a
     gsub function, `__tostring`) as C Lua's C calls: one nested C call, and
@@ -150,14 +98,3 @@ class CCall:
         self.m.depth = self.n - self.calls
         if self.co is not None:
             self.co.nny -= 1
-
-
-def call_tostring(h, v):
-    """`__tostring` as luaL_tolstring calls it (a C call), on the Lua thread
-    even when the host asks (an uncaught error's message)."""
-    if not on_lua_thread():
-        return run_lua(lambda: call_tostring(h, v))
-    from .values import call, first
-
-    with CCall():
-        return first(call(h, v))

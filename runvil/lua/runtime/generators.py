@@ -23,6 +23,7 @@ import weakref
 from types import FunctionType
 
 from . import values as V
+from . import calls as LC
 from .args import arg_error, check_function
 from .contexts import INLINE, Context
 from .contexts import resume as run_context
@@ -291,7 +292,7 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         m.depth = n
         try:
             if type(f) is not FunctionType:
-                f = V.resolve_callable(f, None)
+                f = LC.resolve_callable(f, None)
             return V.expand((yield from gcall(f, args)))
         finally:
             RUNNING[0].depth -= 1  # the count goes on from where the coroutine was resumed last
@@ -330,7 +331,7 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         h = V.getmetamethod(args[0], "__pairs") if args else None
         if h is None:
             return pairs_fn(*args)
-        r = V.expand((yield from gcall(h if type(h) is FunctionType else V.resolve_callable(h, None), args[:1])))
+        r = V.expand((yield from gcall(h if type(h) is FunctionType else LC.resolve_callable(h, None), args[:1])))
         return Multi((r + (None, None, None))[:3])
 
     #: builtins that call back only through a metamethod, and their twins
@@ -388,8 +389,8 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         while True:
             if f is yield_fn:
                 return Multi((yield args))
-            if type(f) is FunctionType and f.__code__ is V.LATE_CODE:  # a value that is no function
-                f = V.resolve_callable(*V.late_callee(f))  # (what calling it calls now)
+            if type(f) is FunctionType and f.__code__ is LC.LATE_CODE:  # a value that is no function
+                f = LC.resolve_callable(*LC.late_callee(f))  # (what calling it calls now)
                 continue
             tm = getattr(f, "lua_tm", None)
             if tm is not None:  # through __call: the metamethod is the tail call
@@ -407,8 +408,8 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
             return f(*args)
         if f is yield_fn:  # (called by a name no call site knew, or by pcall)
             return Multi((yield args))
-        if f.__code__ is V.LATE_CODE:  # a value that is no function: what calling it calls now
-            return (yield from gcall(V.resolve_callable(*V.late_callee(f)), args))
+        if f.__code__ is LC.LATE_CODE:  # a value that is no function: what calling it calls now
+            return (yield from gcall(LC.resolve_callable(*LC.late_callee(f)), args))
         tm = getattr(f, "lua_tm", None)
         if tm is not None:  # a value called through __call: its metamethod, with the value before the arguments
             charge_meta(tm[0])
@@ -443,7 +444,7 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
                 tick()
             f = self.f
             if type(f) is not FunctionType:  # a value called through __call (or Lua's error), looked up each time
-                f = V.resolve_callable(f, "for iterator 'for iterator'")
+                f = LC.resolve_callable(f, "for iterator 'for iterator'")
             r = yield from gcall(f, (self.s, self.c))
             vals = fixed(r, self.n)
             if vals[0] is None:

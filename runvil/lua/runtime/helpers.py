@@ -11,7 +11,10 @@ from itertools import chain
 from types import FunctionType
 
 from . import values as V
-from .calldepth import ccall, meta_call
+from . import calls as LC
+from . import indexing as LI
+from . import operators as LO
+from .calls import ccall, meta_call
 from .machine import RUNNING
 from ..errors import CoroutineKill, LuaError, rt_error, stack_overflow_message
 from ..compiler.costs import IPAIRS_ITEM_COST, NEXT_ITEM_COST
@@ -348,7 +351,7 @@ def _walk_ipairs(t: LuaTable, n: int, steps, tick):
 
 def _walk_calls(f, s, c, n: int):
     while True:
-        r = f(s, c) if type(f) is FunctionType else V.callx(f, "for iterator 'for iterator'", s, c)
+        r = f(s, c) if type(f) is FunctionType else LC.callx(f, "for iterator 'for iterator'", s, c)
         if type(r) is Multi:
             r = V.expand(r)
             c = r[0] if r else None
@@ -439,7 +442,7 @@ def _concat_right(parts: tuple, descs: tuple):
     """Right to left, each step with its metamethods and errors, as Lua."""
     acc = parts[-1]
     for i in range(len(parts) - 2, -1, -1):
-        acc = V.concat(parts[i], acc, descs[i], descs[i + 1] if i + 1 == len(parts) - 1 else None)
+        acc = LO.concat(parts[i], acc, descs[i], descs[i + 1] if i + 1 == len(parts) - 1 else None)
     return acc
 
 
@@ -469,41 +472,41 @@ def base_namespace() -> dict:
         "_TAILCALL": TAILCALL,
         "_first": V.first,
         "_expand": V.expand,
-        "_callable": V.callable_of,
-        "_callable_yield": V.callable_of,  # (compiler/shapes.py YIELD_CALLEE)
-        "_tail": V.tail,
-        "_TAIL_NOW": V.TAIL_NOW,
+        "_callable": LC.callable_of,
+        "_callable_yield": LC.callable_of,  # (compiler/shapes.py YIELD_CALLEE)
+        "_tail": LC.tail,
+        "_TAIL_NOW": LC.TAIL_NOW,
         "_wrap": V.wrap,
-        "_method": V.method_of,
-        "_method_from": V.method_from,
-        "_index": V.index,
-        "_setindex": V.setindex,
-        "_add": V.add,
-        "_sub": V.sub,
-        "_mul": V.mul,
-        "_div": V.div,
-        "_idiv": V.idiv,
-        "_mod": V.mod,
-        "_pow": V.pow_,
-        "_unm": V.unm,
-        "_band": V.band,
-        "_bor": V.bor,
-        "_bxor": V.bxor,
-        "_shl": V.shl,
-        "_shr": V.shr,
-        "_bnot": V.bnot,
-        "_len": V.length,
-        "_eq": V.eq,
-        "_lt": V.lt,
-        "_le": V.le,
-        "_concat": V.concat,
+        "_method": LI.method_of,
+        "_method_from": LI.method_from,
+        "_index": LI.index,
+        "_setindex": LI.setindex,
+        "_add": LO.add,
+        "_sub": LO.sub,
+        "_mul": LO.mul,
+        "_div": LO.div,
+        "_idiv": LO.idiv,
+        "_mod": LO.mod,
+        "_pow": LO.pow_,
+        "_unm": LO.unm,
+        "_band": LO.band,
+        "_bor": LO.bor,
+        "_bxor": LO.bxor,
+        "_shl": LO.shl,
+        "_shr": LO.shr,
+        "_bnot": LO.bnot,
+        "_len": LO.length,
+        "_eq": LO.eq,
+        "_lt": LO.lt,
+        "_le": LO.le,
+        "_concat": LO.concat,
         "_concatn": concatn,
         "_tlist": tlist,
         "_tnamed": tnamed,
         "_tmixed": tmixed,
         "_adjust": adjust,
         "_fixed": fixed,
-        "_smethod": V.string_method,
+        "_smethod": LI.string_method,
         "_SMh": {},  # the state's string metatable's hash, once the string library is open
         "_tbc_check": _tbc_check,
         "_tbc_close": _tbc_close,

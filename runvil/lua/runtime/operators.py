@@ -5,11 +5,10 @@ error messages naming the operand (`local 'x'`, `field 'y'`)."""
 from __future__ import annotations
 
 
-from . import values as _values  # reserve_memory, defined after values imports this module
-from .calldepth import meta_call
+from .calls import meta_call
 from .machine import RUNNING
+from .memory import INLINE_CONCAT, TINY_RESULT, charge_steps, check_string_size, count_unreserved, reserve_memory
 from ..errors import rt_error
-from ..compiler.contract import TINY_RESULT
 from ..numbers import float_div, float_idiv, float_pow, float_to_int, fmod_lua, fmt_number, shift_left, tonumber, wrap  # noqa: F401
 from .tables import LuaTable
 from .values import Multi, Userdata, _desc, first, getmetamethod, is_number, obj_typename, type_name
@@ -298,8 +297,8 @@ def concat(a, b, da=None, db=None):
         b = b if tb is str else fmt_number(b)
         n = len(a) + len(b)
         if n > INLINE_CONCAT:
-            _values.reserve_memory(n)  # counted against the memory limit before it is built
-            _values.charge_steps(n >> 6)  # and its copy in steps (stdlib/limits.py)
+            reserve_memory(n)  # counted against the memory limit before it is built
+            charge_steps(n >> 6)  # and its copy in steps (stdlib/limits.py)
         elif n > TINY_RESULT:
             check_string_size(n)
             count_unreserved(n)
@@ -331,52 +330,6 @@ def length(v, desc=None):
     if isinstance(v, Userdata):
         return v.lua_len()
     rt_error(f"attempt to get length of a {obj_typename(v)} value{_desc(desc)}")
-
-
-# ---------------------------------------------------------------- limits
-
-#: the longest result of `..` built inline; a longer one is reserved first
-INLINE_CONCAT = 65536
-#: bytes of strings built without reserving them first (`..` results and
-#: builtins' results of up to INLINE_CONCAT bytes) are counted in the running
-#: machine's `unreserved` and reserved together once past UNRESERVED_STEP: a
-#: loop that keeps them still reaches the memory guard
-UNRESERVED_STEP = 256 * 1024
-#: a result this short goes uncounted on hot paths, as a new table does: the
-#: step counter's periodic read of the resident size is what sees those
-#: (compiler/contract.py: the code generator emits such concatenations inline)
-
-
-def count_unreserved(n: int) -> None:
-    """Counts a result of n bytes built without reserving it first."""
-    m = RUNNING[0]
-    m.unreserved += n
-    if m.unreserved > UNRESERVED_STEP:
-        reserve_unreserved()
-
-
-def reserve_unreserved() -> None:
-    """Reserves the results counted in the machine's `unreserved` (the
-    guard alone: no one string is that long)."""
-    m = RUNNING[0]
-    n = m.unreserved
-    m.unreserved = 0
-    m.guard(n)
-
-
-def check_string_size(n: int) -> None:
-    """Refuses a string longer than the running machine's `max_string`
-    (its state's memory limit)."""
-    if n > RUNNING[0].max_string:
-        from ..errors import LimitExceeded
-
-        raise LimitExceeded(f"{_where()}memory limit exceeded (string of {n} bytes)")
-
-
-def _where():
-    from ..errors import current_where
-
-    return current_where()
 
 
 _ARITH.update(

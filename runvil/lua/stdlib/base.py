@@ -8,8 +8,11 @@ import sys
 from types import FunctionType
 
 from ..runtime import values as V
+from ..runtime import calls as LC
+from ..runtime import indexing as LI
 from ..runtime.args import arg_error, check_any, check_function, check_int, check_table, opt_int, opt_str, type_error
-from ..runtime.calldepth import CCall, ccall
+from ..runtime.calldepth import CCall
+from ..runtime.calls import ccall
 from ..errors import LuaError, LuaSyntaxError, builtin, where
 from ..runtime.helpers import call_handler, caught_value
 from ..errors import chunkid
@@ -22,7 +25,7 @@ def open_lib(state) -> None:
     G = state.G
 
     def print_(*args):
-        state.stdout("\t".join(V.tostring(a) for a in args) + "\n")
+        state.stdout("\t".join(LI.tostring(a) for a in args) + "\n")
         return EMPTY
 
     def load(*args):
@@ -64,7 +67,7 @@ def open_lib(state) -> None:
         pieces = []
         size = 0
         while True:
-            piece = V.call1(reader)
+            piece = LC.call1(reader)
             if piece is None or piece == "":
                 return "".join(pieces)
             if type(piece) in (int, float):
@@ -182,7 +185,7 @@ def ipairs_aux(*args):
     else:
         i = args[1]
     i = V.wrap(i + 1)  # wraps around, as luaL_intop
-    v = t.get_int(i) if type(t) is LuaTable and t.meta is None else V.index(t, i)
+    v = t.get_int(i) if type(t) is LuaTable and t.meta is None else LI.index(t, i)
     if v is None:
         return None
     return Multi((i, v))
@@ -208,7 +211,7 @@ def pairs(*args):
     t = check_any(args, 1, "pairs")
     h = V.getmetamethod(t, "__pairs")
     if h is not None:
-        r = V.calln(h, t)
+        r = LC.calln(h, t)
         return Multi((r + (None, None, None))[:3])
     if isinstance(t, Userdata):
         r = t.lua_pairs()
@@ -342,7 +345,7 @@ def tostring(*args):
         return v
     if args and type(v) is int:
         return str(v)
-    return V.tostring(check_any(args, 1, "tostring"))
+    return LI.tostring(check_any(args, 1, "tostring"))
 
 
 @builtin

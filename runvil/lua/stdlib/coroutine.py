@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 
 from ..runtime import values as V
+from ..runtime import calls as LC
 from ..runtime.args import type_error
 from ..runtime.contexts import C_BOUNDARY, INLINE, SUSPEND, Context
 from ..runtime.contexts import current as current_context
@@ -250,7 +251,7 @@ class Coroutine:
     def _body(self):
         self.state.coroutines.add(self)  # started: closed with its state unless it ends
         try:
-            result = ("return", V.calln(self.fn, *self._transfer))
+            result = ("return", LC.calln(self.fn, *self._transfer))
         except ENDINGS as e:
             result = ended_by(e)
         self._transfer = result

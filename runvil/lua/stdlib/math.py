@@ -13,6 +13,7 @@ import math as _m
 import time as _time
 
 from ..runtime import values as V
+from ..runtime import operators as LO
 from ..runtime.args import arg_error, check_any, check_int, check_number, opt_int
 from ..errors import lua_error as _error
 from ..runtime.values import DEFAULT_NAN, INF, MAXI, MINI, Multi
@@ -154,7 +155,7 @@ def m_max(*args):
     best = args[0]
     for i in range(1, n):
         v = args[i]
-        if V.lt(best, v):
+        if LO.lt(best, v):
             best = v
     return best
 
@@ -171,7 +172,7 @@ def m_min(*args):
     best = args[0]
     for i in range(1, n):
         v = args[i]
-        if V.lt(v, best):
+        if LO.lt(v, best):
             best = v
     return best
 

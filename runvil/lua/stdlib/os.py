@@ -11,6 +11,7 @@ from __future__ import annotations
 import time as _time
 
 from ..runtime import values as V
+from ..runtime import indexing as LI
 from ..runtime.args import arg_error, check_int, check_str, type_error
 from ..errors import lua_error as _error
 from ..runtime.tables import LuaTable
@@ -36,7 +37,7 @@ _OPTIONS_2 = {
 
 
 def _getfield(t, key: str, d: int, delta: int) -> int:
-    v = V.index(t, key)
+    v = LI.index(t, key)
     res = V.tointeger(v)
     if res is None:
         if v is not None:
@@ -50,7 +51,7 @@ def _getfield(t, key: str, d: int, delta: int) -> int:
 
 
 def _getboolfield(t, key: str) -> int:
-    v = V.index(t, key)
+    v = LI.index(t, key)
     if v is None:
         return -1
     return 0 if v is False else 1
@@ -58,16 +59,16 @@ def _getboolfield(t, key: str) -> int:
 
 def _setallfields(t, st, year_shift: int = 0) -> None:
     """Stores a struct_time in t as Lua's setallfields does."""
-    V.setindex(t, "year", st.tm_year + year_shift)
-    V.setindex(t, "month", st.tm_mon)
-    V.setindex(t, "day", st.tm_mday)
-    V.setindex(t, "hour", st.tm_hour)
-    V.setindex(t, "min", st.tm_min)
-    V.setindex(t, "sec", st.tm_sec)
-    V.setindex(t, "yday", st.tm_yday)
-    V.setindex(t, "wday", (st.tm_wday + 1) % 7 + 1)  # Python: Monday is 0
+    LI.setindex(t, "year", st.tm_year + year_shift)
+    LI.setindex(t, "month", st.tm_mon)
+    LI.setindex(t, "day", st.tm_mday)
+    LI.setindex(t, "hour", st.tm_hour)
+    LI.setindex(t, "min", st.tm_min)
+    LI.setindex(t, "sec", st.tm_sec)
+    LI.setindex(t, "yday", st.tm_yday)
+    LI.setindex(t, "wday", (st.tm_wday + 1) % 7 + 1)  # Python: Monday is 0
     if st.tm_isdst >= 0:
-        V.setindex(t, "isdst", bool(st.tm_isdst))
+        LI.setindex(t, "isdst", bool(st.tm_isdst))
 
 
 # ---------------------------------------------------------------- time

@@ -6,6 +6,7 @@ import math
 from types import FunctionType
 
 from ..runtime import values
+from ..runtime import indexing as LI
 from ..runtime.args import arg_error, check_int, check_number, check_str
 from .patterns.matcher import error
 from ..runtime.values import MINI
@@ -338,7 +339,7 @@ def str_format(*args):
             out.append(str(v) if type(v) is int else str(check_int(args, arg, "format")))
         elif form == "%s":
             v = args[arg - 1]
-            out.append(v if type(v) is str else values.tostring(v))
+            out.append(v if type(v) is str else LI.tostring(v))
         else:
             out.append(_format_item(args, arg, form, conv))
     if len(out) == 1:
@@ -446,7 +447,7 @@ def _format_item(args, arg: int, form: str, conv: str) -> str:
         flags, width, _ = _parse(form)
         return _pad(flags, width, "", c, False)
     if conv == "s":
-        s = values.tostring(args[arg - 1])
+        s = LI.tostring(args[arg - 1])
         if len(form) == 2:
             return s
         if "\0" in s:

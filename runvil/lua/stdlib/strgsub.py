@@ -8,6 +8,8 @@ from __future__ import annotations
 from types import FunctionType
 
 from ..runtime import values
+from ..runtime import calls as LC
+from ..runtime import indexing as LI
 from ..runtime.args import check_str, opt_int, type_error
 from .patterns.matcher import PATTERNS, all_captures, capture, compile_pattern, error
 from ..runtime.tables import LuaTable
@@ -74,9 +76,9 @@ def _replacer(repl, tr, src: str):
 
     def by_call(st, e, caps):
         if tr is FunctionType:
-            v = values.call1(repl, *all_captures(caps, src, st, e))
+            v = LC.call1(repl, *all_captures(caps, src, st, e))
         else:
-            v = values.index(repl, capture(caps, 0, src, st, e))
+            v = LI.index(repl, capture(caps, 0, src, st, e))
         if v is None or v is False:
             return src[st:e], False
         tv = type(v)
@@ -367,7 +369,7 @@ def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
                     return text
                 return settle(m, v)
         else:  # through __index
-            index = values.index
+            index = LI.index
 
             def sub(m):
                 return settle(m, index(repl, m[g]))

@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 
 from ..runtime import values
+from ..runtime import calls as LC
+from ..runtime import operators as LO
 from ..runtime.args import arg_error, check_int, check_str, opt_int, opt_str
 from ..errors import builtin
 from .patterns.matcher import PATTERNS, all_captures, compile_pattern, error, find_match, has_specials
@@ -335,10 +337,10 @@ def _arith_metamethod(event: str):
 
     def arith(a=None, b=None, *_):
         if values.tonumber(a) is not None and values.tonumber(b) is not None:
-            return values.string_arith(event, a, b)
+            return LO.string_arith(event, a, b)
         if type(b) is str or (h := values.getmetamethod(b, event)) is None:
             error(f"attempt to {event[2:]} a '{values.type_name(a)}' with a '{values.type_name(b)}'")
         with CCall():  # trymt's lua_call: a nested C call, where the metamethod may not yield
-            return values.call1(h, a, b)
+            return LC.call1(h, a, b)
 
     return arith

@@ -21,6 +21,8 @@ from __future__ import annotations
 from types import FunctionType
 
 from ..runtime import values as V
+from ..runtime import indexing as LI
+from ..runtime import operators as LO
 from ..runtime.args import arg_error, check_function, check_int, check_str, opt_int, type_error
 from ..runtime.calldepth import LUAI_MAXCCALLS
 from ..runtime.machine import RUNNING
@@ -60,7 +62,7 @@ def _len(t) -> int:
     """luaL_len: the length, which must be an integer."""
     if type(t) is LuaTable and t.meta is None:
         return t.length()
-    n = V.length(t)
+    n = LO.length(t)
     if type(n) is not int:
         n = V.tointeger(n)  # lua_tointegerx: floats and numeric strings too
         if n is None:
@@ -75,14 +77,14 @@ def _plain(t) -> bool:
 def _geti(t, i):
     if type(t) is LuaTable and t.meta is None:
         return t.get_int(i)
-    return V.index(t, i)
+    return LI.index(t, i)
 
 
 def _seti(t, i, v):
     if type(t) is LuaTable and t.meta is None:
         t.set_int(i, v)
     else:
-        V.setindex(t, i, v)
+        LI.setindex(t, i, v)
 
 
 # ------------------------------------------------------------- insert
@@ -134,8 +136,8 @@ def t_insert(*args):
         t.set_int(pos, v)
         return EMPTY
     for i in range(e, pos, -1):
-        V.setindex(t, i, V.index(t, i - 1))
-    V.setindex(t, pos, v)
+        LI.setindex(t, i, LI.index(t, i - 1))
+    LI.setindex(t, pos, v)
     return EMPTY
 
 
@@ -176,11 +178,11 @@ def t_remove(*args):
             pos += 1
         t.set_int(pos, None)
         return v
-    v = V.index(t, pos)
+    v = LI.index(t, pos)
     while pos < size:
-        V.setindex(t, pos, V.index(t, pos + 1))
+        LI.setindex(t, pos, LI.index(t, pos + 1))
         pos += 1
-    V.setindex(t, pos, None)
+    LI.setindex(t, pos, None)
     return v
 
 
@@ -283,7 +285,7 @@ def t_unpack(*args):
             return Multi(arr[i - 1 : e])
         get = t.get_int
         return Multi([get(k) for k in range(i, e + 1)])
-    index = V.index
+    index = LI.index
     return Multi([index(t, k) for k in range(i, e + 1)])
 
 
@@ -305,7 +307,7 @@ def t_move(*args):
             arg_error(4, "move", "destination wrap around")
         if _plain(a1) and _plain(dest) and 1 <= f and e <= len(a1.arr):
             _move_plain(a1, f, e, tpos, dest)
-        elif tpos > e or tpos <= f or (tt != 1 and not V.eq(a1, dest)):
+        elif tpos > e or tpos <= f or (tt != 1 and not LO.eq(a1, dest)):
             for k in range(n):
                 if not k & 1023:  # a range of up to 2^63 elements: metered
                     V.charge_steps(10240)
@@ -345,10 +347,10 @@ class _TableView:
         self.t = t
 
     def __getitem__(self, i):
-        return V.index(self.t, i)
+        return LI.index(self.t, i)
 
     def __setitem__(self, i, v):
-        V.setindex(self.t, i, v)
+        LI.setindex(self.t, i, v)
 
 
 class _RawView:
@@ -493,7 +495,7 @@ def _class_lt(arr: list):
             return None
     get = m.hash.get
     tick = h.__globals__["_tick"]
-    generic = V.lt
+    generic = LO.lt
 
     def lt(a, b):
         # a is one of the elements (the sort works on a snapshot of them)
@@ -521,7 +523,7 @@ def t_sort(*args):
     comp = None
     if len(args) >= 2 and args[1] is not None:
         comp = check_function(args, 2, "sort")
-    lt = V.lt if comp is None else comp
+    lt = LO.lt if comp is None else comp
     if _plain(t) and len(t.arr) == n and comp is None:
         if _python_sortable(t.arr):
             t.arr.sort()
