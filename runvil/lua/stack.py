@@ -163,7 +163,7 @@ def inline_recursion_limit() -> int:
 #: state's close of one 8,000 frames deep dies, 6,000 holds). A stack
 #: overflow's own traceback is released entry by entry
 #: (errors.release_traceback), a plain recursion stops at most 500 frames
-#: past this (state.SMALL_STACK_CHECK_INTERVAL): 4,000 leaves room, in Node
+#: past this (state.SMALL_STACK_STEPS): 4,000 leaves room, in Node
 #: and in a browser's worker
 WASM_RECURSION_LIMIT = 4000
 #: C stack a Python frame may take on the inline backend's calling thread

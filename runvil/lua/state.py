@@ -45,17 +45,19 @@ CHECK_INTERVAL = 100_000
 MIN_CHECK_INTERVAL = 16
 #: the CPU time aimed at between two checks
 CHECK_SECONDS = 0.1
-#: the most steps between two checks where Lua runs on the calling thread's
-#: small stack (inline, no threads: Pyodide). There Python's recursion limit
-#: is what ends a runaway recursion in `stack overflow`, but CPython 3.13 does
-#: not test it when it calls a function with defaults or `*args`, as every
-#: compiled Lua function has (python/cpython#132744): plain Lua recursion
-#: runs past it until a call that tests it, and `_tick()` is one. A Lua call
-#: charges at least 2 steps a Python frame, so it stops at most 500 frames
-#: past the limit (where threads run Lua, its stack holds far more)
-SMALL_STACK_CHECK_INTERVAL = 1000
-#: this platform's most steps between two checks
-MAX_CHECK_INTERVAL = SMALL_STACK_CHECK_INTERVAL if INLINE and not CAN_THREAD else CHECK_INTERVAL
+#: where Lua runs on the calling thread's small stack (inline, no threads:
+#: Pyodide), the most steps between two calls of `_tick`. There Python's
+#: recursion limit is what ends a runaway recursion in `stack overflow`, but
+#: CPython 3.13 does not test it when it calls a function with defaults or
+#: `*args`, as every compiled Lua function has (python/cpython#132744): plain
+#: Lua recursion runs past it until a call that tests it, and the call of
+#: `_tick` is one. A Lua call charges at least 2 steps a Python frame, so a
+#: recursion stops at most 500 frames past the limit. The countdown is armed
+#: in pieces of this size, and only the last one's end checks the limits
+#: (`_next_piece`); where threads run Lua, its stack holds far more
+SMALL_STACK_STEPS = 1000
+#: whether the countdown is armed in pieces (SMALL_STACK_STEPS)
+IN_PIECES = INLINE and not CAN_THREAD
 
 
 class Limits(Struct):
@@ -86,6 +88,7 @@ class LuaState:
         self.allow_load = allow_load
         self._steps = [CHECK_INTERVAL]
         self._armed = CHECK_INTERVAL
+        self._unarmed = 0  # steps of the interval not in the countdown yet (IN_PIECES)
         self._interval = MIN_CHECK_INTERVAL  # steps between two checks, as fast as steps go
         self.steps_used = 0
         self.deadline: float | None = None
@@ -118,11 +121,11 @@ class LuaState:
         ns = base_namespace()
         G = self.G
         ns["_S"] = self._steps
-        ns["_tick"] = self._tick
+        ns["_tick"] = tick = self._next_piece if IN_PIECES else self._tick
         ns["_Gh"] = G.hash
         ns["_gget"] = lambda k: LI.index(G, k)
         ns["_gset"] = lambda k, v: G.set_str(k, v) if G.meta is None else LI.setindex(G, k, v)
-        ns["_forprep"], ns["_refund"] = make_forprep(self._steps, self._tick)
+        ns["_forprep"], ns["_refund"] = make_forprep(self._steps, tick)
         return ns
 
     def bind_iterators(self, next_fn, ipairs_aux, pairs_fn) -> None:
@@ -130,16 +133,35 @@ class LuaState:
         natively when the iterator is `next` or ipairs' own, and with the
         sandbox pairs' fixed keys when it is pairs' `next`."""
         self.iterators = (next_fn, ipairs_aux)
-        self.ns["_giter"] = make_giter(self._steps, self._tick, next_fn, ipairs_aux, pairs_fn)
+        self.ns["_giter"] = make_giter(self._steps, self.ns["_tick"], next_fn, ipairs_aux, pairs_fn)
 
     def _rearm(self):
         lim = self.limits.steps
         n = self._interval if lim is None else max(0, min(self._interval, lim - self.steps_used))
+        if IN_PIECES and n > SMALL_STACK_STEPS:
+            self._unarmed = n - SMALL_STACK_STEPS
+            n = SMALL_STACK_STEPS
         self._steps[0] = n
         self._armed = n
 
+    def _next_piece(self):
+        """`_tick` for compiled code where the countdown is armed in pieces
+        (IN_PIECES): arms the next piece of the interval, and checks (`_tick`)
+        only when none is left. Its call is a test of the recursion limit."""
+        n = self._unarmed
+        if n:
+            if n > SMALL_STACK_STEPS:
+                n = SMALL_STACK_STEPS
+            self._unarmed -= n
+            self._armed += n
+            self._steps[0] += n
+            if self._steps[0] >= 0:
+                return
+        self._tick()
+
     def _tick(self):
         """Runs when the step countdown passes zero: accounts and checks."""
+        self._unarmed = 0  # (`_rearm` arms a new interval)
         done = self._armed - self._steps[0]
         self.steps_used += done
         lim = self.limits
@@ -149,7 +171,7 @@ class LuaState:
         # (and no more than four times the last: an execution starts checking
         # often, as its first steps may be slow ones)
         pace = CHECK_INTERVAL if took <= 0 else int(done * CHECK_SECONDS / took)
-        self._interval = max(MIN_CHECK_INTERVAL, min(MAX_CHECK_INTERVAL, pace, self._interval * 4))
+        self._interval = max(MIN_CHECK_INTERVAL, min(CHECK_INTERVAL, pace, self._interval * 4))
         if lim.steps is not None and self.steps_used >= lim.steps:
             self._steps[0] = 0
             self._armed = 0

@@ -24,7 +24,7 @@ import pytest
 from runvil.engine.effects import ModelFailure, ModelReply, ModelRound
 from runvil.engine.run import ModelBinding, Run
 from runvil.lua.runtime import contexts
-from runvil.lua.state import SMALL_STACK_CHECK_INTERVAL
+from runvil.lua.state import SMALL_STACK_STEPS
 from runvil.prompt import parse_text
 
 from ..lua.deep_callbacks import LUA_SAYS, outcome
@@ -122,7 +122,7 @@ def test_without_threads_a_runaway_inside_every_kind_of_callback_ends_in_lua_s_e
     for kind, printed in runs["printed"].items():
         first, depth, last = outcome(printed)
         assert (first, last) == (LUA_SAYS[kind], "alive"), kind
-        assert 1000 < depth <= runs["limit"] + SMALL_STACK_CHECK_INTERVAL // 2, (kind, depth)
+        assert 1000 < depth <= runs["limit"] + SMALL_STACK_STEPS // 2, (kind, depth)
 
 
 def test_without_threads_a_prompt_runs_through_the_cli_with_tasks_fanout_and_jump(tmp_path):
