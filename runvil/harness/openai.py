@@ -205,7 +205,9 @@ class _Silent:
 
 class OpenAIProvider:
     """One OpenAI-compatible endpoint and model; `answer` may be called from
-    several threads at once (httpx's client is thread-safe)."""
+    several threads at once (both clients are thread-safe). `lean` (a
+    batch's rows) sends with `http11.LeanClient` where it behaves as httpx
+    would, keeping `connections` connections open; else httpx sends."""
 
     def __init__(
         self,
@@ -217,6 +219,8 @@ class OpenAIProvider:
         transport: httpx.BaseTransport | None = None,
         retry: RetryPolicy | None = None,
         settings: WireSettings | None = None,
+        lean: bool = False,
+        connections: int = 20,
     ):
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model_name = model_name
@@ -228,9 +232,18 @@ class OpenAIProvider:
         headers = {"Content-Type": "application/json", "Accept-Encoding": ACCEPT_ENCODING}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
-        self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout), transport=transport)
         self._deadline = Deadline()  # the reply's headers must arrive within `timeout` in all
-        install_deadline(self._client, self._deadline)
+        self.lean = lean and transport is None and _lean_usable(self.url)
+        if self.lean:
+            from .http11 import LeanClient
+
+            self._client = LeanClient(headers, timeout, self._deadline, keep=connections)
+        else:
+            if transport is None and connections != 20:
+                transport = httpx.HTTPTransport(limits=httpx.Limits(max_connections=100,
+                                                                    max_keepalive_connections=connections))
+            self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout), transport=transport)
+            install_deadline(self._client, self._deadline)
 
     def __repr__(self) -> str:  # never the key
         return f"OpenAIProvider({self.url!r}, model={self.model_name!r})"
@@ -358,6 +371,12 @@ class OpenAIProvider:
         if builder.finish_reason is None:
             return _with_partial(ModelFailure(message=STREAM_UNFINISHED), builder)
         return builder.reply()
+
+
+def _lean_usable(url: str) -> bool:
+    from .http11 import usable
+
+    return usable(url)
 
 
 def _with_partial(failure: ModelFailure, builder: ReplyBuilder) -> ModelFailure:
