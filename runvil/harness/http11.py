@@ -48,8 +48,15 @@ import httpx
 
 MAX_HEAD = 100 * 1024  # bytes of a reply's status line and headers (httpcore's limit)
 PIECE = 64 * 1024  # bytes read at a time
+# (the texts follow httpcore's; a failure shows them after "the connection closed unexpectedly: ")
 DISCONNECTED = "Server disconnected without sending a response."
 INCOMPLETE = "peer closed connection without sending complete message body"
+BAD_STATUS_LINE = "illegal status line: {line}"
+BAD_HEADER_LINE = "illegal header line: {line}"
+HEAD_TOO_LONG = "the reply's headers are too long"
+BAD_CHUNK = "malformed chunked encoding"
+BAD_LENGTH = "invalid Content-Length"
+BAD_HEADER_VALUE = "Illegal header value"
 _HEAD_END = re.compile(rb"\n\r?\n")  # where a status line and headers end (h11 reads it so)
 SAFE_TARGET = frozenset(map(chr, range(33, 127))) - set('"<>\\^`{|}')
 
@@ -68,7 +75,7 @@ def usable(url: str) -> bool:
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     if not set(target) <= SAFE_TARGET or not set(parts.hostname) <= SAFE_TARGET:
         return False
-    return not urllib.request.getproxies()
+    return not {k for k, v in urllib.request.getproxies().items() if v and k != "no"}  # NO_PROXY alone: no proxy
 
 
 class Headers:
@@ -168,16 +175,16 @@ class Response:
             try:
                 size = int(line.split(b";", 1)[0].strip(), 16)
             except ValueError:
-                raise httpx.RemoteProtocolError("malformed chunked encoding") from None
+                raise httpx.RemoteProtocolError(BAD_CHUNK) from None
             if size < 0:
-                raise httpx.RemoteProtocolError("malformed chunked encoding")
+                raise httpx.RemoteProtocolError(BAD_CHUNK)
             if size == 0:
                 while self._client.line(self._conn):  # the trailer section
                     pass
                 return
             yield from self._sized(size)
             if self._client.line(self._conn):
-                raise httpx.RemoteProtocolError("malformed chunked encoding")
+                raise httpx.RemoteProtocolError(BAD_CHUNK)
 
     def close(self) -> None:
         conn, self._conn = self._conn, None
@@ -240,12 +247,12 @@ class LeanClient:
         lines = [f"{method} {target} HTTP/1.1"]
         for name, value in fields.values():
             if not isinstance(value, str) or any(c in value for c in "\r\n\0") or value != value.strip():
-                raise httpx.LocalProtocolError("Illegal header value")
+                raise httpx.LocalProtocolError(BAD_HEADER_VALUE)
             lines.append(f"{name}: {value}")
         try:
             return ("\r\n".join(lines) + "\r\n\r\n").encode("ascii")
         except UnicodeEncodeError:  # httpx refuses such a header too
-            raise httpx.LocalProtocolError("Illegal header value") from None
+            raise httpx.LocalProtocolError(BAD_HEADER_VALUE) from None
 
     # ---------------------------------------------------------- the pool
 
@@ -345,7 +352,7 @@ class LeanClient:
                 line, conn.buf = conn.buf[:end], conn.buf[end + 1:]
                 return line.rstrip(b"\r")
             if len(conn.buf) > MAX_HEAD:
-                raise httpx.RemoteProtocolError("a chunk line is too long")
+                raise httpx.RemoteProtocolError(BAD_CHUNK)
             more = self.recv(conn)
             if not more:
                 raise httpx.RemoteProtocolError(INCOMPLETE)
@@ -368,9 +375,9 @@ class LeanClient:
             try:
                 n = int(headers["content-length"].split(",")[0].strip())
             except ValueError:
-                raise httpx.RemoteProtocolError("invalid Content-Length") from None
+                raise httpx.RemoteProtocolError(BAD_LENGTH) from None
             if n < 0:
-                raise httpx.RemoteProtocolError("invalid Content-Length")
+                raise httpx.RemoteProtocolError(BAD_LENGTH)
             framing = ("length", n)
         else:
             framing, keep = ("close", None), False
@@ -383,7 +390,7 @@ class LeanClient:
                 head, conn.buf = conn.buf[:m.start()], conn.buf[m.end():]
                 return head.split(b"\n")
             if len(conn.buf) > MAX_HEAD:
-                raise httpx.RemoteProtocolError("the reply's headers are too long")
+                raise httpx.RemoteProtocolError(HEAD_TOO_LONG)
             more = self.recv(conn)
             if not more:
                 raise httpx.RemoteProtocolError(DISCONNECTED)
@@ -395,12 +402,12 @@ def _parse_head(lines: list[bytes]) -> tuple[int, list[tuple[str, str]], str]:
     version, _, rest = first.partition(" ")
     code = rest[:3]
     if version not in ("HTTP/1.1", "HTTP/1.0") or len(code) != 3 or not code.isdigit() or rest[3:4] not in ("", " "):
-        raise httpx.RemoteProtocolError(f"illegal status line: {first[:100]!r}")
+        raise httpx.RemoteProtocolError(BAD_STATUS_LINE.format(line=repr(first[:100])))
     fields = []
     for raw in lines[1:]:
         line = raw.rstrip(b"\r").decode("latin-1")
         name, colon, value = line.partition(":")
         if not colon or not name or name != name.strip():
-            raise httpx.RemoteProtocolError(f"illegal header line: {line[:100]!r}")
+            raise httpx.RemoteProtocolError(BAD_HEADER_LINE.format(line=repr(line[:100])))
         fields.append((name, value.strip(" \t")))
     return int(code), fields, version

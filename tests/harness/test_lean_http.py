@@ -82,6 +82,10 @@ def test_it_is_used_only_where_it_sends_as_httpx_would(url, ok, monkeypatch):
 def test_a_proxy_in_the_environment_leaves_the_rounds_to_httpx(monkeypatch, lean_providers):
     monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:3128")
     assert not http11.usable("https://api.example.com/v1/chat/completions")
+    monkeypatch.delenv("HTTPS_PROXY")
+    monkeypatch.setenv("NO_PROXY", "example.com")  # no proxy to bypass: the lean client still sends
+    assert http11.usable("https://api.example.com/v1/chat/completions")
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:3128")
     p = object.__new__(OpenAIProvider)
     lean_providers(p, "https://api.example.com/v1", None, "m", lean=True)  # the constructor itself
     assert not p.lean and type(p._client).__name__ == "Client"

@@ -23,6 +23,7 @@ CANNOT_READ = "cannot read {path}: {reason}"
 CANNOT_WRITE = "cannot write {path}: {reason}"
 BAD_CONCURRENCY = "-j must be a whole number of at least 1, got {raw}"
 BAD_LIMIT = "--limit must be a whole number of at least 0, got {raw}"
+BAD_PROCESSES = "--processes must be a whole number of at least 1, got {raw}"
 
 
 def batch_parser() -> argparse.ArgumentParser:
@@ -44,6 +45,9 @@ def batch_parser() -> argparse.ArgumentParser:
     p.add_argument("--script", metavar="WORLD.yaml", help="answer every row from this scripted world (fresh per row)")
     p.add_argument("--workspace", metavar="DIR",
                    help="the files Pack's folder, shared by every row (default: a fresh one per row)")
+    p.add_argument("--processes", metavar="N",
+                   help="worker processes sharing the rows (default: one per CPU when there are at least "
+                        "100 rows a worker; 1: this process alone)")
     p.add_argument("--ray", metavar="ADDRESS", nargs="?", const="", default=None,
                    help="run the rows on a Ray cluster (default: start a local one); needs runvil[ray]")
     return p
@@ -94,6 +98,12 @@ def _batch_command(argv: list[str]) -> int:
     concurrency = _whole(args.concurrency, 1)
     if concurrency is None:
         return _usage(BAD_CONCURRENCY.format(raw=args.concurrency))
+    processes = None
+    if args.processes is not None:
+        processes = _whole(args.processes, 1)
+        if processes is None:
+            return _usage(BAD_PROCESSES.format(raw=args.processes))
+    args.processes = processes
     limit = None
     if args.limit is not None:
         limit = _whole(args.limit, 0)
@@ -152,7 +162,13 @@ def _run_plan(plan, args) -> int:
 
                 run_on_ray(plan, args.ray)
             else:
-                plan.run_here()
+                from .processes import run_in_processes, worker_count
+
+                count = worker_count(args.processes, plan.todo, plan.concurrency)
+                if count > 1:
+                    run_in_processes(plan, count)
+                else:
+                    plan.run_here()
         except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM as Terminated: the finished rows are stored
             interrupted = e
         except ValueError as e:  # Ray missing or out of reach: before any row ran
