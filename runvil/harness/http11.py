@@ -11,9 +11,10 @@ It offers what `OpenAIProvider` uses of an httpx client and nothing more:
 `stream(method, url, content=, headers=)` as a context manager whose
 response has `status_code`, `headers.get()` and `iter_raw()` (the body
 after its transfer coding, before its content coding, which `wire.py`
-undoes and bounds), and `close()`. It raises httpx's own exception classes
-with httpcore's texts, so the provider's retries and failure texts are the
-same whichever client sent the request.
+undoes and bounds), and `close()`. It raises exceptions of httpx's names
+and hierarchy, defined here (importing httpx costs a tenth of a second
+of CPU in every worker process), with httpcore's texts, so the provider's
+retries and failure texts are the same whichever client sent the request.
 
 Decisions:
 - Used only where it behaves as httpx would: `http` and `https` URLs
@@ -37,14 +38,13 @@ Decisions:
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import select
 import socket
+import sys
 import threading
-import urllib.request
 from urllib.parse import urlsplit
-
-import httpx
 
 MAX_HEAD = 100 * 1024  # bytes of a reply's status line and headers (httpcore's limit)
 PIECE = 64 * 1024  # bytes read at a time
@@ -61,6 +61,96 @@ _HEAD_END = re.compile(rb"\n\r?\n")  # where a status line and headers end (h11 
 SAFE_TARGET = frozenset(map(chr, range(33, 127))) - set('"<>\\^`{|}')
 
 
+# ------------------------------------------------------------------ httpx's exceptions, by name
+
+
+class HTTPError(Exception):
+    pass
+
+
+class TransportError(HTTPError):
+    pass
+
+
+class TimeoutException(TransportError):
+    pass
+
+
+class ConnectTimeout(TimeoutException):
+    pass
+
+
+class ReadTimeout(TimeoutException):
+    pass
+
+
+class WriteTimeout(TimeoutException):
+    pass
+
+
+class NetworkError(TransportError):
+    pass
+
+
+class ConnectError(NetworkError):
+    pass
+
+
+class ReadError(NetworkError):
+    pass
+
+
+class WriteError(NetworkError):
+    pass
+
+
+class ProtocolError(TransportError):
+    pass
+
+
+class LocalProtocolError(ProtocolError):
+    pass
+
+
+class RemoteProtocolError(ProtocolError):
+    pass
+
+
+class InvalidURL(Exception):
+    pass
+
+
+def user_agent() -> str:
+    """httpx's User-Agent, `python-httpx/VERSION`, read from the installed
+    package's version file without importing httpx."""
+    global _USER_AGENT
+    if _USER_AGENT is None:
+        import importlib.util
+
+        version = None
+        try:
+            spec = importlib.util.find_spec("httpx")
+            where = spec.submodule_search_locations[0] if spec and spec.submodule_search_locations else None
+            if where is not None:
+                with open(os.path.join(where, "__version__.py"), encoding="utf-8") as f:
+                    m = re.search(r"""^__version__\s*=\s*["']([^"']+)["']""", f.read(), re.M)
+                version = m.group(1) if m else None
+        except (OSError, ImportError, ValueError):
+            version = None
+        if version is None:
+            import httpx
+
+            version = httpx.__version__
+        _USER_AGENT = f"python-httpx/{version}"
+    return _USER_AGENT
+
+
+_USER_AGENT: str | None = None
+
+
+# ------------------------------------------------------------------ the client
+
+
 def usable(url: str) -> bool:
     """Whether this client sends to `url` exactly as httpx would."""
     try:
@@ -75,7 +165,17 @@ def usable(url: str) -> bool:
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     if not set(target) <= SAFE_TARGET or not set(parts.hostname) <= SAFE_TARGET:
         return False
-    return not {k for k, v in urllib.request.getproxies().items() if v and k != "no"}  # NO_PROXY alone: no proxy
+    return not _proxies()
+
+
+def _proxies() -> set:
+    """The proxies httpx would read from the environment (NO_PROXY alone
+    is none): on Linux the `*_proxy` variables, as urllib reads them."""
+    if sys.platform in ("darwin", "win32"):  # urllib reads the system's settings there
+        import urllib.request
+
+        return {k for k, v in urllib.request.getproxies().items() if v and k != "no"}
+    return {n.lower() for n, v in os.environ.items() if v and n.lower().endswith("_proxy") and n.lower() != "no_proxy"}
 
 
 class Headers:
@@ -155,7 +255,7 @@ class Response:
             if not conn.buf:
                 conn.buf = self._recv()
                 if not conn.buf:
-                    raise httpx.RemoteProtocolError(INCOMPLETE)
+                    raise RemoteProtocolError(INCOMPLETE)
             piece, conn.buf = conn.buf[:left], conn.buf[left:]
             left -= len(piece)
             yield piece
@@ -175,16 +275,16 @@ class Response:
             try:
                 size = int(line.split(b";", 1)[0].strip(), 16)
             except ValueError:
-                raise httpx.RemoteProtocolError(BAD_CHUNK) from None
+                raise RemoteProtocolError(BAD_CHUNK) from None
             if size < 0:
-                raise httpx.RemoteProtocolError(BAD_CHUNK)
+                raise RemoteProtocolError(BAD_CHUNK)
             if size == 0:
                 while self._client.line(self._conn):  # the trailer section
                     pass
                 return
             yield from self._sized(size)
             if self._client.line(self._conn):
-                raise httpx.RemoteProtocolError(BAD_CHUNK)
+                raise RemoteProtocolError(BAD_CHUNK)
 
     def close(self) -> None:
         conn, self._conn = self._conn, None
@@ -240,19 +340,19 @@ class LeanClient:
 
     def _head(self, method: str, target: str, host: str, headers: dict, length: int) -> bytes:
         fields = {"host": ("Host", host), "connection": ("Connection", "keep-alive"),
-                  "user-agent": ("User-Agent", f"python-httpx/{httpx.__version__}")}
+                  "user-agent": ("User-Agent", user_agent())}
         for name, value in [*self.headers, *headers.items()]:
             fields[name.lower()] = (name, value)
         fields["content-length"] = ("Content-Length", str(length))
         lines = [f"{method} {target} HTTP/1.1"]
         for name, value in fields.values():
             if not isinstance(value, str) or any(c in value for c in "\r\n\0") or value != value.strip():
-                raise httpx.LocalProtocolError(BAD_HEADER_VALUE)
+                raise LocalProtocolError(BAD_HEADER_VALUE)
             lines.append(f"{name}: {value}")
         try:
             return ("\r\n".join(lines) + "\r\n\r\n").encode("ascii")
         except UnicodeEncodeError:  # httpx refuses such a header too
-            raise httpx.LocalProtocolError(BAD_HEADER_VALUE) from None
+            raise LocalProtocolError(BAD_HEADER_VALUE) from None
 
     # ---------------------------------------------------------- the pool
 
@@ -270,26 +370,28 @@ class LeanClient:
     def _connect(self, origin: tuple) -> _Connection:
         name, port, tls = origin
         try:
-            sock = socket.create_connection((name, port), timeout=self._wait(httpx.ConnectTimeout))
+            sock = socket.create_connection((name, port), timeout=self._wait(ConnectTimeout))
         except socket.timeout:
-            raise httpx.ConnectTimeout("timed out") from None
+            raise ConnectTimeout("timed out") from None
         except OSError as e:
-            raise httpx.ConnectError(str(e)) from e
+            raise ConnectError(str(e)) from e
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if tls:
-                sock.settimeout(self._wait(httpx.ConnectTimeout))
+                sock.settimeout(self._wait(ConnectTimeout))
                 sock = self._tls().wrap_socket(sock, server_hostname=name)
         except socket.timeout:
             sock.close()
-            raise httpx.ConnectTimeout("timed out") from None
+            raise ConnectTimeout("timed out") from None
         except OSError as e:
             sock.close()
-            raise httpx.ConnectError(str(e)) from e
+            raise ConnectError(str(e)) from e
         return _Connection(sock, origin)
 
     def _tls(self):
         if self._ssl is None:
+            import httpx
+
             context = httpx.create_ssl_context()
             context.set_alpn_protocols(["http/1.1"])
             self._ssl = context
@@ -327,21 +429,21 @@ class LeanClient:
             if not data:
                 continue
             try:
-                conn.sock.settimeout(self._wait(httpx.WriteTimeout))
+                conn.sock.settimeout(self._wait(WriteTimeout))
                 conn.sock.sendall(data)
             except socket.timeout:
-                raise httpx.WriteTimeout("timed out") from None
+                raise WriteTimeout("timed out") from None
             except OSError as e:
-                raise httpx.WriteError(str(e)) from e
+                raise WriteError(str(e)) from e
 
     def recv(self, conn: _Connection) -> bytes:
         try:
-            conn.sock.settimeout(self._wait(httpx.ReadTimeout))
+            conn.sock.settimeout(self._wait(ReadTimeout))
             return conn.sock.recv(PIECE)
         except socket.timeout:
-            raise httpx.ReadTimeout("timed out") from None
+            raise ReadTimeout("timed out") from None
         except OSError as e:
-            raise httpx.ReadError(str(e)) from e
+            raise ReadError(str(e)) from e
 
     def line(self, conn: _Connection) -> bytes:
         """One line of a chunked body (its size line, an end, a trailer),
@@ -352,10 +454,10 @@ class LeanClient:
                 line, conn.buf = conn.buf[:end], conn.buf[end + 1:]
                 return line.rstrip(b"\r")
             if len(conn.buf) > MAX_HEAD:
-                raise httpx.RemoteProtocolError(BAD_CHUNK)
+                raise RemoteProtocolError(BAD_CHUNK)
             more = self.recv(conn)
             if not more:
-                raise httpx.RemoteProtocolError(INCOMPLETE)
+                raise RemoteProtocolError(INCOMPLETE)
             conn.buf += more
 
     def _read_head(self, conn: _Connection) -> Response:
@@ -375,9 +477,9 @@ class LeanClient:
             try:
                 n = int(headers["content-length"].split(",")[0].strip())
             except ValueError:
-                raise httpx.RemoteProtocolError(BAD_LENGTH) from None
+                raise RemoteProtocolError(BAD_LENGTH) from None
             if n < 0:
-                raise httpx.RemoteProtocolError(BAD_LENGTH)
+                raise RemoteProtocolError(BAD_LENGTH)
             framing = ("length", n)
         else:
             framing, keep = ("close", None), False
@@ -390,10 +492,10 @@ class LeanClient:
                 head, conn.buf = conn.buf[:m.start()], conn.buf[m.end():]
                 return head.split(b"\n")
             if len(conn.buf) > MAX_HEAD:
-                raise httpx.RemoteProtocolError(HEAD_TOO_LONG)
+                raise RemoteProtocolError(HEAD_TOO_LONG)
             more = self.recv(conn)
             if not more:
-                raise httpx.RemoteProtocolError(DISCONNECTED)
+                raise RemoteProtocolError(DISCONNECTED)
             conn.buf += more
 
 
@@ -402,12 +504,12 @@ def _parse_head(lines: list[bytes]) -> tuple[int, list[tuple[str, str]], str]:
     version, _, rest = first.partition(" ")
     code = rest[:3]
     if version not in ("HTTP/1.1", "HTTP/1.0") or len(code) != 3 or not code.isdigit() or rest[3:4] not in ("", " "):
-        raise httpx.RemoteProtocolError(BAD_STATUS_LINE.format(line=repr(first[:100])))
+        raise RemoteProtocolError(BAD_STATUS_LINE.format(line=repr(first[:100])))
     fields = []
     for raw in lines[1:]:
         line = raw.rstrip(b"\r").decode("latin-1")
         name, colon, value = line.partition(":")
         if not colon or not name or name != name.strip():
-            raise httpx.RemoteProtocolError(BAD_HEADER_LINE.format(line=repr(line[:100])))
+            raise RemoteProtocolError(BAD_HEADER_LINE.format(line=repr(line[:100])))
         fields.append((name, value.strip(" \t")))
     return int(code), fields, version

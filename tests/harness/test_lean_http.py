@@ -286,3 +286,20 @@ def test_a_header_value_that_cannot_be_sent_is_not_retried():
         server.close()
     assert got == ModelFailure(unreachable="the request could not be sent (an invalid header value; check the API key)")
     assert server.heads == []
+
+
+def test_a_lean_provider_answers_without_importing_httpx():
+    """Each worker process of a batch would pay a tenth of a second for it."""
+    import subprocess
+    import sys
+
+    server = RawServer([sized(completion_json("no httpx"))])
+    code = ("import sys; from runvil.harness.openai import OpenAIProvider; from runvil.engine.effects import ModelRound\n"
+            f"p = OpenAIProvider({server.url!r}, None, 'm', lean=True)\n"
+            "r = p.answer(ModelRound(id=1, role='w', model='m', origin='chat', messages=({'role': 'user', 'content': 'hi'},)))\n"
+            "print(r.text, 'httpx' in sys.modules)")
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    finally:
+        server.close()
+    assert out.stdout.strip() == "no httpx False", out.stderr
