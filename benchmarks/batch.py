@@ -165,7 +165,7 @@ def run_batch(folder: Path, prompt: str, rows: int, j: int, extra=()) -> dict:
 
 
 def processes_label(extra) -> str:
-    return "one process" if "--processes" in extra else "workers: one per CPU"
+    return "one process" if "--processes" in extra else "as by default"
 
 
 def bench_echo(folder: Path, rows: int, extra=()) -> str:
@@ -328,6 +328,8 @@ def main(argv=None) -> int:
     p.add_argument("--only", default="echo,server,memory", help="any of echo,server,memory,ray,exit")
     p.add_argument("--exit-trials", type=int, default=8, help="Ctrl-C timings of the exit benchmark")
     p.add_argument("--rows", type=int, default=2000)
+    p.add_argument("--default-only", action="store_true",
+                   help="only the batches as `runvil batch` runs them by default (for a tree without --processes)")
     p.add_argument("--repeat", type=int, default=1, help="runs of the echo and server batches")
     p.add_argument("--big", type=int, default=100_000, help="rows of the large memory batch")
     p.add_argument("--output", default=str(ROOT / "benchmarks" / "BATCH_RESULTS.md"))
@@ -343,10 +345,12 @@ def main(argv=None) -> int:
         for _ in range(a.repeat):
             if "echo" in only:
                 lines.append(bench_echo(folder, a.rows))
-                lines.append(bench_echo(folder, a.rows, ["--processes", "1"]))
+                if not a.default_only:
+                    lines.append(bench_echo(folder, a.rows, ["--processes", "1"]))
             if "server" in only:
                 lines.append(bench_server(folder, a.rows))
-                lines.append(bench_server(folder, a.rows, ["--processes", "1"]))
+                if not a.default_only:
+                    lines.append(bench_server(folder, a.rows, ["--processes", "1"]))
         if "ray" in only:
             lines.extend(bench_ray(folder, a.rows))
         if "memory" in only:

@@ -40,7 +40,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import select
 import socket
 import sys
 import threading
@@ -213,6 +212,8 @@ class _Connection:
 
     def expired(self) -> bool:
         """Readable while idle: the server closed it (or broke the protocol)."""
+        import select
+
         try:
             if hasattr(select, "poll"):
                 poller = select.poll()

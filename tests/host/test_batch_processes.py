@@ -141,8 +141,9 @@ def test_how_many_workers(monkeypatch):
     assert processes.worker_count(None, 2000, 1) == 1  # -j 1: one row at a time, in one place
     assert processes.worker_count(3, 10, 8) == 3  # asked for
     assert processes.worker_count(4, 2, 8) == 2  # never more workers than rows
-    monkeypatch.setattr(sys, "platform", "emscripten")  # Pyodide: no process starts
-    assert processes.worker_count(None, 2000, 100) == 1 and processes.worker_count(4, 2000, 100) == 1
+    for platform in ("emscripten", "win32"):  # Pyodide: no process starts; Windows: no selectors on pipes
+        monkeypatch.setattr(sys, "platform", platform)
+        assert processes.worker_count(None, 2000, 100) == 1 and processes.worker_count(4, 2000, 100) == 1
 
 
 def test_a_bad_processes_value_is_a_usage_error(here, capsys):
@@ -155,7 +156,9 @@ def test_where_no_process_can_start_every_row_runs_here(here, capsys, server, mo
     def refused(*args, **kwargs):
         raise OSError(38, "Function not implemented")
 
-    monkeypatch.setattr(processes.subprocess, "Popen", refused)
+    import subprocess as subprocess_module
+
+    monkeypatch.setattr(subprocess_module, "Popen", refused)
     (here / "rows.txt").write_text("".join(f"row {i}\n" for i in range(12)))
     code, out, err = batch(capsys, "p.md", "rows.txt", "--processes", "2")
     assert code == 0, err

@@ -32,8 +32,6 @@ Decisions:
 from __future__ import annotations
 
 import os
-import selectors
-import subprocess
 import sys
 
 WORKER_ROWS = 100  # rows to run per worker before workers are worth their start
@@ -49,7 +47,10 @@ def usable_cpus() -> int:
 
 
 def can_start_processes() -> bool:
-    return sys.platform not in ("emscripten", "wasi") and not getattr(sys, "frozen", False) and bool(sys.executable)
+    """Pyodide starts no process; on Windows the pipes cannot be waited on
+    with `selectors`; a frozen build has no interpreter to start."""
+    return (sys.platform not in ("emscripten", "wasi", "win32") and not getattr(sys, "frozen", False)
+            and bool(sys.executable))
 
 
 def worker_count(requested: int | None, todo: int, concurrency: int) -> int:
@@ -67,7 +68,7 @@ def shares(concurrency: int, count: int) -> list[int]:
 
 
 class _Worker:
-    def __init__(self, proc: subprocess.Popen, share: int):
+    def __init__(self, proc, share: int):
         from .worker import Frames
 
         self.proc = proc
@@ -98,6 +99,8 @@ class _Worker:
                 pass
 
     def how_it_stopped(self) -> str:
+        import subprocess
+
         try:
             code = self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -106,6 +109,8 @@ class _Worker:
 
 
 def _start(bundle: dict, share: int) -> _Worker:
+    import subprocess
+
     import runvil
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(runvil.__file__)))
@@ -169,6 +174,8 @@ class _Rows:
 
 
 def _drive(plan, workers: list) -> None:
+    import selectors
+
     plan.begin()
     rows = _Rows(plan.rows_to_run())
     selector = selectors.DefaultSelector()
@@ -245,6 +252,8 @@ def _lost(plan, w: _Worker) -> None:
 def _end(workers: list) -> None:
     """Every worker ends now: at once when rows are still out (Ctrl-C),
     else it has ended by itself."""
+    import subprocess
+
     for w in workers:
         if w.proc.poll() is None and (w.sent or not w.ended):
             try:
