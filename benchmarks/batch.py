@@ -5,7 +5,9 @@
   (the goal: at least 300 rows per second);
 - server: a loopback Chat Completions server answering each request after
   200 ms, 2,000 rows, `-j 100` (the goal: within 1.3x of 2,000 x 0.2 s /
-  100 = 4 s);
+  100 = 4 s); the server is benchmarks/chat_loopback.py (one asyncio
+  loop), and once more tests/host/batch_server.py (threaded, itself 1.2x
+  the limit); each line also says how long a bare client takes;
 - memory: the peak RSS of the batch process for 2,000 and 100,000 echo
   rows (it must stay flat);
 - ray: the server batch again, in one process and on a two-node local Ray
@@ -110,12 +112,21 @@ def compile_runvil() -> None:
 
 
 class ServerProcess:
-    """tests/host/batch_server.py in a process of its own."""
+    """The benchmark's Chat Completions server (benchmarks/chat_loopback.py,
+    or with `threaded` tests/host/batch_server.py) in a process of its own."""
 
-    def __init__(self, delay: float):
-        self.proc = subprocess.Popen([sys.executable, "-m", "tests.host.batch_server", "--delay", str(delay)],
+    def __init__(self, delay: float, threaded: bool = False):
+        module = "tests.host.batch_server" if threaded else "benchmarks.chat_loopback"
+        self.proc = subprocess.Popen([sys.executable, "-m", module, "--delay", str(delay)],
                                      cwd=ROOT, env=bench_env(), stdout=subprocess.PIPE, text=True)
         self.base_url = self.proc.stdout.readline().strip()
+
+    def floor(self, rows: int, j: int) -> float:
+        """A bare client's wall time against this server (its own floor)."""
+        out = subprocess.run([sys.executable, "-m", "benchmarks.chat_loopback", "--floor", self.base_url,
+                              "--requests", str(rows), "-j", str(j)], cwd=ROOT, env=bench_env(),
+                             capture_output=True, text=True, check=True)
+        return float(out.stdout)
 
     def cpu(self) -> float:
         with open(f"/proc/{self.proc.pid}/stat") as f:
@@ -176,19 +187,21 @@ def bench_echo(folder: Path, rows: int, extra=()) -> str:
             f"`{r['summary']}` |")
 
 
-def bench_server(folder: Path, rows: int, extra=()) -> str:
-    server = ServerProcess(delay=0.2)
+def bench_server(folder: Path, rows: int, extra=(), threaded: bool = False) -> str:
+    server = ServerProcess(delay=0.2, threaded=threaded)
     try:
         (folder / "runvil.toml").write_text(server.config())
         r = run_batch(folder, ONE_ROUND, rows, 100, ["--config", "runvil.toml", *extra])
+        bare = server.floor(rows, 100)
     finally:
         server_cpu = server.stop()
         (folder / "runvil.toml").unlink()
     limit = rows * 0.2 / 100
-    return (f"| loopback server 200 ms, {rows:,} rows, -j 100, {processes_label(extra)} | {r['wall']:.2f} s | "
-            f"{r['wall'] / limit:.2f}x the {limit:g} s limit (batch CPU {r['cpu']:.2f} s, "
-            f"{1000 * r['cpu'] / rows:.2f} ms a row; server CPU {server_cpu:.1f} s) | <= 1.3x | {r['load']} | "
-            f"`{r['summary']}` |")
+    kind = "threaded server (tests/host/batch_server.py)" if threaded else "loopback server"
+    return (f"| {kind} 200 ms, {rows:,} rows, -j 100, {processes_label(extra)} | {r['wall']:.2f} s | "
+            f"{r['wall'] / limit:.2f}x the {limit:g} s limit (a bare client: {bare:.2f} s; batch CPU "
+            f"{r['cpu']:.2f} s, {1000 * r['cpu'] / rows:.2f} ms a row; server CPU {server_cpu:.1f} s) | <= 1.3x | "
+            f"{r['load']} | `{r['summary']}` |")
 
 
 @contextlib.contextmanager
@@ -351,6 +364,7 @@ def main(argv=None) -> int:
                 lines.append(bench_server(folder, a.rows))
                 if not a.default_only:
                     lines.append(bench_server(folder, a.rows, ["--processes", "1"]))
+                lines.append(bench_server(folder, a.rows, threaded=True))
         if "ray" in only:
             lines.extend(bench_ray(folder, a.rows))
         if "memory" in only:

@@ -108,16 +108,27 @@ class _Worker:
         return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
 
 
+#: the worker's start: the runvil this process runs, found first only if
+#: the interpreter would find another (a source tree run by path)
+BOOT = """import os, sys
+import importlib.util
+root = sys.argv[1]
+spec = importlib.util.find_spec("runvil")
+if spec is None or os.path.dirname(os.path.dirname(os.path.abspath(spec.origin))) != root:
+    sys.path.insert(0, root)
+from runvil.host.batch.worker import serve
+serve()
+"""
+
+
 def _start(bundle: dict, share: int) -> _Worker:
     import subprocess
 
     import runvil
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(runvil.__file__)))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    proc = subprocess.Popen([sys.executable, "-m", "runvil.host.batch.worker"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+    proc = subprocess.Popen([sys.executable, "-c", BOOT, root], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
     worker = _Worker(proc, share)
     worker.send({**bundle, "share": share})
     return worker
@@ -133,9 +144,13 @@ def bundle_for(plan) -> dict:
 def run_in_processes(plan, count: int) -> None:
     """Runs the plan's rows on `count` worker processes, storing each row as
     it comes back; in this process when no worker can be started."""
-    try:
-        workers = [_start(bundle_for(plan), share) for share in shares(plan.concurrency, count)]
-    except (OSError, RuntimeError, NotImplementedError):  # no process here: this one runs them all
+    workers = []
+    for share in shares(plan.concurrency, count):
+        try:
+            workers.append(_start(bundle_for(plan), share))
+        except (OSError, RuntimeError, NotImplementedError):  # no process starts here
+            break
+    if not workers:  # this process runs them all
         plan.run_here()
         return
     try:

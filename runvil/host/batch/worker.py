@@ -1,5 +1,5 @@
-"""One worker process of a batch (`python -m runvil.host.batch.worker`,
-started by `processes.py`): it runs the rows the batch's process sends it,
+"""One worker process of a batch (started by `processes.py`, or as
+`python -m runvil.host.batch.worker`): it runs the rows the batch's process sends it,
 `share` at a time, exactly as that process would (`runner.Runner`), and
 sends back each row's record as the row ends. It writes no file of its
 own: the batch's process alone writes the database.
@@ -123,7 +123,11 @@ def main() -> int:
     return 0
 
 
-if __name__ == "__main__":
+def serve() -> None:
     code = main()
     sys.stderr.flush()
     os._exit(code)  # nothing of this process outlives it: its last collection is skipped
+
+
+if __name__ == "__main__":
+    serve()
