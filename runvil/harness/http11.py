@@ -55,6 +55,7 @@ BAD_HEADER_LINE = "illegal header line: {line}"
 HEAD_TOO_LONG = "the reply's headers are too long"
 BAD_CHUNK = "malformed chunked encoding"
 BAD_LENGTH = "invalid Content-Length"
+UNKNOWN_CODING = "unsupported Transfer-Encoding: {coding}"
 BAD_HEADER_VALUE = "Illegal header value"
 _HEAD_END = re.compile(rb"\n\r?\n")  # where a status line and headers end (h11 reads it so)
 SAFE_TARGET = frozenset(map(chr, range(33, 127))) - set('"<>\\^`{|}')
@@ -472,7 +473,9 @@ class LeanClient:
         codings = headers.get("transfer-encoding")
         if status in (204, 304):
             framing = ("length", 0)
-        elif codings is not None and codings.lower().replace(" ", "").endswith("chunked"):
+        elif codings is not None:
+            if codings.lower().replace(" ", "") != "chunked":  # h11 reads no other transfer coding either
+                raise RemoteProtocolError(UNKNOWN_CODING.format(coding=repr(codings[:100])))
             framing = ("chunked", None)
         elif "content-length" in headers:
             try:
