@@ -1,11 +1,12 @@
 """`runvil batch PROMPT.md DATA` (host.md "Batches"): the prompt once per
-row, `-j N` rows at a time in this process, each row's run stored in the
-results database as it ends.
+row, `-j N` rows at a time, each row's run stored in the results database
+as it ends.
 
 The prompt is parsed and compiled once; the rows are checked in one pass
 before any runs (a bad row is a usage error naming its line); then they
 are read again, one at a time, and each row not done yet becomes a run
-driven by the harness (`harness.many`).
+driven by the harness (`harness.many`), in this process or, for a large
+batch, in worker processes (`processes.py`).
 """
 
 from __future__ import annotations
