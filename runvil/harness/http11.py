@@ -57,6 +57,7 @@ BAD_CHUNK = "malformed chunked encoding"
 BAD_LENGTH = "invalid Content-Length"
 UNKNOWN_CODING = "unsupported Transfer-Encoding: {coding}"
 BAD_HEADER_VALUE = "Illegal header value"
+_HEX = re.compile(rb"[0-9A-Fa-f]{1,16}")
 _HEAD_END = re.compile(rb"\n\r?\n")  # where a status line and headers end (h11 reads it so)
 SAFE_TARGET = frozenset(map(chr, range(33, 127))) - set('"<>\\^`{|}')
 
@@ -273,13 +274,10 @@ class Response:
 
     def _chunked(self):
         while True:
-            line = self._client.line(self._conn)
-            try:
-                size = int(line.split(b";", 1)[0].strip(), 16)
-            except ValueError:
-                raise RemoteProtocolError(BAD_CHUNK) from None
-            if size < 0:
+            field = self._client.line(self._conn).split(b";", 1)[0].strip(b" \t")
+            if not _HEX.fullmatch(field):  # (int() would also take "0x", "_" and a sign)
                 raise RemoteProtocolError(BAD_CHUNK)
+            size = int(field, 16)
             if size == 0:
                 while self._client.line(self._conn):  # the trailer section
                     pass

@@ -248,9 +248,11 @@ def test_a_connection_the_server_closed_while_idle_is_not_used_again():
      ModelFailure(message="the model backend's reply stream ended early")),
     (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
      ModelFailure(message="the model backend's reply stream ended early")),
+    (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n0x2\r\n{}\r\n0\r\n\r\n",
+     ModelFailure(message="the model backend's reply stream ended early")),
     (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\nxx",
      ModelFailure(unreachable="the connection closed unexpectedly: unsupported Transfer-Encoding: 'gzip'")),
-], ids=["closed", "bad-status", "bad-header", "short-body", "bad-chunk", "transfer-gzip"])
+], ids=["closed", "bad-status", "bad-header", "short-body", "bad-chunk", "0x-chunk", "transfer-gzip"])
 def test_broken_replies_are_named_failures(reply, failure):
     server = RawServer([reply], close_after=True)
     try:
