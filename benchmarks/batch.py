@@ -5,7 +5,9 @@
   (the goal: at least 300 rows per second);
 - server: a loopback Chat Completions server answering each request after
   200 ms, 2,000 rows, `-j 100` (the goal: within 1.3x of 2,000 x 0.2 s /
-  100 = 4 s);
+  100 = 4 s); the server is benchmarks/chat_loopback.py (one asyncio
+  loop), and once more tests/host/batch_server.py (threaded, itself 1.2x
+  the limit); each line also says how long a bare client takes;
 - memory: the peak RSS of the batch process for 2,000 and 100,000 echo
   rows (it must stay flat);
 - ray: the server batch again, in one process and on a two-node local Ray
@@ -14,6 +16,12 @@
     .venv/bin/python -m benchmarks.batch [--only echo,server,memory,ray] [--rows N] [--big N] [--output PATH]
 
 The results go to benchmarks/BATCH_RESULTS.md (`--output -`: stdout).
+Each line carries the load average when it was measured (the machine may
+be shared: the CPU seconds of the batch, its worker processes included,
+are then the fairer figure). runvil's modules are compiled to bytecode
+first, as an installed package's are (PYTHONDONTWRITEBYTECODE would make
+every process, each worker too, compile them at start). The server runs in
+a process of its own, so its CPU is not the batch's; it is reported too.
 """
 
 from __future__ import annotations
@@ -87,6 +95,56 @@ return messages[#messages].content
 """
 
 
+def load() -> str:
+    """The load average now, as `uptime` shows it."""
+    return "load %.2f, %.2f, %.2f" % os.getloadavg()
+
+
+def bench_env() -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("RUNVIL_CONFIG", "PYTHONDONTWRITEBYTECODE")}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def compile_runvil() -> None:
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "runvil")], env=bench_env(), check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+class ServerProcess:
+    """The benchmark's Chat Completions server (benchmarks/chat_loopback.py,
+    or with `threaded` tests/host/batch_server.py) in a process of its own."""
+
+    def __init__(self, delay: float, threaded: bool = False):
+        module = "tests.host.batch_server" if threaded else "benchmarks.chat_loopback"
+        self.proc = subprocess.Popen([sys.executable, "-m", module, "--delay", str(delay)],
+                                     cwd=ROOT, env=bench_env(), stdout=subprocess.PIPE, text=True)
+        self.base_url = self.proc.stdout.readline().strip()
+
+    def floor(self, rows: int, j: int) -> float:
+        """A bare client's wall time against this server (its own floor)."""
+        out = subprocess.run([sys.executable, "-m", "benchmarks.chat_loopback", "--floor", self.base_url,
+                              "--requests", str(rows), "-j", str(j)], cwd=ROOT, env=bench_env(),
+                             capture_output=True, text=True, check=True)
+        return float(out.stdout)
+
+    def cpu(self) -> float:
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def config(self) -> str:
+        from tests.host.batch_server import CONFIG
+
+        return CONFIG.format(url=self.base_url, retries=2)
+
+    def stop(self) -> float:
+        cpu = self.cpu()
+        self.proc.kill()
+        self.proc.wait()
+        return cpu
+
+
 def run_batch(folder: Path, prompt: str, rows: int, j: int, extra=()) -> dict:
     """Runs one batch in a fresh process; its wall time, peak RSS, summary."""
     (folder / "p.md").write_text(prompt)
@@ -98,8 +156,7 @@ def run_batch(folder: Path, prompt: str, rows: int, j: int, extra=()) -> dict:
     db = folder / "out.db"
     for suffix in ("", "-wal", "-shm"):
         Path(str(db) + suffix).unlink(missing_ok=True)
-    env = {k: v for k, v in os.environ.items() if k != "RUNVIL_CONFIG"}
-    env["PYTHONPATH"] = str(ROOT)
+    env = bench_env()
     cmd = [sys.executable, "-m", "runvil.host.cli", "batch", "p.md", data.name, "-j", str(j), "--db", "out.db",
            *extra]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -115,29 +172,36 @@ def run_batch(folder: Path, prompt: str, rows: int, j: int, extra=()) -> dict:
         raise SystemExit(f"the batch failed ({p.returncode}): {errors[-2000:]}")
     m = re.search(r"· (\d+\.\d) s$", summary)
     return {"wall": wall, "inside": float(m.group(1)) if m else None, "rss_mb": usage.ru_maxrss / 1024,
-            "cpu": usage.ru_utime + usage.ru_stime, "summary": summary}
+            "cpu": usage.ru_utime + usage.ru_stime, "summary": summary, "load": load()}
 
 
-def bench_echo(folder: Path, rows: int) -> str:
-    r = run_batch(folder, TWO_SECTIONS, rows, 50)
-    return (f"| echo, two sections, {rows:,} rows, -j 50 | {r['wall']:.2f} s | {rows / r['wall']:.0f} rows/s "
-            f"({rows / r['inside']:.0f} rows/s after start-up; CPU {r['cpu']:.2f} s: {rows / r['cpu']:.0f} rows "
-            f"per CPU second) | >= 300 rows/s | `{r['summary']}` |")
+def processes_label(extra) -> str:
+    return "one process" if "--processes" in extra else "as by default"
 
 
-def bench_server(folder: Path, rows: int) -> str:
-    from tests.host.batch_server import BatchServer, config_for
+def bench_echo(folder: Path, rows: int, extra=()) -> str:
+    r = run_batch(folder, TWO_SECTIONS, rows, 50, extra)
+    return (f"| echo, two sections, {rows:,} rows, -j 50, {processes_label(extra)} | {r['wall']:.2f} s | "
+            f"{rows / r['wall']:.0f} rows/s wall ({rows / r['inside']:.0f} rows/s after start-up; CPU "
+            f"{r['cpu']:.2f} s: {rows / r['cpu']:.0f} rows per CPU second) | >= 300 rows/s | {r['load']} | "
+            f"`{r['summary']}` |")
 
-    server = BatchServer(delay=0.2).start()
+
+def bench_server(folder: Path, rows: int, extra=(), threaded: bool = False) -> str:
+    server = ServerProcess(delay=0.2, threaded=threaded)
     try:
-        (folder / "runvil.toml").write_text(config_for(server))
-        r = run_batch(folder, ONE_ROUND, rows, 100, ["--config", "runvil.toml"])
+        (folder / "runvil.toml").write_text(server.config())
+        r = run_batch(folder, ONE_ROUND, rows, 100, ["--config", "runvil.toml", *extra])
+        bare = server.floor(rows, 100)
     finally:
-        server.stop()
+        server_cpu = server.stop()
         (folder / "runvil.toml").unlink()
     limit = rows * 0.2 / 100
-    return (f"| loopback server 200 ms, {rows:,} rows, -j 100 | {r['wall']:.2f} s | {r['wall'] / limit:.2f}x the "
-            f"{limit:g} s limit (peak {server.peak} in flight; batch CPU {r['cpu']:.1f} s) | <= 1.3x | `{r['summary']}` |")
+    kind = "threaded server (tests/host/batch_server.py)" if threaded else "loopback server"
+    return (f"| {kind} 200 ms, {rows:,} rows, -j 100, {processes_label(extra)} | {r['wall']:.2f} s | "
+            f"{r['wall'] / limit:.2f}x the {limit:g} s limit (a bare client: {bare:.2f} s; batch CPU "
+            f"{r['cpu']:.2f} s, {1000 * r['cpu'] / rows:.2f} ms a row; server CPU {server_cpu:.1f} s) | <= 1.3x | "
+            f"{r['load']} | `{r['summary']}` |")
 
 
 @contextlib.contextmanager
@@ -190,53 +254,124 @@ def _wait_nodes(address: str, n: int, env: dict) -> None:
 def bench_ray(folder: Path, rows: int) -> list[str]:
     """The loopback-server batch on a two-node local Ray cluster, against
     the same batch in one process."""
-    from tests.host.batch_server import BatchServer, config_for
-
     out = []
     with ray_cluster() as (address, env):
         os.environ.update({"RAY_AUTH_MODE": env["RAY_AUTH_MODE"]})
-        for label, extra in (("local", []), ("--ray (2 nodes, 3 CPUs)", ["--ray", address])):
-            server = BatchServer(delay=0.2).start()
+        for label, extra in (("local, workers: one per CPU", []), ("local, one process", ["--processes", "1"]),
+                             ("--ray (2 nodes, 3 CPUs)", ["--ray", address])):
+            server = ServerProcess(delay=0.2)
             try:
-                (folder / "runvil.toml").write_text(config_for(server))
+                (folder / "runvil.toml").write_text(server.config())
                 r = run_batch(folder, ONE_ROUND, rows, 100, ["--config", "runvil.toml", *extra])
             finally:
                 server.stop()
             out.append(f"| loopback server 200 ms, {rows:,} rows, -j 100, {label} | {r['wall']:.2f} s | "
-                       f"driver CPU {r['cpu']:.1f} s | Ray's overhead: the difference | `{r['summary']}` |")
+                       f"{r['wall'] / (rows * 0.2 / 100):.2f}x the limit; batch CPU {r['cpu']:.1f} s (with "
+                       f"--ray: the driver's alone) | Ray's overhead: the difference | {r['load']} | "
+                       f"`{r['summary']}` |")
     return out
+
+
+def bench_exit(trials: int, busy: int = 6) -> list[str]:
+    """The way out after Ctrl-C (tests/host/test_batch_signals.py's
+    scenario: 60 rows, -j 6, a server answering after 0.25 s, SIGINT once
+    12 rows are stored), timed from the signal to the process's end, with
+    `busy` processes spinning on the 2 cores meanwhile (a parallel test
+    run's load)."""
+    import signal
+    import sqlite3
+
+    from tests.host.batch_server import BatchServer, config_for
+    from tests.host.test_batch import PROMPT
+
+    def stored(db) -> int:
+        try:
+            con = sqlite3.connect(db)
+            try:
+                return con.execute("SELECT count(*) FROM runs").fetchone()[0]
+            finally:
+                con.close()
+        except sqlite3.Error:
+            return 0
+
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
+    times = []
+    try:
+        time.sleep(1)
+        during = load()
+        for _ in range(trials):
+            with tempfile.TemporaryDirectory() as tmp:
+                folder = Path(tmp)
+                server = BatchServer(delay=0.25).start()
+                try:
+                    (folder / "runvil.toml").write_text(config_for(server))
+                    (folder / "p.md").write_text(PROMPT)
+                    (folder / "rows.txt").write_text("".join(f"row {i}\n" for i in range(60)))
+                    p = subprocess.Popen([sys.executable, "-m", "runvil.host.cli", "batch", "p.md", "rows.txt", "-j",
+                                          "6"], cwd=folder, env=bench_env(), stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL)
+                    deadline = time.monotonic() + 120
+                    while stored(folder / "p.batch.db") < 12 and p.poll() is None and time.monotonic() < deadline:
+                        time.sleep(0.05)
+                    p.send_signal(signal.SIGINT)
+                    sent = time.monotonic()
+                    p.wait(timeout=60)
+                    times.append(time.monotonic() - sent)
+                finally:
+                    server.stop()
+    finally:
+        for s in spinners:
+            s.kill()
+            s.wait()
+    times.sort()
+    return [f"| Ctrl-C: SIGINT to exit, 60 rows, -j 6, {busy} busy processes, {trials} times | median "
+            f"{times[len(times) // 2]:.2f} s | max {times[-1]:.2f} s (all: {', '.join(f'{t:.2f}' for t in times)}) | "
+            f"< 2.0 s (the test's bound) | {during} | |"]
 
 
 def bench_memory(folder: Path, rows: int) -> str:
     r = run_batch(folder, TWO_SECTIONS, rows, 50)
     return (f"| echo, two sections, {rows:,} rows, -j 50 | {r['wall']:.1f} s | peak RSS {r['rss_mb']:.0f} MB "
             f"(CPU {r['cpu']:.0f} s) | "
-            f"flat | `{r['summary']}` |")
+            f"flat | {r['load']} | `{r['summary']}` |")
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.batch")
-    p.add_argument("--only", default="echo,server,memory", help="any of echo,server,memory,ray")
+    p.add_argument("--only", default="echo,server,memory", help="any of echo,server,memory,ray,exit")
+    p.add_argument("--exit-trials", type=int, default=8, help="Ctrl-C timings of the exit benchmark")
     p.add_argument("--rows", type=int, default=2000)
+    p.add_argument("--default-only", action="store_true",
+                   help="only the batches as `runvil batch` runs them by default (for a tree without --processes)")
+    p.add_argument("--repeat", type=int, default=1, help="runs of the echo and server batches")
     p.add_argument("--big", type=int, default=100_000, help="rows of the large memory batch")
     p.add_argument("--output", default=str(ROOT / "benchmarks" / "BATCH_RESULTS.md"))
     a = p.parse_args(argv)
     only = set(a.only.split(","))
-    lines = ["# runvil batch", "", f"`python -m benchmarks.batch` on {os.cpu_count()} CPUs, load average "
-             f"{os.getloadavg()[0]:.1f} at the start. Wall times are of the whole `runvil batch` process; "
-             "CPU is its user + system time (what an idle core would take).", "",
-             "| batch | wall | measured | goal | summary line |", "|---|---|---|---|---|"]
+    compile_runvil()
+    lines = ["# runvil batch", "", f"`python -m benchmarks.batch` on {os.cpu_count()} CPUs, {load()} at the start. "
+             "Wall times are of the whole `runvil batch` process; CPU is its user + system time, its worker "
+             "processes included (what idle cores would take).", "",
+             "| batch | wall | measured | goal | load average | summary line |", "|---|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        if "echo" in only:
-            lines.append(bench_echo(folder, a.rows))
-        if "server" in only:
-            lines.append(bench_server(folder, a.rows))
+        for _ in range(a.repeat):
+            if "echo" in only:
+                lines.append(bench_echo(folder, a.rows))
+                if not a.default_only:
+                    lines.append(bench_echo(folder, a.rows, ["--processes", "1"]))
+            if "server" in only:
+                lines.append(bench_server(folder, a.rows))
+                if not a.default_only:
+                    lines.append(bench_server(folder, a.rows, ["--processes", "1"]))
+                lines.append(bench_server(folder, a.rows, threaded=True))
         if "ray" in only:
             lines.extend(bench_ray(folder, a.rows))
         if "memory" in only:
             lines.append(bench_memory(folder, a.rows))
             lines.append(bench_memory(folder, a.big))
+        if "exit" in only:
+            lines.extend(bench_exit(a.exit_trials))
     text = "\n".join(lines) + "\n"
     if a.output == "-":
         sys.stdout.write(text)

@@ -94,7 +94,7 @@ REFERENCE = ROOT / "docs" / "reference"
 MESSAGE_PACKAGES = ("runvil.prompt", "runvil.engine")
 #: the Harness's modules that talk to providers: their texts reach the user too (issue 25)
 PROVIDER_MODULES = ("runvil.harness.openai", "runvil.harness.replies", "runvil.harness.wire",
-                    "runvil.harness.providers", "runvil.harness.errortext")
+                    "runvil.harness.providers", "runvil.harness.errortext", "runvil.harness.http11")
 
 
 def message_table() -> list[tuple[str, list[tuple[str, str]]]]:

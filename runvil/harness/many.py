@@ -129,7 +129,7 @@ def drive_many(jobs: Iterable[Job], concurrency: int, io_threads: int | None = N
             # (emptied as it is read: the Lua thread keeps its last job, and
             # with it this list, until its next one)
             stepped: deque = deque()
-            step_many(lambda: _step_ready(ready, stepped))
+            step_many(lambda: _step_ready(ready, stepped, io))
             while stepped:
                 job, effects = stepped.popleft()
                 if _settle(job, effects, io, ready):
@@ -139,9 +139,12 @@ def drive_many(jobs: Iterable[Job], concurrency: int, io_threads: int | None = N
         io.stop()
 
 
-def _step_ready(ready: deque, stepped: deque) -> None:
-    """Steps once each run ready now, on the Engine's thread; adds (job,
-    its effects) to `stepped`, effects None for a run whose step raised."""
+def _step_ready(ready: deque, stepped: deque, io: "_IOThreads") -> None:
+    """Steps once each run ready now, on the Engine's thread. A run whose
+    effects all block is sent off to the I/O threads at once (its request
+    need not wait for the other runs' steps); the others are added to
+    `stepped` as (job, its effects), effects None for a run whose step
+    raised, for the driver to settle."""
     for _ in range(len(ready)):
         job = ready.popleft()
         try:
@@ -149,7 +152,26 @@ def _step_ready(ready: deque, stepped: deque) -> None:
         except Exception as e:  # an Engine bug: this run only
             _stopped(job, e)
             effects = None
+        else:
+            if _send_off(job, effects, io):
+                continue
         stepped.append((job, effects))
+
+
+def _send_off(job: Job, effects, io: "_IOThreads") -> bool:
+    """Hands every effect of a step to the I/O threads when each of them
+    blocks; False (nothing done) otherwise."""
+    if not effects or job.run.done:
+        return False
+    try:
+        if not all(blocks(job.answer, e) for e in effects):
+            return False
+    except Exception:  # settled by the driver, which fails this run only
+        return False
+    job._answers, job._pending = {}, len(effects)
+    for effect in effects:
+        io.submit(job, effect)
+    return True
 
 
 def _settle(job: Job, effects, io: _IOThreads, ready: deque) -> bool:

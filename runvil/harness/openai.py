@@ -1,5 +1,7 @@
 """The OpenAI-compatible provider: one model round (a `ModelRound` effect)
-sent as a Chat Completions request over httpx, answered with a
+sent as a Chat Completions request over httpx (or, for a batch's rows,
+the lean client of http11.py, which raises exceptions of the same names),
+answered with a
 `ModelReply` or a `ModelFailure`.
 
 Decisions (spec/runvil.md §12 "Provider failures", host.md "Talking to
@@ -50,8 +52,6 @@ import json
 import re
 import time
 from typing import Callable
-
-import httpx
 
 from ..engine.effects import ModelFailure, ModelRound
 from ..engine.models import REJECTED
@@ -155,13 +155,17 @@ def encode_body(body: dict) -> bytes:
 # ------------------------------------------------------------------ failures
 
 
-def unreachable_detail(e: httpx.TransportError, timeout: float) -> str:
-    """A short, key-free description of a transport failure."""
-    if isinstance(e, httpx.ConnectTimeout):
+def unreachable_detail(e: Exception, timeout: float, errors=None) -> str:
+    """A short, key-free description of a transport failure; `errors` is
+    the module whose exception classes the client raises (httpx's by
+    default, or http11's)."""
+    if errors is None:
+        import httpx as errors
+    if isinstance(e, errors.ConnectTimeout):
         return CONNECT_TIMEOUT
-    if isinstance(e, httpx.TimeoutException):
+    if isinstance(e, errors.TimeoutException):
         return NO_REPLY_WITHIN.format(timeout=timeout)
-    if isinstance(e, httpx.ConnectError):
+    if isinstance(e, errors.ConnectError):
         cause: BaseException | None = e
         while cause is not None:
             if isinstance(cause, ConnectionRefusedError) or getattr(cause, "errno", None) == errno.ECONNREFUSED:
@@ -173,9 +177,9 @@ def unreachable_detail(e: httpx.TransportError, timeout: float) -> str:
         if "name or service not known" in text.lower() or "nodename nor servname" in text.lower():
             return NO_SUCH_HOST
         return CANNOT_CONNECT.format(detail=text) if text else "cannot connect"
-    if isinstance(e, httpx.LocalProtocolError):  # its text may quote a header: never shown
+    if isinstance(e, errors.LocalProtocolError):  # its text may quote a header: never shown
         return BAD_HEADER
-    if isinstance(e, httpx.RemoteProtocolError):
+    if isinstance(e, errors.RemoteProtocolError):
         return f"{CLOSED}: {e}" if str(e) else CLOSED
     text = str(e)
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
@@ -205,7 +209,9 @@ class _Silent:
 
 class OpenAIProvider:
     """One OpenAI-compatible endpoint and model; `answer` may be called from
-    several threads at once (httpx's client is thread-safe)."""
+    several threads at once (both clients are thread-safe). `lean` (a
+    batch's rows) sends with `http11.LeanClient` where it behaves as httpx
+    would, keeping `connections` connections open; else httpx sends."""
 
     def __init__(
         self,
@@ -214,9 +220,11 @@ class OpenAIProvider:
         model_name: str,
         timeout: float = DEFAULT_TIMEOUT,
         on_fragment: Callable[[str], None] | None = None,
-        transport: httpx.BaseTransport | None = None,
+        transport=None,
         retry: RetryPolicy | None = None,
         settings: WireSettings | None = None,
+        lean: bool = False,
+        connections: int = 20,
     ):
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model_name = model_name
@@ -228,9 +236,22 @@ class OpenAIProvider:
         headers = {"Content-Type": "application/json", "Accept-Encoding": ACCEPT_ENCODING}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
-        self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout), transport=transport)
         self._deadline = Deadline()  # the reply's headers must arrive within `timeout` in all
-        install_deadline(self._client, self._deadline)
+        self.lean = lean and transport is None and _lean_usable(self.url)
+        if self.lean:
+            from . import http11
+
+            self._client = http11.LeanClient(headers, timeout, self._deadline, keep=connections)
+            self._errors = http11  # (httpx is not imported: a tenth of a second a process)
+        else:
+            import httpx
+
+            self._errors = httpx
+            if transport is None and connections != 20:
+                transport = httpx.HTTPTransport(limits=httpx.Limits(max_connections=100,
+                                                                    max_keepalive_connections=connections))
+            self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout), transport=transport)
+            install_deadline(self._client, self._deadline)
 
     def __repr__(self) -> str:  # never the key
         return f"OpenAIProvider({self.url!r}, model={self.model_name!r})"
@@ -293,6 +314,7 @@ class OpenAIProvider:
         builder = ReplyBuilder(on_fragment)
         replied = False  # the status line arrived: nothing is retried after it
         accept = {"Accept": "text/event-stream" if stream else "application/json"}
+        x = self._errors
         self._deadline.at = time.monotonic() + self.timeout
         try:
             with self._client.stream("POST", self.url, content=body, headers=accept) as resp:
@@ -305,30 +327,30 @@ class OpenAIProvider:
             return _with_partial(f.failure, builder)
         except WireError as e:
             return _with_partial(ModelFailure(message=str(e)), builder)
-        except httpx.TimeoutException as e:
+        except x.TimeoutException as e:
             if replied:
                 return _with_partial(ModelFailure(message=NO_BYTES_WITHIN.format(timeout=self.timeout)), builder)
-            return _Retry(ModelFailure(unreachable=unreachable_detail(e, self.timeout)))
-        except httpx.TransportError as e:
+            return _Retry(ModelFailure(unreachable=unreachable_detail(e, self.timeout, x)))
+        except x.TransportError as e:
             if replied:
                 return _with_partial(ModelFailure(message=STREAM_ENDED), builder)
-            failure = ModelFailure(unreachable=unreachable_detail(e, self.timeout))
-            return failure if isinstance(e, httpx.LocalProtocolError) else _Retry(failure)
-        except (httpx.HTTPError, httpx.InvalidURL) as e:  # e.g. a malformed URL
+            failure = ModelFailure(unreachable=unreachable_detail(e, self.timeout, x))
+            return failure if isinstance(e, x.LocalProtocolError) else _Retry(failure)
+        except (x.HTTPError, x.InvalidURL) as e:  # e.g. a malformed URL
             return ModelFailure(unreachable=f"{type(e).__name__}: {e}")
         finally:
             self._deadline.at = None
 
-    def _status_failure(self, resp: httpx.Response):
+    def _status_failure(self, resp):
         try:
             text = read_text(resp, 4 * MAX_BODY, cut=True)[:MAX_BODY]
-        except (httpx.TransportError, WireError):  # the status is what counts; its body was lost or refused
+        except (self._errors.TransportError, WireError):  # the status is what counts; its body was lost or refused
             text = ""
         failure = ModelFailure(status=resp.status_code, body=text,
                                message=rejected_message(resp.status_code, text, self._key))
         return _Retry(failure, resp.headers) if retryable_status(resp.status_code, text) else failure
 
-    def _read_reply(self, resp: httpx.Response, builder: ReplyBuilder, stream: bool):
+    def _read_reply(self, resp, builder: ReplyBuilder, stream: bool):
         if "text/event-stream" not in resp.headers.get("content-type", ""):  # a plain JSON completion
             text = read_text(resp)
             if stream and not text.strip():
@@ -358,6 +380,12 @@ class OpenAIProvider:
         if builder.finish_reason is None:
             return _with_partial(ModelFailure(message=STREAM_UNFINISHED), builder)
         return builder.reply()
+
+
+def _lean_usable(url: str) -> bool:
+    from .http11 import usable
+
+    return usable(url)
 
 
 def _with_partial(failure: ModelFailure, builder: ReplyBuilder) -> ModelFailure:

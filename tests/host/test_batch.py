@@ -493,8 +493,31 @@ def test_ray_without_ray_installed_is_a_usage_error(here, capsys, monkeypatch):
     assert out == "" and not runs()
 
 
-def test_a_model_is_answered_by_clients_of_small_connection_pools_in_turn(here, capsys, server):
-    """-j 40 over clients of 16 connections each: 3 clients, used in turn."""
+def test_a_model_is_answered_by_one_lean_client_keeping_a_connection_a_row(here, capsys, server, monkeypatch):
+    """-j 40: one provider client, the lean HTTP/1.1 one, keeping 40
+    connections open."""
+    from runvil.harness.openai import OpenAIProvider
+
+    made = []
+    real = OpenAIProvider.__init__
+
+    def keep(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        made.append(self)
+
+    for var in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(OpenAIProvider, "__init__", keep)
+    (here / "rows.txt").write_text("".join(f"r{i}\n" for i in range(6)))
+    assert batch(capsys, "p.md", "rows.txt", "-j", "40")[0] == 0
+    assert len(made) == 1 and made[0].lean and made[0]._client.keep == 40
+    assert server.requests == 6
+
+
+def test_behind_a_proxy_httpx_clients_of_small_connection_pools_answer_in_turn(here, capsys, server, monkeypatch):
+    """A proxy in the environment: httpx sends (it honours the proxy and
+    NO_PROXY); -j 40 over clients of 16 connections each: 3 clients, used
+    in turn."""
     from runvil.host.batch import runner
 
     made = []
@@ -504,13 +527,12 @@ def test_a_model_is_answered_by_clients_of_small_connection_pools_in_turn(here, 
         made.append(shards)
         real(self, shards)
 
-    import pytest as _pytest
-
-    with _pytest.MonkeyPatch.context() as m:
-        m.setattr(runner.ShardedProvider, "__init__", keep)
-        (here / "rows.txt").write_text("".join(f"r{i}\n" for i in range(6)))
-        assert batch(capsys, "p.md", "rows.txt", "-j", "40")[0] == 0
-    assert len(made) == 1 and len(made[0]) == 3
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    monkeypatch.setattr(runner.ShardedProvider, "__init__", keep)
+    (here / "rows.txt").write_text("".join(f"r{i}\n" for i in range(6)))
+    assert batch(capsys, "p.md", "rows.txt", "-j", "40")[0] == 0
+    assert len(made) == 1 and len(made[0]) == 3 and not any(p.lean for p in made[0])
     assert server.requests == 6
 
 

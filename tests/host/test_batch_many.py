@@ -110,3 +110,36 @@ def test_runs_are_taken_from_the_source_only_as_slots_free_up():
     first = next(driver)
     assert first.tag in (0, 1) and len(taken) <= 3
     driver.close()  # stops at once: the runs still going are dropped
+
+
+class SlowStep:
+    """A run whose every step takes `seconds` (a long Lua step)."""
+
+    def __init__(self, run, seconds: float):
+        self.run, self.seconds = run, seconds
+
+    def step(self):
+        time.sleep(self.seconds)
+        return self.run.step()
+
+    def __getattr__(self, name):
+        return getattr(self.run, name)
+
+
+def test_a_run_s_request_goes_out_without_waiting_for_the_other_runs_steps():
+    """Four runs stepped in one hand-over, each step 0.15 s: the first run's
+    round reaches the provider right after its own step, not after all
+    four (0.6 s)."""
+    arrived = []
+    answer = Blocking(wait=0.01)
+
+    def timed(effect):
+        arrived.append(time.monotonic())
+        return answer(effect)
+
+    timed.concurrent = True
+    t0 = time.monotonic()
+    runs = [Job(SlowStep(Run(PROMPT, input=f"r{i}", bindings=BINDINGS), 0.15), timed, tag=i) for i in range(4)]
+    ended = list(drive_many(runs, concurrency=4))
+    assert sorted(j.tag for j in ended) == [0, 1, 2, 3] and all(j.run.outcome.ok for j in ended)
+    assert arrived[0] - t0 < 0.45  # after one step, not four

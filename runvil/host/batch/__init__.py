@@ -1,10 +1,11 @@
 """`runvil batch` (host.md "Batches"): a prompt over a data set, `-j N`
-rows at a time in one process (or on a Ray cluster), every run stored in a
-SQLite database as it ends, resumable.
+rows at a time in one process, in worker processes or on a Ray cluster,
+every run stored in a SQLite database as it ends, resumable.
 
 data.py reads the rows; store.py is the database; answering.py says who
-answers each row; plan.py prepares and runs a batch; progress.py is what
-the user sees; command.py is the command line; onray.py spreads the rows
+answers each row; runner.py runs rows; plan.py prepares and runs a batch;
+progress.py is what the user sees; command.py is the command line;
+processes.py and worker.py spread the rows over worker processes; onray.py
 over a Ray cluster.
 """
 

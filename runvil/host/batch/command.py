@@ -1,11 +1,12 @@
 """`runvil batch PROMPT.md DATA` (host.md "Batches"): the prompt once per
-row, `-j N` rows at a time in this process, each row's run stored in the
-results database as it ends.
+row, `-j N` rows at a time, each row's run stored in the results database
+as it ends.
 
 The prompt is parsed and compiled once; the rows are checked in one pass
 before any runs (a bad row is a usage error naming its line); then they
 are read again, one at a time, and each row not done yet becomes a run
-driven by the harness (`harness.many`).
+driven by the harness (`harness.many`), in this process or, for a large
+batch, in worker processes (`processes.py`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ CANNOT_READ = "cannot read {path}: {reason}"
 CANNOT_WRITE = "cannot write {path}: {reason}"
 BAD_CONCURRENCY = "-j must be a whole number of at least 1, got {raw}"
 BAD_LIMIT = "--limit must be a whole number of at least 0, got {raw}"
+BAD_PROCESSES = "--processes must be a whole number of at least 1, got {raw}"
 
 
 def batch_parser() -> argparse.ArgumentParser:
@@ -44,18 +46,36 @@ def batch_parser() -> argparse.ArgumentParser:
     p.add_argument("--script", metavar="WORLD.yaml", help="answer every row from this scripted world (fresh per row)")
     p.add_argument("--workspace", metavar="DIR",
                    help="the files Pack's folder, shared by every row (default: a fresh one per row)")
+    p.add_argument("--processes", metavar="N",
+                   help="worker processes sharing the rows (default: one per CPU when there are at least "
+                        "100 rows a worker; 1: this process alone)")
     p.add_argument("--ray", metavar="ADDRESS", nargs="?", const="", default=None,
                    help="run the rows on a Ray cluster (default: start a local one); needs runvil[ray]")
     return p
 
 
 def batch_command(argv: list[str]) -> int:
-    with terminated_as_interrupt():
-        try:
-            return _batch_command(argv)
-        except Terminated:
-            print("runvil: terminated", file=sys.stderr)
-            return EXIT_TERMINATED
+    try:
+        with terminated_as_interrupt():
+            try:
+                return _batch_command(argv)
+            except Terminated:
+                print("runvil: terminated", file=sys.stderr)
+                return EXIT_TERMINATED
+    finally:
+        _skip_the_last_collection()
+
+
+def _skip_the_last_collection() -> None:
+    """The batch is over and its output written: everything alive now is
+    frozen out of the collector's passes. The interpreter's exit ends with
+    a full collection, which walked every object of the batch's world and
+    took up to a second and a half on a loaded machine (after Ctrl-C too,
+    which must end the process at once); the objects are freed all the
+    same. In a process that goes on, they are simply never walked again."""
+    import gc
+
+    gc.freeze()
 
 
 def _usage(message: str) -> int:
@@ -79,6 +99,12 @@ def _batch_command(argv: list[str]) -> int:
     concurrency = _whole(args.concurrency, 1)
     if concurrency is None:
         return _usage(BAD_CONCURRENCY.format(raw=args.concurrency))
+    processes = None
+    if args.processes is not None:
+        processes = _whole(args.processes, 1)
+        if processes is None:
+            return _usage(BAD_PROCESSES.format(raw=args.processes))
+    args.processes = processes
     limit = None
     if args.limit is not None:
         limit = _whole(args.limit, 0)
@@ -137,7 +163,13 @@ def _run_plan(plan, args) -> int:
 
                 run_on_ray(plan, args.ray)
             else:
-                plan.run_here()
+                from .processes import run_in_processes, worker_count
+
+                count = worker_count(args.processes, plan.todo, plan.concurrency)
+                if count > 1:
+                    run_in_processes(plan, count)
+                else:
+                    plan.run_here()
         except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM as Terminated: the finished rows are stored
             interrupted = e
         except ValueError as e:  # Ray missing or out of reach: before any row ran

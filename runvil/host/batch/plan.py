@@ -28,6 +28,7 @@ class Plan:
         self.args = args
         self.prompt = prompt
         self.prompt_sha256 = sha256_text(prompt_bytes)
+        self.prompt_text = prompt_bytes.decode("utf-8", "replace")  # what worker processes parse
         self.concurrency = concurrency
         self.limit = limit
         self.input_column = args.input_column

@@ -107,43 +107,54 @@ def fewer_collections():
     row, scanning every live run each time (over 10% of a batch's CPU);
     while rows run, the objects made before them are frozen out of its
     passes and it runs after 50,000 new objects. Cycles are still
-    collected, so memory stays flat."""
+    collected, so memory stays flat.
+
+    Stopped by Ctrl-C (or SIGTERM, or the process's exit), the collector
+    is left as it is: the process is on its way out, and the next
+    collection would come at once, walking up to 50,000 young objects, or
+    every thawed one (a thaw is soon followed by a full collection), which
+    on a loaded machine held the way out for up to a second."""
     old = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(YOUNG_OBJECTS, *old[1:])
     try:
         yield
-    finally:
+    except Exception:
         gc.set_threshold(*old)
         gc.unfreeze()
+        raise
+    gc.set_threshold(*old)
+    gc.unfreeze()
 
 
-SHARD_CONNECTIONS = 16  # connections a provider client keeps open
+SHARD_CONNECTIONS = 16  # connections an httpx provider client keeps open
 
 
 def _pool_for(models, concurrency: int) -> None:
     """Real providers keep a connection open for every row running at once
-    (an httpx client keeps 20): with `-j 100`, 80 rounds would otherwise
-    open a new connection each time. The connections are spread over
-    clients of at most SHARD_CONNECTIONS each, because httpcore scans its
-    whole pool at every request: at 100 connections that scan took a third
-    of a batch's CPU time."""
+    and send with the lean HTTP/1.1 client (`harness.http11`: httpx cost
+    about 1.5 ms of CPU a request, more than the Engine's share of a
+    row). Where httpx must send (a proxy in the environment) the
+    connections are spread over httpx clients of at most SHARD_CONNECTIONS
+    each, because httpcore scans its whole pool at every request: at 100
+    connections that scan took a third of a batch's CPU time."""
     from ...harness.providers import ProviderSet
 
     if not isinstance(models, ProviderSet) or models.factory is not None:
         return
-    shards = -(-concurrency // SHARD_CONNECTIONS)
-    per_shard = min(concurrency, SHARD_CONNECTIONS)
 
-    def client(*args, **kwargs):
-        import httpx
-
+    def provider(*args, **kwargs):
         from ...harness.openai import OpenAIProvider
 
-        limits = httpx.Limits(max_connections=100, max_keepalive_connections=per_shard)
-        return OpenAIProvider(*args, transport=httpx.HTTPTransport(limits=limits), **kwargs)
+        lean = OpenAIProvider(*args, lean=True, connections=concurrency, **kwargs)
+        if lean.lean or concurrency <= SHARD_CONNECTIONS:
+            return lean
+        lean.close()
+        shards = -(-concurrency // SHARD_CONNECTIONS)
+        return ShardedProvider([OpenAIProvider(*args, connections=SHARD_CONNECTIONS, **kwargs)
+                                for _ in range(shards)])
 
-    models.factory = lambda *args, **kwargs: ShardedProvider([client(*args, **kwargs) for _ in range(shards)])
+    models.factory = provider
 
 
 class ShardedProvider:
