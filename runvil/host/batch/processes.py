@@ -252,7 +252,7 @@ def _lost(plan, w: _Worker) -> None:
     """A worker's output closed: the rows it still had are stored as
     failed (none when it ended as it should)."""
     from .onray import _failed_record
-    from .record import RunClock
+    from .stored_run import RunClock
 
     if not w.sent:
         return
