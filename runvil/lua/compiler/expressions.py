@@ -24,6 +24,11 @@ _PURE = (A.Number, A.String, A.Nil, A.TrueLit, A.FalseLit)
 HOIST_DEPTH = 24
 
 
+#: the string library's functions: a method call of one of these names is
+#: tested for a string receiver first (`s:upper()`), before a table's lookup
+STRING_METHODS = frozenset({"byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match", "pack",
+                            "packsize", "rep", "reverse", "sub", "unpack", "upper"})
+
 class ExprCompiler(OperatorCompiler):
     def __init__(self, chunk, scope: FuncScope):
         self.chunk = chunk
@@ -392,8 +397,14 @@ class ExprCompiler(OperatorCompiler):
             f"({m2} := {i}.meta) is not None and type({i2} := {m2}.hash.get('__index')) is _Table"
             f" and (type({f} := {i2}.hash.get({name})) is _FT or {f} is None and ({f} := _method_from({i2}, {name})) is {f})"
         )
+        obj = self.expr(n.obj)
+        string_first = ""
+        if n.method in STRING_METHODS:  # most likely called on a string: that test first
+            string_first = (f"{f} if type({o} := {obj}) is str and type({i} := _SMh.get('__index')) is _Table"
+                            f" and type({f} := {i}.hash.get({name})) is _FT else ")
+            obj = o
         return (
-            f"({f} if type({o} := {self.expr(n.obj)}) is _Table and ((({f} := {o}.hash.get({name})) is None"
+            f"({string_first}{f} if type({o} := {obj}) is _Table and ((({f} := {o}.hash.get({name})) is None"
             f" and ({m} := {o}.meta) is not None and type({i} := {m}.hash.get('__index')) is _Table"
             f" and (type({f} := {i}.hash.get({name})) is _FT"
             f" or {f} is None and ({parent} or ({f} := _method({o}, {name}, {d})) is {f})))"

@@ -37,7 +37,8 @@ class OperatorCompiler:
         if op == "#":
             if not self.table_test(e, x):  # a local that only holds tables
                 return f"(len({x}.arr) if {x}.meta is None else _len({x}, {d}))"
-            return f"(len({a}.arr) if type({a} := {x}) is _Table and {a}.meta is None else _len({a}, {d}))"
+            return (f"(len({a}.arr) if type({a} := {x}) is _Table and {a}.meta is None"
+                    f" else len({a}) if type({a}) is str else _len({a}, {d}))")  # a string: its bytes, no metamethod
         if op == "~":
             return f"(~{a} if type({a} := {x}) is int else _bnot({a}, {d}))"
         raise AssertionError(op)
@@ -105,10 +106,12 @@ class OperatorCompiler:
         if op in _BITS:
             fn, pyop = _BITS[op]
             return f"({a} {pyop} {b} if type({a} := {x}) is type({b} := {y}) is int else {L}{fn}({slow_args}))"
-        if op == "<<":
-            return f"{L}_shl({x}, {y}, {da}, {db})"
-        if op == ">>":
-            return f"{L}_shr({x}, {y}, {da}, {db})"
+        if op == "<<":  # inline while the shifted value stays in 64 bits (two's complement: Lua's wrap agrees)
+            rv = self.temp()
+            return (f"({rv} if type({a} := {x}) is type({b} := {y}) is int and 0 <= {b} < 64"
+                    f" and {MN} <= ({rv} := {a} << {b}) <= {M} else {L}_shl({slow_args}))")
+        if op == ">>":  # inline for a non-negative value (Lua's shift is logical: a negative one goes slow)
+            return f"({a} >> {b} if type({a} := {x}) is type({b} := {y}) is int and {a} >= 0 and 0 <= {b} < 64 else {L}_shr({slow_args}))"
         raise AssertionError(op)
 
     def len_offset(self, n) -> str:
