@@ -17,13 +17,18 @@ from ..compiler.costs import NEXT_ITEM_COST
 from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, Multi, Userdata
 from . import lib_table
+from .limits import TINY_RESULT, reserve_result
 
 
 def open_lib(state) -> None:
     G = state.G
 
     def print_(*args):
-        state.stdout("\t".join(V.tostring(a) for a in args) + "\n")
+        parts = [V.tostring(a) for a in args]
+        size = sum(map(len, parts)) + len(parts)
+        if size > TINY_RESULT:  # the line is a new string (and its host keeps a copy: the Engine's events)
+            reserve_result(size)
+        state.stdout("\t".join(parts) + "\n")
         return EMPTY
 
     def load(*args):
@@ -41,6 +46,8 @@ def open_lib(state) -> None:
                 text = read_chunk(chunk, sys._getframe())
             except LuaError as e:  # lua_load catches the reader's errors
                 return Multi((None, e.value))
+        if len(mode) > TINY_RESULT:  # the messages below quote it
+            reserve_result(len(mode))
         if text[:1] == "\x1b":  # LUA_SIGNATURE[0]: a binary chunk
             if "b" not in mode:
                 return Multi((None, f"attempt to load a binary chunk (mode is '{mode}')"))
