@@ -8,7 +8,11 @@ sections or to itself, a task that spawns itself — runs forever:
 
 - `steps`: Lua steps summed over every block of the run;
 - `seconds`: wall time from the run's start, model and tool waits included;
-- `section_entries`: sections entered (walk, `jump`, tasks, fan-out arms).
+- `section_entries`: sections entered (walk, `jump`, tasks, fan-out arms);
+- `memory`: bytes the run may add to the process's resident size, from
+  its start: every state it makes (sections, tasks, arms, compactors,
+  tools) and the Engine's own copies of their values count against one
+  budget (`runvil.lua.MemoryBudget`), `memory limit exceeded (N bytes)`.
 
 Each is a catchable `lua` error naming the limit. Once spent, a budget
 stays spent: a `pcall` that catches the error cannot buy more.
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 import time
 
-from ..lua.api import LuaState
+from ..lua.api import LuaState, MemoryBudget
 from ..lua.api import LimitExceeded, current_where
 from ..structs import Struct
 
@@ -35,6 +39,7 @@ class RunLimits(Struct, frozen=True):
     steps: int | None = 200_000_000  # ten blocks' worth of steps
     seconds: float | None = 1800.0  # half an hour, waits on models included
     section_entries: int | None = 1_000  # a jump loop ends in about two seconds
+    memory: int | None = 1024 * 1024 * 1024  # bytes the whole run may add (as one block may)
 
 
 class RunBudget:
@@ -45,6 +50,7 @@ class RunBudget:
         self.started = time.monotonic()
         self.steps = 0  # steps of finished blocks
         self.entries = 0
+        self.memory = MemoryBudget(limits.memory)  # the base: the resident size now
 
     def overrun(self, block_steps: int = 0) -> str | None:
         """The message of the first limit the run has passed (counting the
@@ -67,14 +73,15 @@ class RunBudget:
 
 
 class BudgetedState(LuaState):
-    """A section VM's Lua state: at each of the sandbox's periodic checks
-    (every 100,000 steps) it also checks the run's budget. It extends the
+    """A section VM's Lua state: it reserves memory from the run's budget,
+    and at each of the sandbox's periodic checks (every 100,000 steps) it
+    also checks the run's other limits. It extends the
     state's own check (`LuaState._tick`) and reads its step countdown
     (`_armed`, `_steps`): tests/engine/test_run.py fails if those change."""
 
     def __init__(self, budget: RunBudget, **kwargs):
         self.budget = budget
-        super().__init__(**kwargs)
+        super().__init__(memory_budget=budget.memory, **kwargs)
 
     def block_steps(self) -> int:
         """Steps the block under way has taken (the countdown's part too)."""

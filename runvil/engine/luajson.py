@@ -41,8 +41,13 @@ import weakref
 from ..lua.api import LuaTable, Userdata
 from ..lua.api import builtin
 from ..lua.api import lib_table
-from ..lua.api import MAXI, MINI, check_string_size, type_name
+from ..lua.api import MAXI, MINI, check_string_size, reserve_memory, reserve_slots, type_name
 from .errors import message_type, raise_lua
+
+#: the longest string converted without reserving its size first (the
+#: Lua side's INLINE_CONCAT: a longer one is counted against the memory
+#: limit before the JSON text or a copy of it is built)
+LONG_STRING = 65536
 
 #: deepest nesting of lists and objects converted either way; Python's own
 #: `json` fails near 1000 levels on a thread with the default recursion limit
@@ -205,6 +210,8 @@ def to_json(value, path: str = "value", views=_NESTED_VIEWS):
 def _conv(v, views, active: set, depth: int):
     t = type(v)
     if t is str:
+        if len(v) > LONG_STRING:
+            reserve_memory(len(v))
         return v if v.isascii() else to_unicode(v)
     if t is bool or t is int:
         return v
@@ -247,6 +254,7 @@ def _table(tb: LuaTable, views, active: set, depth: int):
     elif not arr and all(type(k) is str for k in h):
         if tb in _MARKED:
             raise _Refusal("table", "a table marked as a list has string keys")
+        reserve_slots(len(h) * 3)  # a dict's entry: its hash, key and value
         out = {}
         for k, x in h.items():
             if x is None:
@@ -254,7 +262,8 @@ def _table(tb: LuaTable, views, active: set, depth: int):
             t = type(x)
             try:
                 out[k if k.isascii() else to_unicode(k)] = (
-                    x if (t is str and x.isascii()) or t is int or t is bool else _conv(x, views, active, depth))
+                    x if (t is str and len(x) <= LONG_STRING and x.isascii()) or t is int or t is bool
+                    else _conv(x, views, active, depth))
             except _Refusal as r:
                 r.steps.append(k)
                 raise
@@ -294,13 +303,15 @@ def _table(tb: LuaTable, views, active: set, depth: int):
 
 
 def _items(items, views, active: set, depth: int) -> list:
+    reserve_slots(len(items))
     out = []
     i = 0
     try:
         for x in items:
             i += 1
             t = type(x)
-            out.append(x if (t is str and x.isascii()) or t is int or t is bool else _conv(x, views, active, depth))
+            out.append(x if (t is str and len(x) <= LONG_STRING and x.isascii()) or t is int or t is bool
+                       else _conv(x, views, active, depth))
     except _Refusal as r:
         r.steps.append(i)
         raise
@@ -316,7 +327,11 @@ def from_json(value, _depth: int = 0):
     Raises ValueError when nested deeper than MAX_DEPTH."""
     t = type(value)
     if t is str:
-        return value if value.isascii() else to_lua_string(value)
+        if value.isascii():
+            return value  # the same string: nothing is built
+        if len(value) > LONG_STRING:
+            reserve_memory(len(value))
+        return to_lua_string(value)
     if t is bool or t is int or t is float:
         return value
     if value is None:
@@ -325,8 +340,10 @@ def from_json(value, _depth: int = 0):
         raise ValueError(f"nesting deeper than {MAX_DEPTH} levels")
     d = _depth + 1
     if t is list:
+        reserve_slots(len(value))
         return mark_list(LuaTable([from_json(x, d) for x in value]))
     if t is dict:
+        reserve_slots(len(value) * 3)
         return LuaTable(None, {(k if k.isascii() else to_lua_string(k)): from_json(v, d) for k, v in value.items()})
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
@@ -435,6 +452,7 @@ def json_decode(*args):
     s = args[0] if args else None
     if type(s) is not str:
         raise_lua(f"json.decode: the argument must be a string, got {message_type(s) if args else 'no value'}")
+    reserve_slots(len(s) >> 1)  # what decoding may build: a value's slot (or a string's bytes) per two bytes of text
     try:
         return from_json(decode_text(to_unicode(s)))
     except ValueError as e:

@@ -140,7 +140,7 @@ class SectionVM:
         return lib_table({"read": waiting_builtin("chat.read", read)}, "chat.")
 
     def _print(self, text: str) -> None:
-        self.run.events.emit("print", self.execution_id, self.section, text=from_lua_str(text.rstrip("\n")))
+        self.run.events.emit("print", self.execution_id, self.section, text=printed_line(text))
 
     def _jump(self, *args):
         name = args[0] if args else None
@@ -347,6 +347,28 @@ class SectionVM:
         self.state.close()
         self.messages.release()
         self.compactors_table = None
+
+
+#: the longest `print` line a run keeps, in bytes: the events keep every
+#: line for the run's whole life (the log, the page, --db), so a longer
+#: one is cut, at a UTF-8 character's start, and ends with PRINT_CUT
+PRINT_LIMIT = 1 << 20
+PRINT_CUT = "… [cut: {n} more bytes]"
+
+
+def printed_line(text: str) -> str:
+    """A line `print` wrote (a Lua string, its newline included) as the
+    print event keeps it: without its trailing newlines, cut past
+    PRINT_LIMIT bytes."""
+    end = len(text)
+    while end and text[end - 1] == "\n":
+        end -= 1
+    if end <= PRINT_LIMIT:
+        return from_lua_str(text[:end] if end < len(text) else text)
+    cut = PRINT_LIMIT
+    while cut > PRINT_LIMIT - 3 and "\x80" <= text[cut] <= "\xbf":  # not inside a character
+        cut -= 1
+    return from_lua_str(text[:cut]) + PRINT_CUT.format(n=end - cut)
 
 
 def _path_key(key: str):

@@ -22,7 +22,7 @@ Decisions:
   100,000,000) bounds what `files/write` adds to the workspace in one run.
 - `[limits]` sets the sandbox's limits: per block `block_steps`,
   `block_memory` (bytes), `block_seconds`, `block_cpu_seconds`, and the run's own budget
-  `run_steps`, `run_seconds`, `section_entries` (runvil.engine.limits);
+  `memory` (bytes), `run_steps`, `run_seconds`, `section_entries` (runvil.engine.limits);
   each a positive number, defaults where left out.
 - `api_key_env` is optional (local servers need no key). A provider that
   names one needs it set and non-empty when a bound model uses it; the
@@ -62,7 +62,7 @@ DEFAULT_MAX_RETRIES = 2
 TOP_KEYS = ("default_model", "providers", "models", "bind", "packs", "limits")
 PROVIDER_KEYS = ("base_url", "api_key_env", "timeout", "max_retries", "stream", "tool_choice", "stream_usage")
 MODEL_KEYS = ("provider", "name", "context", "max_tokens")
-LIMIT_COUNTS = ("block_steps", "block_memory", "run_steps", "section_entries")
+LIMIT_COUNTS = ("block_steps", "block_memory", "memory", "run_steps", "section_entries")
 LIMIT_SECONDS = ("block_seconds", "block_cpu_seconds", "run_seconds")
 WEB_KEYS = ("search_url", "fetch_max_bytes", "fetch_timeout")
 FILES_KEYS = ("write_quota",)
@@ -111,6 +111,7 @@ class LimitSettings(Struct, frozen=True):
     block_memory: int | None = None
     block_seconds: float | None = None
     block_cpu_seconds: float | None = None
+    memory: int | None = None
     run_steps: int | None = None
     run_seconds: float | None = None
     section_entries: int | None = None
@@ -125,7 +126,8 @@ class LimitSettings(Struct, frozen=True):
                                                     ("seconds", self.block_seconds),
                                                     ("cpu_seconds", self.block_cpu_seconds)) if v is not None})
         run = replace(run, **{k: v for k, v in (("steps", self.run_steps), ("seconds", self.run_seconds),
-                                                ("section_entries", self.section_entries)) if v is not None})
+                                                ("section_entries", self.section_entries),
+                                                ("memory", self.memory)) if v is not None})
         return block, run
 
 

@@ -370,10 +370,41 @@ def open_log(path: str, run, workspace: str | None = None):
 
 
 def _print_json(obj) -> None:
-    text = valid_utf8(json.dumps(obj, ensure_ascii=False))
-    if sys.stdout.isatty():  # JSON escapes C0 controls itself; a terminal would obey C1 ones (U+009B is CSI)
-        text = _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    sys.stdout.write(text + "\n")
+    """One JSON object on stdout, as json.dumps writes it, piece by piece:
+    `requests` holds each message once per round that sent it, so its text
+    grows as rounds × messages, while no piece made at once is larger than
+    one message (whose string the run holds already)."""
+    tty = sys.stdout.isatty()
+    for piece in json_pieces(obj, JSON_SPLIT_DEPTH):
+        text = valid_utf8(piece)
+        if tty:  # JSON escapes C0 controls itself; a terminal would obey C1 ones (U+009B is CSI)
+            text = _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+        sys.stdout.write(text)
+    sys.stdout.write("\n")
+
+
+#: the levels split into pieces: the object, `requests`, a request, its `messages`
+JSON_SPLIT_DEPTH = 4
+
+
+def json_pieces(value, depth: int):
+    """json.dumps(value, ensure_ascii=False) in pieces: dicts and lists
+    down to `depth` levels item by item, anything deeper whole."""
+    if depth and type(value) is dict:
+        yield "{"
+        for i, (key, item) in enumerate(value.items()):
+            yield (", " if i else "") + json.dumps(str(key), ensure_ascii=False) + ": "
+            yield from json_pieces(item, depth - 1)
+        yield "}"
+    elif depth and type(value) is list:
+        yield "["
+        for i, item in enumerate(value):
+            if i:
+                yield ", "
+            yield from json_pieces(item, depth - 1)
+        yield "]"
+    else:
+        yield json.dumps(value, ensure_ascii=False)
 
 
 _C1 = re.compile("[\x7f-\x9f]")

@@ -35,7 +35,7 @@ from .runtime.calldepth import HOST_CCALLS
 from .runtime.calls import ccall
 from .runtime.machine import IDLE, RUNNING, Machine, switch
 from .errors import LimitExceeded, LuaError, chunkid, current_where, stack_overflow_message
-from .stdlib.limits import resident_memory
+from .stdlib.limits import MEMORY_LIMIT, MemoryBudget
 from .runtime.helpers import base_namespace, make_forprep, make_giter
 from .runtime.tables import LuaTable
 
@@ -67,7 +67,9 @@ class Limits(Struct):
     # loop iterations and calls: a runaway prompt block stops in about a
     # second or two, far above what orchestration code needs
     steps: int | None = 20_000_000
-    memory: int | None = 1024 * 1024 * 1024  # bytes: strings and growth
+    # bytes: the longest string (or other result) one operation may build,
+    # and the limit of the memory budget of a state made without its run's
+    memory: int | None = 1024 * 1024 * 1024
     depth: int = 200_000  # Python frames (a Lua call takes one to three)
     seconds: float | None = None  # wall time of one execution
     # CPU time of one execution (a block, a `runvil lua` chunk), waits on
@@ -78,10 +80,15 @@ class Limits(Struct):
 class LuaState:
     """A Lua state with the sandboxed standard library."""
 
-    def __init__(self, libs=None, limits: Limits | None = None, stdout=None, allow_load: bool = False):
+    def __init__(self, libs=None, limits: Limits | None = None, stdout=None, allow_load: bool = False,
+                 memory_budget: MemoryBudget | None = None):
+        """`memory_budget`: the run's (runvil.lua.stdlib.limits), shared by
+        all the states a run makes; by default one of its own, whose limit
+        is `limits.memory`."""
         from .stdlib import LIBRARIES, open_libs
 
         self.limits = limits or Limits()
+        self.memory_budget = memory_budget if memory_budget is not None else MemoryBudget(self.limits.memory)
         self.G = LuaTable()
         self.string_meta = None
         self.stdout = stdout if stdout is not None else _default_stdout
@@ -95,7 +102,6 @@ class LuaState:
         self.cpu_spent = 0.0  # CPU seconds of this execution up to `_cpu_mark`
         self._cpu_mark = self._last_check = self._measured = time.process_time()
         self._unmeasured = 0  # steps since the resident size was read, at `_measured` (CPU time)
-        self._mem_base = resident_memory()
         self.machine = Machine()  # bound to this state by its libraries' install
         self.ns = self._namespace()
         self.G.set_str("_G", self.G)
@@ -185,13 +191,14 @@ class LuaState:
             self._armed = 0
             raise LimitExceeded(f"{current_where()}CPU time limit exceeded ({lim.cpu_seconds:g} s)")
         self._unmeasured += done
-        if lim.memory is not None and (self._unmeasured >= CHECK_INTERVAL or now - self._measured >= CHECK_SECONDS):
+        budget = self.memory_budget
+        if budget.limit is not None and (self._unmeasured >= CHECK_INTERVAL or now - self._measured >= CHECK_SECONDS):
             self._unmeasured = 0  # the resident size is read as often as before (each 100,000
             self._measured = now  # steps), or each CHECK_SECONDS when steps are slow
-            if resident_memory() - self._mem_base > lim.memory:
+            if budget.over():  # the run's memory: all its states' together
                 self._steps[0] = 0
                 self._armed = 0
-                raise LimitExceeded(f"{current_where()}memory limit exceeded ({lim.memory} bytes)")
+                raise LimitExceeded(f"{current_where()}{MEMORY_LIMIT.format(limit=budget.limit)}")
         self._rearm()
 
     def reset_limits(self) -> None:

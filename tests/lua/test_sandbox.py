@@ -155,6 +155,42 @@ def test_a_loop_of_mid_sized_concatenations_reaches_the_memory_limit():
         assert int(out[i + 1]) < 96 * 1024 * 1024, out
 
 
+def test_states_given_one_budget_share_it():
+    """A run's states reserve from one memory budget (issue 26): what one
+    state holds counts against another's reservations. A state made
+    without one (`runvil lua`'s) has its own, whose limit is its memory
+    limit, for all its calls. In a fresh process (the budget reads the
+    resident size)."""
+    import subprocess
+    import sys
+
+    code = """if True:
+        import sys
+        from runvil.lua import LuaState, Limits
+        from runvil.lua.api import MemoryBudget
+        budget = MemoryBudget(64 * 1024 * 1024)
+        a = LuaState(stdout=sys.stdout.write, memory_budget=budget)
+        b = LuaState(stdout=sys.stdout.write, memory_budget=budget)
+        hold = "keep = keep or {} keep[#keep + 1] = ('x'):rep(%d * 2^20) print('held')"
+        a.execute(hold % 16, "=a")
+        b.execute(hold % 16, "=b")
+        b.execute("print(pcall(function() " + hold % 40 + " end))", "=b")
+        alone = LuaState(stdout=sys.stdout.write, limits=Limits(memory=64 * 1024 * 1024))
+        print(alone.memory_budget is not budget, alone.memory_budget.limit, a.guard is budget)
+        alone.execute(hold % 16, "=alone")
+        alone.execute(hold % 16, "=alone")
+        alone.execute("print(pcall(function() " + hold % 40 + " end))", "=alone")
+    """
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.stdout.splitlines() == [
+        "held", "held",
+        "false\tmemory limit exceeded (67108864 bytes)",  # 16 MB held in a, 16 in b, 40 more: past 64 MB
+        "True 67108864 True",
+        "held", "held",
+        "false\tmemory limit exceeded (67108864 bytes)",  # the same state's later call: the same budget
+    ], p.stdout + p.stderr
+
+
 def test_memory_limit_on_table_growth():
     out = run(
         "print(pcall(function() local t = {} for i = 1, 10^9 do t[i] = {i} end end))",

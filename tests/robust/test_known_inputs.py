@@ -105,6 +105,8 @@ CONFIGS = [
     "[limits]\nrun_steps = 0\n",
     "[limits]\nrun_seconds = inf\n",
     "[limits]\nsection_entries = 'ten'\n",
+    "[limits]\nmemory = 0\n",
+    "[limits]\nmemory = '1 GB'\n",
     "[limits]\nsteps = 5\n",
     "limits = 5\n",
     'x = "\\ud800"\n',
@@ -130,6 +132,8 @@ RUNAWAYS = [
      "run step limit exceeded (3000000 steps across the run's blocks)"),
     ("[limits]\nrun_seconds = 1\nsection_entries = 100000000\n", "jump('A')", "run time limit exceeded (1 s)"),
     ("[limits]\nblock_steps = 1000000\n", "while true do end", "step limit exceeded (1000000 steps)"),
+    ("[limits]\nmemory = 67108864\n", "local t = {} for i = 1, 10000 do t[i] = string.rep('x', 2^20) .. i end",
+     "memory limit exceeded (67108864 bytes)"),
     # steps raised so the time limit, not the step budget, is what stops it
     ("[limits]\nblock_seconds = 1\nblock_steps = 1000000000\n", "while true do end", "time limit exceeded (1 s)"),
 ]

@@ -87,6 +87,9 @@ def send_round(vm, role: str, messages: list, tools: list, origin: str):
                 options[k] = v
     if "max_tokens" not in options and binding.max_tokens is not None:
         options["max_tokens"] = binding.max_tokens
+    # the run keeps every request it sends (--json writes them), each holding
+    # the conversation once more: charged to its memory before it is sent
+    run.budget.memory.charge(request_size(messages))
     effect = ModelRound(
         id=run.sched.new_id(),
         role=role,
@@ -109,6 +112,25 @@ def send_round(vm, role: str, messages: list, tools: list, origin: str):
     turn = report_round(vm, effect, answer)
     vm.last_turn = turn
     return answer
+
+
+def request_size(messages) -> int:
+    """About the bytes of a request's messages in JSON: their text, and
+    their tool calls' names and arguments."""
+    return sum(json_text_size(m) for m in messages)
+
+
+def json_text_size(value) -> int:
+    """About the bytes of a Python JSON value's text: its strings' lengths,
+    a few for everything else."""
+    t = type(value)
+    if t is str:
+        return len(value) + 2
+    if t is dict:
+        return sum(len(k) + 4 + json_text_size(v) for k, v in value.items()) + 2
+    if t is list or t is tuple:
+        return sum(json_text_size(v) + 1 for v in value) + 2
+    return 8
 
 
 def report_round(vm, effect: ModelRound, answer) -> int | None:

@@ -19,13 +19,18 @@ from ..errors import chunkid
 from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, Multi, Userdata
 from . import lib_table
+from .limits import TINY_RESULT, reserve_result
 
 
 def open_lib(state) -> None:
     G = state.G
 
     def print_(*args):
-        state.stdout("\t".join(LI.tostring(a) for a in args) + "\n")
+        parts = [LI.tostring(a) for a in args]
+        size = sum(map(len, parts)) + len(parts)
+        if size > TINY_RESULT:  # the line is a new string (and its host keeps a copy: the Engine's events)
+            reserve_result(size)
+        state.stdout("\t".join(parts) + "\n")
         return EMPTY
 
     def load(*args):
@@ -44,6 +49,8 @@ def open_lib(state) -> None:
                     text = read_chunk(chunk, sys._getframe())
             except (LuaError, RecursionError, MemoryError) as e:  # lua_load catches the reader's errors
                 return Multi((None, caught_value(e)))
+        if len(mode) > TINY_RESULT:  # the messages below quote it
+            reserve_result(len(mode))
         if text[:1] == "\x1b":  # LUA_SIGNATURE[0]: a binary chunk
             if "b" not in mode:
                 return Multi((None, f"attempt to load a binary chunk (mode is '{mode}')"))

@@ -1,14 +1,20 @@
 """The sandbox limits as builtins see them.
 
-Memory: before a builtin builds a result it
-reserves the result's size, and the guard refuses a size that would take
-the process past the state's limit (issue 10: one `string.rep` must not take
+Memory is one budget per run (`MemoryBudget`): what the run's states, its
+tasks and fan-out arms, and the Engine's own copies of their values add
+to the process's resident size, measured from the size when the run
+started. Every state of a run holds the same budget (a standalone state,
+`runvil lua`'s, has one of its own), so a chain of states each holding a
+little cannot add up past it (issue 26). Before a builtin builds a result
+it reserves the result's size, and the budget refuses a size that would
+take the run past its limit (issue 10: one `string.rep` must not take
 3 GB between two checks of the step counter).
 
-Python frees strings and tables by reference counting, so the guard reads
-what is really in use (the resident size, as the step counter's check does)
-rather than summing sizes it could never see freed; it reads it only once
-per GUARD_CHUNK bytes reserved, or for any result that large, so small
+Python frees strings and tables by reference counting, so the budget
+reads what is really in use (the resident size, as the step counter's
+check does) rather than summing sizes it could never see freed; it reads
+it only once per GUARD_CHUNK bytes reserved (sooner when the last reading
+left less room than that), or for any result that large, so small
 results cost a subtraction.
 
 Steps: a builtin whose own loop can run away (the pattern matcher's
@@ -20,9 +26,9 @@ on a short string pays a comparison. Steps are also what brings the next
 check of the CPU time (runvil.lua.state), so none of these runs for long
 between two checks.
 
-A state's guard and meter are on the machines that run its Lua
-(runvil.lua.runtime.machine): a builtin reaches the running state's through
-the running machine, with no registry of states.
+A state's budget (its `guard`) and meter are on the machines that run its
+Lua (runvil.lua.runtime.machine): a builtin reaches the running state's
+through the running machine, with no registry of states.
 """
 
 from __future__ import annotations
@@ -56,28 +62,61 @@ def resident_memory() -> int:
         return 0
 
 
-#: bytes reserved between two reads of the resident size
+#: bytes reserved between two reads of the resident size (at most)
 GUARD_CHUNK = 8 * 1024 * 1024
 
+MEMORY_LIMIT = "memory limit exceeded ({limit} bytes)"
 
-class MemoryGuard:
-    """The reserve check of one state's memory limit."""
 
-    def __init__(self, state):
-        self.state = state
+class MemoryBudget:
+    """One run's memory limit (bytes it may add to the resident size; None:
+    no limit), the resident size when the run started (`base`, read once),
+    the bytes reserved since the size was last read (`pending`), and the
+    bytes charged for what the run keeps outside the size read (`charged`:
+    `charge`). Called with n before n bytes are built (a state's `guard`)."""
+
+    __slots__ = ("limit", "base", "pending", "slack", "charged", "rss")
+
+    def __init__(self, limit: int | None):
+        self.limit = limit
         self.rss = resident_memory
+        self.base = resident_memory()
         self.pending = 0
+        self.charged = 0
+        # the bytes reserved before the next read: GUARD_CHUNK, or the room
+        # the last read left when that is less (never, with no limit)
+        self.slack = min(GUARD_CHUNK, limit) if limit is not None else 2**62
 
     def __call__(self, n: int) -> None:
-        limit = self.state.limits.memory
-        if limit is None:
-            return
         self.pending += n
-        if self.pending < GUARD_CHUNK:
+        if self.pending < self.slack:
             return
+        if self.over(n):
+            raise LimitExceeded(f"{current_where()}{MEMORY_LIMIT.format(limit=self.limit)}")
+
+    def charge(self, n: int) -> None:
+        """Counts n bytes for good that the resident size does not show
+        (the Engine's requests, which `--json` writes out once per round
+        that sent them), and checks the limit as a reservation does."""
+        self.charged += n
+        self.pending += n
+        if self.pending >= self.slack and self.over():
+            raise LimitExceeded(f"{current_where()}{MEMORY_LIMIT.format(limit=self.limit)}")
+
+    def over(self, n: int = 0) -> bool:
+        """Reads the resident size: whether n bytes more would take the run
+        past its limit."""
+        limit = self.limit
         self.pending = 0
-        if self.rss() - self.state._mem_base + n > limit:
-            raise LimitExceeded(f"{current_where()}memory limit exceeded ({limit} bytes)")
+        if limit is None:
+            return False
+        room = limit - self.used() - n
+        self.slack = min(GUARD_CHUNK, room)
+        return room < 0
+
+    def used(self) -> int:
+        """What the run has added to the resident size so far, and charged."""
+        return self.rss() - self.base + self.charged
 
 
 def reserve_result(n: int) -> None:
@@ -91,6 +130,20 @@ def reserve_result(n: int) -> None:
         values.reserve_memory(n)
         return
     values.count_unreserved(n)
+
+
+#: bytes of one value's slot in a list of results or a table's array part
+SLOT = 8
+#: the most values a builtin returns, or moves into a table, uncounted
+FEW_SLOTS = 32
+
+
+def reserve_slots(n: int) -> None:
+    """Reserves n values' slots (a builtin's n results, n items it moves
+    into a table) with the running machine's guard: not a string, so no
+    string limit. A few go uncounted, as a new table's do."""
+    if n > FEW_SLOTS:
+        RUNNING[0].guard(n * SLOT)
 
 
 #: the longest result built without reserving it first (as `..` builds one)
@@ -118,10 +171,10 @@ class StepMeter:
 
 
 def install(state) -> None:
-    """Gives `state` its guard and meter, and binds its machine to them: a
-    builtin accounts to the state of the running machine
-    (runvil.lua.runtime.machine), none outside any state's."""
-    state.guard = MemoryGuard(state)
+    """Gives `state` its guard (its run's memory budget) and meter, and
+    binds its machine to them: a builtin accounts to the state of the
+    running machine (runvil.lua.runtime.machine), none outside any state's."""
+    state.guard = state.memory_budget
     state.meter = StepMeter(state)
     state.machine.bind(state)
 

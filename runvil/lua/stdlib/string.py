@@ -17,7 +17,7 @@ from .patterns.matcher import PATTERNS, all_captures, compile_pattern, error, fi
 from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, Multi
 from . import lib_table
-from .limits import BIG_WORK, BYTES_PER_STEP, TINY_RESULT, reserve_result
+from .limits import BIG_WORK, BYTES_PER_STEP, TINY_RESULT, reserve_result, reserve_slots
 from ..runtime.calldepth import CCall
 from .strargs import posrelat_end, posrelat_start, ret_values
 from .strformat import str_format
@@ -70,20 +70,23 @@ def str_len(s=_NO_VALUE, *rest):
 
 
 def str_sub(s=_NO_VALUE, i=_NO_VALUE, j=_NO_VALUE, *rest):
-    # the common shapes, s:sub(i[, j]) with positive positions, s:sub(-k)
+    # the common shapes, s:sub(i[, j]) with positive positions, s:sub(-k),
+    # when the result is short (a longer one is reserved first, below)
     if type(s) is str and type(i) is int:
         if j is _NO_VALUE:
             if i > 0:
-                return s[i - 1:]
-            if i < 0:
+                if len(s) - i < TINY_RESULT:
+                    return s[i - 1:]
+            elif i < 0 and i >= -TINY_RESULT:
                 return s[i:]
         elif type(j) is int:
             if i > 0:
                 if j >= 0:
-                    return s[i - 1:j]
-                if j == -1:
+                    if j - i < TINY_RESULT:
+                        return s[i - 1:j]
+                elif j == -1 and len(s) - i < TINY_RESULT:
                     return s[i - 1:]
-            elif i < 0 and j == -1:  # the last -i chars (all of them when -i > #s, as posrelat)
+            elif i < 0 and j == -1 and i >= -TINY_RESULT:  # the last -i chars (all of them when -i > #s, as posrelat)
                 return s[i:]
     args = _given(s, i, j, rest)
     s = check_str(args, 1, "sub")
@@ -92,14 +95,21 @@ def str_sub(s=_NO_VALUE, i=_NO_VALUE, j=_NO_VALUE, *rest):
     j = posrelat_end(opt_int(args, 3, "sub", -1), n)
     if i > j:
         return ""
+    size = j - i + 1
+    if size > TINY_RESULT and size < n:  # (the whole string is the string itself: nothing is built)
+        reserve_result(size)
+        if size > BIG_WORK:
+            values.charge_steps(size >> (BYTES_PER_STEP + 1))  # a copy, as rep's
     return s[i - 1:j]
 
 
 def str_reverse(s=_NO_VALUE, *rest):
     if type(s) is not str:
         s = check_str(_args(s, rest), 1, "reverse")
-    if len(s) > BIG_WORK:  # its work grows with the string: steps in proportion
-        values.charge_steps(len(s) >> BYTES_PER_STEP)
+    if len(s) > TINY_RESULT:  # a new string: reserved (or counted) first
+        reserve_result(len(s))
+        if len(s) > BIG_WORK:  # its work grows with the string: steps in proportion
+            values.charge_steps(len(s) >> BYTES_PER_STEP)
     return s[::-1]
 
 
@@ -108,23 +118,26 @@ _UPPER = {c: c - 32 for c in range(97, 123)}
 
 
 def str_lower(s=_NO_VALUE, *rest):
-    if type(s) is str and s.isascii() and len(s) <= BIG_WORK:  # the common case: a short ASCII string
+    if type(s) is str and len(s) <= TINY_RESULT and s.isascii():  # the common case: a short ASCII string
         return s.lower()
     return _recase(_args(s, rest), "lower", str.lower, _LOWER)
 
 
 def str_upper(s=_NO_VALUE, *rest):
-    if type(s) is str and s.isascii() and len(s) <= BIG_WORK:
+    if type(s) is str and len(s) <= TINY_RESULT and s.isascii():
         return s.upper()
     return _recase(_args(s, rest), "upper", str.upper, _UPPER)
 
 
 def _recase(args: tuple, fname: str, ascii_case, table: dict) -> str:
     """lower/upper in general: the C locale's case of A-Z only (Python's
-    would change chars above 127), steps in proportion on a long string."""
+    would change chars above 127), the result reserved (or counted) first,
+    steps in proportion on a long string."""
     s = check_str(args, 1, fname)
-    if len(s) > BIG_WORK:
-        values.charge_steps(len(s) >> BYTES_PER_STEP)
+    if len(s) > TINY_RESULT:
+        reserve_result(len(s))
+        if len(s) > BIG_WORK:
+            values.charge_steps(len(s) >> BYTES_PER_STEP)
     return ascii_case(s) if s.isascii() else s.translate(table)
 
 
@@ -165,6 +178,7 @@ def str_byte(s=_NO_VALUE, i=_NO_VALUE, *rest):
     cnt = pose - posi + 1
     if cnt >= MAXSTACK - 40:
         error("stack overflow (string slice too long)")
+    reserve_slots(cnt)
     if cnt == 1:
         return ord(s[posi - 1])
     return Multi(map(ord, s[posi - 1:pose]))

@@ -9,6 +9,7 @@ import struct
 from ..runtime.args import arg_error, check_int, check_number, check_str, opt_int
 from .patterns.matcher import error
 from ..runtime.values import Multi, reserve_memory
+from .limits import TINY_RESULT, reserve_result
 
 
 def _isdigit(c: str) -> bool:
@@ -214,17 +215,23 @@ def str_unpack(*args):
             code = ("<" if h.little else ">") + ("f" if kind == "float" else "d")
             out.append(struct.unpack(code, data[pos:pos + size].encode("latin-1"))[0])
         elif kind == "char":
+            if size > TINY_RESULT:  # a new string: reserved first
+                reserve_result(size)
             out.append(data[pos:pos + size])
         elif kind == "string":
             n = _unpackint(data, pos, h.little, size, False) & _MASK64
             if n > ld - pos - size:
                 arg_error(2, "unpack", "data string too short")
+            if n > TINY_RESULT:
+                reserve_result(n)
             out.append(data[pos + size:pos + size + n])
             pos += n
         elif kind == "zstr":
             end = data.find("\0", pos)
             if end < 0:
                 arg_error(2, "unpack", "unfinished string for format 'z'")
+            if end - pos > TINY_RESULT:
+                reserve_result(end - pos)
             out.append(data[pos:end])
             pos = end + 1
         pos += size

@@ -31,7 +31,7 @@ from ..compiler.costs import META_CALL_COST
 from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, Multi, getmetatable
 from . import lib_table
-from .limits import BIG_WORK, BYTES_PER_STEP, MOVED_PER_STEP, TINY_RESULT, reserve_result
+from .limits import BIG_WORK, BYTES_PER_STEP, MOVED_PER_STEP, TINY_RESULT, reserve_result, reserve_slots
 from ..runtime.calldepth import CCall
 
 _M64 = 0xFFFFFFFFFFFFFFFF
@@ -226,6 +226,7 @@ def t_concat(*args):
     if i > last:
         return ""
     if _plain(t) and 1 <= i and last <= len(t.arr):
+        reserve_slots(last - i + 1)  # the list of parts, before the result
         parts = t.arr[i - 1 : last]
         for k, v in enumerate(parts):
             if type(v) is not str:
@@ -277,6 +278,7 @@ def t_unpack(*args):
     n = e - i  # number of elements minus 1
     if n >= MAX_RESULTS:
         _error("too many results to unpack")
+    reserve_slots(n + 1)
     if _plain(t):
         arr = t.arr
         if 1 <= i and e <= len(arr):
@@ -306,6 +308,7 @@ def t_move(*args):
         if tpos > MAXI - n + 1:
             arg_error(4, "move", "destination wrap around")
         if _plain(a1) and _plain(dest) and 1 <= f and e <= len(a1.arr):
+            reserve_slots(n)  # (elsewhere each item is set alone: the step checks see the table grow)
             _move_plain(a1, f, e, tpos, dest)
         elif tpos > e or tpos <= f or (tt != 1 and not LO.eq(a1, dest)):
             for k in range(n):

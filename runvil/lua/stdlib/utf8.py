@@ -14,6 +14,7 @@ from ..runtime.args import arg_error, check_int, check_str, opt_int
 from ..errors import lua_error as _error
 from ..runtime.values import EMPTY, Multi
 from . import lib_table
+from .limits import reserve_slots
 
 
 
@@ -140,6 +141,7 @@ def u_codepoint(*args):
         _error("string slice too long")
     if pose - posi + 1 > MAX_RESULTS:
         _error("stack overflow (string slice too long)")
+    reserve_slots(pose - posi + 1)  # at most one value a byte
     strict = not lax
     out = []
     i = posi - 1

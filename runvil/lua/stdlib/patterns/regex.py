@@ -169,10 +169,18 @@ def _always(items: list, j: int) -> bool:
     return True
 
 
-def _trivial(items: list, j: int) -> bool:
-    """items[j:] are optional items and captures alone: a match reaching
-    them succeeds at once (their scans are part of the match)."""
-    return all(k in ("open", "close", "pos") or (k == "one" and q in _OPTIONAL) for k, _, q in items[j:])
+def _trivial(items: list, n: int) -> list[bool]:
+    """For each j up to n: items[j:] are optional items and captures alone,
+    so a match reaching them succeeds at once (their scans are part of the
+    match). One pass from the end: a pattern of a megabyte is one."""
+    trivial = [True] * (n + 1)
+    ok = all(k in ("open", "close", "pos") or (k == "one" and q in _OPTIONAL) for k, _, q in items[n:])
+    trivial[n] = ok
+    for j in range(n - 1, -1, -1):
+        k, _, q = items[j]
+        ok = ok and (k in ("open", "close", "pos") or (k == "one" and q in _OPTIONAL))
+        trivial[j] = ok
+    return trivial
 
 
 def _first(items: list, j: int) -> frozenset:
@@ -310,7 +318,7 @@ class Plan:
 
     def __init__(self, costs: list, items: list):
         n = len(costs)
-        trivial = [_trivial(items, j) for j in range(n + 1)]
+        trivial = _trivial(items, n)
         # an item followed by trivially matching items fails at its first char
         self.costs = [(kind if not trivial[j + 1] or kind in ("zero", "ref") else "one", cs)
                       for j, (kind, cs) in enumerate(costs)]
