@@ -21,6 +21,7 @@ import pytest
 
 from runvil.lua import Limits, LuaState
 from runvil.lua.runtime import calls as LC
+from runvil.lua.runtime import values as V
 from runvil.lua.runtime.tables import LuaTable
 from runvil.lua.stdlib.limits import resident_memory
 
