@@ -13,6 +13,8 @@ measures runvil, not the server.
     python -m benchmarks.chat_loopback [--delay 0.2]    (prints its base URL, serves until killed)
     python -m benchmarks.chat_loopback --floor URL [--requests 2000] [-j 100]
         (a bare client's wall time against a server: the server's own floor)
+    python -m benchmarks.chat_loopback --lean URL [--requests 2000] [-j 100]
+        (the CPU a request of runvil's lean client, harness/http11.py, against a server)
 """
 
 from __future__ import annotations
@@ -93,13 +95,53 @@ def floor(url: str, requests: int, j: int) -> float:
     return time.monotonic() - t0
 
 
+def lean_cpu(url: str, requests: int, j: int) -> float:
+    """The CPU seconds of this process per request of `requests` sent by
+    harness/http11.py's client, `j` threads at a time."""
+    from runvil.harness.http11 import LeanClient
+
+    class NoDeadline:
+        def passed(self) -> bool:
+            return False
+
+        def limit(self, timeout: float) -> float:
+            return timeout
+
+    client = LeanClient({"Content-Type": "application/json"}, 30.0, NoDeadline(), keep=j)
+    body = json.dumps({"model": "small", "messages": [{"role": "user", "content": "Say row 1 back."}]}).encode()
+    left = iter(range(requests))
+    lock = threading.Lock()
+
+    def work():
+        while True:
+            with lock:
+                if next(left, None) is None:
+                    return
+            with client.stream("POST", url + "/chat/completions", content=body,
+                               headers={"Accept": "application/json"}) as r:
+                assert r.status_code == 200 and b"".join(r.iter_raw())
+
+    c0 = time.process_time()
+    threads = [threading.Thread(target=work) for _ in range(j)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    client.close()
+    return (time.process_time() - c0) / requests
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.chat_loopback")
     p.add_argument("--delay", type=float, default=0.2)
     p.add_argument("--floor", metavar="URL")
     p.add_argument("--requests", type=int, default=2000)
     p.add_argument("-j", type=int, default=100)
+    p.add_argument("--lean", metavar="URL")
     a = p.parse_args(argv)
+    if a.lean:
+        print(f"{lean_cpu(a.lean, a.requests, a.j) * 1000:.3f} ms a request")
+        return 0
     if a.floor:
         print(f"{floor(a.floor, a.requests, a.j):.2f}")
         return 0

@@ -2,19 +2,23 @@
 "Speed").
 
 httpx spends about 1.5 ms of CPU on each request (URL and header models,
-httpcore's pool, h11's parser, all in Python); a batch sending hundreds of
-rounds a second on a 2-core machine spent more on it than on its Engine.
-This client sends the same request bytes over plain keep-alive sockets and
-reads replies with a few bytes-level scans: about 0.1 ms a request.
+httpcore's pool and its locks); a batch sending hundreds of rounds a second
+on a 2-core machine spent more on it than on its Engine. This client keeps
+the wire protocol in h11, the parser httpcore itself uses (request framing,
+status line and headers, Content-Length and chunked bodies, when a
+connection may be reused, protocol errors), and does itself only what
+httpcore adds around it: plain keep-alive sockets, a pool, the timeouts and
+header deadline, and the cap on a reply's head.
 
 It offers what `OpenAIProvider` uses of an httpx client and nothing more:
 `stream(method, url, content=, headers=)` as a context manager whose
 response has `status_code`, `headers.get()` and `iter_raw()` (the body
 after its transfer coding, before its content coding, which `wire.py`
 undoes and bounds), and `close()`. It raises exceptions of httpx's names
-and hierarchy, defined here (importing httpx costs a tenth of a second
-of CPU in every worker process), with httpcore's texts, so the provider's
-retries and failure texts are the same whichever client sent the request.
+and hierarchy, defined here: the provider catches `x.TransportError` and
+friends of whichever module its client raises from, and importing httpx
+costs a tenth of a second of CPU in every worker process. Their texts are
+httpcore's (h11's, with a quoted line shown as text).
 
 Decisions:
 - Used only where it behaves as httpx would: `http` and `https` URLs
@@ -30,20 +34,26 @@ Decisions:
   `DeadlineBackend` does for httpx).
 - An idle connection is reused last-in first-out; one that became readable
   while idle (the server closed it) is dropped first, as httpcore does. A
-  response read to its end goes back to the pool; any other is closed.
-- A status line and headers longer than `MAX_HEAD` bytes, a malformed
-  status line or header, or a bad chunk are `RemoteProtocolError`s.
+  response read to its end on a connection h11 says may go on goes back to
+  the pool; any other is closed.
+- A status line and headers longer than `MAX_HEAD` bytes, and anything h11
+  refuses in them, are `RemoteProtocolError`s; in a body they end the
+  stream (`INCOMPLETE`, `BAD_CHUNK`).
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import functools
 import os
 import re
 import socket
 import sys
 import threading
 from urllib.parse import urlsplit
+
+import h11
 
 MAX_HEAD = 100 * 1024  # bytes of a reply's status line and headers (httpcore's limit)
 PIECE = 64 * 1024  # bytes read at a time
@@ -57,8 +67,6 @@ BAD_CHUNK = "malformed chunked encoding"
 BAD_LENGTH = "invalid Content-Length"
 UNKNOWN_CODING = "unsupported Transfer-Encoding: {coding}"
 BAD_HEADER_VALUE = "Illegal header value"
-_HEX = re.compile(rb"[0-9A-Fa-f]{1,16}")
-_HEAD_END = re.compile(rb"\n\r?\n")  # where a status line and headers end (h11 reads it so)
 SAFE_TARGET = frozenset(map(chr, range(33, 127))) - set('"<>\\^`{|}')
 
 
@@ -121,32 +129,27 @@ class InvalidURL(Exception):
     pass
 
 
+@functools.cache
 def user_agent() -> str:
     """httpx's User-Agent, `python-httpx/VERSION`, read from the installed
     package's version file without importing httpx."""
-    global _USER_AGENT
-    if _USER_AGENT is None:
-        import importlib.util
+    import importlib.util
 
+    version = None
+    try:
+        spec = importlib.util.find_spec("httpx")
+        where = spec.submodule_search_locations[0] if spec and spec.submodule_search_locations else None
+        if where is not None:
+            with open(os.path.join(where, "__version__.py"), encoding="utf-8") as f:
+                m = re.search(r"""^__version__\s*=\s*["']([^"']+)["']""", f.read(), re.M)
+            version = m.group(1) if m else None
+    except (OSError, ImportError, ValueError):
         version = None
-        try:
-            spec = importlib.util.find_spec("httpx")
-            where = spec.submodule_search_locations[0] if spec and spec.submodule_search_locations else None
-            if where is not None:
-                with open(os.path.join(where, "__version__.py"), encoding="utf-8") as f:
-                    m = re.search(r"""^__version__\s*=\s*["']([^"']+)["']""", f.read(), re.M)
-                version = m.group(1) if m else None
-        except (OSError, ImportError, ValueError):
-            version = None
-        if version is None:
-            import httpx
+    if version is None:
+        import httpx
 
-            version = httpx.__version__
-        _USER_AGENT = f"python-httpx/{version}"
-    return _USER_AGENT
-
-
-_USER_AGENT: str | None = None
+        version = httpx.__version__
+    return f"python-httpx/{version}"
 
 
 # ------------------------------------------------------------------ the client
@@ -183,11 +186,10 @@ class Headers:
     """A reply's headers: `get(name)` ignores case and joins repeated
     fields with ", ", as httpx's does."""
 
-    def __init__(self, fields: list[tuple[str, str]]):
-        self._fields = fields
+    def __init__(self, fields):
         self._joined: dict[str, str] = {}
         for name, value in fields:
-            key = name.lower()
+            key, value = name.decode("latin-1"), value.decode("latin-1")  # (h11 gives names lower-cased)
             self._joined[key] = f"{self._joined[key]}, {value}" if key in self._joined else value
 
     def get(self, name: str, default=None):
@@ -204,13 +206,13 @@ class Headers:
 
 
 class _Connection:
-    """One socket and the bytes read from it but not used yet."""
+    """One socket and h11's state of the exchange on it."""
 
-    __slots__ = ("sock", "origin", "buf")
+    __slots__ = ("sock", "origin", "h11")
 
     def __init__(self, sock, origin: tuple):
         self.sock, self.origin = sock, origin
-        self.buf = b""
+        self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD)
 
     def expired(self) -> bool:
         """Readable while idle: the server closed it (or broke the protocol)."""
@@ -225,6 +227,15 @@ class _Connection:
         except (OSError, ValueError):
             return True
 
+    def reusable(self) -> bool:
+        """The exchange ended and h11 says the connection may carry another
+        (no `Connection: close`, not HTTP/1.0, nothing sent past the reply)."""
+        state = self.h11
+        if state.our_state is not h11.DONE or state.their_state is not h11.DONE or state.trailing_data[0]:
+            return False
+        state.start_next_cycle()
+        return True
+
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.sock.close()
@@ -233,63 +244,24 @@ class _Connection:
 class Response:
     """A reply whose status line and headers have arrived."""
 
-    def __init__(self, client: "LeanClient", conn: _Connection, status: int, headers: Headers, framing, keep: bool):
+    def __init__(self, client: "LeanClient", conn: _Connection, status: int, headers: Headers):
         self._client, self._conn = client, conn
         self.status_code = status
         self.headers = headers
-        self._framing = framing  # ("length", n), ("chunked", None) or ("close", None)
-        self._keep = keep
-        self._ended = False
 
     def iter_raw(self):
-        kind, n = self._framing
-        body = self._chunked() if kind == "chunked" else self._sized(n) if kind == "length" else self._to_close()
-        for piece in body:
-            if piece:
-                yield piece
-        self._ended = True
-
-    def _recv(self) -> bytes:
-        return self._client.recv(self._conn)
-
-    def _sized(self, left: int):
-        conn = self._conn
-        while left > 0:
-            if not conn.buf:
-                conn.buf = self._recv()
-                if not conn.buf:
-                    raise RemoteProtocolError(INCOMPLETE)
-            piece, conn.buf = conn.buf[:left], conn.buf[left:]
-            left -= len(piece)
-            yield piece
-
-    def _to_close(self):
-        conn = self._conn
-        self._keep = False
         while True:
-            piece, conn.buf = conn.buf or self._recv(), b""
-            if not piece:
+            event = self._client.event(self._conn, in_body=True)
+            if type(event) is h11.Data:
+                if event.data:
+                    yield event.data
+            elif type(event) is h11.EndOfMessage:
                 return
-            yield piece
-
-    def _chunked(self):
-        while True:
-            field = self._client.line(self._conn).split(b";", 1)[0].strip(b" \t")
-            if not _HEX.fullmatch(field):  # (int() would also take "0x", "_" and a sign)
-                raise RemoteProtocolError(BAD_CHUNK)
-            size = int(field, 16)
-            if size == 0:
-                while self._client.line(self._conn):  # the trailer section
-                    pass
-                return
-            yield from self._sized(size)
-            if self._client.line(self._conn):
-                raise RemoteProtocolError(BAD_CHUNK)
 
     def close(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
-            self._client.release(conn, reuse=self._ended and self._keep)
+            self._client.release(conn)
 
 
 class LeanClient:
@@ -312,11 +284,20 @@ class LeanClient:
     @contextlib.contextmanager
     def stream(self, method: str, url: str, content: bytes = b"", headers: dict | None = None):
         origin, target, host = self._target(url)
-        head = self._head(method, target, host, headers or {}, len(content))
+        request = self._request(method, target, host, headers or {}, len(content))
         conn = self._connection(origin)
         response = None
         try:
-            self.send(conn, head + content if len(content) < PIECE else head, content if len(content) >= PIECE else b"")
+            try:
+                head = conn.h11.send(request)
+                body = conn.h11.send_with_data_passthrough(h11.Data(data=content)) if content else []
+                end = conn.h11.send(h11.EndOfMessage())
+            except h11.LocalProtocolError:
+                raise LocalProtocolError(BAD_HEADER_VALUE) from None
+            if len(content) < PIECE:
+                self.send(conn, b"".join([head, *body, end]))
+            else:
+                self.send(conn, head, *body, end)
             response = self._read_head(conn)
             yield response
         finally:
@@ -335,23 +316,19 @@ class LeanClient:
             shown = f"[{name}]" if ":" in name else name
             host = shown if port == (443 if tls else 80) else f"{shown}:{port}"
             target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-            got = self._targets[url] = ((name, port, tls), target, host)
+            got = self._targets[url] = ((name, port, tls), target.encode("ascii"), host)
         return got
 
-    def _head(self, method: str, target: str, host: str, headers: dict, length: int) -> bytes:
+    def _request(self, method: str, target: bytes, host: str, headers: dict, length: int) -> h11.Request:
         fields = {"host": ("Host", host), "connection": ("Connection", "keep-alive"),
                   "user-agent": ("User-Agent", user_agent())}
         for name, value in [*self.headers, *headers.items()]:
             fields[name.lower()] = (name, value)
         fields["content-length"] = ("Content-Length", str(length))
-        lines = [f"{method} {target} HTTP/1.1"]
-        for name, value in fields.values():
-            if not isinstance(value, str) or any(c in value for c in "\r\n\0") or value != value.strip():
-                raise LocalProtocolError(BAD_HEADER_VALUE)
-            lines.append(f"{name}: {value}")
-        try:
-            return ("\r\n".join(lines) + "\r\n\r\n").encode("ascii")
-        except UnicodeEncodeError:  # httpx refuses such a header too
+        try:  # h11 checks each name and value (no line break, no edge spaces); httpx sends ASCII only
+            return h11.Request(method=method, target=target,
+                               headers=[(n.encode("ascii"), v.encode("ascii")) for n, v in fields.values()])
+        except (h11.LocalProtocolError, UnicodeEncodeError, AttributeError):
             raise LocalProtocolError(BAD_HEADER_VALUE) from None
 
     # ---------------------------------------------------------- the pool
@@ -397,8 +374,8 @@ class LeanClient:
             self._ssl = context
         return self._ssl
 
-    def release(self, conn: _Connection, reuse: bool) -> None:
-        if reuse and not conn.buf:
+    def release(self, conn: _Connection) -> None:
+        if conn.reusable():
             with self._lock:
                 if not self._closed:
                     idle = self._idle.setdefault(conn.origin, [])
@@ -445,73 +422,69 @@ class LeanClient:
         except OSError as e:
             raise ReadError(str(e)) from e
 
-    def line(self, conn: _Connection) -> bytes:
-        """One line of a chunked body (its size line, an end, a trailer),
-        without its line end."""
+    def event(self, conn: _Connection, in_body: bool, seen: list | None = None):
+        """h11's next event of the reply, reading as it needs (the bytes read
+        go to `seen` too); its protocol errors become ours, with httpcore's
+        texts."""
+        state = conn.h11
         while True:
-            end = conn.buf.find(b"\n")
-            if end >= 0:
-                line, conn.buf = conn.buf[:end], conn.buf[end + 1:]
-                return line.rstrip(b"\r")
-            if len(conn.buf) > MAX_HEAD:
-                raise RemoteProtocolError(BAD_CHUNK)
-            more = self.recv(conn)
-            if not more:
-                raise RemoteProtocolError(INCOMPLETE)
-            conn.buf += more
+            try:
+                event = state.next_event()
+            except h11.RemoteProtocolError as e:
+                raise RemoteProtocolError(_failure_text(e, in_body)) from None
+            if event is not h11.NEED_DATA:
+                return event
+            data = self.recv(conn)
+            if not data and state.their_state is h11.SEND_RESPONSE:
+                raise RemoteProtocolError(DISCONNECTED)
+            if seen is not None:
+                seen.append(data)
+            state.receive_data(data)
 
     def _read_head(self, conn: _Connection) -> Response:
+        seen: list[bytes] = []  # the bytes read until the head arrived
         while True:  # 1xx informational replies are skipped
-            lines = self._head_lines(conn)
-            status, fields, version = _parse_head(lines)
-            if status >= 200:
-                break
-        headers = Headers(fields)
-        keep = version == "HTTP/1.1" and "close" not in headers.get("connection", "").lower()
-        codings = headers.get("transfer-encoding")
-        if status in (204, 304):
-            framing = ("length", 0)
-        elif codings is not None:
-            if codings.lower().replace(" ", "") != "chunked":  # h11 reads no other transfer coding either
-                raise RemoteProtocolError(UNKNOWN_CODING.format(coding=repr(codings[:100])))
-            framing = ("chunked", None)
-        elif "content-length" in headers:
             try:
-                n = int(headers["content-length"].split(",")[0].strip())
-            except ValueError:
-                raise RemoteProtocolError(BAD_LENGTH) from None
-            if n < 0:
-                raise RemoteProtocolError(BAD_LENGTH)
-            framing = ("length", n)
-        else:
-            framing, keep = ("close", None), False
-        return Response(self, conn, status, headers, framing, keep)
-
-    def _head_lines(self, conn: _Connection) -> list[bytes]:
-        while True:
-            m = _HEAD_END.search(conn.buf, 0, MAX_HEAD + 2)
-            if m is not None:
-                head, conn.buf = conn.buf[:m.start()], conn.buf[m.end():]
-                return head.split(b"\n")
-            if len(conn.buf) > MAX_HEAD:
-                raise RemoteProtocolError(HEAD_TOO_LONG)
-            more = self.recv(conn)
-            if not more:
-                raise RemoteProtocolError(DISCONNECTED)
-            conn.buf += more
+                event = self.event(conn, False, seen)
+            except RemoteProtocolError as e:
+                if str(e) == UNKNOWN_CODING:  # h11 does not say which coding: the head it refused does
+                    raise RemoteProtocolError(UNKNOWN_CODING.format(coding=repr(_codings(seen)[:100]))) from None
+                raise
+            if type(event) is h11.Response:
+                break
+        read = sum(map(len, seen))  # (h11 caps only a head still arriving, not one read whole)
+        if read > MAX_HEAD and read - len(conn.h11.trailing_data[0]) > MAX_HEAD:
+            raise RemoteProtocolError(HEAD_TOO_LONG)
+        return Response(self, conn, event.status_code, Headers(event.headers))
 
 
-def _parse_head(lines: list[bytes]) -> tuple[int, list[tuple[str, str]], str]:
-    first = lines[0].rstrip(b"\r").decode("latin-1")
-    version, _, rest = first.partition(" ")
-    code = rest[:3]
-    if version not in ("HTTP/1.1", "HTTP/1.0") or len(code) != 3 or not code.isdigit() or rest[3:4] not in ("", " "):
-        raise RemoteProtocolError(BAD_STATUS_LINE.format(line=repr(first[:100])))
-    fields = []
-    for raw in lines[1:]:
-        line = raw.rstrip(b"\r").decode("latin-1")
-        name, colon, value = line.partition(":")
-        if not colon or not name or name != name.strip():
-            raise RemoteProtocolError(BAD_HEADER_LINE.format(line=repr(line[:100])))
-        fields.append((name, value.strip(" \t")))
-    return int(code), fields, version
+def _codings(seen: list[bytes]) -> str:
+    """The Transfer-Encoding of the head h11 refused for it (the first
+    after any 1xx replies), its fields joined as httpx's headers join them."""
+    for head in re.split(rb"\r?\n\r?\n", b"".join(seen)):
+        lines = head.split(b"\n")
+        if lines[0][9:10] == b"1":  # "HTTP/1.1 1xx": skipped, as h11 skips it
+            continue
+        codings = [value.strip(b" \t\r").decode("latin-1") for name, _, value in
+                   (line.partition(b":") for line in lines[1:]) if name.strip().lower() == b"transfer-encoding"]
+        return ", ".join(codings)
+    return ""
+
+
+def _failure_text(e: h11.RemoteProtocolError, in_body: bool) -> str:
+    """httpcore's text for h11's refusal `e` of a reply's head, or the end
+    of a stream for one of its body (`UNKNOWN_CODING` still unformatted)."""
+    text = str(e)
+    if in_body:  # (the provider reports either as a stream that ended early)
+        return INCOMPLETE if text.startswith("peer") else BAD_CHUNK
+    if text == "Receive buffer too long":
+        return HEAD_TOO_LONG
+    if "Content-Length" in text:
+        return BAD_LENGTH
+    if "Transfer-Encoding" in text:
+        return UNKNOWN_CODING
+    m = re.fullmatch(r"illegal (status|header) line: bytearray\((b.*)\)", text, re.S)
+    if m:  # the line as text, as the reply sent it
+        line = repr(ast.literal_eval(m.group(2)).decode("latin-1")[:100])
+        return (BAD_STATUS_LINE if m.group(1) == "status" else BAD_HEADER_LINE).format(line=line)
+    return text
