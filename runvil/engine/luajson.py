@@ -41,13 +41,13 @@ import weakref
 from ..lua.api import LuaTable, Userdata
 from ..lua.api import builtin
 from ..lua.api import lib_table
-from ..lua.api import MAXI, MINI, check_string_size, reserve_memory, reserve_slots, type_name
+from ..lua.api import INLINE_CONCAT, MAXI, MINI, check_string_size, reserve_long, reserve_slots, type_name
 from .errors import message_type, raise_lua
 
-#: the longest string converted without reserving its size first (the
-#: Lua side's INLINE_CONCAT: a longer one is counted against the memory
-#: limit before the JSON text or a copy of it is built)
-LONG_STRING = 65536
+#: the longest string converted without reserving its size first (a longer
+#: one is counted against the memory limit before the JSON text or a copy
+#: of it is built: reserve_long)
+LONG_STRING = INLINE_CONCAT
 
 #: deepest nesting of lists and objects converted either way; Python's own
 #: `json` fails near 1000 levels on a thread with the default recursion limit
@@ -210,8 +210,7 @@ def to_json(value, path: str = "value", views=_NESTED_VIEWS):
 def _conv(v, views, active: set, depth: int):
     t = type(v)
     if t is str:
-        if len(v) > LONG_STRING:
-            reserve_memory(len(v))
+        reserve_long(len(v))
         return v if v.isascii() else to_unicode(v)
     if t is bool or t is int:
         return v
@@ -329,8 +328,7 @@ def from_json(value, _depth: int = 0):
     if t is str:
         if value.isascii():
             return value  # the same string: nothing is built
-        if len(value) > LONG_STRING:
-            reserve_memory(len(value))
+        reserve_long(len(value))
         return to_lua_string(value)
     if t is bool or t is int or t is float:
         return value

@@ -9,21 +9,16 @@ run's copies count against its `memory` limit where they are made."""
 
 from __future__ import annotations
 
-from ..lua.api import reserve_memory
-
-#: the longest text copied without reserving it first (as `..` builds one)
-LONG_TEXT = 65536
+from ..lua.api import reserve_long
 
 
 def to_lua_str(s: str) -> str:
     """Python text -> a Lua byte string (one char per UTF-8 byte)."""
-    if len(s) > LONG_TEXT:
-        reserve_memory(len(s))
+    reserve_long(len(s))
     return s.encode("utf-8", "surrogateescape").decode("latin-1")
 
 
 def from_lua_str(s: str) -> str:
     """A Lua byte string -> Python text."""
-    if len(s) > LONG_TEXT:
-        reserve_memory(len(s))
+    reserve_long(len(s))
     return s.encode("latin-1").decode("utf-8", "surrogateescape")

@@ -8,7 +8,7 @@ state, does not import the runtime.
 
 | what | names |
 |---|---|
-| a state and its limits | LuaState, Limits, MemoryBudget (one run's memory, shared by its states), reserve_memory, reserve_slots (what the Engine copies, before it copies) |
+| a state and its limits | LuaState, Limits, MemoryBudget (one run's memory, shared by its states), reserve_memory, reserve_long, reserve_slots (what the Engine copies, before it copies), INLINE_CONCAT (the longest copy left uncounted) |
 | compiling | compile_lua, Compiled, file_source |
 | values | LuaTable, Multi, Userdata, EMPTY, tostring, tostring_basic, type_name, getmetamethod, fmt_number, float_to_int, MAXI, MINI, check_string_size |
 | errors | LuaError, LuaSyntaxError, LimitExceeded, ArgError, lua_error, caller_where, current_where, chunkid |
@@ -26,6 +26,8 @@ _EXPORTS = {
     "Limits": ("state", "Limits"),
     "MemoryBudget": ("stdlib.limits", "MemoryBudget"),
     "reserve_memory": ("runtime.memory", "reserve_memory"),
+    "reserve_long": ("runtime.memory", "reserve_long"),
+    "INLINE_CONCAT": ("runtime.memory", "INLINE_CONCAT"),
     "reserve_slots": ("stdlib.limits", "reserve_slots"),
     "compile_lua": ("compiler.chunkcache", "compile_lua"),
     "Compiled": ("compiler.chunk", "Compiled"),

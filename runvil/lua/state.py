@@ -35,7 +35,7 @@ from .runtime.calldepth import HOST_CCALLS
 from .runtime.calls import ccall
 from .runtime.machine import IDLE, RUNNING, Machine, switch
 from .errors import LimitExceeded, LuaError, chunkid, current_where, stack_overflow_message
-from .stdlib.limits import MEMORY_LIMIT, MemoryBudget
+from .stdlib.limits import MemoryBudget
 from .runtime.helpers import base_namespace, make_forprep, make_giter
 from .runtime.tables import LuaTable
 
@@ -198,7 +198,7 @@ class LuaState:
             if budget.over():  # the run's memory: all its states' together
                 self._steps[0] = 0
                 self._armed = 0
-                raise LimitExceeded(f"{current_where()}{MEMORY_LIMIT.format(limit=budget.limit)}")
+                raise budget.exceeded()
         self._rearm()
 
     def reset_limits(self) -> None:

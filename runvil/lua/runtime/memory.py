@@ -59,3 +59,11 @@ def charge_steps(n: int) -> None:
     """Charges steps a builtin's own loop takes (a pattern match's
     backtracking) to the running state's step budget."""
     RUNNING[0].meter(n)
+
+
+def reserve_long(n: int) -> None:
+    """reserve_memory for a copy of n bytes past INLINE_CONCAT; a shorter
+    one goes uncounted, as `..` builds one inline (the Engine's copies of
+    Lua strings and JSON text)."""
+    if n > INLINE_CONCAT:
+        reserve_memory(n)

@@ -92,7 +92,7 @@ class MemoryBudget:
         if self.pending < self.slack:
             return
         if self.over(n):
-            raise LimitExceeded(f"{current_where()}{MEMORY_LIMIT.format(limit=self.limit)}")
+            raise self.exceeded()
 
     def charge(self, n: int) -> None:
         """Counts n bytes for good that the resident size does not show
@@ -101,7 +101,7 @@ class MemoryBudget:
         self.charged += n
         self.pending += n
         if self.pending >= self.slack and self.over():
-            raise LimitExceeded(f"{current_where()}{MEMORY_LIMIT.format(limit=self.limit)}")
+            raise self.exceeded()
 
     def over(self, n: int = 0) -> bool:
         """Reads the resident size: whether n bytes more would take the run
@@ -113,6 +113,10 @@ class MemoryBudget:
         room = limit - self.used() - n
         self.slack = min(GUARD_CHUNK, room)
         return room < 0
+
+    def exceeded(self) -> LimitExceeded:
+        """The catchable error of a run past its limit, at the running Lua line."""
+        return LimitExceeded(f"{current_where()}{MEMORY_LIMIT.format(limit=self.limit)}")
 
     def used(self) -> int:
         """What the run has added to the resident size so far, and charged."""
