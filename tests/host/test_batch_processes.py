@@ -26,14 +26,11 @@ import pytest
 from runvil.host.batch import processes
 
 from .batch_server import BatchServer, config_for
-from .test_batch import PROMPT, SUMMARY, batch, here, runs  # noqa: F401  here is a fixture
+from .test_batch import SUMMARY, batch, here, runs  # noqa: F401  here is a fixture
+from .test_batch_signals import env, slow_server  # noqa: F401  slow_server is a fixture
 
 SAME = ("row_id", "input", "metadata", "ok", "result", "error_kind", "error_message", "rounds", "prompt_tokens",
         "completion_tokens", "reasoning_tokens", "prompt_path", "prompt_sha256", "bindings")
-
-
-def env() -> dict:
-    return {k: v for k, v in os.environ.items() if k not in ("RUNVIL_CONFIG", "RUNVIL_TRACEBACK")}
 
 
 def events_without_times(log: str) -> list[dict]:
@@ -177,15 +174,6 @@ def test_workers_that_cannot_make_their_world_hand_their_rows_back(here, capsys,
     assert code == 0, err
     assert sorted(int(r["row_id"]) for r in runs()) == list(range(1, 13))
     assert all(r["ok"] for r in runs())
-
-
-@pytest.fixture
-def slow_server(tmp_path):
-    s = BatchServer(delay=0.25).start()
-    (tmp_path / "runvil.toml").write_text(config_for(s))
-    (tmp_path / "p.md").write_text(PROMPT)
-    yield s
-    s.stop()
 
 
 def start(tmp_path, rows: int, *extra) -> subprocess.Popen:
