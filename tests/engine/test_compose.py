@@ -527,10 +527,10 @@ def test_long_list_is_cheap():
     records += [user("end"), user([text("with"), img("u")])]
     assert len(records) == 10_000
     compose(records)
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: the suite's other workers do not move it
     for _ in range(5):
         out = compose(records)
-    per_call = (time.perf_counter() - start) / 5
+    per_call = (time.process_time() - start) / 5
     assert len(out) == 1 + 1666 * 5 + 1
     assert out[-1] == {"role": "user", "content": [text("end"), SEP, text("with"), img("u")]}
     assert per_call < 0.25, per_call
