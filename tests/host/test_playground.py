@@ -9,7 +9,9 @@ them."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shlex
 import shutil
 import subprocess
@@ -28,6 +30,7 @@ from runvil.host.playground.examples import EXAMPLES_JSON, examples_json
 from runvil.host.playground.pins import PYODIDE_URL, PYODIDE_VERSION
 
 from ..harness.loopback import LoopbackServer
+from ..lua.deep_callbacks import HEAD, KINDS
 from ..pyodide.tier import HERE as TIER
 from ..pyodide.tier import PLAYWRIGHT_VERSION, cache_folder, npm_package, pyodide_folder, skip_unless_enabled
 from ..test_tutorial import SESSIONS
@@ -59,6 +62,11 @@ PARSE_ERROR_SHOWN = """error[Parse]: prompt.md:12: section `Ask` prologue:12: un
 """
 RUNAWAY = PARSE_ERROR.replace("local x = = 1\nreturn x", "local n = 0\nwhile true do n = n + 1 end")
 RUNAWAY_SHOWN = "error[Lua]: section `Ask` prologue:13: step limit exceeded (20000000 steps)\n"
+#: a runaway recursion inside the callbacks that once crashed Pyodide in the page's worker
+DEEP_KINDS = ("gsub", "sort", "tostring", "xpcall handler")
+DEEP = PARSE_ERROR.replace("local x = = 1\nreturn x",
+                           HEAD + "\n".join(KINDS[k] for k in DEEP_KINDS) + '\nreturn "alive"')
+DEEP_PRINTS = ["false\tsection `Ask` prologue:13: stack overflow"] * 3 + ["false\terror in error handling"]
 REPL_LINES = ["messages:user('hi')", "models.loop()", "for i = 1, 2 do", "print(i)", "end",
               "messages[#messages].content"]
 REPL_SHOWN = ("1\n2\n", "echo: hi\n")
@@ -211,6 +219,18 @@ def test_a_runaway_block_ends_at_the_step_limit():
     assert "step limit exceeded" in got["view"]
 
 
+def printed(view: str) -> list[str]:
+    """The `print` lines a run's view shows, in order."""
+    return [html.unescape(p) for p in re.findall(r'<div class="print"><span class="label">print</span><pre>(.*?)</pre>',
+                                                 view, re.S)]
+
+
+def test_a_runaway_inside_callbacks_is_lua_s_stack_overflow():
+    got = session.run(DEEP)
+    assert (got["result"], got["error"]) == ("alive", "")
+    assert printed(got["view"]) == DEEP_PRINTS
+
+
 def test_an_empty_world_is_the_echo_model_and_a_bad_world_names_its_line():
     first = next(e for e in EXAMPLES if e["name"] == "first-prompt")
     assert session.run(first["prompt"])["result"] == "echo: Say hello to someone who is new to runvil."
@@ -264,7 +284,7 @@ def page_report(tmp_path_factory):
     config = tmp_path_factory.mktemp("browser") / "config.json"
     config.write_text(json.dumps({
         "playwright": str(playwright), "chromium": chromium, "url": server.url(),
-        "examples": [e["name"] for e in EXAMPLES], "parse_error": PARSE_ERROR, "runaway": RUNAWAY,
+        "examples": [e["name"] for e in EXAMPLES], "parse_error": PARSE_ERROR, "runaway": RUNAWAY, "deep": DEEP,
         "repl": REPL_LINES, "screenshot": str(shot), "profile": str(tmp_path_factory.mktemp("profile")),
         "ready_ms": 240_000, "run_ms": 300_000,
     }))
@@ -314,6 +334,14 @@ def test_the_page_stays_responsive_while_a_runaway_block_runs(page_report):
     assert [d["status"] for d in got["during"]] == ["running"] * 3
     assert all(d["frame"] and d["input"] == f"typed {i}" and d["ms"] < 1000 for i, d in enumerate(got["during"]))
     assert got["error"].startswith(RUNAWAY_SHOWN) and got["result"] == ""
+
+
+def test_a_runaway_inside_callbacks_ends_in_lua_s_error_and_the_page_goes_on(page_report):
+    """Pyodide once died here (`RangeError: Maximum call stack size
+    exceeded` in the worker); the REPL step after this one runs in it."""
+    got = step(page_report, "deep")
+    assert (got["result"], got["error"]) == ("alive", "")
+    assert printed(got["view"]) == DEEP_PRINTS
 
 
 def test_the_page_s_repl(page_report):

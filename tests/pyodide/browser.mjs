@@ -5,7 +5,7 @@
 //
 // usage: node browser.mjs CONFIG.json
 //   CONFIG: {"playwright": DIR, "chromium": PATH, "url": BASE_URL, "examples": [NAME...],
-//            "parse_error": PROMPT, "runaway": PROMPT, "repl": [LINE...],
+//            "parse_error": PROMPT, "runaway": PROMPT, "deep": PROMPT, "repl": [LINE...],
 //            "screenshot": PATH, "profile": DIR, "ready_ms": N, "run_ms": N}
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -100,6 +100,14 @@ await step("runaway", async () => {
   }
   await waitStatus("done", config.run_ms);
   return { during, error: await page.textContent("#error"), result: await page.textContent("#result") };
+});
+
+await step("deep", async () => {
+  // a runaway recursion inside builtins' callbacks: Lua's error, and the worker lives on (the next step)
+  await page.fill("#prompt", config.deep);
+  await page.fill("#world", "");
+  await page.fill("#input", "");
+  return runAndRead();
 });
 
 await step("repl", async () => {
