@@ -505,6 +505,76 @@ def test_a_twin_calls_a_known_leaf_at_its_call_site():
     st.close()
 
 
+NUMERIC_LEAVES = """
+    local function odd(x) return x % 3 ~= 0 end
+    local function square(x, y) local s = x * x; for i = 1, 2 do s = s + (y or 0) end; return s % 1000, s < 0 end
+    local mt = {__mod = function(a, b) return coroutine.yield('mod') end,
+                __mul = function(a, b) coroutine.yield('mul'); return 7 end}
+    local t = setmetatable({}, mt)
+    local co = coroutine.wrap(function()
+      print(odd(4), odd(3), odd(4.5), square(3), square(2.5, 1))
+      print(odd(t))           -- a metamethod: the twin, where it yields
+      print(square(t, 1))
+      print(pcall(odd, 'x'))  -- a string's arithmetic: its metatable, in the twin
+      print(pcall(odd, nil), pcall(square, {}))
+      return 'end'
+    end)
+    local r = {co()}
+    while r[1] ~= 'end' do print('yielded', r[1]); r = {co(r[1] == 'mod' and 1 or nil)} end
+"""
+
+
+def test_a_numeric_leaf_runs_as_real_lua():
+    assert ours(NUMERIC_LEAVES) == real(NUMERIC_LEAVES)
+
+
+def test_a_numeric_leaf_is_called_as_it_is_on_numbers_and_as_its_twin_on_anything_else():
+    # a function of numbers with arithmetic and comparisons only: a twin
+    # calls it directly when its arguments are numbers (no metamethod can be
+    # reached), else runs its twin, where a metamethod may yield
+    st = LuaState(stdout=lambda s: None)
+    run, odd = st.execute("local function odd(x) return x % 3 ~= 0 end\n"
+                          "local mt = {__mod = function() return coroutine.yield('mod') end}\n"
+                          "return function(v) return coroutine.wrap(function()\n"
+                          "  local n = 0\n"
+                          "  for i = 1, 6 do if odd(v or i) then n = n + 1 end end\n"
+                          "  return n end)() end, odd")
+    assert st.call(run) == (4,)  # its first call, through gcall, marks it
+    assert odd.lua_twin is T.NUMERIC_TWIN
+    twins = []
+    gcall = st.ns["_gcall"]
+    st.ns["_gcall"] = lambda f, a: twins.append(f) or gcall(f, a)
+    assert st.call(run) == (4,) and st.call(run, 1.5) == (6,)
+    assert twins == []
+    assert st.execute("local run = ... ; return pcall(run, 'x')", "=t", run)[0] is False
+    assert twins == [odd] * 1  # a string: its twin (the error ends the loop at once)
+    st.close()
+
+
+@pytest.mark.parametrize("body, numeric", [
+    ("return x % 3 ~= 0", True),
+    ("local s = 0; for i = 1, x do s = s + i * y end; return s, s // 2 < x", True),
+    ("return -x ^ 2 & 1 | y << 2, x == y, x <= y", True),
+    ("return x .. y", False),  # a string: its metatable is Lua's to change
+    ("return x + '1'", False),
+    ("return #x", False),
+    ("return x.y", False),  # a table read
+    ("return x + g", False),  # a global
+    ("return x + up", False),  # an upvalue
+    ("return f(x)", False),  # a call
+    ("local t = {x}; return t", False),
+])
+def test_which_functions_are_numeric_leaves(body, numeric):
+    from runvil.lua.compiler import generators as G
+
+    st = LuaState(stdout=lambda s: None)
+    f, = st.execute(f"local up = 1\nlocal function f(x, y) {body} end\n"
+                    "coroutine.wrap(function() pcall(f, 1, 2) end)()\nreturn f")
+    twin = st.twin_of(f)
+    assert (twin is not None and G.numeric_leaf(twin.__code__)) is numeric
+    st.close()
+
+
 METAMETHODS_IN_A_COROUTINE = """
     local log = {}
     local function y(tag) log[#log + 1] = tag; return coroutine.yield(tag) end

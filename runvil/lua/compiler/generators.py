@@ -22,6 +22,9 @@ read from, stay those of the original):
   asks its iterator for the next values through `yield from` when the
   iterator function may run Lua code.
 
+A *numeric leaf* (a function of numbers only: `numeric_leaf`) is called as
+it is by a twin's call site when its arguments are numbers, as a leaf is.
+
 A function with nested Python functions (an expression or block hoisted
 for CPython's nesting limits) has no twin: a call of it from a twin is
 escalated, and a coroutine on it runs on a context of its own.
@@ -52,6 +55,7 @@ _NO_TWIN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast
 
 _trees: dict[str, dict] = {}  # chunk file name -> {factory name: its ast}
 _codes: dict = {}  # a function's code -> its twin's code (None: it has none)
+_numeric: set = set()  # twins' codes whose function is a leaf when its arguments are numbers (see numeric_leaf)
 #: what twin_code gives for a function that calls nothing that may run Lua
 #: code: its twin would never yield, so a twin calls it as it is
 LEAF = "leaf"
@@ -75,6 +79,15 @@ def twin_code(code: types.CodeType):
         made = None
     _codes[code] = made
     return made
+
+
+def numeric_leaf(twin: types.CodeType) -> bool:
+    """Whether the function of this twin runs no Lua code when its
+    arguments are numbers: it reads only them, its own locals and number
+    constants, and its only operators are arithmetic and comparisons (a
+    metamethod is reached only through a value with a metatable, and numbers
+    have none). A twin's call site calls it as it is on such arguments."""
+    return twin in _numeric
 
 
 def bind(f: types.FunctionType, code: types.CodeType) -> types.FunctionType:
@@ -101,6 +114,7 @@ def _make(code: types.CodeType):
     inner = [d for d in factory.body if isinstance(d, ast.FunctionDef)]
     if len(inner) != 1:
         raise NoTwin
+    numeric = _numbers_only(inner[0], factory)  # (before the twin is made of it, in place)
     fn = _Twin().function(inner[0])
     shell = ast.FunctionDef(name=factory.name, args=factory.args, body=[fn, ast.Return(ast.Name(fn.name, ast.Load()))],
                             decorator_list=[], returns=None, type_comment=None)
@@ -113,7 +127,48 @@ def _make(code: types.CodeType):
         return LEAF
     if rename is not None:
         made = rename.code(made)
+    if numeric:
+        _numeric.add(made)
     return made
+
+
+#: operators whose operands, numbers, give numbers or booleans (no `..`,
+#: which makes strings, whose metatable Lua code may change; no `#`)
+_NUMERIC_OPERATORS = frozenset({"_add", "_sub", "_mul", "_div", "_idiv", "_mod", "_pow", "_unm", "_band", "_bor",
+                                "_bxor", "_shl", "_shr", "_bnot", "_eq", "_lt", "_le"})
+
+
+def _numbers_only(fn: ast.FunctionDef, factory: ast.FunctionDef) -> bool:
+    """numeric_leaf's test, on the generated function `fn` (inside its
+    closure `factory`): no upvalue, global or table read, no call but of
+    direct helpers and numeric operators, no string constant but the names
+    in those operators' messages, no store but into its own names and the
+    step countdown (`_S[0]`). Its values are then its numbers' results."""
+    upvalues = {a.arg for a in factory.args.args}
+    described = set()  # the message arguments of operator calls (after the operands)
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call):
+            f = node.func
+            if not isinstance(f, ast.Name):
+                return False
+            if f.id in _NUMERIC_OPERATORS:
+                described.update(id(a) for a in node.args[2:])
+            elif S.helper_role(f.id) != S.DIRECT or f.id.startswith("_mk_"):
+                return False
+        elif isinstance(node, ast.Name):
+            if node.id in upvalues or node.id in ("_Gh", "_ENV"):
+                return False
+        elif isinstance(node, ast.Attribute):
+            return False
+        elif isinstance(node, ast.Subscript):
+            if not (isinstance(node.value, ast.Name) and node.value.id == "_S"):
+                return False
+        elif isinstance(node, (ast.Delete, ast.With, ast.Starred)):
+            return False
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) and id(node) not in described:
+            return False
+    return True
 
 
 def _find(code, name: str):
@@ -158,11 +213,12 @@ class _CallSite:
     """A Lua call site's twin, by its branches (see _Twin.lua_call): what
     it gives as a raw result, as a first value, or as a statement."""
 
-    __slots__ = ("known", "leaf", "twin", "yielded", "direct", "called", "temp", "node")
+    __slots__ = ("known", "leaf", "numeric", "twin", "yielded", "direct", "called", "temp", "node")
 
-    def __init__(self, known, leaf, twin, yielded, direct, called, temp, node):
+    def __init__(self, known, leaf, numeric, twin, yielded, direct, called, temp, node):
         self.known = known  # the args a known yield yields at once while _GYOK, or None
         self.leaf = leaf  # (test, call): a known leaf called as it is, the arguments evaluated in the test
+        self.numeric = numeric  # (test, numbers, call): a numeric leaf, called as it is on numbers; or None
         self.twin = twin  # (test, r, ran, tails): the callee's twin run, its tail call too
         self.yielded = yielded  # (test, args): the callee is the state's coroutine.yield
         self.direct = direct  # (test, call): a builtin (or leaf) that runs no Lua code here
@@ -207,8 +263,13 @@ class _CallSite:
         twin_test = self.twin[0]
         yield_test, yield_args = self.yielded
         direct_test, direct_call = self.direct
-        expr = ast.IfExp(leaf_test, value(leaf_call), ast.IfExp(twin_test, twin_result, ast.IfExp(
-            yield_test, yielding(yield_args), ast.IfExp(direct_test, value(direct_call), value(self.called)))))
+        rest = ast.IfExp(twin_test, twin_result, ast.IfExp(
+            yield_test, yielding(yield_args), ast.IfExp(direct_test, value(direct_call), value(self.called))))
+        if self.numeric is not None:  # (any other arguments: gcall runs its twin)
+            is_numeric, numbers, numeric_call = self.numeric
+            rest = ast.IfExp(is_numeric, ast.IfExp(numbers, value(numeric_call), value(copy.deepcopy(self.called))),
+                             rest)
+        expr = ast.IfExp(leaf_test, value(leaf_call), rest)
         if known and self.known is not None:
             expr = ast.IfExp(_name("_GYOK"), yielding(self.known), expr)
         return _at(expr, self.node)
@@ -318,6 +379,8 @@ class _Twin(ast.NodeTransformer):
 
             v(a1, a2) if ((t := getattr((v := callee), 'lua_twin', None)) is _GLEAFT) is not (
                 (a1 := e1) is _GNEVER or (a2 := e2) is _GNEVER)  # a known leaf: as it is
+            else (v(a1, a2) if (type(a1) is int or type(a1) is float) and (...a2...)  # a numeric leaf:
+                  else (yield from _gcall(v, (a1, a2)))) if t is _GNUMT  # as it is on numbers
             else <yield from t(a1, a2), its tail call run> if t is not None  # v's twin
             else _Multi((yield (a1, a2))) if v is _YIELD
             else v(a1, a2) if v in _GSAFE or _gleaf(v) or _GWHEN[v]((a1, a2))  # runs no Lua code
@@ -375,7 +438,17 @@ class _Twin(ast.NodeTransformer):
         # runtime/generators.install: raw hits, so no metamethod could have
         # given them), the arguments, yielded; else the general path
         known = copy.deepcopy(self.args_tuple(args)) if known_yield else None
-        return _CallSite(known, (test, copy.deepcopy(direct)), (has_twin, r, ran, tails),
+        numeric = None
+        if names is not None:
+            kinds = [self.temp() for _ in names]
+            numbers = [ast.BoolOp(ast.Or(), [
+                ast.Compare(ast.NamedExpr(_store(k), ast.Call(_name("type"), [_name(n)], [])), [ast.Is()],
+                            [_name("int")]),
+                ast.Compare(_name(k), [ast.Is()], [_name("float")])]) for n, k in zip(names, kinds)]
+            numeric = (ast.Compare(_name(t), [ast.Is()], [_name("_GNUMT")]),
+                       ast.BoolOp(ast.And(), numbers) if len(numbers) > 1 else numbers[0] if numbers
+                       else ast.Constant(True), copy.deepcopy(direct))
+        return _CallSite(known, (test, copy.deepcopy(direct)), numeric, (has_twin, r, ran, tails),
                          (is_yield, copy.deepcopy(packed)), (safe, direct), called, self.temp, node)
 
     # ------------------------------------------------------ values of calls

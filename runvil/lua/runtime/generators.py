@@ -49,6 +49,10 @@ LEAF_CODES: set = set()
 #: leaf as it is (one attribute read; a code's hash is not cached, so the
 #: `in LEAF_CODES` test costs a third of such a call)
 LEAF_TWIN = object()
+#: the `lua_twin` of a numeric leaf (compiler/generators.numeric_leaf): a
+#: twin's call site calls it as it is when its arguments are numbers; its
+#: twin, for other arguments, is its `lua_numeric_twin`
+NUMERIC_TWIN = object()
 
 
 class Worker:
@@ -238,10 +242,12 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         except AttributeError:
             pass
         else:
+            if twin is NUMERIC_TWIN:
+                return f.lua_numeric_twin
             return None if twin is LEAF_TWIN else twin
         twin = None
         if is_lua(f):
-            from ..compiler.generators import LEAF, bind, twin_code  # the first twin of the process imports ast
+            from ..compiler.generators import LEAF, bind, numeric_leaf, twin_code  # the first twin imports ast
 
             code = twin_code(f.__code__)
             if code is LEAF:
@@ -250,6 +256,9 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
                 return None
             if code is not None:
                 twin = bind(f, code)
+                if numeric_leaf(code):
+                    f.lua_numeric_twin, f.lua_twin = twin, NUMERIC_TWIN
+                    return twin
         f.lua_twin = twin
         return twin
 
@@ -271,7 +280,9 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
                 twin = twin_of(f)
             if twin is LEAF_TWIN:  # known to run no Lua code (call_builtin would hash its code to see that)
                 return f(*args)
-            if twin is None:
+            if twin is NUMERIC_TWIN:
+                twin = f.lua_numeric_twin
+            elif twin is None:
                 return (yield from call_builtin(f, args))
             r = yield from twin(*args)
             if type(r) is not Multi or not r or r[0] is not TAILCALL:
@@ -417,7 +428,7 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         own = getattr(f, "lua_twin", None)  # pcall's, xpcall's, a waiting builtin's (runvil.engine)
         if own is None:
             own = calling_back.get(f)
-        if own is not None and own is not LEAF_TWIN:
+        if own is not None and own is not LEAF_TWIN and own is not NUMERIC_TWIN:
             return (yield from own(*args))
         return (yield from escalate(f, args))
 
@@ -499,6 +510,7 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
     ns.update({
         "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
         "_GWHEN": {f: test for f, test in safe.items() if test is not None}, "_GLEAFT": LEAF_TWIN, "_gleaf": known_leaf,
+        "_GNUMT": NUMERIC_TWIN,
         "_YIELD": yield_fn, "_gcall": gcall, "_gtail": gtail, "_gop": operator, "_ggiter": ggiter,
         "_gloop_end": gloop_end, "_GLoop": GLoop, "_GDONE": GDONE, "_GNEVER": missing,
     })  # fmt: skip
