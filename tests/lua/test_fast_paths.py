@@ -131,6 +131,15 @@ local C = setmetatable({}, {__concat = function(a, b) return "C" end})
 print("x" .. 1 .. C, C .. 1 .. "y", pcall(function() return "x" .. 1 .. {} end))
 print(pcall(function() return 1 .. nil .. "z" end))
 """,
+    # string.upper of one char from a table, of anything else as before
+    "upper of one char": """
+local t, all, codes = {}, {}, {}
+for c = 0, 255 do t[#t + 1] = string.char(c):upper() all[#all + 1] = string.char(c) end
+print(table.concat(t) == table.concat(all):upper(), #table.concat(t))
+for c = 0, 255, 5 do codes[#codes + 1] = string.char(c):upper():byte() end print(table.concat(codes, " "))
+print(("ab"):upper(), (""):upper(), string.upper(7), string.upper(2.5), pcall(string.upper, {}))
+print(pcall(string.upper), pcall(string.upper, nil), pcall(string.upper, true))
+""",
     # one or two operands that are not constants: two strings first, then
     # strings and integers, then the rest (and a result past 256 bytes)
     "concat of one or two operands": """
