@@ -98,11 +98,12 @@ def _replace_each(f, texts: list, args: list, joined, limit: int) -> int:
     for k, a in zip(itertools.count(), args):
         v = f(a)
         if type(v) is str:
-            size += len(v)
             texts[k] = v
+            if (size := size + len(v)) < check_at:
+                continue
         elif v is EMPTY or v is None or (v := _value_text(v)) is None:
             if joined is not None:
-                texts[k] = "".join([c[k] for c in joined])
+                texts[k] = _joined(joined, k)
             size += len(texts[k])
             kept += 1
         else:
@@ -121,11 +122,12 @@ def _replace_each2(f, texts: list, args1: list, args2: list, joined, limit: int)
     for k, a, b in zip(itertools.count(), args1, args2):
         v = f(a, b)
         if type(v) is str:
-            size += len(v)
             texts[k] = v
+            if (size := size + len(v)) < check_at:
+                continue
         elif v is EMPTY or v is None or (v := _value_text(v)) is None:
             if joined is not None:
-                texts[k] = "".join([c[k] for c in joined])
+                texts[k] = _joined(joined, k)
             size += len(texts[k])
             kept += 1
         else:
@@ -134,6 +136,11 @@ def _replace_each2(f, texts: list, args1: list, args2: list, joined, limit: int)
         if size >= check_at:
             check_at = _grown(grown, size, limit)
     return kept
+
+
+def _joined(columns: list, k: int) -> str:
+    """Match k's text from the captures that make it up."""
+    return "".join([c[k] for c in columns])
 
 
 def _value_text(v):
