@@ -131,6 +131,35 @@ local C = setmetatable({}, {__concat = function(a, b) return "C" end})
 print("x" .. 1 .. C, C .. 1 .. "y", pcall(function() return "x" .. 1 .. {} end))
 print(pcall(function() return 1 .. nil .. "z" end))
 """,
+    # string.upper of one char from a table, of anything else as before
+    "upper of one char": """
+local t, all, codes = {}, {}, {}
+for c = 0, 255 do t[#t + 1] = string.char(c):upper() all[#all + 1] = string.char(c) end
+print(table.concat(t) == table.concat(all):upper(), #table.concat(t))
+for c = 0, 255, 5 do codes[#codes + 1] = string.char(c):upper():byte() end print(table.concat(codes, " "))
+print(("ab"):upper(), (""):upper(), string.upper(7), string.upper(2.5), pcall(string.upper, {}))
+print(pcall(string.upper), pcall(string.upper, nil), pcall(string.upper, true))
+""",
+    # one or two operands that are not constants: two strings first, then
+    # strings and integers, then the rest (and a result past 256 bytes)
+    "concat of one or two operands": """
+local C = setmetatable({}, {__concat = function(a, b) return type(a) .. "|" .. type(b) end})
+local vals = {"ab", "", 7, -0, 2.5, -0.0, 2^63, math.mininteger, "12", string.rep("x", 200), string.rep("y", 57), C}
+for i = 1, #vals do
+  for j = 1, #vals do
+    local a, b = vals[i], vals[j]
+    local r = a .. b
+    local s = "<" .. a .. ">"
+    print(i, j, #r, r == tostring(a) .. tostring(b) or r, s)
+  end
+end
+local calls = {}
+local function f(x) calls[#calls + 1] = type(x) return x end
+print(pcall(function() return f({}) .. f("b") end), table.concat(calls, ","))
+print(pcall(function() local t = nil return t .. "x" end))
+print(pcall(function() local t = {} return "x" .. t end))
+print(pcall(function() local a, b = "x", true return a .. b end))
+""",
     # local a, b = f() with any number of results, tail calls included
     "fixed results": """
 local function none() end

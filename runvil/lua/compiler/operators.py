@@ -215,25 +215,38 @@ class OperatorCompiler:
             # the memory limit, or reserved before it is built), in _concatn. Constants
             # alone are joined at run time: a new string each time, as in Lua
             # (an f-string of constants would be one shared constant)
-            texts, tests, lens, literal = [], [], [], []
+            texts, lens, literal = [], [], []
+            typed, types, str_lens = [], [], []  # operands not constant: `(ty := type(t := x))`, ty, `len(t)`
             for o in ops:
                 fo = fold(o)
                 if type(fo) is A.String:
                     texts.append(repr(fo.value))
                     literal.append(_fstring_text(fo.value))
                     lens.append(str(len(fo.value)))
+                    str_lens.append(str(len(fo.value)))
                 else:
                     # a string, or an integer (f-strings write it as Lua does, at most 20 characters)
                     t, ty = self.temp(), self.temp()
-                    tests.append(f"(({ty} := type({t} := {self.expr(o)})) is str or {ty} is int)")
+                    typed.append(f"({ty} := type({t} := {self.expr(o)}))")
+                    types.append(ty)
                     texts.append(t)
                     literal.append(f"{{{t}}}")
                     lens.append(f"(len({t}) if {ty} is str else 20)")
+                    str_lens.append(f"len({t})")
             joined = "".join(literal)
             short = f"{' + '.join(lens)} <= {TINY_RESULT}"  # a longer one is counted by _concatn
+            slow = f"\x01{line}\x02_concatn(({', '.join(texts)},), {descs!r})"
+            if len(typed) > 2:  # every operand typed as the test goes (`&`: all of them)
+                tests = " & ".join(f"({x} is str or {ty} is int)" for x, ty in zip(typed, types))
+                return f"(f\"{joined}\" if {tests} and {short} else {slow})"
+            # one or two operands that are not constants (both evaluated before
+            # the chained `is` compares them): strings alone first, the common
+            # case (`+` joins two), then strings and integers on the types taken
+            tests = " & ".join(f"({ty} is str or {ty} is int)" for ty in types)
+            result = f"{texts[0]} + {texts[1]}" if len(ops) == 2 and len(typed) == 2 else f"f\"{joined}\""
             return (
-                f"(f\"{joined}\" if {' & '.join(tests)} and {short}"
-                f" else \x01{line}\x02_concatn(({', '.join(texts)},), {descs!r}))"
+                f"({result} if {' is '.join(typed)} is str and {' + '.join(str_lens)} <= {TINY_RESULT}"
+                f" else f\"{joined}\" if {tests} and {short} else {slow})"
             )
         parts = ", ".join(self.expr(o) for o in ops)
         return f"\x01{line}\x02_concatn(({parts}), {descs!r})"

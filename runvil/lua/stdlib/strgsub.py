@@ -1,7 +1,8 @@
 """string.gsub (lstrlib's str_gsub): a string replacement as one re.subn
-where the pattern's regex reproduces Lua's scan, a function one called
-from re.subn, and Lua's own loop for the rest; the result is reserved
-against the memory limit as it grows."""
+where the pattern's regex reproduces Lua's scan, a function or table one
+on re.split's pieces (strgsubsplit) or called from re.subn, and Lua's own
+loop for the rest; the result is reserved against the memory limit as it
+grows."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from ..runtime.machine import RUNNING
 from ..runtime.values import EMPTY, Multi, reserve_memory
 from .limits import INLINE_RESULT, TINY_RESULT, reserve_result
 from ..runtime.calldepth import CCall
+from . import strgsubsplit
+from .strgsubsplit import RESERVE_STEP as _RESERVE_STEP, reserve_grown as _reserve_grown
 
 
 def _parse_repl(repl: str) -> list:
@@ -234,10 +237,6 @@ def str_gsub(*args):
     return _gsub(args)
 
 
-#: gsub reserves the memory of its replacements in steps of this many bytes
-_RESERVE_STEP = 64 * 1024
-
-
 def _gsub(args):
     src = check_str(args, 1, "gsub")
     p = check_str(args, 2, "gsub")
@@ -320,7 +319,11 @@ def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
     adds its text's size and tests one bound: the size where
     _reserve_grown has work, a step past what is reserved or past the
     string limit). A text below that bound is the common result, taken
-    at once; `settle` takes every other."""
+    at once; `settle` takes every other. A subject of up to SPLIT_MAX
+    chars is split at once instead (strgsubsplit: no match object, no
+    call from re)."""
+    if len(src) <= strgsubsplit.SPLIT_MAX:
+        return strgsubsplit.gsub_by_split(pat, src, repl, count, limit)
     size = 0  # of the replacements
     kept = 0  # matches left as they are (nil or false): none changed the subject if all were
     grown = [0, True, 0]  # _reserve_grown's state: the size, changed, the size reserved so far
@@ -405,18 +408,6 @@ def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
         return Multi((src, n))
     reserve_result(len(res))
     return Multi((res, n))
-
-
-def _reserve_grown(state: list, limit: int) -> None:
-    """The replacements of a re.subn pass have grown (state: their size,
-    changed, the size reserved so far): reserved in steps, the result is
-    reserved whole at the end; past the string limit at once."""
-    size = state[0]
-    if size - state[2] >= _RESERVE_STEP:
-        reserve_memory(size - state[2])
-        state[2] = size
-    if size > limit:
-        reserve_memory(size)
 
 
 def _subn(pat, src: str, sub, count: int, changed) -> tuple:

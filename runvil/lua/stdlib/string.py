@@ -123,7 +123,14 @@ def str_lower(s=_NO_VALUE, *rest):
     return _recase(_args(s, rest), "lower", str.lower, _LOWER)
 
 
+#: each one-char string in upper case (`s:sub(1, 1):upper()`, gsub's
+#: `(%a)(%a*)`: a word's first letter), as the C locale's toupper
+_UPPER_CHAR = {chr(c): chr(c - 32 if 97 <= c <= 122 else c) for c in range(256)}
+
+
 def str_upper(s=_NO_VALUE, *rest):
+    if (one := _UPPER_CHAR.get(s)) is not None:
+        return one
     if type(s) is str and len(s) <= TINY_RESULT and s.isascii():
         return s.upper()
     return _recase(_args(s, rest), "upper", str.upper, _UPPER)

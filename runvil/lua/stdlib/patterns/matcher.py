@@ -267,11 +267,12 @@ class LPattern:
     """A compiled Lua pattern (anchor stripped unless compiled for gmatch)."""
 
     __slots__ = ("body", "anchor", "regex", "poscaps", "classes", "first", "nonempty", "spans", "plan", "scanned", "safe",
-                 "plain", "any_rx", "textcaps", "find_rx", "single", "subs", "short")
+                 "plain", "any_rx", "textcaps", "find_rx", "single", "subs", "short", "split_rx")
 
     def __init__(self, p: str, gmatch: bool = False):
         self.plain = not gmatch and SPECIALS.isdisjoint(p)  # find searches it as plain text
         self.subs = {}  # gsub's replacement strings as re templates (see template_for)
+        self.split_rx = None  # gsub's regex for re.split (strgsub._splitter)
         self.anchor = not gmatch and p[:1] == "^"
         self.body = body = p[1:] if self.anchor else p
         self.classes = {}

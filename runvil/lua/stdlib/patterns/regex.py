@@ -202,6 +202,32 @@ def _first(items: list, j: int) -> frozenset:
     return frozenset(first)
 
 
+def top_captures(p: str):
+    """The indices (from 0) of the outermost captures of a pattern body
+    when together they are the whole match (every item that consumes is
+    inside one: `(%a)(%a*)`, `%f[%w](%w+)`), else None: a match is
+    then its captures joined."""
+    items = _items(p)
+    if items is None:
+        return None
+    tops = []
+    depth = 0
+    ncaps = 0
+    for kind, _, _ in items:
+        if kind == "open":
+            if depth == 0:
+                tops.append(ncaps)
+            depth += 1
+            ncaps += 1
+        elif kind == "close":
+            depth -= 1
+        elif kind == "pos":
+            ncaps += 1
+        elif depth == 0 and kind not in ("end", "front", "never"):  # (those consume nothing)
+            return None
+    return tuple(tops) if tops else None
+
+
 # ------------------------------------------------------------ translation
 
 
