@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 
 from ..syntax import ast as A
-from .expressions import ExprCompiler, clear_folds
+from .expressions import ExprCompiler, clear_folds, fold
 from .loops import LoopCompiler
 from .nesting import NestingHoister
 from .weigh import block_cost
@@ -174,11 +174,8 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
             for i, v in enumerate(vars_):
                 self.assign_local(v, f"{tmp}[{i}]", ind, line, declare=True)
         else:
-            if n > 1:
-                tmps = [self.temp() for _ in values]
-                for t, val in zip(tmps, values):
-                    self.em.emit(ind, f"{t} = {val}", line)
-                values = tmps
+            # each value straight into its local: the new locals are not in
+            # scope in the values, so none of these can see another's store
             for v, val in zip(vars_, values):
                 self.assign_local(v, val, ind, line, declare=True)
             for extra in exprs[n:]:
@@ -223,34 +220,70 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
                 self.em.emit(ind, f"if {fast}", line)
                 self.em.emit(ind, "else:", line)
                 ind += 1
-            self.store(targets[0], None, None, self.expr(exprs[0]), ind, line, end_line, nonnil)
+            kept = self._kept(exprs[0], ())  # a value that may be read where it is stored
+            value = kept if kept is not None else self.expr(exprs[0])
+            self.store(targets[0], None, None, value, ind, line, end_line, nonnil, kept is not None)
             return
         # Lua order: the targets' table and key expressions, then the values,
-        # then the stores from the last target to the first.
+        # then the stores from the last target to the first. A table or key
+        # that is a constant or a local (place_text) no target of the
+        # statement assigns is read at its store, as Lua reads it (only a
+        # store into such a local could change it in between, or, for a cell,
+        # a metamethod); a value only when it is a constant or a plain local
+        assigned = {t.binding for t in targets if type(t) is A.Name}
         pre = []
         for t in targets:
             if type(t) is A.Index:
-                o, k = self.temp(), self.temp()
-                self.em.emit(ind, f"{o} = {self.expr(t.obj)}", line)
-                self.em.emit(ind, f"{k} = {self.expr(t.key)}", line)
+                o = self._kept(t.obj, assigned, True)
+                if o is None:
+                    o = self.temp()
+                    self.em.emit(ind, f"{o} = {self.expr(t.obj)}", line)
+                key = fold(t.key)
+                k = repr(key.value) if type(key) is A.String else self._kept(key, assigned, True)
+                if k is None:
+                    k = self.temp()
+                    self.em.emit(ind, f"{k} = {self.expr(t.key)}", line)
                 pre.append((o, k))
             else:
                 pre.append((None, None))
         n = len(targets)
         values = self.explist(exprs, n)
-        tmps = [self.temp() for _ in range(n)]
         if values is None:
+            tmps = [self.temp() for _ in range(n)]
             tup = self.temp()
             self.em.emit(ind, f"{tup} = {self.explist_tuple(exprs, n)}", line)
             for i, t in enumerate(tmps):
                 self.em.emit(ind, f"{t} = {tup}[{i}]", line)
         else:
-            for t, val in zip(tmps, values):
+            tmps = []
+            for i, val in enumerate(values):
+                kept = self._kept(exprs[i], assigned) if i < len(exprs) else "None"
+                if kept is not None:
+                    tmps.append(kept)
+                    continue
+                t = self.temp()
                 self.em.emit(ind, f"{t} = {val}", line)
+                tmps.append(t)
             for extra in exprs[n:]:
                 self.em.emit(ind, self.expr_stmt(extra), line)
         for t, (o, k), tmp in reversed(list(zip(targets, pre, tmps))):
             self.store(t, o, k, tmp, ind, line, end_line)
+
+    def _kept(self, n, assigned, place: bool = False) -> str | None:
+        """The text of an assignment's part read where it is used, after the
+        other parts (see assign_targets): a constant, or a plain local (not
+        a cell; with `place`, a table or key: as place_text) that none of
+        the statement's targets is; else None."""
+        n = fold(n)
+        if type(n) is A.Name and n.binding in assigned:
+            return None
+        if place:
+            return self.place_text(n)
+        if type(n) in (A.Number, A.String, A.Nil, A.TrueLit, A.FalseLit):
+            return self.expr(n)
+        if type(n) is A.Name and isinstance(n.binding, LocalVar) and not n.binding.is_cell:
+            return n.binding.pyname
+        return None
 
     def s_CallStat(self, s: A.CallStat, ind: int):
         self.em.emit(ind, self.expr_stmt(s.call), s.line)
