@@ -24,7 +24,7 @@ from .stores import StoreCompiler
 from .chunk import PY_SOURCE, Compiled
 from .chunk import chunk_ids as _chunk_ids
 from ..errors import CALL_SITES, LUA_CODE, LuaSyntaxError
-from .kinds import local_kinds
+from .kinds import local_kinds, table_uses
 from .resolve import FuncScope, LocalVar, resolve
 
 
@@ -79,11 +79,32 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
     def __init__(self, chunk: "ChunkCompiler", scope: FuncScope, node: A.Function):
         super().__init__(chunk, scope)
         self.node = node
-        self.ints, self.tables, self.positives = local_kinds(node)
+        # what each local is known to hold, the enclosing functions' locals
+        # too (an upvalue that is no cell is never assigned again)
+        for known, own in zip(chunk.kinds, local_kinds(node)):
+            known |= own
+        self.ints, self.tables, self.positives = chunk.kinds
+        self.table_flags = self.flag_tables(node)
         self.loops: list[dict] = []  # innermost last: {'kind', 'continue_label'}
         self.tbc_depth = 0  # inside to-be-closed scopes: no tail calls
         self.goto_ctx: list[dict] = []
         self.init_nesting()
+
+    def flag_tables(self, node: A.Function) -> dict:
+        """The locals of this function that get a table flag: never assigned
+        after their declaration (no cells), not known tables, and used as
+        tables at least twice (kinds.table_uses). The flag, a Python local
+        set where the local is declared (mark_table), holds whether it is a
+        table: each use then tests the flag, not the type."""
+        return {v: f"_k{v.pyname}" for v, n in table_uses(node).items()
+                if n >= 2 and not v.assigned and not v.captured and v not in self.tables}
+
+    def mark_table(self, v: LocalVar, ind: int, line: int):
+        """Sets v's table flag (flag_tables), just after v is given its value."""
+        flag = self.table_flags.get(v)
+        if flag is not None:
+            self.bind(flag)
+            self.em.emit(ind, f"{flag} = type({v.pyname}) is _Table", line)
 
     # -------------------------------------------------------------- blocks
 
@@ -168,6 +189,8 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
             for v in vars_:
                 self.bind(v.pyname)
             self.em.emit(ind, f"{', '.join(v.pyname for v in vars_)}, = {self.explist_tuple(exprs, n)}", line)
+            for v in vars_:
+                self.mark_table(v, ind, line)
         elif values is None:
             tmp = self.temp()
             self.em.emit(ind, f"{tmp} = {self.explist_tuple(exprs, n)}", line)
@@ -191,6 +214,8 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
         else:
             self.bind(v.pyname)
             self.em.emit(ind, f"{v.pyname} = {value}", line)
+            if declare:
+                self.mark_table(v, ind, line)
 
     def s_LocalFunction(self, s: A.LocalFunction, ind: int):
         v = s.var
@@ -421,6 +446,7 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
         for v in fn.param_vars:
             if v.is_cell:
                 em.emit(2, f"{v.pyname} = [{v.pyname}]", line)
+            self.mark_table(v, 2, line)
         self.cur_block_end = fn.body.end_line or fn.end_line
         mark = len(em.lines)
         self.block(fn.body, 2)
@@ -479,6 +505,9 @@ class ChunkCompiler:
         self.call_names: list[tuple[str, bool]] = []
         self.call_sites: dict = {}
         self.n_hoisted = 0  # functions deep expressions were hoisted into
+        # the locals known to hold integers, tables, values >= 1 (kinds.local_kinds), of every
+        # function compiled so far: an inner function is compiled within its enclosing one
+        self.kinds: tuple[set, set, set] = (set(), set(), set())
 
     def new_name(self) -> str:
         self.counter += 1

@@ -140,6 +140,7 @@ class LoopCompiler:
             self.bind(v.pyname)
             if v.is_cell:
                 self.em.emit(ind + 2, f"{v.pyname} = [{r}]", s.line)
+            self.mark_table(v, ind + 2, s.line)
         if count is not None:
             self.charge_iteration(count, extra, ind + 2, s.line)
         self.loops.append(self._loop("for", s.body))

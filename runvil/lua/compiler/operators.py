@@ -35,8 +35,11 @@ class OperatorCompiler:
         if op == "-":
             return f"(-{a} if type({a} := {x}) is float or (type({a}) is int and {a} != {MN}) else _unm({a}, {d}))"
         if op == "#":
-            if not self.table_test(e, x):  # a local that only holds tables
+            test = self.table_test(e, x)
+            if not test:  # a local that only holds tables
                 return f"(len({x}.arr) if {x}.meta is None else _len({x}, {d}))"
+            if not test.startswith("type("):  # a local with a flag
+                return f"(len({x}.arr) if {test}{x}.meta is None else len({x}) if type({x}) is str else _len({x}, {d}))"
             return (f"(len({a}.arr) if type({a} := {x}) is _Table and {a}.meta is None"
                     f" else len({a}) if type({a}) is str else _len({a}, {d}))")  # a string: its bytes, no metamethod
         if op == "~":
