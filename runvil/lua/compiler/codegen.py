@@ -441,8 +441,9 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
         params = [f"{v.pyname}=None" for v in fn.param_vars]
         params.append("*VA" if fn.is_vararg else "*_")
         em.emit(1, f"def {fname}({', '.join(params)}):", line)
-        em.emit(2, f"_S[0] -= {1 + block_cost(fn.body.stmts)}", line)
-        em.emit(2, "if _S[0] < 0: _tick()", line)
+        # the call's steps (a local for the test: one subscript fewer than `_S[0] -= k`)
+        em.emit(2, f"_S[0] = _s = _S[0] - {1 + block_cost(fn.body.stmts)}", line)
+        em.emit(2, "if _s < 0: _tick()", line)
         for v in fn.param_vars:
             if v.is_cell:
                 em.emit(2, f"{v.pyname} = [{v.pyname}]", line)

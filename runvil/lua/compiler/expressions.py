@@ -600,6 +600,27 @@ class ExprCompiler(OperatorCompiler):
                     # no value can be nil: the dict is the hash part as it is
                     body = ", ".join(f"{i.name!r}: {v}" for i, v in zip(items, vals))
                     return f"_Table(None, {{{body}}})"
+                plain = {k: fold(i.value).binding.pyname for k, i in enumerate(items) if _plain_local(fold(i.value))}
+                if all(k in plain or k in maybe or type(fold(i.value)) in _PURE for k, i in enumerate(items)):
+                    # each value that is no constant evaluated in order and tested
+                    # (`&`: all are), a plain local where it is: the dict is made
+                    # once the tests are done (a nil leaves its key out: _tnamed)
+                    texts, tests, locals_ = [], [], []
+                    for k, v in enumerate(vals):
+                        if k in plain:
+                            texts.append(plain[k])
+                            if k in maybe and plain[k] not in locals_:
+                                locals_.append(plain[k])
+                        elif k in maybe:
+                            t = self.temp()
+                            texts.append(t)
+                            tests.append(f"(({t} := {v}) is not None)")
+                        else:
+                            texts.append(v)
+                    # (the locals' tests last, and short-circuited: they evaluate nothing)
+                    test = " and ".join(([" & ".join(tests)] if tests else []) + [f"{x} is not None" for x in locals_])
+                    body = ", ".join(f"{i.name!r}: {v}" for i, v in zip(items, texts))
+                    return f"(_Table(None, {{{body}}}) if {test} else _tnamed({{{body}}}))"
                 # the values in order, each possibly nil one tested (`&`: all
                 # are evaluated); a nil among them leaves its key out (_tnamed)
                 temps = {k: self.temp() for k in maybe}
@@ -629,3 +650,8 @@ class ExprCompiler(OperatorCompiler):
                 vals.append(self.expr(it.value))
                 layout.append(1)
         return f"_tmixed([{', '.join(vals)}], {tuple(layout)!r})"
+
+
+def _plain_local(n) -> bool:
+    """A name of a local that no call can assign (no cell)."""
+    return type(n) is A.Name and isinstance(n.binding, LocalVar) and not n.binding.is_cell

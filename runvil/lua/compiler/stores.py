@@ -146,6 +146,11 @@ class StoreCompiler:
                 # a value for an existing slot of the array part is stored in place
                 branches.append((f"{is_table}{is_int}{low}{k} <= len({a} := {o}.arr) and {a}[{slot}] is not None{given}",
                                  f"{a}[{slot}] = {value}"))
+                if not _is_append(target):
+                    # a new last slot of a plain table's array part (`t[i] = v` filling
+                    # t in order): appended, as set_int does when the hash part is empty
+                    branches.append((f"{is_table}{o}.meta is None and {is_int}{k} == len({a} := {o}.arr) + 1"
+                                     f" and not {o}.hash{given}", f"{a}.append({value})"))
             branches.append((f"{is_table}{o}.meta is None{' and ' if int_test else ''}{int_test}", f"{o}.set_int({k}, {value})"))
             if not int_key:
                 # a string key (a name computed at run time): stored raw when no __newindex can intercept it
