@@ -175,6 +175,7 @@ def builtin_context(fname: str) -> tuple[str, str, bool]:
 _METAMETHOD_CALLERS = {
     "_arith_meta": None, "string_arith": None, "unm": "unm", "bnot": "bnot", "eq": "eq", "lt": "lt",
     "le": "le", "concat": "concat", "length": "len", "index": "index", "setindex": "newindex",
+    "add": "add", "sub": "sub", "mul": "mul",  # (their first case calls the metamethod itself)
     "_tbc_close": "close",
 }  # fmt: skip
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 
 from ..syntax import ast as A
-from .expressions import ExprCompiler, clear_folds
+from .expressions import ExprCompiler, clear_folds, fold
 from .loops import LoopCompiler
 from .nesting import NestingHoister
 from .weigh import block_cost
@@ -24,7 +24,7 @@ from .stores import StoreCompiler
 from .chunk import PY_SOURCE, Compiled
 from .chunk import chunk_ids as _chunk_ids
 from ..errors import CALL_SITES, LUA_CODE, LuaSyntaxError
-from .kinds import local_kinds
+from .kinds import local_kinds, table_uses
 from .resolve import FuncScope, LocalVar, resolve
 
 
@@ -79,11 +79,32 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
     def __init__(self, chunk: "ChunkCompiler", scope: FuncScope, node: A.Function):
         super().__init__(chunk, scope)
         self.node = node
-        self.ints, self.tables, self.positives = local_kinds(node)
+        # what each local is known to hold, the enclosing functions' locals
+        # too (an upvalue that is no cell is never assigned again)
+        for known, own in zip(chunk.kinds, local_kinds(node)):
+            known |= own
+        self.ints, self.tables, self.positives = chunk.kinds
+        self.table_flags = self.flag_tables(node)
         self.loops: list[dict] = []  # innermost last: {'kind', 'continue_label'}
         self.tbc_depth = 0  # inside to-be-closed scopes: no tail calls
         self.goto_ctx: list[dict] = []
         self.init_nesting()
+
+    def flag_tables(self, node: A.Function) -> dict:
+        """The locals of this function that get a table flag: never assigned
+        after their declaration (no cells), not known tables, and used as
+        tables at least twice (kinds.table_uses). The flag, a Python local
+        set where the local is declared (mark_table), holds whether it is a
+        table: each use then tests the flag, not the type."""
+        return {v: f"_k{v.pyname}" for v, n in table_uses(node).items()
+                if n >= 2 and not v.assigned and not v.captured and v not in self.tables}
+
+    def mark_table(self, v: LocalVar, ind: int, line: int):
+        """Sets v's table flag (flag_tables), just after v is given its value."""
+        flag = self.table_flags.get(v)
+        if flag is not None:
+            self.bind(flag)
+            self.em.emit(ind, f"{flag} = type({v.pyname}) is _Table", line)
 
     # -------------------------------------------------------------- blocks
 
@@ -168,17 +189,16 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
             for v in vars_:
                 self.bind(v.pyname)
             self.em.emit(ind, f"{', '.join(v.pyname for v in vars_)}, = {self.explist_tuple(exprs, n)}", line)
+            for v in vars_:
+                self.mark_table(v, ind, line)
         elif values is None:
             tmp = self.temp()
             self.em.emit(ind, f"{tmp} = {self.explist_tuple(exprs, n)}", line)
             for i, v in enumerate(vars_):
                 self.assign_local(v, f"{tmp}[{i}]", ind, line, declare=True)
         else:
-            if n > 1:
-                tmps = [self.temp() for _ in values]
-                for t, val in zip(tmps, values):
-                    self.em.emit(ind, f"{t} = {val}", line)
-                values = tmps
+            # each value straight into its local: the new locals are not in
+            # scope in the values, so none of these can see another's store
             for v, val in zip(vars_, values):
                 self.assign_local(v, val, ind, line, declare=True)
             for extra in exprs[n:]:
@@ -194,6 +214,8 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
         else:
             self.bind(v.pyname)
             self.em.emit(ind, f"{v.pyname} = {value}", line)
+            if declare:
+                self.mark_table(v, ind, line)
 
     def s_LocalFunction(self, s: A.LocalFunction, ind: int):
         v = s.var
@@ -223,34 +245,70 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
                 self.em.emit(ind, f"if {fast}", line)
                 self.em.emit(ind, "else:", line)
                 ind += 1
-            self.store(targets[0], None, None, self.expr(exprs[0]), ind, line, end_line, nonnil)
+            kept = self._kept(exprs[0], ())  # a value that may be read where it is stored
+            value = kept if kept is not None else self.expr(exprs[0])
+            self.store(targets[0], None, None, value, ind, line, end_line, nonnil, kept is not None)
             return
         # Lua order: the targets' table and key expressions, then the values,
-        # then the stores from the last target to the first.
+        # then the stores from the last target to the first. A table or key
+        # that is a constant or a local (place_text) no target of the
+        # statement assigns is read at its store, as Lua reads it (only a
+        # store into such a local could change it in between, or, for a cell,
+        # a metamethod); a value only when it is a constant or a plain local
+        assigned = {t.binding for t in targets if type(t) is A.Name}
         pre = []
         for t in targets:
             if type(t) is A.Index:
-                o, k = self.temp(), self.temp()
-                self.em.emit(ind, f"{o} = {self.expr(t.obj)}", line)
-                self.em.emit(ind, f"{k} = {self.expr(t.key)}", line)
+                o = self._kept(t.obj, assigned, True)
+                if o is None:
+                    o = self.temp()
+                    self.em.emit(ind, f"{o} = {self.expr(t.obj)}", line)
+                key = fold(t.key)
+                k = repr(key.value) if type(key) is A.String else self._kept(key, assigned, True)
+                if k is None:
+                    k = self.temp()
+                    self.em.emit(ind, f"{k} = {self.expr(t.key)}", line)
                 pre.append((o, k))
             else:
                 pre.append((None, None))
         n = len(targets)
         values = self.explist(exprs, n)
-        tmps = [self.temp() for _ in range(n)]
         if values is None:
+            tmps = [self.temp() for _ in range(n)]
             tup = self.temp()
             self.em.emit(ind, f"{tup} = {self.explist_tuple(exprs, n)}", line)
             for i, t in enumerate(tmps):
                 self.em.emit(ind, f"{t} = {tup}[{i}]", line)
         else:
-            for t, val in zip(tmps, values):
+            tmps = []
+            for i, val in enumerate(values):
+                kept = self._kept(exprs[i], assigned) if i < len(exprs) else "None"
+                if kept is not None:
+                    tmps.append(kept)
+                    continue
+                t = self.temp()
                 self.em.emit(ind, f"{t} = {val}", line)
+                tmps.append(t)
             for extra in exprs[n:]:
                 self.em.emit(ind, self.expr_stmt(extra), line)
         for t, (o, k), tmp in reversed(list(zip(targets, pre, tmps))):
             self.store(t, o, k, tmp, ind, line, end_line)
+
+    def _kept(self, n, assigned, place: bool = False) -> str | None:
+        """The text of an assignment's part read where it is used, after the
+        other parts (see assign_targets): a constant, or a plain local (not
+        a cell; with `place`, a table or key: as place_text) that none of
+        the statement's targets is; else None."""
+        n = fold(n)
+        if type(n) is A.Name and n.binding in assigned:
+            return None
+        if place:
+            return self.place_text(n)
+        if type(n) in (A.Number, A.String, A.Nil, A.TrueLit, A.FalseLit):
+            return self.expr(n)
+        if type(n) is A.Name and isinstance(n.binding, LocalVar) and not n.binding.is_cell:
+            return n.binding.pyname
+        return None
 
     def s_CallStat(self, s: A.CallStat, ind: int):
         self.em.emit(ind, self.expr_stmt(s.call), s.line)
@@ -383,11 +441,13 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
         params = [f"{v.pyname}=None" for v in fn.param_vars]
         params.append("*VA" if fn.is_vararg else "*_")
         em.emit(1, f"def {fname}({', '.join(params)}):", line)
-        em.emit(2, f"_S[0] -= {1 + block_cost(fn.body.stmts)}", line)
-        em.emit(2, "if _S[0] < 0: _tick()", line)
+        # the call's steps (a local for the test: one subscript fewer than `_S[0] -= k`)
+        em.emit(2, f"_S[0] = _s = _S[0] - {1 + block_cost(fn.body.stmts)}", line)
+        em.emit(2, "if _s < 0: _tick()", line)
         for v in fn.param_vars:
             if v.is_cell:
                 em.emit(2, f"{v.pyname} = [{v.pyname}]", line)
+            self.mark_table(v, 2, line)
         self.cur_block_end = fn.body.end_line or fn.end_line
         mark = len(em.lines)
         self.block(fn.body, 2)
@@ -446,6 +506,9 @@ class ChunkCompiler:
         self.call_names: list[tuple[str, bool]] = []
         self.call_sites: dict = {}
         self.n_hoisted = 0  # functions deep expressions were hoisted into
+        # the locals known to hold integers, tables, values >= 1 (kinds.local_kinds), of every
+        # function compiled so far: an inner function is compiled within its enclosing one
+        self.kinds: tuple[set, set, set] = (set(), set(), set())
 
     def new_name(self) -> str:
         self.counter += 1

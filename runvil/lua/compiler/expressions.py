@@ -42,6 +42,9 @@ class ExprCompiler(OperatorCompiler):
         self.ints: set = set()  # locals that only ever hold integers (compiler/kinds.py)
         self.tables: set = set()  # locals that only ever hold tables (compiler/kinds.py)
         self.positives: set = set()  # integer locals that only ever hold values >= 1 (compiler/kinds.py)
+        #: locals never assigned again that are used as tables often enough: the
+        #: name of a Python local holding whether the local is a table (codegen.table_flags)
+        self.table_flags: dict = {}
         self.int_memo: dict = {}  # id(node) -> (node, is an integer expression)
 
     # -------------------------------------------------------------- names
@@ -99,9 +102,14 @@ class ExprCompiler(OperatorCompiler):
     def table_test(self, n, text: str) -> str:
         """`type(text) is _Table and `, the test that n (compiled to text)
         is a table, or nothing when n is a local that only ever holds
-        tables (infer.local_kinds)."""
-        if type(n) is A.Name and n.binding in self.tables:
-            return ""
+        tables (infer.local_kinds), or the local's flag when it has one
+        (table_flags)."""
+        if type(n) is A.Name:
+            if n.binding in self.tables:
+                return ""
+            flag = self.table_flags.get(n.binding)
+            if flag is not None:
+                return f"{flag} and "
         return f"type({text}) is _Table and "
 
     def never_nil(self, n) -> bool:
@@ -292,6 +300,20 @@ class ExprCompiler(OperatorCompiler):
                 f" is not None or {ot}.meta is None)"
                 f" else {m}_index({ot}, {kt}, {d}))"
             )
+        if type(o) is A.Name and isinstance(o.binding, LocalVar) and not o.binding.is_cell:
+            # a plain local's table and a key computed (`t[#t]`, `t[i - 1]`): only
+            # the key held in a temporary (evaluating it cannot change the local)
+            ot, kt, a = o.binding.pyname, self.temp(), self.temp()
+            key = self.expr(k)
+            if self.is_int(k):
+                read = f"0 < {kt} <= len({a} := {ot}.arr) and ({v} := {a}[{kt} - 1]) is not None) or ({v} := {ot}.hash.get({kt}))"
+            else:
+                read = (f"type({kt}) is int and 0 < {kt} <= len({a} := {ot}.arr) and ({v} := {a}[{kt} - 1]) is not None)"
+                        f" or ({v} := ({ot}.hash if type({kt}) is str else {ot}).get({kt}))")
+            return (
+                f"({v} if (({kt} := {key}) is {kt}) and {self.table_test(o, ot)}(({read}"
+                f" is not None or {ot}.meta is None) else {m}_index({ot}, {kt}, {d}))"
+            )
         if self.is_int(k):
             # an integer key computed (`t[i - 1]`): the array part read in place
             ot, kt, a = self.temp(), self.temp(), self.temp()
@@ -371,8 +393,17 @@ class ExprCompiler(OperatorCompiler):
         fn = self.known_function(n.func) if type(n) is A.Call else None
         return fn is not None and fn.scope.one_result
 
+    def method_object(self, n) -> str:
+        """What `o:m()` passes as its object: a plain local as it is (the
+        arguments' evaluation cannot change it), else a temporary that
+        method_callee assigns."""
+        o = n.obj
+        if type(o) is A.Name and isinstance(o.binding, LocalVar) and not o.binding.is_cell:
+            return o.binding.pyname
+        return self.temp()
+
     def raw_method_call(self, n) -> str:
-        o, f = self.temp(), self.temp()
+        o, f = self.method_object(n), self.temp()
         args = self.args(n.args)
         comma = ", " if args else ""
         return f"{self.call_mark(n)}{self.method_callee(n, o, f)}({o}{comma}{args})"
@@ -397,14 +428,17 @@ class ExprCompiler(OperatorCompiler):
             f"({m2} := {i}.meta) is not None and type({i2} := {m2}.hash.get('__index')) is _Table"
             f" and (type({f} := {i2}.hash.get({name})) is _FT or {f} is None and ({f} := _method_from({i2}, {name})) is {f})"
         )
-        obj = self.expr(n.obj)
+        plain = o == self.method_object(n)  # a plain local: no temporary
+        obj = o if plain else self.expr(n.obj)
         string_first = ""
         if n.method in STRING_METHODS:  # most likely called on a string: that test first
-            string_first = (f"{f} if type({o} := {obj}) is str and type({i} := _SMh.get('__index')) is _Table"
+            given = o if plain else f"{o} := {obj}"
+            string_first = (f"{f} if type({given}) is str and type({i} := _SMh.get('__index')) is _Table"
                             f" and type({f} := {i}.hash.get({name})) is _FT else ")
             obj = o
+        is_table = self.table_test(n.obj, o) if plain else f"type({o} := {obj}) is _Table and "
         return (
-            f"({string_first}{f} if type({o} := {obj}) is _Table and ((({f} := {o}.hash.get({name})) is None"
+            f"({string_first}{f} if {is_table}((({f} := {o}.hash.get({name})) is None"
             f" and ({m} := {o}.meta) is not None and type({i} := {m}.hash.get('__index')) is _Table"
             f" and (type({f} := {i}.hash.get({name})) is _FT"
             f" or {f} is None and ({parent} or ({f} := _method({o}, {name}, {d})) is {f})))"
@@ -479,7 +513,7 @@ class ExprCompiler(OperatorCompiler):
         f = self.temp()
         mark = self.call_mark(n)
         if type(n) is A.MethodCall:
-            o = self.temp()
+            o = self.method_object(n)
             callee = self.method_callee(n, o, f)
             comma = ", " if args else ""
             return (f"({mark}_tail({f}, ({o}, *{tail})) if ({f} := {callee}) not in _TAIL_NOW"
@@ -566,6 +600,27 @@ class ExprCompiler(OperatorCompiler):
                     # no value can be nil: the dict is the hash part as it is
                     body = ", ".join(f"{i.name!r}: {v}" for i, v in zip(items, vals))
                     return f"_Table(None, {{{body}}})"
+                plain = {k: fold(i.value).binding.pyname for k, i in enumerate(items) if _plain_local(fold(i.value))}
+                if all(k in plain or k in maybe or type(fold(i.value)) in _PURE for k, i in enumerate(items)):
+                    # each value that is no constant evaluated in order and tested
+                    # (`&`: all are), a plain local where it is: the dict is made
+                    # once the tests are done (a nil leaves its key out: _tnamed)
+                    texts, tests, locals_ = [], [], []
+                    for k, v in enumerate(vals):
+                        if k in plain:
+                            texts.append(plain[k])
+                            if k in maybe and plain[k] not in locals_:
+                                locals_.append(plain[k])
+                        elif k in maybe:
+                            t = self.temp()
+                            texts.append(t)
+                            tests.append(f"(({t} := {v}) is not None)")
+                        else:
+                            texts.append(v)
+                    # (the locals' tests last, and short-circuited: they evaluate nothing)
+                    test = " and ".join(([" & ".join(tests)] if tests else []) + [f"{x} is not None" for x in locals_])
+                    body = ", ".join(f"{i.name!r}: {v}" for i, v in zip(items, texts))
+                    return f"(_Table(None, {{{body}}}) if {test} else _tnamed({{{body}}}))"
                 # the values in order, each possibly nil one tested (`&`: all
                 # are evaluated); a nil among them leaves its key out (_tnamed)
                 temps = {k: self.temp() for k in maybe}
@@ -595,3 +650,8 @@ class ExprCompiler(OperatorCompiler):
                 vals.append(self.expr(it.value))
                 layout.append(1)
         return f"_tmixed([{', '.join(vals)}], {tuple(layout)!r})"
+
+
+def _plain_local(n) -> bool:
+    """A name of a local that no call can assign (no cell)."""
+    return type(n) is A.Name and isinstance(n.binding, LocalVar) and not n.binding.is_cell

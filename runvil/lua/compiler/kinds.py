@@ -13,6 +13,8 @@ do locals that an inner function can assign.
 
 from __future__ import annotations
 
+from attrs import fields
+
 from ..syntax import ast as A
 from .resolve import LocalVar
 
@@ -121,3 +123,70 @@ def _collect(node, defs, fors: list):
             stack.extend(b for _c, b in n.tests)
             if n.orelse is not None:
                 stack.append(n.orelse)
+
+
+#: a use of a local in a loop its declaration is outside of counts this many times
+LOOP_USES = 4
+
+
+def table_uses(fn: A.Function) -> dict:
+    """How often each local of fn (not of nested functions) is used as a
+    table (indexed, a method called on it, stored into, its length), a use
+    inside a loop around it counting LOOP_USES times: where a local that is
+    never assigned again is used enough, the compiler tests once that it is
+    a table (FunctionCompiler.table_flags)."""
+    decl: dict = {v: 0 for v in fn.param_vars}  # var -> loop depth of its declaration
+    uses: dict = {}  # var -> [loop depths of its uses]
+    stack = [(fn.body, 0)]
+    while stack:
+        n, depth = stack.pop()
+        t = type(n)
+        if t is A.Function:
+            continue
+        if t in (A.Index, A.MethodCall) or (t is A.UnOp and n.op == "#"):
+            o = n.operand if t is A.UnOp else n.obj
+            while type(o) is A.Paren:
+                o = o.expr
+            if type(o) is A.Name and isinstance(o.binding, LocalVar):
+                uses.setdefault(o.binding, []).append(depth)
+        elif t is A.Local:
+            for v in n.vars:
+                decl[v] = depth
+        elif t is A.GenericFor:
+            for v in n.vars:
+                decl[v] = depth + 1
+        if t in (A.While, A.Repeat, A.NumericFor, A.GenericFor):
+            # the body, and what is evaluated again each iteration
+            stack.append((n.body, depth + 1))
+            if t is A.NumericFor:
+                stack.extend((e, depth) for e in (n.start, n.stop, n.step) if e is not None)
+            elif t is A.GenericFor:
+                stack.extend((e, depth) for e in n.exprs)
+            else:
+                stack.append((n.cond, depth + 1))
+            continue
+        for child in _children(n):
+            stack.append((child, depth))
+    return {v: sum(LOOP_USES if d > decl[v] else 1 for d in ds) for v, ds in uses.items() if v in decl}
+
+
+_FIELDS: dict = {}
+
+
+def _children(n):
+    """n's child nodes (in the lists and the pairs of If.tests too)."""
+    names = _FIELDS.get(type(n))
+    if names is None:
+        names = _FIELDS[type(n)] = [f.name for f in fields(type(n))
+                                    if f.name not in ("line", "col", "binding", "scope", "vars", "var_local", "var",
+                                                      "param_vars")]
+    for name in names:
+        v = getattr(n, name)
+        if isinstance(v, A.Node):
+            yield v
+        elif type(v) is list:
+            for x in v:
+                if isinstance(x, A.Node):
+                    yield x
+                elif type(x) is tuple:
+                    yield from (y for y in x if isinstance(y, A.Node))

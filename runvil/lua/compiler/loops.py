@@ -45,8 +45,8 @@ class LoopCompiler:
         self.em.emit(ind, f"{c} -= 1", line)
         self.em.emit(ind, f"if not {c}:", line)
         self.em.emit(ind + 1, f"{c} = {BATCH}", line)
-        self.em.emit(ind + 1, f"_S[0] -= {BATCH * cost}", line)
-        self.em.emit(ind + 1, "if _S[0] < 0: _tick()", line)
+        self.em.emit(ind + 1, f"_S[0] = _s = _S[0] - {BATCH * cost}", line)
+        self.em.emit(ind + 1, "if _s < 0: _tick()", line)
 
     def close_charges(self, c: str, cost: int, ind: int, line: int):
         """In the loop's `finally`: the iterations run since the last charge."""
@@ -140,6 +140,7 @@ class LoopCompiler:
             self.bind(v.pyname)
             if v.is_cell:
                 self.em.emit(ind + 2, f"{v.pyname} = [{r}]", s.line)
+            self.mark_table(v, ind + 2, s.line)
         if count is not None:
             self.charge_iteration(count, extra, ind + 2, s.line)
         self.loops.append(self._loop("for", s.body))

@@ -35,8 +35,11 @@ class OperatorCompiler:
         if op == "-":
             return f"(-{a} if type({a} := {x}) is float or (type({a}) is int and {a} != {MN}) else _unm({a}, {d}))"
         if op == "#":
-            if not self.table_test(e, x):  # a local that only holds tables
+            test = self.table_test(e, x)
+            if not test:  # a local that only holds tables
                 return f"(len({x}.arr) if {x}.meta is None else _len({x}, {d}))"
+            if not test.startswith("type("):  # a local with a flag
+                return f"(len({x}.arr) if {test}{x}.meta is None else len({x}) if type({x}) is str else _len({x}, {d}))"
             return (f"(len({a}.arr) if type({a} := {x}) is _Table and {a}.meta is None"
                     f" else len({a}) if type({a}) is str else _len({a}, {d}))")  # a string: its bytes, no metamethod
         if op == "~":
@@ -67,6 +70,10 @@ class OperatorCompiler:
         slow_args = f"{a}, {b}, {da}, {db}"
         L = f"\x01{n.line}\x02"
         both_int = self.is_int(n.left) and self.is_int(n.right)
+        r = fold(n.right)
+        if (both_int and op == "-" and type(n.left) is A.Name and n.left.binding in self.positives
+                and type(r) is A.Number and 0 <= r.value < 2**62):
+            return f"({x} - {y})"  # `i - 1`, i >= 1: never below the 64-bit range
         if both_int:
             fast = self.int_arith(op, x, y, n.right)
             if fast is not None:
@@ -194,8 +201,10 @@ class OperatorCompiler:
             # a known integer on the left: evaluated first, and only the right's type to check
             return f"({x} {op} {b} if type({b} := {y}) is int else {_slow_compare(op, x, b)})"
         ta = self.temp()
+        # two numbers of one type, or two strings (Lua orders strings by their
+        # bytes, one char each here: as Python orders them)
         return (
-            f"({a} {op} {b} if ({ta} := type({a} := {x})) is type({b} := {y}) and ({ta} is int or {ta} is float)"
+            f"({a} {op} {b} if ({ta} := type({a} := {x})) is type({b} := {y}) and ({ta} is int or {ta} is float or {ta} is str)"
             f" else {_slow_compare(op, a, b)})"
         )
 

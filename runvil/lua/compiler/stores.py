@@ -80,11 +80,14 @@ class StoreCompiler:
         x = t.binding.pyname
         return f"{self.table_test(t, x)}{x}.meta is None and not {x}.hash{given}: {x}.arr.append({v})"
 
-    def store(self, target, o, k, value: str, ind: int, line: int, end_line: int = 0, nonnil: bool = False):
-        """Emits target = value; o/k are temps already holding the table
-        and key of an Index target (or None to evaluate them here). With
+    def store(self, target, o, k, value: str, ind: int, line: int, end_line: int = 0, nonnil: bool = False,
+              pure_value: bool = False):
+        """Emits target = value; o/k are the texts already holding the
+        table and key of an Index target (temporaries, or plain locals and
+        constants, see assign_targets), or None to evaluate them here. With
         `nonnil`, the value is known not to be nil (never_nil): the fast
-        paths skip that check."""
+        paths skip that check; with `pure_value`, the value's text may be
+        repeated (a constant or a local: see is_pure)."""
         if type(target) is A.Name:
             b = target.binding
             if isinstance(b, LocalVar):
@@ -100,69 +103,95 @@ class StoreCompiler:
         dtext = repr(desc) if desc else "None"
         int_key = self.is_int(target.key)
         if o is None:
-            ot = self.temp()
-            self.em.emit(ind, f"{ot} = {self.expr(target.obj)}", line)
-            o = ot
+            # a local or a constant is read where it is stored (place_text);
+            # anything else is evaluated, in Lua's order, into a temporary
+            o = self.place(target.obj, ind, line)
             key = target.key
-            if type(key) is A.String:
-                k = repr(key.value)
-            else:
-                kt = self.temp()
-                self.em.emit(ind, f"{kt} = {self.expr(key)}", line)
-                k = kt
-            vt = self.temp()
-            self.em.emit(ind, f"{vt} = {value}", line)
-            value = vt
+            k = repr(key.value) if type(key) is A.String else self.place(key, ind, line)
+            if not pure_value:
+                vt = self.temp()
+                self.em.emit(ind, f"{vt} = {value}", line)
+                value = vt
+            o, k = self.cell_read(o, ind, line), self.cell_read(k, ind, line)
         sline = end_line or target.line
+        # the test that o is a table (none for a local only ever given tables)
+        is_table = self.table_test(target.obj, o) if _plain_local(target.obj) and o == target.obj.binding.pyname \
+            else f"type({o}) is _Table and "
         given = "" if nonnil else f" and {value} is not None"
+        nil = value == "None"  # `t[k] = nil`: no in-place store (a removal goes through set_*)
+        branches = []  # (test, store): the first that holds stores
         if k.startswith("'") or k.startswith('"'):
             # a field that exists is overwritten in place, metatable or not
             # (a key that may be watched: through set_str, which tells table.WATCHERS)
             watched = k[1:-1] in WATCHED_KEYS  # (k: a plain name's repr)
-            if not watched:
-                self.em.emit(
-                    ind, f"if type({o}) is _Table{given} and {o}.hash.get({k}) is not None: {o}.hash[{k}] = {value}",
-                    sline,
-                )
+            if not watched and not nil:
+                branches.append((f"{is_table}{o}.hash.get({k}) is not None{given}", f"{o}.hash[{k}] = {value}"))
             # a new field: stored raw when no __newindex can intercept it
-            self.em.emit(
-                ind,
-                f"{'if' if watched else 'elif'} type({o}) is _Table and ({o}.meta is None"
-                f" or {o}.meta.hash.get('__newindex') is None): {o}.set_str({k}, {value})",
-                sline,
-            )
+            branches.append((f"{is_table}({o}.meta is None or {o}.meta.hash.get('__newindex') is None)",
+                             f"{o}.set_str({k}, {value})"))
         else:
             a = self.temp()
-            is_int = "" if int_key else f" and type({k}) is int"
+            int_test = "" if int_key else f"type({k}) is int"
+            is_int = f"{int_test} and " if int_test else ""
             low = self.lower_bound(target.key) if int_key else "0 < "
-            existing = (
-                f"type({o}) is _Table{is_int}{given} and {low}{k} <= len({a} := {o}.arr)"
-                f" and {a}[{k} - 1] is not None: {a}[{k} - 1] = {value}"
-            )
-            if _is_append(target):
+            slot = f"{k} - 1"
+            c = fold(target.key)
+            if type(c) is A.Number and type(c.value) is int and c.value > 0 and k == repr(c.value):
+                low, slot = "", repr(c.value - 1)  # a constant positive key (`t[1] = v`)
+            if _is_append(target) and not nil:
                 # `t[#t + 1] = v` on a plain table appends to its array part
-                self.em.emit(
-                    ind,
-                    f"if type({o}) is _Table and {o}.meta is None and type({k}) is int{given}"
-                    f" and {k} == len({a} := {o}.arr) + 1 and not {o}.hash: {a}.append({value})",
-                    sline,
-                )
-                self.em.emit(ind, f"elif {existing}", sline)
-            else:
+                branches.append((f"{is_table}{o}.meta is None and type({k}) is int{given}"
+                                 f" and {k} == len({a} := {o}.arr) + 1 and not {o}.hash", f"{a}.append({value})"))
+            if not nil:
                 # a value for an existing slot of the array part is stored in place
-                self.em.emit(ind, f"if {existing}", sline)
-            self.em.emit(
-                ind, f"elif type({o}) is _Table and {o}.meta is None{is_int}: {o}.set_int({k}, {value})", sline
-            )
+                branches.append((f"{is_table}{is_int}{low}{k} <= len({a} := {o}.arr) and {a}[{slot}] is not None{given}",
+                                 f"{a}[{slot}] = {value}"))
+                if not _is_append(target):
+                    # a new last slot of a plain table's array part (`t[i] = v` filling
+                    # t in order): appended, as set_int does when the hash part is empty
+                    branches.append((f"{is_table}{o}.meta is None and {is_int}{k} == len({a} := {o}.arr) + 1"
+                                     f" and not {o}.hash{given}", f"{a}.append({value})"))
+            branches.append((f"{is_table}{o}.meta is None{' and ' if int_test else ''}{int_test}", f"{o}.set_int({k}, {value})"))
             if not int_key:
                 # a string key (a name computed at run time): stored raw when no __newindex can intercept it
-                self.em.emit(
-                    ind,
-                    f"elif type({o}) is _Table and type({k}) is str"
-                    f" and ({o}.meta is None or {o}.meta.hash.get('__newindex') is None): {o}.set_str({k}, {value})",
-                    sline,
-                )
+                branches.append((f"{is_table}type({k}) is str"
+                                 f" and ({o}.meta is None or {o}.meta.hash.get('__newindex') is None)",
+                                 f"{o}.set_str({k}, {value})"))
+        for i, (test, action) in enumerate(branches):
+            self.em.emit(ind, f"{'elif' if i else 'if'} {test}: {action}", sline)
         self.em.emit(ind, f"else: _setindex({o}, {k}, {value}, {dtext})", sline)
+
+    def place_text(self, n) -> str | None:
+        """The text a store target's table or key is read by at the store
+        (see place): a constant, a local no call can assign, or one of this
+        function's own locals (as Lua, which stores through the local's
+        register as it is then: a call in the value that assigns it, a
+        cell, changes where the value goes); else None."""
+        n = fold(n)
+        if type(n) is A.Name and isinstance(n.binding, LocalVar) and (not n.binding.is_cell or n.binding.func is self.scope):
+            return self.var_ref(n.binding)
+        if type(n) in (A.Number, A.String, A.Nil, A.TrueLit, A.FalseLit):
+            return self.expr(n)
+        return None
+
+    def cell_read(self, text: str, ind: int, line: int) -> str:
+        """A cell's value read once, now (after the value), into a
+        temporary; any other text as it is."""
+        if not text.endswith("[0]"):
+            return text
+        t = self.temp()
+        self.em.emit(ind, f"{t} = {text}", line)
+        return t
+
+    def place(self, n, ind: int, line: int) -> str:
+        """A store target's table or key, evaluated now: its text as it is
+        (place_text), else a temporary assigned here."""
+        text = self.place_text(n)
+        if text is not None:
+            return text
+        t = self.temp()
+        self.em.emit(ind, f"{t} = {self.expr(n)}", line)
+        return t
 
 
 def _plain_local(n) -> bool:

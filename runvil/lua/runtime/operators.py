@@ -65,6 +65,9 @@ def add(a, b, da=None, db=None):
         if ta is int and tb is int:
             return wrap(a + b)
         return float(a) + float(b)
+    if ta is LuaTable and (m := a.meta) is not None and (h := m.hash.get("__add")) is not None:
+        r = meta_call(h, a, b)  # an object whose class has the event (_arith_meta's first case, inline)
+        return first(r) if type(r) is Multi else r
     return _arith_meta(a, b, "__add", da, db)
 
 
@@ -74,6 +77,9 @@ def sub(a, b, da=None, db=None):
         if ta is int and tb is int:
             return wrap(a - b)
         return float(a) - float(b)
+    if ta is LuaTable and (m := a.meta) is not None and (h := m.hash.get("__sub")) is not None:
+        r = meta_call(h, a, b)  # an object whose class has the event (_arith_meta's first case, inline)
+        return first(r) if type(r) is Multi else r
     return _arith_meta(a, b, "__sub", da, db)
 
 
@@ -83,6 +89,9 @@ def mul(a, b, da=None, db=None):
         if ta is int and tb is int:
             return wrap(a * b)
         return float(a) * float(b)
+    if ta is LuaTable and (m := a.meta) is not None and (h := m.hash.get("__mul")) is not None:
+        r = meta_call(h, a, b)  # an object whose class has the event (_arith_meta's first case, inline)
+        return first(r) if type(r) is Multi else r
     return _arith_meta(a, b, "__mul", da, db)
 
 
