@@ -19,7 +19,7 @@ from ..runtime.values import EMPTY, Multi, reserve_memory
 from .limits import INLINE_RESULT, TINY_RESULT, reserve_result
 from ..runtime.calldepth import CCall
 from . import strgsubsplit
-from .strgsubsplit import RESERVE_STEP as _RESERVE_STEP, reserve_grown as _reserve_grown
+from .strgsubsplit import RESERVE_STEP as _RESERVE_STEP, reserve_grown as _reserve_grown, reserve_to, value_text
 
 
 def _parse_repl(repl: str) -> list:
@@ -328,28 +328,17 @@ def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
     kept = 0  # matches left as they are (nil or false): none changed the subject if all were
     grown = [0, True, 0]  # _reserve_grown's state: the size, changed, the size reserved so far
     check_at = min(_RESERVE_STEP, limit + 1)
-    first = values.first
     ncaps = len(pat.poscaps)
 
     def settle(m, v) -> str:
         nonlocal size, kept, check_at
-        if type(v) is Multi:
-            v = first(v)
-        tv = type(v)
-        if tv is str:
-            text = v
-        elif v is None or v is False:
+        text = v if type(v) is str else value_text(v)
+        if text is None:
             text = m.group()
             kept += 1
-        elif tv is int or tv is float:
-            text = values.fmt_number(v)
-        else:
-            error(f"invalid replacement value (a {values.type_name(v)})")
         size += len(text)
         if size >= check_at:
-            grown[0] = size
-            _reserve_grown(grown, limit)
-            check_at = min(grown[2] + _RESERVE_STEP, limit + 1)
+            check_at = reserve_to(grown, size, limit)
         return text
 
     # each sub below takes its common results at once: a text, or the match

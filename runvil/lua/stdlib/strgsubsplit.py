@@ -101,7 +101,7 @@ def _replace_each(f, texts: list, args: list, joined, limit: int) -> int:
             texts[k] = v
             if (size := size + len(v)) < check_at:
                 continue
-        elif v is EMPTY or v is None or (v := _value_text(v)) is None:
+        elif v is EMPTY or v is None or (v := value_text(v)) is None:
             if joined is not None:
                 texts[k] = _joined(joined, k)
             size += len(texts[k])
@@ -110,7 +110,7 @@ def _replace_each(f, texts: list, args: list, joined, limit: int) -> int:
             size += len(v)
             texts[k] = v
         if size >= check_at:
-            check_at = _grown(grown, size, limit)
+            check_at = reserve_to(grown, size, limit)
     return kept
 
 
@@ -128,7 +128,7 @@ def _replace_each2(f, texts: list, args1: list, args2: list, joined, limit: int)
             texts[k] = v
             if (size := size + len(v)) < check_at:
                 continue
-        elif v is EMPTY or v is None or (v := _value_text(v)) is None:
+        elif v is EMPTY or v is None or (v := value_text(v)) is None:
             if joined is not None:
                 texts[k] = _joined(joined, k)
             size += len(texts[k])
@@ -137,7 +137,7 @@ def _replace_each2(f, texts: list, args1: list, args2: list, joined, limit: int)
             size += len(v)
             texts[k] = v
         if size >= check_at:
-            check_at = _grown(grown, size, limit)
+            check_at = reserve_to(grown, size, limit)
     return kept
 
 
@@ -146,9 +146,10 @@ def _joined(columns: list, k: int) -> str:
     return "".join([c[k] for c in columns])
 
 
-def _value_text(v):
-    """A replacement value other than a string, nil or no value: its text,
-    or None to keep the match (false, a first value nil or false)."""
+def value_text(v):
+    """A function's or table's replacement value as add_value takes it:
+    its text, or None to keep the match (nil, false, no value, a first
+    value nil or false); any other type is an error."""
     if type(v) is Multi:
         v = values.first(v)
     tv = type(v)
@@ -161,8 +162,9 @@ def _value_text(v):
     error(f"invalid replacement value (a {values.type_name(v)})")
 
 
-def _grown(grown: list, size: int, limit: int) -> int:
-    """reserve_grown at `size`; the next size to check at."""
+def reserve_to(grown: list, size: int, limit: int) -> int:
+    """reserve_grown with the replacements at `size` (grown: its state);
+    the next size to check at."""
     grown[0] = size
     reserve_grown(grown, limit)
     return min(grown[2] + RESERVE_STEP, limit + 1)
