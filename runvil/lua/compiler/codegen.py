@@ -25,7 +25,7 @@ from .chunk import PY_SOURCE, Compiled
 from .chunk import chunk_ids as _chunk_ids
 from ..errors import CALL_SITES, LUA_CODE, LuaSyntaxError
 from .kinds import local_kinds, table_uses
-from .resolve import FuncScope, LocalVar, resolve
+from .resolve import FuncScope, LocalVar, plain_local, resolve
 
 
 class Emitter:
@@ -306,7 +306,7 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
             return self.place_text(n)
         if type(n) in (A.Number, A.String, A.Nil, A.TrueLit, A.FalseLit):
             return self.expr(n)
-        if type(n) is A.Name and isinstance(n.binding, LocalVar) and not n.binding.is_cell:
+        if plain_local(n):
             return n.binding.pyname
         return None
 

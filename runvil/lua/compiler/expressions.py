@@ -13,7 +13,7 @@ from ..syntax import ast as A
 from .folding import _CONSTANTS, clear_folds, fold  # noqa: F401  (clear_folds: re-exported)
 from .operators import OperatorCompiler
 from .kinds import INT_OPS, is_int_expr
-from .resolve import FuncScope, GlobalRef, LocalVar
+from .resolve import FuncScope, GlobalRef, LocalVar, plain_local
 from .shapes import ALL_VALUES, CALLEE, DROPPED_VALUES, FIRST_VALUE, YIELD_CALLEE
 
 _PURE = (A.Number, A.String, A.Nil, A.TrueLit, A.FalseLit)
@@ -300,7 +300,7 @@ class ExprCompiler(OperatorCompiler):
                 f" is not None or {ot}.meta is None)"
                 f" else {m}_index({ot}, {kt}, {d}))"
             )
-        if type(o) is A.Name and isinstance(o.binding, LocalVar) and not o.binding.is_cell:
+        if plain_local(o):
             # a plain local's table and a key computed (`t[#t]`, `t[i - 1]`): only
             # the key held in a temporary (evaluating it cannot change the local)
             ot, kt, a = o.binding.pyname, self.temp(), self.temp()
@@ -398,7 +398,7 @@ class ExprCompiler(OperatorCompiler):
         arguments' evaluation cannot change it), else a temporary that
         method_callee assigns."""
         o = n.obj
-        if type(o) is A.Name and isinstance(o.binding, LocalVar) and not o.binding.is_cell:
+        if plain_local(o):
             return o.binding.pyname
         return self.temp()
 
@@ -600,7 +600,7 @@ class ExprCompiler(OperatorCompiler):
                     # no value can be nil: the dict is the hash part as it is
                     body = ", ".join(f"{i.name!r}: {v}" for i, v in zip(items, vals))
                     return f"_Table(None, {{{body}}})"
-                plain = {k: fold(i.value).binding.pyname for k, i in enumerate(items) if _plain_local(fold(i.value))}
+                plain = {k: fold(i.value).binding.pyname for k, i in enumerate(items) if plain_local(fold(i.value))}
                 if all(k in plain or k in maybe or type(fold(i.value)) in _PURE for k, i in enumerate(items)):
                     # each value that is no constant evaluated in order and tested
                     # (`&`: all are), a plain local where it is: the dict is made
@@ -650,8 +650,3 @@ class ExprCompiler(OperatorCompiler):
                 vals.append(self.expr(it.value))
                 layout.append(1)
         return f"_tmixed([{', '.join(vals)}], {tuple(layout)!r})"
-
-
-def _plain_local(n) -> bool:
-    """A name of a local that no call can assign (no cell)."""
-    return type(n) is A.Name and isinstance(n.binding, LocalVar) and not n.binding.is_cell

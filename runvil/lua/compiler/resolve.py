@@ -45,6 +45,12 @@ class LocalVar:
         return f"<local {self.name} {self.pyname}>"
 
 
+def plain_local(n) -> bool:
+    """Whether the node n names a local that no inner function assigns (no
+    cell): a Python local, which no call made while evaluating can change."""
+    return type(n) is A.Name and isinstance(n.binding, LocalVar) and not n.binding.is_cell
+
+
 class GlobalRef:
     """A free name: `_ENV.name`, with the _ENV binding in scope."""
 

@@ -10,7 +10,7 @@ import math
 from ..syntax import ast as A
 from .folding import fold
 from .operators import MN, M
-from .resolve import LocalVar
+from .resolve import LocalVar, plain_local
 from .contract import WATCHED_KEYS
 
 
@@ -67,12 +67,12 @@ class StoreCompiler:
         if type(target) is not A.Index or not _is_append(target):
             return None
         t, e = target.obj, target.key.left.operand
-        if not (_plain_local(t) and type(e) is A.Name and e.binding is t.binding):
+        if not (plain_local(t) and type(e) is A.Name and e.binding is t.binding):
             return None
         value = fold(value)
         if type(value) in (A.Number, A.String, A.TrueLit, A.FalseLit):
             v, given = self.expr(value), ""
-        elif _plain_local(value):
+        elif plain_local(value):
             v = value.binding.pyname
             given = "" if self.never_nil(value) else f" and {v} is not None"
         else:
@@ -115,7 +115,7 @@ class StoreCompiler:
             o, k = self.cell_read(o, ind, line), self.cell_read(k, ind, line)
         sline = end_line or target.line
         # the test that o is a table (none for a local only ever given tables)
-        is_table = self.table_test(target.obj, o) if _plain_local(target.obj) and o == target.obj.binding.pyname \
+        is_table = self.table_test(target.obj, o) if plain_local(target.obj) and o == target.obj.binding.pyname \
             else f"type({o}) is _Table and "
         given = "" if nonnil else f" and {value} is not None"
         nil = value == "None"  # `t[k] = nil`: no in-place store (a removal goes through set_*)
@@ -193,10 +193,6 @@ class StoreCompiler:
         self.em.emit(ind, f"{t} = {self.expr(n)}", line)
         return t
 
-
-def _plain_local(n) -> bool:
-    """A name of a local that no closure can assign (no cell)."""
-    return type(n) is A.Name and isinstance(n.binding, LocalVar) and not n.binding.is_cell
 
 
 def _is_append(target) -> bool:
