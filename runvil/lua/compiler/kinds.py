@@ -13,8 +13,6 @@ do locals that an inner function can assign.
 
 from __future__ import annotations
 
-from attrs import fields
-
 from ..syntax import ast as A
 from .resolve import LocalVar
 
@@ -165,28 +163,7 @@ def table_uses(fn: A.Function) -> dict:
             else:
                 stack.append((n.cond, depth + 1))
             continue
-        for child in _children(n):
+        for child in A.children(n):
             stack.append((child, depth))
     return {v: sum(LOOP_USES if d > decl[v] else 1 for d in ds) for v, ds in uses.items() if v in decl}
 
-
-_FIELDS: dict = {}
-
-
-def _children(n):
-    """n's child nodes (in the lists and the pairs of If.tests too)."""
-    names = _FIELDS.get(type(n))
-    if names is None:
-        names = _FIELDS[type(n)] = [f.name for f in fields(type(n))
-                                    if f.name not in ("line", "col", "binding", "scope", "vars", "var_local", "var",
-                                                      "param_vars")]
-    for name in names:
-        v = getattr(n, name)
-        if isinstance(v, A.Node):
-            yield v
-        elif type(v) is list:
-            for x in v:
-                if isinstance(x, A.Node):
-                    yield x
-                elif type(x) is tuple:
-                    yield from (y for y in x if isinstance(y, A.Node))

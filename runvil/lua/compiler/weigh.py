@@ -32,7 +32,7 @@ def block_cost(stmts: list) -> int:
             # the loop's header expressions run here; its body counts itself
             stack.extend(_header(n))
             continue
-        stack.extend(_children(n))
+        stack.extend(A.children(n))
     return total
 
 
@@ -56,18 +56,3 @@ def _header(n) -> list:
     if t is A.GenericFor:
         return list(n.exprs)
     return []
-
-
-def _children(n) -> list:
-    out = []
-    for a in type(n).__attrs_attrs__:
-        v = getattr(n, a.name)
-        if isinstance(v, A.Node):
-            out.append(v)
-        elif isinstance(v, list):
-            for x in v:
-                if isinstance(x, A.Node):
-                    out.append(x)
-                elif isinstance(x, tuple):  # If.tests: (cond, block)
-                    out.extend(y for y in x if isinstance(y, A.Node))
-    return out

@@ -245,6 +245,23 @@ class Chunk(Node):
     scope: object = None  # resolver: the main function's FuncScope
 
 
+def children(n) -> list:
+    """n's child nodes, in the order of its fields (the items of its lists
+    too, and both of each (cond, block) pair of If.tests)."""
+    out = []
+    for a in type(n).__attrs_attrs__:
+        v = getattr(n, a.name)
+        if isinstance(v, Node):
+            out.append(v)
+        elif isinstance(v, list):
+            for x in v:
+                if isinstance(x, Node):
+                    out.append(x)
+                elif isinstance(x, tuple):  # If.tests: (cond, block)
+                    out.extend(y for y in x if isinstance(y, Node))
+    return out
+
+
 def dump(node, indent: str = "") -> str:
     """A stable text form of a tree, for golden tests."""
     lines: list[str] = []
