@@ -12,7 +12,6 @@ string limit), so a runaway result stops before the next call."""
 
 from __future__ import annotations
 
-import itertools
 import re
 
 from ..runtime import indexing as LI
@@ -54,13 +53,10 @@ def gsub_by_split(pat, src: str, repl, count: int, limit: int):
     if type(repl) is LuaTable:  # a string key: the first capture, or the whole match
         # the hash part (nothing is called), or through __index
         f = repl.hash.get if repl.meta is None else (lambda key: LI.index(repl, key))
-        kept = _replace_each(f, texts, caps[0] if ncaps else texts, joined, limit)
-    elif ncaps == 2:
-        kept = _replace_each2(repl, texts, caps[0], caps[1], joined, limit)
-    elif ncaps < 2:
-        kept = _replace_each(repl, texts, caps[0] if ncaps else texts, joined, limit)
+        found = map(f, caps[0] if ncaps else texts)
     else:
-        kept = _replace_each(lambda t: repl(*t), texts, list(zip(*caps)), joined, limit)
+        found = map(repl, *caps) if ncaps else map(repl, texts)
+    kept = _replace_each(found, texts, joined, limit)
     if kept == n:  # no replacement changed it: the subject itself
         return Multi((src, n))
     out = [None] * (2 * n + 1)
@@ -88,42 +84,16 @@ def _splitter(pat) -> tuple:
     return sp
 
 
-def _replace_each(f, texts: list, args: list, joined, limit: int) -> int:
-    """texts[k] = the value of f(args[k]) for each match k, in order (a
-    match whose value is nil or false, or no value, keeps its text: when
-    `joined`, its captures joined); returns how many were kept."""
+def _replace_each(found, texts: list, joined, limit: int) -> int:
+    """texts[k] = the value of match k, found[k], for each match in order
+    (found: a lazy map, so each call is made when the loop asks for its
+    value, after the one before was taken); a value nil or false, or no
+    value, keeps the match's text (when `joined`, its captures joined).
+    Returns how many were kept."""
     size = kept = 0
     check_at = min(RESERVE_STEP, limit + 1)
     grown = [0, True, 0]
-    for k, a in zip(itertools.count(), args):
-        v = f(a)
-        if type(v) is str:
-            texts[k] = v
-            if (size := size + len(v)) < check_at:
-                continue
-        elif v is EMPTY or v is None or (v := value_text(v)) is None:
-            if joined is not None:
-                texts[k] = _joined(joined, k)
-            size += len(texts[k])
-            kept += 1
-        else:
-            size += len(v)
-            texts[k] = v
-        if size >= check_at:
-            check_at = reserve_to(grown, size, limit)
-    return kept
-
-
-def _replace_each2(f, texts: list, args1: list, args2: list, joined, limit: int) -> int:
-    """_replace_each of a function of two captures: f(args1[k], args2[k]).
-    Its loop is _replace_each's, copied on purpose: two captures (`(%a)(%a*)`)
-    are the common shape, and passing them as they are costs no tuple and
-    no call of a lambda per match."""
-    size = kept = 0
-    check_at = min(RESERVE_STEP, limit + 1)
-    grown = [0, True, 0]
-    for k, a, b in zip(itertools.count(), args1, args2):
-        v = f(a, b)
+    for k, v in enumerate(found):
         if type(v) is str:
             texts[k] = v
             if (size := size + len(v)) < check_at:
