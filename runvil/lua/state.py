@@ -316,7 +316,7 @@ class LuaState:
 
     #: attributes through which the libraries' hooks refer back to the state
     _HOOKS = ("enable_twins", "install_twins", "has_twin", "twin_of", "twin_call", "twin_protected",
-              "yield_watcher", "iterators", "stdout", "guard", "meter")
+              "yield_watcher", "index_watcher", "iterators", "stdout", "guard", "meter")
 
     def release(self) -> None:
         """After `close`, for a host that runs none of the state's Lua again

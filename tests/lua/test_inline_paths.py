@@ -101,6 +101,79 @@ print(pcall(function() return setmetatable({}, {__sub = "x"}) - 1 end))
 print(pcall(function() return setmetatable({}, {__mul = {}}) * 1 end))
 print(pcall(function() local t = {} return t + 1 end))
 """,
+    # `s:m()` looks in the string library's hash at once: the string
+    # metatable's __index changed by every kind of write (an in-place field
+    # store, rawset, nil, a function, a table with its own __index), and
+    # the library's own fields changed, each seen by the next call
+    "string methods": """
+local function try(tag)
+  local ok, v = pcall(function()
+    local s, c, C, hi = "ab", "q", "Q", "\200"
+    return s:upper() .. "|" .. ("x"):rep(2) .. "|" .. c:upper() .. C:lower() .. hi:upper() .. (C):upper() .. ("7"):lower()
+  end)
+  print(tag, ok, v)
+end
+local mt = getmetatable("")
+local lib = mt.__index
+local rep = string.rep  -- (put back at the end: real Lua's runner keeps its string metatable)
+try("start")
+local up = string.upper
+string.upper = function(s) return "U(" .. s .. ")" end
+try("library field replaced")
+string.upper = nil
+try("library field removed")
+string.upper = up
+try("restored")
+local low = string.lower
+string.lower = string.upper
+try("lower is upper")
+string.lower = low
+mt.__index = {upper = function(s) return "T" end, rep = string.rep}
+try("another table")
+rawset(mt, "__index", setmetatable({}, {__index = lib}))
+try("a table with its own __index")
+mt.__index = function(s, k) return function(x) return k .. ":" .. x end end
+try("a function")
+mt.__index = nil
+try("nil")
+rawset(mt, "__index", lib)
+try("rawset back")
+mt.__index = 7
+try("a number")
+mt.__index = lib
+for i = 1, 3 do
+  if i == 2 then lib.rep = function() return "R" end end
+  try("loop " .. i)
+end
+lib.rep = rep
+""",
+    # `f() .. x`: the call's raw result tested for a string first; several
+    # values, numbers, nil, a pending tail call that changes the local read
+    # after it, and a call between constants
+    "concatenated calls": """
+local b = "-b"
+local function two() return "x", "y" end
+local function num() return 12 end
+local function fl() return 1.5 end
+local function none() end
+local function setb() b = "-changed" return "s" end
+local function tail() return setb() end
+local function big() return ("z"):rep(300) end
+print(two() .. b, num() .. b, fl() .. b, #(big() .. b), ("q"):upper() .. b)
+print(tail() .. b)
+b = "-b"
+print("<" .. tail() .. ">", b, "[" .. two() .. "]", num() .. 3)
+local n = 0
+local function count() n = n + 1 return "c" .. n end
+print(count() .. two(), count() .. count(), "" .. count() .. two(), n)
+print(pcall(function() return count() .. none() end), n)
+print(pcall(function() return none() .. b end))
+print(pcall(function() return two() .. {} end))
+print(pcall(function() local t = {} return t:nothing() .. b end))
+local function y(v) return coroutine.yield(v) end
+local co = coroutine.wrap(function() local r = y("one") .. b; r = r .. two() .. y(r) return r, tail() .. b end)
+print(co(), co("got"), co("more"))
+""",
 }
 
 

@@ -25,6 +25,7 @@ from runvil.lua.compiler import generators as twins
 from runvil.lua.compiler import shapes as S
 from runvil.lua.compiler.chunk import PY_SOURCE
 from runvil.lua.compiler.codegen import compile_chunk
+from runvil.lua.compiler.contract import INLINE_STRING_METHODS
 from runvil.lua.compiler.resolve import LOCAL_PREFIX
 from runvil.lua.errors import LuaSyntaxError
 from runvil.lua.runtime import values as V
@@ -44,10 +45,11 @@ local g = f
 local first = g(1, 2)                              -- first_value
 print(g(1, 2))                                     -- all_values
 g(3)                                               -- dropped_values
+local s = g("a") .. first                          -- tested_first
 local co = coroutine.wrap(function(a) local b = coroutine.yield(a) return b end)  -- yield_callee
 for k, v in pairs({a = 1}) do print(k, v) end      -- for_call_iterator, for_loop, loop_exit, loop_error
 for k, v in next, {b = 2} do print(k, v) end       -- for_iterator
-return first, co, t
+return first, co, t, s
 """
 
 
@@ -155,7 +157,9 @@ def test_a_shape_written_by_hand_is_found():
         "        r = self.temp()\n"
         '        return f"({r} if type({r} := {self.raw_call(n)}) is not _Multi else _first({r}))"\n'
     )
-    assert hand_written_shapes({"expressions.py": by_hand}) == [("expressions.py", 4, "first_value")]
+    # (its `_first(...)` is tested_first's text too)
+    assert hand_written_shapes({"expressions.py": by_hand}) == [("expressions.py", 4, "first_value"),
+                                                                ("expressions.py", 4, "tested_first")]
     # the same text built another way is still found by the name only the shape writes
     other = 'def f(r, call):\n    return "(" + r + " if type(" + r + " := " + call + ") is _Multi else _expand(" + r + "))"\n'
     assert hand_written_shapes({"x.py": other}) == [("x.py", 2, "all_values")]
@@ -192,15 +196,18 @@ def test_every_helper_of_the_namespace_is_in_the_table():
         helpers = {k for k, v in st.ns.items() if callable(v) and not k.startswith("__")}
     finally:
         st.close()
-    # `_FT` (the type of functions) is compared with, never called
-    assert helpers - {"_FT"} == {k for k in S.HELPERS if not hasattr(builtins, k)}
+    # `_FT` (the type of functions) and the string library's functions that
+    # `s:upper()` runs inline are compared with, never called
+    compared = {"_FT"} | {fn for fn, _ in INLINE_STRING_METHODS.values()}
+    assert helpers - compared == {k for k in S.HELPERS if not hasattr(builtins, k)}
 
 
 #: dynamic calls of the runtime that the reading cannot follow, and why
 #: none of them runs Lua code
 NOT_LUA = {
     ("LuaTable.set_str", "w"): "the weak reference to a watcher of a watched key (tables.WATCHERS)",
-    ("LuaTable.set_str", "f"): "the watcher: runtime/generators.install's `watched`, which sets `_GYOK`",
+    ("LuaTable.set_str", "f"): "the watcher: runtime/generators.install's `watched`, which sets `_GYOK`, or "
+                               "stdlib/string._watch_index's, which sets `_SIh`",
     ("_sites_at", "hit[0]"): "a weak reference to a code object",
     ("up", "hop"): "a stack hop of errors.add_stack_hop: reads a frame's locals",
 }

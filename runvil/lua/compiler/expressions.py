@@ -10,6 +10,7 @@ as constants, so they cost nothing on the fast path.
 from __future__ import annotations
 
 from ..syntax import ast as A
+from .contract import INLINE_STRING_METHODS
 from .folding import _CONSTANTS, clear_folds, fold  # noqa: F401  (clear_folds: re-exported)
 from .operators import OperatorCompiler
 from .kinds import INT_OPS, is_int_expr
@@ -184,7 +185,21 @@ class ExprCompiler(OperatorCompiler):
         self.hoisted.append((f"def {name}(): return ({text})", n.line or self.cur_line))
         return f"{name}()"
 
-    def _expr_at_line(self, n) -> str:
+    def raw_value(self, n) -> str | None:
+        """The raw result (value or Multi) of a call whose first value is
+        wanted, for an operator that tests the result's type at once and
+        takes its first value (`_first`) only when that test fails; None
+        for anything else (or where the call would be hoisted)."""
+        if type(n) not in (A.Call, A.MethodCall) or self.one_result(n) or self.depth >= HOIST_DEPTH:
+            return None
+        self.depth += 1
+        try:
+            return self._expr_at_line(n, self.raw_call)
+        finally:
+            self.depth -= 1
+
+    def _expr_at_line(self, n, compile_node=None) -> str:
+        compile_node = compile_node or self._expr
         n = fold(n)
         line = n.line
         if line and line != self.cur_line and type(n) not in _PURE:
@@ -193,10 +208,10 @@ class ExprCompiler(OperatorCompiler):
             try:
                 # the text after this operand goes back to the parent's line
                 back = f"\x01{saved}\x02" if saved else ""
-                return f"(\x01{line}\x02{self._expr(n)}{back})"
+                return f"(\x01{line}\x02{compile_node(n)}{back})"
             finally:
                 self.cur_line = saved
-        return self._expr(n)
+        return compile_node(n)
 
     def _expr(self, n) -> str:
         return getattr(self, "e_" + type(n).__name__)(n)
@@ -404,18 +419,27 @@ class ExprCompiler(OperatorCompiler):
 
     def raw_method_call(self, n) -> str:
         o, f = self.method_object(n), self.temp()
+        inline = INLINE_STRING_METHODS.get(n.method) if not n.args else None
+        if inline is not None and self.table_test(n.obj, o).startswith("type("):
+            # `s:upper()`: the library's one-char answer while its function is in place
+            fn, chars = inline
+            r = self.temp()
+            given = o if plain_local(n.obj) else f"{o} := {self.expr(n.obj)}"
+            call = f"{self.call_mark(n)}{self.method_callee(n, o, f, evaluated=True)}({o})"
+            return (f"({r} if type({given}) is str and _SIh.get({n.method!r}) is {fn}"
+                    f" and ({r} := {chars}.get({o})) is not None else {call})")
         args = self.args(n.args)
         comma = ", " if args else ""
         return f"{self.call_mark(n)}{self.method_callee(n, o, f)}({o}{comma}{args})"
 
-    def method_callee(self, n, o: str, f: str) -> str:
+    def method_callee(self, n, o: str, f: str, evaluated: bool = False) -> str:
         """The function `o:m()` calls, with the object left in temp `o`.
 
         Inline: a function in the object itself, else (the object holds no
         `m` at all) in its metatable's __index table (a class), else what
         _method finds through the whole chain (called there at once, so an
         __index function further on runs once); on a string, the string
-        metatable's __index table (_SMh: its hash). Anything else (a value
+        metatable's __index table (_SIh: its hash). Anything else (a value
         that is not a function, a missing method, __index functions, other
         types) goes to _method / _smethod with Lua's errors; a method in
         none of the three tables looked at inline, to _method_from, which
@@ -428,23 +452,22 @@ class ExprCompiler(OperatorCompiler):
             f"({m2} := {i}.meta) is not None and type({i2} := {m2}.hash.get('__index')) is _Table"
             f" and (type({f} := {i2}.hash.get({name})) is _FT or {f} is None and ({f} := _method_from({i2}, {name})) is {f})"
         )
-        plain = o == self.method_object(n)  # a plain local: no temporary
+        plain = evaluated or o == self.method_object(n)  # a plain local (or o holds the object): no temporary
         obj = o if plain else self.expr(n.obj)
         string_first = ""
         if n.method in STRING_METHODS:  # most likely called on a string: that test first
             given = o if plain else f"{o} := {obj}"
-            string_first = (f"{f} if type({given}) is str and type({i} := _SMh.get('__index')) is _Table"
-                            f" and type({f} := {i}.hash.get({name})) is _FT else ")
+            string_first = f"{f} if type({given}) is str and type({f} := _SIh.get({name})) is _FT else "
             obj = o
-        is_table = self.table_test(n.obj, o) if plain else f"type({o} := {obj}) is _Table and "
+        is_table = (f"type({o}) is _Table and " if evaluated else self.table_test(n.obj, o)) if plain \
+            else f"type({o} := {obj}) is _Table and "
         return (
             f"({string_first}{f} if {is_table}((({f} := {o}.hash.get({name})) is None"
             f" and ({m} := {o}.meta) is not None and type({i} := {m}.hash.get('__index')) is _Table"
             f" and (type({f} := {i}.hash.get({name})) is _FT"
             f" or {f} is None and ({parent} or ({f} := _method({o}, {name}, {d})) is {f})))"
             f" or type({f}) is _FT)"
-            f" else {f} if type({o}) is str and type({i} := _SMh.get('__index')) is _Table"
-            f" and type({f} := {i}.hash.get({name})) is _FT"
+            f" else {f} if type({o}) is str and type({f} := _SIh.get({name})) is _FT"
             f" else _smethod({o}, {name}, {d}) if type({o}) is str else _method({o}, {name}, {d}))"
         )
 

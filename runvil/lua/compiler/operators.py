@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from ..syntax import ast as A
 from .contract import TINY_RESULT
+from . import shapes as S
 from .folding import _CONSTANTS, fold
+from .resolve import LocalVar
 
 M = "9223372036854775807"
 MN = "-9223372036854775808"
@@ -226,7 +228,15 @@ class OperatorCompiler:
             # (an f-string of constants would be one shared constant)
             texts, lens, literal = [], [], []
             typed, types, str_lens = [], [], []  # operands not constant: `(ty := type(t := x))`, ty, `len(t)`
-            for o in ops:
+            texts_typed = []  # their temporaries
+            # a call of one or two operands that are not constants, with only
+            # constants and locals after it: its raw result is tested for a
+            # string at once, and its first value taken (`_first`, which runs
+            # a pending tail call) only on the general path, which reads the
+            # later operands again (nothing has run between)
+            raw = None  # (its index in typed, its temporary, the raw call)
+            few = sum(type(fold(o)) is not A.String for o in ops) <= 2
+            for i, o in enumerate(ops):
                 fo = fold(o)
                 if type(fo) is A.String:
                     texts.append(repr(fo.value))
@@ -236,8 +246,14 @@ class OperatorCompiler:
                 else:
                     # a string, or an integer (f-strings write it as Lua does, at most 20 characters)
                     t, ty = self.temp(), self.temp()
-                    typed.append(f"({ty} := type({t} := {self.expr(o)}))")
+                    x = None
+                    if raw is None and few and all(_rereadable(later) for later in ops[i + 1:]):
+                        x = self.raw_value(o)
+                    if x is not None:
+                        raw = (len(typed), t, x)
+                    typed.append(f"({ty} := type({t} := {self.expr(o) if x is None else S.TESTED_FIRST.emit(r=t)}))")
                     types.append(ty)
+                    texts_typed.append(t)
                     texts.append(t)
                     literal.append(f"{{{t}}}")
                     lens.append(f"(len({t}) if {ty} is str else 20)")
@@ -253,10 +269,17 @@ class OperatorCompiler:
             # case (`+` joins two), then strings and integers on the types taken
             tests = " & ".join(f"({ty} is str or {ty} is int)" for ty in types)
             result = f"{texts[0]} + {texts[1]}" if len(ops) == 2 and len(typed) == 2 else f"f\"{joined}\""
-            return (
-                f"({result} if {' is '.join(typed)} is str and {' + '.join(str_lens)} <= {TINY_RESULT}"
-                f" else f\"{joined}\" if {tests} and {short} else {slow})"
-            )
+            strings = f" is str and {' + '.join(str_lens)} <= {TINY_RESULT}"
+            if raw is None:
+                return f"({result} if {' is '.join(typed)}{strings} else f\"{joined}\" if {tests} and {short} else {slow})"
+            # the fast test evaluates every operand (two at most: the chain's
+            # first `is` needs both); the general path reads those before the
+            # call from their temporaries and those after it again
+            i, t, x = raw
+            fast = [f"type({t} := {x})" if j == i else typed[j] for j in range(len(typed))]
+            again = [f"({types[j]} := type({texts_typed[j]}))" if j < i else typed[j] for j in range(len(typed))]
+            general = f"({result} if {' is '.join(again)}{strings} else f\"{joined}\" if {tests} and {short} else {slow})"
+            return f"({result} if {' is '.join(fast)}{strings} else {general})"
         parts = ", ".join(self.expr(o) for o in ops)
         return f"\x01{line}\x02_concatn(({parts}), {descs!r})"
 
@@ -293,6 +316,13 @@ def _in_range(op: str, right, value: str) -> str:
         up = (c.value >= 0) == (op == "+")
         return f"{value} <= {M}" if up else f"{MN} <= {value}"
     return f"{MN} <= {value} <= {M}"
+
+
+def _rereadable(n) -> bool:
+    """Whether reading n again gives its value with no effect: a constant
+    or a local."""
+    n = fold(n)
+    return type(n) in (A.String, A.Number) or (type(n) is A.Name and isinstance(n.binding, LocalVar))
 
 
 def _fstring_text(s: str) -> str:

@@ -157,6 +157,15 @@ FIRST_VALUE = Shape(
     "site gives each branch's own first value (its results are final).",
 )
 
+TESTED_FIRST = Shape(
+    "tested_first",
+    "_first({r})",
+    "_first({r})",
+    "The first value of a call's raw result that an operator's fast path "
+    "tested already (`..` of a call: operators.concat), taken on its general "
+    "path. A twin's raw result is final, so its form is the same.",
+)
+
 ALL_VALUES = Shape(
     "all_values",
     "(({r},) if type({r} := {call}) is not _Multi else _expand({r}))",
@@ -218,7 +227,7 @@ LOOP_ERROR = Shape(
 )
 
 #: every shape, by name
-SHAPES = {s.name: s for s in (CALLEE, YIELD_CALLEE, FIRST_VALUE, ALL_VALUES, DROPPED_VALUES, FOR_ITERATOR,
+SHAPES = {s.name: s for s in (CALLEE, YIELD_CALLEE, FIRST_VALUE, TESTED_FIRST, ALL_VALUES, DROPPED_VALUES, FOR_ITERATOR,
                               FOR_CALL_ITERATOR, FOR_LOOP, LOOP_EXIT, LOOP_ERROR)}
 
 #: text only the table's shapes write: a helper or method name followed by
@@ -258,7 +267,7 @@ HELPERS = {
 }  # fmt: skip
 
 #: methods generated code calls on the runtime's objects (a table's hash,
-#: `_Gh`, `_SMh`: dicts; a table; its array part: a list), none of which
+#: `_Gh`, `_SIh`: dicts; a table; its array part: a list), none of which
 #: runs Lua code; `close` and `throw` are LOOP_EXIT's and LOOP_ERROR's
 METHODS = {"get": DIRECT, "set_str": DIRECT, "set_int": DIRECT, "append": DIRECT}
 

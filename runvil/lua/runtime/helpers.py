@@ -17,6 +17,7 @@ from . import operators as LO
 from .calls import ccall, meta_call
 from .machine import RUNNING
 from ..errors import CoroutineKill, LuaError, rt_error, stack_overflow_message
+from ..compiler.contract import INLINE_STRING_METHODS
 from ..compiler.costs import IPAIRS_ITEM_COST, NEXT_ITEM_COST
 from .tables import LuaTable
 from .values import EMPTY, TAILCALL, Multi
@@ -507,7 +508,9 @@ def base_namespace() -> dict:
         "_adjust": adjust,
         "_fixed": fixed,
         "_smethod": LI.string_method,
-        "_SMh": {},  # the state's string metatable's hash, once the string library is open
+        "_SIh": {},  # the hash of the string metatable's __index table, once the string library is open
+        # (and `s:upper()`'s inline answers: none until then)
+        **{name: {} for names in INLINE_STRING_METHODS.values() for name in names},
         "_tbc_check": _tbc_check,
         "_tbc_close": _tbc_close,
         "_GotoSignal": GotoSignal,

@@ -7,6 +7,7 @@ works on bytes (ASCII/C-locale semantics for case and classes).
 from __future__ import annotations
 
 import functools
+import weakref
 
 from ..runtime import values
 from ..runtime import calls as LC
@@ -14,7 +15,8 @@ from ..runtime import operators as LO
 from ..runtime.args import arg_error, check_int, check_str, opt_int, opt_str
 from ..errors import builtin
 from .patterns.matcher import PATTERNS, all_captures, compile_pattern, error, find_match, has_specials
-from ..runtime.tables import LuaTable
+from ..compiler.contract import INLINE_STRING_METHODS
+from ..runtime.tables import WATCHERS, LuaTable
 from ..runtime.values import EMPTY, Multi
 from . import lib_table
 from .limits import BIG_WORK, BYTES_PER_STEP, TINY_RESULT, reserve_result, reserve_slots
@@ -117,7 +119,13 @@ _LOWER = {c: c + 32 for c in range(65, 91)}
 _UPPER = {c: c - 32 for c in range(97, 123)}
 
 
+#: each one-char string in lower case, as the C locale's tolower
+_LOWER_CHAR = {chr(c): chr(c + 32 if 65 <= c <= 90 else c) for c in range(256)}
+
+
 def str_lower(s=_NO_VALUE, *rest):
+    if (one := _LOWER_CHAR.get(s)) is not None:
+        return one
     if type(s) is str and len(s) <= TINY_RESULT and s.isascii():  # the common case: a short ASCII string
         return s.lower()
     return _recase(_args(s, rest), "lower", str.lower, _LOWER)
@@ -337,9 +345,32 @@ def open_lib(state) -> None:
         meta.set_str(event, arith)
     try:
         state.string_meta = meta
-        state.ns["_SMh"] = meta.hash  # s:m() in compiled code looks here first
+        ns = state.ns
     except AttributeError:
-        pass
+        return
+    _watch_index(state, ns, meta)
+    for method, (fn, chars) in INLINE_STRING_METHODS.items():  # what `s:upper()` runs inline
+        ns[fn], ns[chars] = lib.hash[method], _ONE_CHAR[method]
+
+
+#: the one-char tables of INLINE_STRING_METHODS
+_ONE_CHAR = {"upper": _UPPER_CHAR, "lower": _LOWER_CHAR}
+
+
+def _watch_index(state, ns: dict, meta: LuaTable) -> None:
+    """`s:m()` in compiled code looks in `_SIh` at once: the hash of the
+    string metatable's __index table (an empty dict when __index is no
+    table), kept true by set_str, which calls `watched` after each write
+    of `__index` in the metatable (runtime/tables.WATCHERS). The library's
+    own fields need no watching: `_SIh` is its live hash."""
+
+    def watched():
+        index = meta.hash.get("__index")
+        ns["_SIh"] = index.hash if type(index) is LuaTable else {}
+
+    state.index_watcher = watched  # (WATCHERS holds it weakly: the state keeps it)
+    WATCHERS[meta] = weakref.ref(watched)
+    watched()
 
 
 @functools.cache
