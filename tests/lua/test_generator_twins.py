@@ -404,6 +404,31 @@ PROGRAMS = {
         print(coroutine.wrap(calls)())
         print(coroutine.wrap(function() coroutine.yield(calls()) end)())
     """,
+    # a call site in a loop keeps its last callee's kind: the callee changes
+    # from item to item (a numeric leaf, a leaf, a function that yields, a
+    # builtin, a closure no twin has called yet, a callable table, nil)
+    "a call site in a loop with changing callees": """
+        local fresh = {}
+        for i = 1, 3 do fresh[i] = function(x) return coroutine.yield('fresh' .. i .. ':' .. tostring(x)) end end
+        local callees = {
+          function(x) return x % 3 end, function(x) return x % 3 end, function(x) return 'leaf' end,
+          function(x) return coroutine.yield(x) end, tostring, fresh[1], fresh[1], fresh[2],
+          setmetatable({}, {__call = function(_, x) return 'table ' .. x end}), fresh[3], nil, math.abs,
+        }
+        local co = coroutine.wrap(function()
+          local out = {}
+          for i = 1, 12 do
+            local ok, v = pcall(function() return callees[i](i) end)
+            out[#out + 1] = tostring(ok) .. ':' .. tostring(v)
+            local f = callees[i]
+            if type(f) == 'function' then out[#out + 1] = tostring(f(-i)) end
+          end
+          return table.concat(out, ' ')
+        end)
+        local r = co()
+        while type(r) ~= 'string' or r:sub(1, 5) == 'fresh' or tonumber(r) do r = co(r) end
+        print(r)
+    """,
 }
 
 

@@ -296,6 +296,8 @@ class _Twin(ast.NodeTransformer):
         self.temps = itertools.count(1)
         self.loops: set[str] = set()  # names holding a generic for's iterator
         self.tuples: dict[int, ast.expr] = {}  # twin forms of ALL_VALUES (already a tuple), by id
+        self.loop_depth = 0  # loops around the statement being made
+        self.caches: list[str] = []  # each call site's last callee in a loop (see lua_call)
 
     def temp(self) -> str:
         return f"_gv{next(self.temps)}"
@@ -308,7 +310,10 @@ class _Twin(ast.NodeTransformer):
                 raise NoTwin
             if isinstance(node, ast.For) and node.orelse:
                 raise NoTwin
-        twin = ast.FunctionDef(name=fn.name, args=fn.args, body=self.statements(fn.body), decorator_list=[],
+        body = self.statements(fn.body)
+        # the call sites' caches start empty (_GNEVER is no callee)
+        body[:0] = [ast.copy_location(ast.Assign([_store(c)], _name("_GNEVER")), fn) for c in self.caches]
+        twin = ast.FunctionDef(name=fn.name, args=fn.args, body=body, decorator_list=[],
                                returns=None, type_comment=None)
         return ast.copy_location(twin, fn)
 
@@ -400,6 +405,20 @@ class _Twin(ast.NodeTransformer):
         a, t, r = self.temp(), self.temp(), self.temp()
         twin_attr = ast.Call(_name("getattr"), [ast.NamedExpr(_store(v), func), ast.Constant("lua_twin"),
                                                 ast.Constant(None)], [])
+        if self.loop_depth:
+            # in a loop: the callee's `lua_twin` kept with the callee (a local
+            # of the twin), read again only for another callee, and not kept
+            # while it is None (a closure's is set at its first twin call):
+            #   (k if (v := callee) is c else k if (k := getattr(v, ...)) is None or (c := v) is None else k)
+            c, k = self.temp(), self.temp()
+            self.caches.append(c)
+            fetched = ast.NamedExpr(_store(k), ast.Call(_name("getattr"), [_name(v), ast.Constant("lua_twin"),
+                                                                           ast.Constant(None)], []))
+            kept = ast.BoolOp(ast.Or(), [ast.Compare(fetched, [ast.Is()], [ast.Constant(None)]),
+                                         ast.Compare(ast.NamedExpr(_store(c), _name(v)), [ast.Is()],
+                                                     [ast.Constant(None)])])
+            twin_attr = ast.IfExp(ast.Compare(ast.NamedExpr(_store(v), func), [ast.Is()], [_name(c)]), _name(k),
+                                  ast.IfExp(kept, _name(k), _name(k)))
         is_leaf = ast.Compare(ast.NamedExpr(_store(t), twin_attr), [ast.Is()], [_name("_GLEAFT")])
         names = None if any(isinstance(e, ast.Starred) for e in args) else [self.temp() for _ in args]
         if names is None:  # their number is known when they run: one tuple
@@ -499,9 +518,20 @@ class _Twin(ast.NodeTransformer):
 
     def visit_For(self, node: ast.For):
         holes = S.FOR_LOOP.match(node)
-        if holes is None or type(holes["it"]) is not ast.Name or holes["it"].id not in self.loops:
+        self.loop_depth += 1
+        try:
+            if holes is None or type(holes["it"]) is not ast.Name or holes["it"].id not in self.loops:
+                return self.generic_visit(node)
+            return self.twin_for_loop(node, holes)
+        finally:
+            self.loop_depth -= 1
+
+    def visit_While(self, node: ast.While):
+        self.loop_depth += 1
+        try:
             return self.generic_visit(node)
-        return self.twin_for_loop(node, holes)
+        finally:
+            self.loop_depth -= 1
 
     def twin_for_loop(self, node: ast.For, holes: dict):
         """FOR_LOOP: a loop that takes each item with `next` (a native walk,
