@@ -138,6 +138,10 @@ mt.__index = nil
 try("nil")
 rawset(mt, "__index", lib)
 try("rawset back")
+local key = "__index"
+mt[key] = {upper = function() return "K" end}
+try("a key in a local")
+mt[key] = lib
 mt.__index = 7
 try("a number")
 mt.__index = lib

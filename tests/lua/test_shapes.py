@@ -205,7 +205,7 @@ def test_every_helper_of_the_namespace_is_in_the_table():
 #: dynamic calls of the runtime that the reading cannot follow, and why
 #: none of them runs Lua code
 NOT_LUA = {
-    ("LuaTable.set_str", "w"): "the weak reference to a watcher of a watched key (tables.WATCHERS)",
+    ("LuaTable.set_str", "w"): "the weak reference to a watcher of a watched key (tables.watch)",
     ("LuaTable.set_str", "f"): "the watcher: runtime/generators.install's `watched`, which sets `_GYOK`, or "
                                "stdlib/string._watch_index's, which sets `_SIh`",
     ("_sites_at", "hit[0]"): "a weak reference to a code object",

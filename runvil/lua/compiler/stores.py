@@ -122,10 +122,12 @@ class StoreCompiler:
         branches = []  # (test, store): the first that holds stores
         if k.startswith("'") or k.startswith('"'):
             # a field that exists is overwritten in place, metatable or not
-            # (a key that may be watched: through set_str, which tells table.WATCHERS)
-            watched = k[1:-1] in WATCHED_KEYS  # (k: a plain name's repr)
-            if not watched and not nil:
-                branches.append((f"{is_table}{o}.hash.get({k}) is not None{given}", f"{o}.hash[{k}] = {value}"))
+            # (a key that may be watched, in a table that is: through set_str,
+            # which tells the table's watcher)
+            watched = f"{o}.watcher is None and " if k[1:-1] in WATCHED_KEYS else ""  # (k: a plain name's repr)
+            if not nil:
+                branches.append((f"{is_table}{watched}{o}.hash.get({k}) is not None{given}",
+                                 f"{o}.hash[{k}] = {value}"))
             # a new field: stored raw when no __newindex can intercept it
             branches.append((f"{is_table}({o}.meta is None or {o}.meta.hash.get('__newindex') is None)",
                              f"{o}.set_str({k}, {value})"))

@@ -19,7 +19,6 @@ first coroutine).
 from __future__ import annotations
 
 import sys
-import weakref
 from types import FunctionType
 
 from . import values as V
@@ -32,7 +31,7 @@ from .calldepth import LUAI_MAXCCALLS, NeedsContext, charge_meta, check
 from .machine import RUNNING
 from ..errors import LUA_CODE, QUALNAMES, CoroutineKill, LuaError, add_stack_hop, builtin
 from .helpers import _tbc_check, _tbc_close, fixed
-from .tables import WATCHERS, LuaTable
+from .tables import LuaTable, watch
 from .values import TAILCALL, Multi
 
 try:  # what a dropped greenlet is unwound with: a worker lets it through
@@ -498,14 +497,15 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
     # `_GYOK`: the global table's raw `coroutine` is the library and its raw
     # `yield` the state's: a twin's `coroutine.yield(...)` yields at once.
     # Kept true to both by set_str, which calls `watched` after each write of
-    # those keys in those tables (table.WATCHERS)
+    # those keys in those tables (tables.watch)
     G = state.G
 
     def watched():
         ns["_GYOK"] = G.hash.get("coroutine") is lib and lib.hash.get("yield") is yield_fn
 
-    state.yield_watcher = watched  # (WATCHERS holds it weakly: the state keeps it)
-    WATCHERS[G] = WATCHERS[lib] = weakref.ref(watched)
+    state.yield_watcher = watched  # (the tables hold it weakly: the state keeps it)
+    watch(G, watched)
+    watch(lib, watched)
     watched()
     ns.update({
         "_GSAFE": frozenset(f for f, test in safe.items() if test is None),

@@ -13,8 +13,8 @@ Invariants the hot paths rely on:
   and `pairs` can continue over a table whose fields are being cleared, as
   Lua allows; tombstones are swept when new keys are added.
 - `hash` is never replaced by another dict: compiled code may hold it.
-- A string key in WATCHED_KEYS is written through set_str only (WATCHERS
-  are told there).
+- A string key in WATCHED_KEYS is written through set_str only (a table's
+  watcher is told there).
 """
 
 from __future__ import annotations
@@ -61,16 +61,19 @@ def denormalize_key(k):
     return k
 
 
-#: table -> what set_str calls after writing one of WATCHED_KEYS in it: the
-#: coroutine twins watch `coroutine` in the global table and `yield` in the
-#: coroutine library, so a twin's `coroutine.yield(x)` tests one flag, not
-#: two lookups (runvil.lua.runtime.generators). The watcher is held weakly too (its
-#: state keeps it): a value that held its own key would never die
-WATCHERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+def watch(table: LuaTable, watcher) -> None:
+    """Has set_str call `watcher()` after each write of one of WATCHED_KEYS
+    in `table`: the coroutine twins watch `coroutine` in the global table
+    and `yield` in the coroutine library, so a twin's `coroutine.yield(x)`
+    tests one flag, not two lookups (runvil.lua.runtime.generators); the
+    string library watches `__index` in the string metatable. The table
+    holds its watcher weakly (its state keeps it): a value that held its own
+    key would never die."""
+    table.watcher = weakref.ref(watcher)
 
 
 class LuaTable:
-    __slots__ = ("arr", "hash", "meta", "_tomb", "_iter", "__weakref__")
+    __slots__ = ("arr", "hash", "meta", "_tomb", "_iter", "watcher", "__weakref__")
 
     def __init__(self, arr: list | None = None, hash: dict | None = None):
         self.arr = arr if arr is not None else []
@@ -78,6 +81,7 @@ class LuaTable:
         self.meta = None  # the metatable: a LuaTable or None
         self._tomb = 0  # number of None tombstones in hash
         self._iter = None  # (last key, iterator) cache for next()
+        self.watcher = None  # what set_str tells of a write of one of WATCHED_KEYS (see watch)
 
     # ------------------------------------------------------------ raw get
 
@@ -139,7 +143,7 @@ class LuaTable:
                     self._sweep()
                 self._iter = None
             h[k] = v
-        if k in WATCHED_KEYS and (w := WATCHERS.get(self)) is not None and (f := w()) is not None:
+        if k in WATCHED_KEYS and (w := self.watcher) is not None and (f := w()) is not None:
             f()
 
     def set_int(self, k: int, v):

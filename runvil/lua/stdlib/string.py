@@ -7,7 +7,6 @@ works on bytes (ASCII/C-locale semantics for case and classes).
 from __future__ import annotations
 
 import functools
-import weakref
 
 from ..runtime import values
 from ..runtime import calls as LC
@@ -16,7 +15,7 @@ from ..runtime.args import arg_error, check_int, check_str, opt_int, opt_str
 from ..errors import builtin
 from .patterns.matcher import PATTERNS, all_captures, compile_pattern, error, find_match, has_specials
 from ..compiler.contract import INLINE_STRING_METHODS
-from ..runtime.tables import WATCHERS, LuaTable
+from ..runtime.tables import LuaTable, watch
 from ..runtime.values import EMPTY, Multi
 from . import lib_table
 from .limits import BIG_WORK, BYTES_PER_STEP, TINY_RESULT, reserve_result, reserve_slots
@@ -361,15 +360,15 @@ def _watch_index(state, ns: dict, meta: LuaTable) -> None:
     """`s:m()` in compiled code looks in `_SIh` at once: the hash of the
     string metatable's __index table (an empty dict when __index is no
     table), kept true by set_str, which calls `watched` after each write
-    of `__index` in the metatable (runtime/tables.WATCHERS). The library's
+    of `__index` in the metatable (runtime/tables.watch). The library's
     own fields need no watching: `_SIh` is its live hash."""
 
     def watched():
         index = meta.hash.get("__index")
         ns["_SIh"] = index.hash if type(index) is LuaTable else {}
 
-    state.index_watcher = watched  # (WATCHERS holds it weakly: the state keeps it)
-    WATCHERS[meta] = weakref.ref(watched)
+    state.index_watcher = watched  # (the metatable holds it weakly: the state keeps it)
+    watch(meta, watched)
     watched()
 
 
