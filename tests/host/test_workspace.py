@@ -158,9 +158,13 @@ def web():
 ])
 def test_a_signalled_run_removes_its_workspace(tmp_path, web, sig, code, waiting):
     (tmp_path / "p.md").write_text(PROMPT.format(body=WAITS[waiting]))
+    # a step budget the busy loop cannot spend before the signal, however
+    # long a loaded machine takes to send it (the default is spent in ~1 s)
+    (tmp_path / "runvil.toml").write_text("[limits]\nblock_steps = 100000000000\nrun_steps = 100000000000\n")
     log = tmp_path / "run.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, "run", str(tmp_path / "p.md"), "--log", str(log), "--input", web.url("/hang")],
+        [sys.executable, "-c", CHILD, "run", str(tmp_path / "p.md"), "--log", str(log), "--input", web.url("/hang"),
+         "--config", str(tmp_path / "runvil.toml")],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )

@@ -58,7 +58,12 @@ class LoopCompiler:
         cost = 1 + block_cost([s.cond, *s.body.stmts])
         c = self.open_charges(ind, s.line)
         self.em.emit(ind, "try:", s.line)
-        self.em.emit(ind + 1, f"while {self.cond(s.cond)}:", s.line)
+        # `while True:` and a test that breaks, not `while cond:`: CPython 3.11
+        # ends `while cond:` with a conditional backward jump, which does not
+        # count towards warming the code up, so a function whose hot loop is
+        # a while, called fewer than 8 times, never ran specialized
+        self.em.emit(ind + 1, "while True:", s.line)
+        self.em.emit(ind + 2, f"if not ({self.cond(s.cond)}): break", s.line)
         self.charge_iteration(c, cost, ind + 2, s.line)
         self.loops.append(self._loop("while", s.body))
         with self.nested(2):
