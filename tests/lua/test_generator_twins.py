@@ -429,6 +429,34 @@ PROGRAMS = {
         while type(r) ~= 'string' or r:sub(1, 5) == 'fresh' or tonumber(r) do r = co(r) end
         print(r)
     """,
+    # the fast path of a call site in a loop (a local callee, arguments that
+    # are locals or number constants): the last leaf it called as it is is
+    # called again only on numbers; a table with a yielding metamethod, a
+    # string, another function under the same local, each takes its branch
+    "the fast path of a call site in a loop": """
+        local mt = {__mod = function(a, b) return coroutine.yield('mod') end,
+                    __lt = function(a, b) coroutine.yield('lt'); return true end}
+        local co = coroutine.wrap(function()
+          local odd = function(x) return x % 3 ~= 0 end
+          local less = function(x, y) return x < y end
+          local leaf = function(x) return 'leaf' end
+          local out = {}
+          local args = {1, 2, 2.5, setmetatable({}, mt), '7', 4, 5, 6}
+          for i = 1, #args do
+            local a = args[i]
+            local ok, r = pcall(odd, a)
+            local b = tonumber(a) or a
+            out[#out + 1] = tostring(r)
+            out[#out + 1] = tostring(odd(a)) .. tostring(odd(i)) .. tostring(less(b, 3.5)) .. tostring(less(i, 2))
+            if i == 5 then odd = leaf end
+            if i == 6 then odd = function(x) return x * 2 end end
+          end
+          return table.concat(out, ' ')
+        end)
+        local r = co()
+        while r == 'mod' or r == 'lt' do r = co(r == 'mod' and 1 or nil) end
+        print(r)
+    """,
 }
 
 

@@ -213,10 +213,11 @@ class _CallSite:
     """A Lua call site's twin, by its branches (see _Twin.lua_call): what
     it gives as a raw result, as a first value, or as a statement."""
 
-    __slots__ = ("known", "leaf", "numeric", "twin", "yielded", "direct", "called", "temp", "node")
+    __slots__ = ("known", "fast", "leaf", "numeric", "twin", "yielded", "direct", "called", "temp", "node")
 
-    def __init__(self, known, leaf, numeric, twin, yielded, direct, called, temp, node):
+    def __init__(self, known, fast, leaf, numeric, twin, yielded, direct, called, temp, node):
         self.known = known  # the args a known yield yields at once while _GYOK, or None
+        self.fast = fast  # (test, call): the last leaf this site called as it is, called again; or None
         self.leaf = leaf  # (test, call): a known leaf called as it is, the arguments evaluated in the test
         self.numeric = numeric  # (test, numbers, call): a numeric leaf, called as it is on numbers; or None
         self.twin = twin  # (test, r, ran, tails): the callee's twin run, its tail call too
@@ -270,6 +271,9 @@ class _CallSite:
             rest = ast.IfExp(is_numeric, ast.IfExp(numbers, value(numeric_call), value(copy.deepcopy(self.called))),
                              rest)
         expr = ast.IfExp(leaf_test, value(leaf_call), rest)
+        if self.fast is not None:
+            fast_test, fast_call = self.fast
+            expr = ast.IfExp(fast_test, value(fast_call), expr)
         if known and self.known is not None:
             expr = ast.IfExp(_name("_GYOK"), yielding(self.known), expr)
         return _at(expr, self.node)
@@ -467,8 +471,44 @@ class _Twin(ast.NodeTransformer):
             numeric = (ast.Compare(_name(t), [ast.Is()], [_name("_GNUMT")]),
                        ast.BoolOp(ast.And(), numbers) if len(numbers) > 1 else numbers[0] if numbers
                        else ast.Constant(True), copy.deepcopy(direct))
-        return _CallSite(known, (test, copy.deepcopy(direct)), numeric, (has_twin, r, ran, tails),
+        leaf_call = copy.deepcopy(direct)
+        fast = self.fast_path(func, args, v) if self.loop_depth and not known_yield else None
+        if fast is not None:  # a direct call keeps its callee for the fast path's next test
+            fast, last = fast
+            for call in (leaf_call, numeric[2] if numeric is not None else None):
+                if call is not None:
+                    call.func = ast.NamedExpr(_store(last), call.func)
+        return _CallSite(known, fast, (test, leaf_call), numeric, (has_twin, r, ran, tails),
                          (is_yield, copy.deepcopy(packed)), (safe, direct), called, self.temp, node)
+
+    def fast_path(self, func: ast.expr, args: list, v: str):
+        """A call site in a loop whose callee is a local and whose arguments
+        are locals or number constants (evaluating them twice changes
+        nothing): the last leaf or numeric leaf it called as it is, kept in a
+        local of the twin, is called as it is again on numbers before any
+        other test (the general branches run when that test fails):
+
+            v(a) if (v := callee) is last and ((k := type(a)) is int or k is float) else <the branches>
+
+        Returns ((test, call), last), or None for any other call site."""
+        if type(func) is not ast.Name:
+            return None
+        tests = []
+        for e in args:
+            if type(e) is ast.Constant and type(e.value) in (int, float):
+                continue
+            if type(e) is not ast.Name:
+                return None
+            k = self.temp()
+            tests.append(ast.BoolOp(ast.Or(), [
+                ast.Compare(ast.NamedExpr(_store(k), ast.Call(_name("type"), [_name(e.id)], [])), [ast.Is()],
+                            [_name("int")]),
+                ast.Compare(_name(k), [ast.Is()], [_name("float")])]))
+        last = self.temp()
+        self.caches.append(last)
+        same = ast.Compare(ast.NamedExpr(_store(v), copy.deepcopy(func)), [ast.Is()], [_name(last)])
+        test = ast.BoolOp(ast.And(), [same, *tests]) if tests else same
+        return (test, ast.Call(_name(v), [copy.deepcopy(e) for e in args], [])), last
 
     # ------------------------------------------------------ values of calls
 
