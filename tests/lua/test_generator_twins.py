@@ -429,6 +429,33 @@ PROGRAMS = {
         while type(r) ~= 'string' or r:sub(1, 5) == 'fresh' or tonumber(r) do r = co(r) end
         print(r)
     """,
+    # a generic for resumes a wrap function's coroutine with its status left
+    # "suspended" written (runvil/lua/stdlib/coroutine.py, walk_wrapped):
+    # inside, it is running, to itself and to everything that asks
+    "the status of a coroutine a generic for resumes": """
+        local self_co, gen
+        local inner = coroutine.create(function()
+          coroutine.yield(coroutine.status(self_co), coroutine.resume(self_co))
+          coroutine.yield(pcall(gen))
+          coroutine.yield(pcall(coroutine.close, self_co))
+        end)
+        gen = coroutine.wrap(function()
+          self_co = coroutine.running()
+          coroutine.yield(coroutine.status(self_co))
+          coroutine.yield(select(2, pcall(gen)))
+          coroutine.yield(coroutine.isyieldable(), select(2, coroutine.resume(inner)))
+          coroutine.yield(select(2, coroutine.resume(inner)))
+          coroutine.yield(select(3, coroutine.resume(inner)))
+          coroutine.yield(select(2, pcall(coroutine.close, self_co)))
+          for x in gen do coroutine.yield('never', x) end
+        end)
+        local n = 0
+        local ok, e = pcall(function()
+          for a, b, c in gen do n = n + 1; print(n, a, b, c, coroutine.status(self_co)) end
+        end)
+        print(ok, e)
+        print(coroutine.status(self_co), pcall(gen))
+    """,
     # the fast path of a call site in a loop (a local callee, arguments that
     # are locals or number constants): the last leaf it called as it is is
     # called again only on numbers; a table with a yielding metamethod, a

@@ -77,6 +77,15 @@ class Coroutine:
     def started(self) -> bool:
         return self.gen is not None if self.twin else self.ctx.started
 
+    def status_now(self) -> str:
+        """Its status: a twin that a generic for resumes (walk_wrapped)
+        keeps "suspended" written while it runs, and runs while its
+        generator does (so is "running", or "normal" to the status builtin)."""
+        st = self.status
+        if st == "suspended" and self.gen is not None and self.gen.gi_running:
+            return "running"
+        return st
+
     # -------------------------------------------------------- resumer side
 
     def resume(self, args: tuple, passing: bool = False):
@@ -186,8 +195,15 @@ class Coroutine:
 
     def raised(self, e: BaseException, mine: int, prev):
         """The rest of a resume (or of walk_wrapped's inline one) whose run
-        raised e: a twin's return or end (StopIteration, ENDINGS); anything
-        else (a host cancelling, no thread for a context) goes on."""
+        raised e: a twin's return or end (StopIteration, ENDINGS); the
+        refusal of walk_wrapped's send to a twin that runs already (its
+        status stays "suspended" written there: status_now); anything else
+        (a host cancelling, no thread for a context) goes on."""
+        if type(e) is ValueError and self.gen is not None and self.gen.gi_running:  # nothing ran
+            m = RUNNING[0]
+            m.depth = mine
+            m.co = prev
+            return "error", not_suspended(self)
         try:
             if self.twin and type(e) is StopIteration:
                 kind, values = self._twin_returned(e.value)
@@ -209,7 +225,7 @@ class Coroutine:
     def kill(self):
         """Closes a suspended coroutine: unwinds it, running __close (where
         it may not yield)."""
-        if self.status != "suspended":
+        if self.status_now() != "suspended":
             return
         if not self.started:
             self.status = "dead"
@@ -274,10 +290,14 @@ class Coroutine:
 def resume_wrapped(co: Coroutine, args: tuple, where) -> tuple:
     """A coroutine.wrap function's resume of co: its values, or its errors
     raised again, positioned by `where()` (a string error only)."""
-    if co.status != "suspended":
-        what = "dead" if co.status == "dead" else "non-suspended"
-        raise LuaError(where() + f"cannot resume {what} coroutine")
+    if co.status != "suspended" or (gen := co.gen) is not None and gen.gi_running:  # (status_now, inline)
+        raise LuaError(where() + not_suspended(co))
     return wrapped_outcome(*co.resume(args), where)
+
+
+def not_suspended(co: Coroutine) -> str:
+    """The message of a resume of a coroutine that is not suspended."""
+    return "cannot resume dead coroutine" if co.status == "dead" else "cannot resume non-suspended coroutine"
 
 
 def resume_passing(co: Coroutine, args: tuple):
@@ -314,8 +334,10 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
             # (about a fifth of an item's time: two calls and a tuple less;
             # its depth is set again below, as resume sets it, and its base
             # is only read by a context's yield, Coroutine.yield_; a
-            # suspended coroutine's _kill is only set within its kill)
-            co.status = "running"
+            # suspended coroutine's _kill is only set within its kill). Its
+            # status stays "suspended" written: it runs while its generator
+            # does (Coroutine.status_now), and a generator that runs already
+            # refuses the send with a ValueError, nothing run
             m.depth = mine + co.depth
             m.co = co
             try:
@@ -329,7 +351,6 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
                     co.depth = m.depth - mine
                     m.depth = mine
                     m.co = prev
-                    co.status = "suspended"
         else:
             values = resume_wrapped(co, (s, c), current_where)
         try:
@@ -394,10 +415,8 @@ def open_lib(state) -> None:
         co = args[0] if args else None
         if type(co) is not Coroutine:
             check_co(args, 1, "resume")
-        if co.status != "suspended" or co is main:
-            if co.status == "dead":
-                return Multi((False, "cannot resume dead coroutine"))
-            return Multi((False, "cannot resume non-suspended coroutine"))
+        if co.status != "suspended" or (gen := co.gen) is not None and gen.gi_running or co is main:
+            return Multi((False, not_suspended(co)))  # (status_now, inline)
         kind, values = co.resume(args[1:])
         if kind == "error":
             return Multi((False, values))
@@ -406,7 +425,7 @@ def open_lib(state) -> None:
     def resume_twin(*args):
         """coroutine.resume as a twin calls it (inline): a wait inside passes up."""
         co = args[0] if args else None
-        if type(co) is not Coroutine or co.status != "suspended" or co is main:
+        if type(co) is not Coroutine or co.status_now() != "suspended" or co is main:
             return resume(*args)  # the refusals, as resume gives them
         kind, values = yield from resume_passing(co, args[1:])
         if kind == "error":
@@ -425,7 +444,7 @@ def open_lib(state) -> None:
         co = check_co(args, 1, "status")
         if co is main:
             return "running" if running_co() is None else "normal"
-        st = co.status
+        st = co.status_now()
         # "running" from its resume until it yields or ends: the coroutine that
         # runs now, or one that resumed it (or resumed one that did)
         return "normal" if st == "running" and co is not running_co() else st
@@ -451,7 +470,7 @@ def open_lib(state) -> None:
         wrapped.lua_walk_calls = lambda s, c, n, steps, tick: walk_wrapped(co, s, c, n, steps, tick)  # a for over it
         if INLINE:
             def twin(*a):  # a builtin level of its own while it runs (the positions of errors)
-                if co.status != "suspended":
+                if co.status_now() != "suspended":
                     return resume_wrapped(co, a, caller_where)  # the refusal
                 return wrapped_outcome(*(yield from resume_passing(co, a)), caller_where)
 
