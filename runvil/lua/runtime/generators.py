@@ -88,6 +88,16 @@ class Worker:
 add_stack_hop(Worker.serve.__code__, lambda frame: frame.f_locals["self"].from_frame)
 
 
+def held(co, n: int):
+    """A nested C call that a twin of `co` (None: the main coroutine) enters
+    (n = 1) or leaves (n = -1), counted in co's depth as it happens: a yield
+    may come from inside it, and walk_wrapped does not count the calls a
+    twin holds when it yields (Coroutine.depth)."""
+    if co is not None:
+        co.depth += n
+    return co
+
+
 def escalate(fn, args: tuple):
     """Runs fn(*args) on the coroutine's worker context; a yield of the
     coroutine inside it is passed on as this generator's yield. Inline
@@ -101,6 +111,8 @@ def escalate(fn, args: tuple):
         w = co.worker = Worker()
     w.fn, w.args, w.from_frame, w.busy = fn, args, sys._getframe(1), True
     co.escalations.append(w.ctx)
+    depth = co.depth
+    base = RUNNING[0].depth - depth  # where the coroutine was resumed (what its depth counts from)
     try:
         while True:
             run_context(w.ctx)
@@ -110,13 +122,20 @@ def escalate(fn, args: tuple):
                 if err is not None:
                     raise err
                 return r
+            # a yield inside: its depth is the calls it holds, those of the
+            # escalated call too (Coroutine.yield_ counts them from a base
+            # that walk_wrapped does not set)
+            co.depth = RUNNING[0].depth - base
             _kind, values = co._transfer  # set by the yield inside (Coroutine.yield_)
             try:
                 co._transfer = yield values
             except CoroutineKill:  # coroutine.close: the call unwinds (co._kill is set)
                 continue
+            finally:
+                base = RUNNING[0].depth - co.depth  # resumed: from where, this time
     finally:
         co.escalations.pop()
+        co.depth = depth
 
 
 def _direct(fn, args: tuple, co):
@@ -300,12 +319,14 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         if n >= LUAI_MAXCCALLS:
             check(n, False)
         m.depth = n
+        co = held(m.co, 1)
         try:
             if type(f) is not FunctionType:
                 f = LC.resolve_callable(f, None)
             return V.expand((yield from gcall(f, args)))
         finally:
             RUNNING[0].depth -= 1  # the count goes on from where the coroutine was resumed last
+            held(co, -1)
 
     @builtin
     def pcall(*args):
@@ -376,10 +397,12 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
             return (yield from escalate(helper, args))
         charge_meta(h)
         m.depth = n
+        co = held(m.co, 1)
         try:
             return post((yield from gcall(h, operands)))
         finally:
             RUNNING[0].depth -= 1  # the count goes on from where the coroutine was resumed last
+            held(co, -1)
 
     concatn = ns["_concatn"]
     concat = ns["_concat"]

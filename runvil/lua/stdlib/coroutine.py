@@ -332,9 +332,9 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
         if gen is not None and co.status == "suspended" and mine < top:
             # Coroutine.resume inline for its common case, a started twin
             # (about a fifth of an item's time: two calls and a tuple less;
-            # its depth is set again below, as resume sets it, and its base
-            # is only read by a context's yield, Coroutine.yield_; a
-            # suspended coroutine's _kill is only set within its kill). Its
+            # its base is only read by a context's yield, Coroutine.yield_,
+            # which escalate corrects; a suspended coroutine's _kill is only
+            # set within its kill). Its
             # status stays "suspended" written: it runs while its generator
             # does (Coroutine.status_now), and a generator that runs already
             # refuses the send with a ValueError, nothing run
@@ -347,8 +347,7 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
             else:
                 if values is SUSPEND:  # (inline) a wait inside, where it cannot pass up
                     values = wrapped_outcome(*co._waits(mine, prev, False), current_where)
-                else:
-                    co.depth = m.depth - mine
+                else:  # (its depth: what its twins hold, counted as they enter them, generators.held)
                     m.depth = mine
                     m.co = prev
         else:
