@@ -221,3 +221,31 @@ def test_inline_a_wait_where_no_generator_can_pass_it_up_is_lua_s_c_call_error()
     assert run.step() == []
     assert run.outcome.result.endswith("attempt to yield across a C-call boundary")
     assert json.dumps(run.outcome.result)
+
+
+@inline_only()
+def test_inline_a_wait_inside_a_coroutine_a_generic_for_resumes_is_refused_there():
+    # a for in code that no generator runs (a gsub callback) resumes its
+    # coroutine natively (coroutine.walk_wrapped), where a wait cannot pass
+    # up: it fails where it is, and the coroutine goes on to its next yield;
+    # a for in a twin passes it up (the block waits for the model)
+    run = start(source(("A", """
+        models.use('writer')
+        local function gen()
+          return coroutine.wrap(function()
+            coroutine.yield('a')
+            coroutine.yield(select(2, pcall(models.infer, 'x')))
+            coroutine.yield('b')
+          end)
+        end
+        local out = {}
+        string.gsub('.', '.', function() for v in gen() do out[#out + 1] = v end end)
+        for v in gen() do out[#out + 1] = v end
+        return table.concat(out, ' | ')
+    """)))
+    (effect,) = run.step()
+    assert isinstance(effect, ModelRound) and effect.messages[0]["content"] == "x"
+    run.resume({effect.id: ModelReply(text="R", finish_reason="stop")})
+    assert run.step() == []
+    said = "attempt to yield across a C-call boundary"
+    assert run.outcome.ok and run.outcome.result == " | ".join(["a", said, "b", "a", "R", "b"]), run.outcome

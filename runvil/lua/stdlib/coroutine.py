@@ -344,18 +344,20 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
                 values = gen.send((s, c))
             except BaseException as e:
                 values = wrapped_outcome(*co.raised(e, mine, prev), current_where)
-            else:
-                if values is SUSPEND:  # (inline) a wait inside, where it cannot pass up
-                    values = wrapped_outcome(*co._waits(mine, prev, False), current_where)
-                else:  # (its depth: what its twins hold, counted as they enter them, generators.held)
-                    m.depth = mine
-                    m.co = prev
+            else:  # (its depth: what its twins hold, counted as they enter them, generators.held)
+                m.depth = mine
+                m.co = prev
         else:
             values = resume_wrapped(co, (s, c), current_where)
         try:
             c = values[0]
         except IndexError:  # no values: the for ends, as at a nil
             break
+        except TypeError:  # SUSPEND (inline): a wait inside, where it cannot pass up (told apart here,
+            m.depth = mine + co.depth  # not at each item); refused there, the coroutine running again
+            m.co = co
+            values = wrapped_outcome(*co._waits(mine, prev, False), current_where)
+            c = values[0] if values else None
         if c is None:
             break
         k -= 1
