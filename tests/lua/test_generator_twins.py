@@ -456,6 +456,35 @@ PROGRAMS = {
         print(ok, e)
         print(coroutine.status(self_co), pcall(gen))
     """,
+    # a for of one variable resumes a wrap function's coroutine natively; a
+    # for of more calls the function, the same values, errors and positions
+    "fors of one, two and three variables over a wrap function": """
+        local function pairs_of(n, fail)
+          return coroutine.wrap(function(s, c)
+            for i = 1, n do
+              local s2, c2 = coroutine.yield(i, i * i, s, c)
+              s, c = s2, c2
+            end
+            if fail then error(fail) end
+          end)
+        end
+        local out = {}
+        for a in pairs_of(3) do out[#out + 1] = tostring(a) end
+        for a, b in pairs_of(3) do out[#out + 1] = a .. ':' .. b end
+        for a, b, c in pairs_of(2), 'state', 'first' do out[#out + 1] = table.concat({a, b, tostring(c)}, ',') end
+        print(table.concat(out, ' '))
+        print(pcall(function() for a, b in pairs_of(2, 'bad') do end end))
+        print(type(select(2, pcall(function() for a in pairs_of(2, {}) do end end))))
+        local g = pairs_of(3)
+        for a, b in g do if a == 2 then break end end
+        for a in g do print('rest', a) end
+        print(pcall(function() for a, b in g do end end))
+        local co = coroutine.wrap(function()
+          for a, b in pairs_of(2) do coroutine.yield(a + b) end
+          return 'end'
+        end)
+        print(co(), co(), co())
+    """,
     # the fast path of a call site in a loop (a local callee, arguments that
     # are locals or number constants): the last leaf it called as it is is
     # called again only on numbers; a table with a yielding metamethod, a

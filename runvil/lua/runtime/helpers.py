@@ -350,6 +350,11 @@ def _walk_ipairs(t: LuaTable, n: int, steps, tick):
     steps[0] -= m * IPAIRS_ITEM_COST
 
 
+def walk_calls(f, s, c, n: int, steps, tick):
+    """A generic for's calls of its iterator function f, a step an item."""
+    return _charged(_walk_calls(f, s, c, n), steps, tick, 1)
+
+
 def _walk_calls(f, s, c, n: int):
     while True:
         r = f(s, c) if type(f) is FunctionType else LC.callx(f, "for iterator 'for iterator'", s, c)

@@ -33,7 +33,7 @@ from ..runtime.contexts import suspend as leave_context
 from ..runtime.calldepth import LUAI_MAXCCALLS, check
 from ..runtime.machine import RUNNING
 from ..errors import CoroutineKill, LuaError, add_stack_hop, builtin, caller_where, current_where
-from ..runtime.helpers import adjust
+from ..runtime.helpers import walk_calls
 from ..errors import stack_overflow_message
 from ..runtime.tables import LuaTable
 from ..runtime.values import TAILCALL, Multi
@@ -316,14 +316,15 @@ def wrapped_outcome(kind: str, values, where) -> tuple:
     return values
 
 
-def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
-    """A generic for over a coroutine.wrap function (runtime.make_giter),
-    natively: each item is what the coroutine yields next, resumed with
-    (s, c) as the for calls its iterator, with the function's errors at
-    the loop's line; a step an item, charged 64 at a time (as
-    runtime._charged charges an iterator function's)."""
+def walk_wrapped(co: Coroutine, s, c, steps: list, tick):
+    """A generic for of one variable over a coroutine.wrap function
+    (runtime.make_giter), natively: each item is the first value the
+    coroutine yields next, resumed with (s, c) as the for calls its
+    iterator, with the function's errors at the loop's line; a step an
+    item, charged 64 at a time (as runtime._charged charges an iterator
+    function's). A for of more variables calls the function (walk_calls)."""
     k = 64  # 64 - the items not charged yet (as _charged counts them)
-    running, top, one = RUNNING, LUAI_MAXCCALLS - 1, n == 1
+    running, top = RUNNING, LUAI_MAXCCALLS - 1
     prev = running[0].co  # the loop's own coroutine (a frame runs in one only)
     while True:
         gen = co.gen
@@ -366,7 +367,7 @@ def walk_wrapped(co: Coroutine, s, c, n: int, steps: list, tick):
             k = 64
             if steps[0] < 0:
                 tick()
-        yield c if one else adjust(values, n)
+        yield c
     steps[0] -= 64 - k
 
 
@@ -468,7 +469,10 @@ def open_lib(state) -> None:
         def wrapped(*a):
             return resume_wrapped(co, a, caller_where)  # a tuple: several results
 
-        wrapped.lua_walk_calls = lambda s, c, n, steps, tick: walk_wrapped(co, s, c, n, steps, tick)  # a for over it
+        def walk(s, c, n: int, steps: list, tick):  # a for over it (of one variable: natively)
+            return walk_wrapped(co, s, c, steps, tick) if n == 1 else walk_calls(wrapped, s, c, n, steps, tick)
+
+        wrapped.lua_walk_calls = walk
         if INLINE:
             def twin(*a):  # a builtin level of its own while it runs (the positions of errors)
                 if co.status_now() != "suspended":
