@@ -507,6 +507,11 @@ PROGRAMS = {
             if i == 5 then odd = leaf end
             if i == 6 then odd = function(x) return x * 2 end end
           end
+          local div = function(x, y) return x // y end
+          local ok, e = pcall(function()
+            for j = 3, 0, -1 do local z = j - 1; out[#out + 1] = div(j, z) .. ':' .. div(j, 2, 7, j) end
+          end)
+          out[#out + 1] = e
           return table.concat(out, ' ')
         end)
         local r = co()
@@ -964,3 +969,16 @@ def test_a_for_and_coroutine_resume_count_the_calls_a_twin_holds_alike():
     assert by_resume == by_for
     first, second = [int(v) for v in by_for.split()[:8]], [int(v) for v in by_for.split()[8:]]
     assert len(second) == 8 and len(set(a - b for a, b in zip(first, second))) == 1  # each 20 pcalls deeper alike
+
+
+def test_a_numeric_leaf_is_called_without_its_extra_arguments_catch_all_when_the_arguments_fit():
+    st = LuaState(stdout=lambda s: None)
+    f, = st.execute("return function(x, y) return x * (y or 2) end")
+    e = T.exact(f, 2)
+    assert e is not f and T.exact(f, 1) is e and f.lua_exact is e  # made once, kept on f
+    assert not e.__code__.co_flags & 0x04 and f.__code__.co_flags & 0x04  # no `*_` (CO_VARARGS)
+    assert e(3) == f(3) == 6 and e(3, 5) == f(3, 5) == 15
+    assert T.exact(f, 3) is f  # a third argument: only f takes it
+    g, = st.execute("return function(...) return ... end")
+    assert T.exact(g, 1) is g  # its `...` is no catch-all
+    st.close()

@@ -88,6 +88,32 @@ class Worker:
 add_stack_hop(Worker.serve.__code__, lambda frame: frame.f_locals["self"].from_frame)
 
 
+#: the code flag of a function with `*args` (inspect.CO_VARARGS)
+_CO_VARARGS = 0x04
+_exact_codes: dict = {}  # a Lua function's code -> its code without the `*_` (see exact)
+
+
+def exact(f, nargs: int):
+    """What a twin's call site calls for a numeric leaf f on nargs numbers
+    (compiler/generators.fast_path): f's copy without the `*_` every Lua
+    function has for extra arguments, when nargs fit its parameters (then
+    the `*_` is empty, and the function never reads it), else f itself.
+    Kept on f; the copy is f's code with that flag cleared, the same
+    lines, names and cells."""
+    try:
+        e = f.lua_exact
+    except AttributeError:
+        code = f.__code__
+        e = f
+        if code.co_flags & _CO_VARARGS and code.co_varnames[code.co_argcount + code.co_kwonlyargcount] == "_":
+            bare = _exact_codes.get(code)
+            if bare is None:
+                bare = _exact_codes[code] = code.replace(co_flags=code.co_flags & ~_CO_VARARGS)
+            e = FunctionType(bare, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+        f.lua_exact = e
+    return e if e is f or nargs <= e.__code__.co_argcount else f
+
+
 def held(co, n: int):
     """A nested C call that a twin of `co` (None: the main coroutine) enters
     (n = 1) or leaves (n = -1), counted in co's depth as it happens: a yield
@@ -533,7 +559,7 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
     ns.update({
         "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
         "_GWHEN": {f: test for f, test in safe.items() if test is not None}, "_GLEAFT": LEAF_TWIN, "_gleaf": known_leaf,
-        "_GNUMT": NUMERIC_TWIN,
+        "_GNUMT": NUMERIC_TWIN, "_gexact": exact,
         "_YIELD": yield_fn, "_gcall": gcall, "_gtail": gtail, "_gop": operator, "_ggiter": ggiter,
         "_gloop_end": gloop_end, "_GLoop": GLoop, "_GDONE": GDONE, "_GNEVER": missing,
     })  # fmt: skip
