@@ -489,7 +489,7 @@ class _Twin(ast.NodeTransformer):
         local of the twin, is called as it is again on numbers before any
         other test (the general branches run when that test fails):
 
-            fn(a) if (v := callee) is last and ((k := type(a)) is int or k is float) else <the branches>
+            fn(a) if (v := callee) is last and (type(a) is int or type(a) is float) else <the branches>
 
         where `fn` is `last` itself, or a numeric leaf's copy without the
         `*_` that takes extra arguments (runtime/generators.exact): CPython
@@ -503,11 +503,9 @@ class _Twin(ast.NodeTransformer):
                 continue
             if type(e) is not ast.Name:
                 return None
-            k = self.temp()
-            tests.append(ast.BoolOp(ast.Or(), [
-                ast.Compare(ast.NamedExpr(_store(k), ast.Call(_name("type"), [_name(e.id)], [])), [ast.Is()],
-                            [_name("int")]),
-                ast.Compare(_name(k), [ast.Is()], [_name("float")])]))
+            tests.append(ast.BoolOp(ast.Or(), [  # (int first, kept nowhere: a walrus costs an int more)
+                ast.Compare(ast.Call(_name("type"), [_name(e.id)], []), [ast.Is()], [_name(kind)])
+                for kind in ("int", "float")]))
         last, fn = self.temp(), self.temp()
         self.caches.append(last)  # (fn is only read once last is set)
         same = ast.Compare(ast.NamedExpr(_store(v), copy.deepcopy(func)), [ast.Is()], [_name(last)])
