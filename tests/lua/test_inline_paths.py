@@ -150,6 +150,23 @@ for i = 1, 3 do
   try("loop " .. i)
 end
 lib.rep = rep
+rawset(string, "upper", function(s) return "raw(" .. s .. ")" end)
+try("rawset in the library")
+rawset(string, "upper", up)
+local method = "lower"
+string[method] = function(s) return "key(" .. s .. ")" end
+try("a key in a local, in the library")
+string[method] = low
+try("back")
+mt.__index = {upper = up, lower = low, rep = rep}
+try("another table with the library's functions")
+mt.__index = lib
+for i = 1, 4 do
+  if i == 2 then string.upper = string.lower end
+  if i == 3 then string.upper = up; mt.__index = setmetatable({}, {__index = lib}) end
+  if i == 4 then mt.__index = lib end
+  try("methods changing in a loop " .. i)
+end
 """,
     # `f() .. x`: the call's raw result tested for a string first; several
     # values, numbers, nil, a pending tail call that changes the local read

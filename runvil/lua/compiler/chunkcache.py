@@ -26,7 +26,7 @@ from ..cache import disk as diskcache
 from .chunk import PY_SOURCE, Compiled, chunk_ids
 from ..errors import CALL_SITES, LUA_CODE
 
-_VERSION = b"chunk-16"
+_VERSION = b"chunk-17"
 
 
 def compile_lua(source: str, chunkname: str, fast_env: bool = True, cache: bool = False) -> Compiled:

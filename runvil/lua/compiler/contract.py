@@ -4,19 +4,21 @@ runtime, so that both sides read the one definition."""
 
 from __future__ import annotations
 
-#: string keys whose writes may be watched: compiled code stores them
-#: through set_str, never into `hash` itself (compiler/stores.py); the
-#: runtime's tables call the watcher (runtime/tables.py): `coroutine` and
-#: `yield` for the coroutine twins, `__index` for the string methods
-#: (`_SIh`: the hash of the string metatable's __index table)
-WATCHED_KEYS = frozenset({"coroutine", "yield", "__index"})
-
 #: a string result at most this long is built without reserving memory
 #: (a concatenation of short operands is emitted inline: compiler/operators.py)
 TINY_RESULT = 256
 
-#: `s:m()` with no arguments, s a string, while the string library's own
-#: function is still its `m` (`_SIh`): answered inline from the library's
-#: table of one-char results, the function called for any other string.
-#: method -> (the namespace's name for the library's function, for its table)
-INLINE_STRING_METHODS = {"upper": ("_SUPPER", "_SUPPERC"), "lower": ("_SLOWER", "_SLOWERC")}
+#: `s:m()` with no arguments, s a string, while the string metatable's
+#: __index is the string library and its `m` the library's own function (a
+#: flag, kept true by the watcher of both tables): answered inline from the
+#: library's table of one-char results, the function called for any other
+#: string. method -> (the namespace's name for the flag, for the table)
+INLINE_STRING_METHODS = {"upper": ("_SUPOK", "_SUPPERC"), "lower": ("_SLOWOK", "_SLOWERC")}
+
+#: string keys whose writes may be watched: compiled code stores them
+#: through set_str, never into `hash` itself (compiler/stores.py); the
+#: runtime's tables call the watcher (runtime/tables.py): `coroutine` and
+#: `yield` for the coroutine twins, `__index` for the string methods
+#: (`_SIh`: the hash of the string metatable's __index table), and the
+#: methods answered inline (their flags)
+WATCHED_KEYS = frozenset({"coroutine", "yield", "__index", *INLINE_STRING_METHODS})

@@ -422,12 +422,11 @@ class ExprCompiler(OperatorCompiler):
         inline = INLINE_STRING_METHODS.get(n.method) if not n.args else None
         if inline is not None and self.table_test(n.obj, o).startswith("type("):
             # `s:upper()`: the library's one-char answer while its function is in place
-            fn, chars = inline
+            ok, chars = inline
             r = self.temp()
             given = o if plain_local(n.obj) else f"{o} := {self.expr(n.obj)}"
             call = f"{self.call_mark(n)}{self.method_callee(n, o, f, evaluated=True)}({o})"
-            return (f"({r} if type({given}) is str and _SIh.get({n.method!r}) is {fn}"
-                    f" and ({r} := {chars}.get({o})) is not None else {call})")
+            return f"({r} if type({given}) is str and {ok} and ({r} := {chars}.get({o})) is not None else {call})"
         args = self.args(n.args)
         comma = ", " if args else ""
         return f"{self.call_mark(n)}{self.method_callee(n, o, f)}({o}{comma}{args})"

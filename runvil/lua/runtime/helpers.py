@@ -515,7 +515,8 @@ def base_namespace() -> dict:
         "_smethod": LI.string_method,
         "_SIh": {},  # the hash of the string metatable's __index table, once the string library is open
         # (and `s:upper()`'s inline answers: none until then)
-        **{name: {} for names in INLINE_STRING_METHODS.values() for name in names},
+        **{ok: False for ok, _chars in INLINE_STRING_METHODS.values()},
+        **{chars: {} for _ok, chars in INLINE_STRING_METHODS.values()},
         "_tbc_check": _tbc_check,
         "_tbc_close": _tbc_close,
         "_GotoSignal": GotoSignal,

@@ -347,28 +347,36 @@ def open_lib(state) -> None:
         ns = state.ns
     except AttributeError:
         return
-    _watch_index(state, ns, meta)
-    for method, (fn, chars) in INLINE_STRING_METHODS.items():  # what `s:upper()` runs inline
-        ns[fn], ns[chars] = lib.hash[method], _ONE_CHAR[method]
+    for method, (_ok, chars) in INLINE_STRING_METHODS.items():  # what `s:upper()` answers inline
+        ns[chars] = _ONE_CHAR[method]
+    _watch_index(state, ns, meta, lib)
 
 
 #: the one-char tables of INLINE_STRING_METHODS
 _ONE_CHAR = {"upper": _UPPER_CHAR, "lower": _LOWER_CHAR}
 
 
-def _watch_index(state, ns: dict, meta: LuaTable) -> None:
+def _watch_index(state, ns: dict, meta: LuaTable, lib: LuaTable) -> None:
     """`s:m()` in compiled code looks in `_SIh` at once: the hash of the
     string metatable's __index table (an empty dict when __index is no
     table), kept true by set_str, which calls `watched` after each write
-    of `__index` in the metatable (runtime/tables.watch). The library's
-    own fields need no watching: `_SIh` is its live hash."""
+    of `__index` in the metatable (runtime/tables.watch); the library's
+    other fields need no watching, `_SIh` being its live hash. The flags of
+    INLINE_STRING_METHODS (`_SUPOK`: `s:upper()` of one char answered
+    inline) hold while __index is the library and its method the one it
+    opened with: `watched` runs after each write of one of them in the
+    library too."""
+    own = {method: lib.hash[method] for method in INLINE_STRING_METHODS}
 
     def watched():
         index = meta.hash.get("__index")
         ns["_SIh"] = index.hash if type(index) is LuaTable else {}
+        for method, (ok, _chars) in INLINE_STRING_METHODS.items():
+            ns[ok] = index is lib and lib.hash.get(method) is own[method]
 
-    state.index_watcher = watched  # (the metatable holds it weakly: the state keeps it)
+    state.index_watcher = watched  # (the tables hold it weakly: the state keeps it)
     watch(meta, watched)
+    watch(lib, watched)
     watched()
 
 
