@@ -229,7 +229,6 @@ def make_giter(steps: list, tick, next_fn, ipairs_aux, pairs_fn):
             raise ArgError(1, "for iterator", f"table expected, got {got}", current_where())
         # next, ipairs and the sandbox pairs walk natively and charge their
         # items themselves (a generator layer less than _charged)
-        charged = True
         if f is next_fn and c is None:
             if callee is pairs_fn and (s.meta is None or s.meta.hash.get("__pairs") is None):
                 it = _walk_fixed(s, n, steps, tick)
@@ -240,10 +239,7 @@ def make_giter(steps: list, tick, next_fn, ipairs_aux, pairs_fn):
         elif type(f) is FunctionType and (walk := getattr(f, "lua_walk_calls", None)) is not None:
             it = walk(s, c, n, steps, tick)  # a coroutine.wrap function: it resumes its coroutine itself
         else:
-            it = _walk_calls(f, s, c, n)
-            charged = False
-        if not charged:
-            it = _charged(it, steps, tick, 1)
+            it = walk_calls(f, s, c, n, steps, tick)
         return it if close is None else _closing(it, close)
 
     return giter

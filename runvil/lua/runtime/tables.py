@@ -66,7 +66,8 @@ def watch(table: LuaTable, watcher) -> None:
     in `table`: the coroutine twins watch `coroutine` in the global table
     and `yield` in the coroutine library, so a twin's `coroutine.yield(x)`
     tests one flag, not two lookups (runvil.lua.runtime.generators); the
-    string library watches `__index` in the string metatable. The table
+    string library watches `__index` in the string metatable and `upper`
+    and `lower` in itself (stdlib/string._watch_index). The table
     holds its watcher weakly (its state keeps it): a value that held its own
     key would never die."""
     table.watcher = weakref.ref(watcher)

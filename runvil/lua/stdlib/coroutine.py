@@ -335,10 +335,10 @@ def walk_wrapped(co: Coroutine, s, c, steps: list, tick):
             # (about a fifth of an item's time: two calls and a tuple less;
             # its base is only read by a context's yield, Coroutine.yield_,
             # which escalate corrects; a suspended coroutine's _kill is only
-            # set within its kill). Its
-            # status stays "suspended" written: it runs while its generator
-            # does (Coroutine.status_now), and a generator that runs already
-            # refuses the send with a ValueError, nothing run
+            # set within its kill). Its status stays "suspended" written: it
+            # runs while its generator does (Coroutine.status_now), and a
+            # generator that runs already refuses the send with a
+            # ValueError, nothing run
             m.depth = mine + co.depth
             m.co = co
             try:
