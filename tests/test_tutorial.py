@@ -126,7 +126,7 @@ def errors_page() -> str:
     lines = ["# Every message text", "",
              "Generated from the code by `python tests/test_tutorial.py` (a test fails when it is out of",
              "date). `{name}` marks a part filled in when the message is given. The error kinds are in the",
-             "[language reference](language.md#error-values-and-their-kinds).", ""]
+             "[language reference](error-values.md#error-values-and-their-kinds).", ""]
     for module, rows in message_table():
         lines += [f"## `{module}`", "", "| name | text |", "|---|---|"]
         for key, value in rows:
@@ -141,39 +141,7 @@ def test_the_message_list_is_generated_from_the_code():
         "docs/reference/errors.md is out of date: run python tests/test_tutorial.py"
 
 
-def test_every_error_kind_is_in_the_language_reference():
-    from runvil.engine.errors import RUN_ERROR_KIND
-
-    text = (REFERENCE / "language.md").read_text(encoding="utf-8")
-    for kind, run_kind in RUN_ERROR_KIND.items():
-        assert re.search(rf"^\| `{kind}` \|.*\| `{run_kind}` \|$", text, re.M), kind
-
-
-def test_every_global_function_is_in_the_language_reference():
-    """The functions each Engine global holds, read from a running VM."""
-    import runvil
-
-    prompt = runvil.parse_text("""---
-name: globals
-description: Lists the Engine globals' fields.
-runvil: 0
----
-
-# Globals
-
-```lua
-local out = {}
-for _, name in ipairs({'models', 'tools', 'packs', 'tasks', 'compactors', 'json'}) do
-  for k in pairs(_G[name]) do out[#out + 1] = name .. '.' .. k end
-end
-return table.concat(out, ' ')
-```
-""")
-    text = (REFERENCE / "language.md").read_text(encoding="utf-8")
-    rows = {line.split("|")[1].strip(" `"): line for line in text.splitlines() if line.startswith("| `")}
-    for qualified in runvil.run(prompt).split():
-        table, field = qualified.split(".")
-        assert table in rows and f"`{field}" in rows[table], qualified
+# the error kinds and the globals the reference lists: tests/test_reference.py
 
 
 def test_every_option_of_every_command_is_in_the_command_reference(capsys):
