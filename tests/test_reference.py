@@ -147,6 +147,12 @@ def test_every_example_shows_its_outcome():
 # ------------------------------------------------------------------ headings
 
 
+def headings(page: Path) -> list[str]:
+    """The page's Markdown headings (## and deeper), fenced blocks left out."""
+    text = _FENCE.sub("", page.read_text(encoding="utf-8"))
+    return re.findall(r"^#{2,6} (.+?)\s*$", text, re.M)
+
+
 def spec_headings() -> set[str]:
     """The spec headings the conformance cases cite."""
     found = set()
@@ -157,16 +163,14 @@ def spec_headings() -> set[str]:
 
 
 def test_every_cited_spec_heading_is_a_heading_of_exactly_one_page():
-    headings: dict[str, list[str]] = {}
+    where: dict[str, list[str]] = {}
     for page in pages():
-        for line in page.read_text(encoding="utf-8").splitlines():
-            m = re.match(r"^#{2,3} (.+?)\s*$", line)
-            if m:
-                headings.setdefault(m.group(1), []).append(page.name)
+        for heading in headings(page):
+            where.setdefault(heading, []).append(page.name)
     cited = spec_headings()
     assert len(cited) > 100
     for heading in sorted(cited):
-        assert len(headings.get(heading, [])) == 1, f"{heading!r}: {headings.get(heading, 'on no page')}"
+        assert len(where.get(heading, [])) == 1, f"{heading!r}: {where.get(heading, 'on no page')}"
 
 
 # ------------------------------------------------------------------ globals
@@ -233,6 +237,18 @@ def test_every_error_kind_and_run_error_kind_is_listed():
     text = (REFERENCE / "error-values.md").read_text(encoding="utf-8")
     for kind, run_kind in RUN_ERROR_KIND.items():
         assert re.search(rf"^\| `{kind}` \|.*\| `{run_kind}` \|$", text, re.M), kind
+
+
+def github_slug(heading: str) -> str:
+    """The anchor a heading gets: lower case, punctuation dropped, spaces as `-`."""
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
+def test_every_link_into_the_reference_names_a_heading_there():
+    slugs = {page.name: {github_slug(h) for h in headings(page)} for page in pages()}
+    for page in pages():
+        for target, anchor in re.findall(r"\]\(([\w.-]*\.md)?#([^)]+)\)", page.read_text(encoding="utf-8")):
+            assert anchor in slugs[target or page.name], f"{page.name}: {target}#{anchor}"
 
 
 def test_the_index_names_every_page():
