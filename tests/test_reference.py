@@ -10,8 +10,9 @@ reference's example prompt; a `markdown` block: a whole prompt file) or
 to the next example, say what it gives: `yaml world` (the scripted world),
 `text result` (the run's result), `text error` (the run error, as
 `error[Kind]: message`), `json requests` (what each request sent: a
-request's `messages`, or an object of some of its fields) and `text output`
-(what a sandbox example prints)."""
+request's `messages`, or an object of some of its fields), `text events`
+(the types of the run's events, in order) and `text output` (what a
+sandbox example prints)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ BODY
 """
 
 _FENCE = re.compile(r"^(`{3,})([^\n`]*)\n(.*?)^\1[ \t]*$", re.S | re.M)
-_OUTCOMES = {"world", "result", "error", "requests", "output"}
+_OUTCOMES = {"world", "result", "error", "requests", "events", "output"}
 
 
 def pages() -> list[Path]:
@@ -92,6 +93,20 @@ def run_prompt(prompt: str, world: dict) -> dict:
     return run_case({"prompt": prompt, "world": world})
 
 
+def event_types(prompt: str, world: dict) -> list[str]:
+    """The types of the events the run reports, in order (the run log's `type`s)."""
+    import runvil
+    from runvil.engine.run import Run
+    from runvil.harness.answerer import choose_answerer
+    from runvil.harness.drive import drive
+
+    parsed = runvil.parse_text(prompt)
+    bindings, answer, _ = choose_answerer(list(parsed.frontmatter.models), script=dict(world))
+    run = Run(parsed, bindings=bindings, input=answer.world_input)
+    drive(run, answer)
+    return [e.type for e in run.events.events]
+
+
 def run_sandbox(code: str) -> str:
     """What `runvil lua -e CODE` prints (stdout, then an uncaught error as `runvil: ...`)."""
     from runvil.host.luaoutput import STANDALONE_LIMITS, error_message
@@ -130,6 +145,8 @@ def test_the_example_gives_what_the_page_shows(where, kind, source, outcomes):
     else:
         assert got["error"] is not None, f"{where}: the run gave {got['result']!r}"
         assert f"error[{got['error']['kind']}]: {got['error']['message']}" == outcomes["error"].rstrip("\n")
+    if "events" in outcomes:
+        assert event_types(prompt, world) == outcomes["events"].split(), where
     if "requests" in outcomes:
         want = json.loads(outcomes["requests"])
         sent = got["requests"]
