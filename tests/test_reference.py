@@ -248,6 +248,21 @@ def test_the_reference_lists_exactly_the_globals_a_prompt_sees():
     assert sorted(documented - actual) == [], "listed globals a prompt does not see"
 
 
+def test_the_builder_table_lists_exactly_the_methods_of_messages():
+    """The list's colon methods (the Engine's own table of them) against the
+    rows `messages:NAME(...)` of the builder table."""
+    import runvil
+    from runvil.engine.run import Run
+    from runvil.harness.drive import drive
+
+    methods: set[str] = set()
+    run = Run(runvil.parse_text(LIST_GLOBALS), on_vm=lambda vm: methods.update(vm.messages._methods))
+    drive(run, lambda effect: None)
+    assert methods
+    text = (REFERENCE / "conversations.md").read_text(encoding="utf-8")
+    assert set(re.findall(r"^\| `messages:(\w+)\(", text, re.M)) == methods
+
+
 def test_every_error_kind_and_run_error_kind_is_listed():
     from runvil.engine.errors import RUN_ERROR_KIND
 
