@@ -16,8 +16,6 @@ sandbox example prints)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import re
 from pathlib import Path
