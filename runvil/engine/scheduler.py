@@ -63,6 +63,34 @@ def waiting_builtin(name: str | None, body):
     return plain
 
 
+def plain_builtin(name: str, body):
+    """A builtin that never waits from `body`, any callable (a library
+    object's bound method): one builtin level stands between the body and
+    its Lua caller, as for a waiting builtin, known in messages as `name`.
+    The Lua runtime calls only plain functions directly, so a bound method
+    cannot be the builtin itself."""
+    code = _PLAIN_CODES.get(body.__code__)
+    if code is None:
+        code = _plain_template().__code__.replace(co_name=name.rpartition(".")[2])
+        BUILTIN_CODES.add(code)
+        QUALNAMES[code] = name
+        _PLAIN_CODES[body.__code__] = code
+    return FunctionType(code, globals(), code.co_name, None, (CellType(body),))
+
+
+def _plain_template():
+    body = None
+
+    def plain(*args):
+        return body(*args)
+
+    return plain
+
+
+#: a plain body's code -> the code of its builtin (one per library method)
+_PLAIN_CODES: dict = {}
+
+
 def _waiting_templates():
     body = None
 

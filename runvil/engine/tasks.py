@@ -25,7 +25,7 @@ from .conversation.records import Record
 from .errors import ErrorValue, RunError, engine_error, names_hint, raise_lua, reported
 from .errors import message_type as type_for_message
 from .luajson import NotJSON, encode_compact, from_json, mark_list, record_views, to_json
-from .scheduler import waiting_builtin
+from .scheduler import plain_builtin, waiting_builtin
 from .strings import from_lua_str, to_lua_str
 from .tools import ToolDef, add_offer, check_offer_open
 
@@ -216,88 +216,111 @@ def input_text(fn: str, value) -> str | None:
 
 def open_tasks(vm):
     """The `tasks` global of a VM."""
-    registry = vm.run.tasks
+    return TasksLibrary(vm).table()
 
-    def section_arg(fn, args):
+
+class TasksLibrary:
+    """The `tasks` library of one VM: spawn, await, cancel, fan-out, and
+    the task tools it offers; the tasks it spawned are `vm.spawned`."""
+
+    def __init__(self, vm):
+        self.vm = vm
+        self.registry = vm.run.tasks
+
+    def table(self):
+        """The Lua `tasks` table, whose builtins call these methods."""
+        return lib_table({"spawn": plain_builtin("tasks.spawn", self.spawn),
+                          "await": waiting_builtin("tasks.await", self.await_),
+                          "cancel": plain_builtin("tasks.cancel", self.cancel),
+                          "offer": plain_builtin("tasks.offer", self.offer),
+                          "fanout": waiting_builtin("tasks.fanout", self.fanout)}, "tasks.")
+
+    @staticmethod
+    def section_arg(fn: str, args: tuple) -> str:
         name = args[0] if args else None
         if type(name) is not str:
             raise_lua(f"{fn} needs a section name, got {type_for_message(name)}")
         return from_lua_str(name)
 
-    def own(fn, ident) -> Task:
+    def own(self, fn: str, ident) -> Task:
+        """The task of this VM whose id is `ident`."""
         if type(ident) is not str:
             raise_lua(f"{fn}: a task id is a string, got {type_for_message(ident)}")
         key = from_lua_str(ident)
-        for t in vm.spawned:
+        for t in self.vm.spawned:
             if t.id == key:
                 return t
         raise_lua(NO_TASK.format(fn=fn, id=key))
 
+    @staticmethod
     def lua_value(task: Task):
         return None if task.value is None else from_json(task.value)
 
-    def results_list(tasks: list) -> LuaTable:
+    def results_list(self, tasks: list) -> LuaTable:
         """Results in order, as a JSON array (a nil result leaves a hole)."""
         out = mark_list(LuaTable())
         for i, t in enumerate(tasks, 1):
             if t.value is not None:
-                out.set_int(i, lua_value(t))
+                out.set_int(i, self.lua_value(t))
         return out
 
-    def spawn(*args):
-        section = section_arg("tasks.spawn", args)
-        task = registry.start(vm, "tasks.spawn", section, input_text("tasks.spawn", args[1] if len(args) > 1 else None))
-        return to_lua_str(task.id)
+    def spawn(self, *args):
+        """tasks.spawn(section, input?) -> id"""
+        section = self.section_arg("tasks.spawn", args)
+        text = input_text("tasks.spawn", args[1] if len(args) > 1 else None)
+        return to_lua_str(self.registry.start(self.vm, "tasks.spawn", section, text).id)
 
-    def await_(*args):
+    def await_(self, *args):
+        """tasks.await(ids?): waits for the tasks, then their results"""
         ids = args[0] if args else None
         if ids is None:
-            tasks = list(vm.spawned)
+            tasks = list(self.vm.spawned)
         elif type(ids) is str:
-            tasks = [own("tasks.await", ids)]
+            tasks = [self.own("tasks.await", ids)]
         elif type(ids) is LuaTable:
-            tasks = [own("tasks.await", ids.get(i)) for i in range(1, ids.length() + 1)]
+            tasks = [self.own("tasks.await", ids.get(i)) for i in range(1, ids.length() + 1)]
         else:
             raise_lua(f"tasks.await takes (ids?): an id or a list of ids, got {type_for_message(ids)}")
-        yield from registry.wait(tasks)
+        yield from self.registry.wait(tasks)
         for t in tasks:
             if t.state != "completed":
                 raise_failure(t)
-        return lua_value(tasks[0]) if type(ids) is str else results_list(tasks)
+        return self.lua_value(tasks[0]) if type(ids) is str else self.results_list(tasks)
 
-    def cancel(*args):
-        task = own("tasks.cancel", args[0] if args else None)
+    def cancel(self, *args):
+        """tasks.cancel(id, reason?)"""
+        task = self.own("tasks.cancel", args[0] if args else None)
         reason = args[1] if len(args) > 1 else None
         if reason is not None and type(reason) is not str:
             raise_lua(f"tasks.cancel: reason must be a string, got {type_for_message(reason)}")
-        return registry.cancel(task, from_lua_str(reason) if reason else CANCELED_BY_DEFAULT)
+        return self.registry.cancel(task, from_lua_str(reason) if reason else CANCELED_BY_DEFAULT)
 
-    def offer(*args):
-        check_offer_open(vm, "tasks.offer")
+    def offer(self, *args):
+        """tasks.offer(): the task tools join the section's offers"""
+        check_offer_open(self.vm, "tasks.offer")
         for name, (description, parameters) in TASK_TOOLS.items():
-            add_offer(vm, ToolDef(name, description, parameters, "task"))
+            add_offer(self.vm, ToolDef(name, description, parameters, "task"))
 
-    def fanout(*args):
-        section = section_arg("tasks.fanout", args)
+    def fanout(self, *args):
+        """tasks.fanout(section, inputs): one arm per input, all awaited;
+        the first failure cancels the other arms"""
+        section = self.section_arg("tasks.fanout", args)
         inputs = args[1] if len(args) > 1 else None
         if type(inputs) is not LuaTable:
             raise_lua(f"tasks.fanout: inputs must be a list, got {type_for_message(inputs)}")
         texts = [input_text("tasks.fanout", inputs.get(i)) for i in range(1, inputs.length() + 1)]
-        if vm.run.prompt.section(section) is None:
-            raise_lua(no_section("tasks.fanout", section, vm.run.prompt))
-        arms = [registry.start(vm, "tasks.fanout", section, text, notify=False) for text in texts]
+        if self.vm.run.prompt.section(section) is None:
+            raise_lua(no_section("tasks.fanout", section, self.vm.run.prompt))
+        arms = [self.registry.start(self.vm, "tasks.fanout", section, text, notify=False) for text in texts]
         try:
-            yield from registry.wait(arms, stop_at_failure=True)
+            yield from self.registry.wait(arms, stop_at_failure=True)
         finally:
             for arm in arms:  # an arm failed, or this VM is being cancelled
-                registry.cancel(arm, "another arm of the fan-out failed")
+                self.registry.cancel(arm, "another arm of the fan-out failed")
         for arm in arms:
             if arm.state == "failed":
                 raise_failure(arm)
-        return results_list(arms)
-
-    return lib_table({"spawn": spawn, "await": waiting_builtin("tasks.await", await_), "cancel": cancel, "offer": offer,
-                      "fanout": waiting_builtin("tasks.fanout", fanout)}, "tasks.")
+        return self.results_list(arms)
 
 
 # ----------------------------------------------------- notices and task tools

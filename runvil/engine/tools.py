@@ -13,7 +13,7 @@ from ..structs import Struct
 from .effects import ToolCall, ToolDropped, ToolFailure, ToolResult
 from .errors import engine_error, message_type, names_hint, raise_lua
 from .luajson import NotJSON, to_json
-from .scheduler import waiting_builtin
+from .scheduler import plain_builtin, waiting_builtin
 from .strings import from_lua_str, to_lua_str
 
 OFFER_AFTER_RENDER = "{fn}: the section's tool list was rendered at its first loop round; offer tools before it"
@@ -43,55 +43,69 @@ class ToolDef(Struct):
 
 def open_tools(vm):
     """The `tools` and `packs` globals of a VM."""
-    run = vm.run
+    return ToolsLibrary(vm).tables()
 
-    def check_open(fn):
-        check_offer_open(vm, fn)
 
-    def pack_tool(fn, spec):
+class ToolsLibrary:
+    """The `tools` and `packs` libraries of one VM: offers of bound, local
+    and Pack tools, and `tools.call` of a bound tool outside a round."""
+
+    def __init__(self, vm):
+        self.vm = vm
+        self.run = vm.run
+
+    def tables(self):
+        """The Lua `tools` and `packs` tables, whose builtins call these methods."""
+        tools = lib_table({"offer": plain_builtin("tools.offer", self.offer),
+                           "offer_local": plain_builtin("tools.offer_local", self.offer_local),
+                           "call": waiting_builtin("tools.call", self.call)}, "tools.")
+        packs = lib_table({"offer": plain_builtin("packs.offer", self.packs_offer)}, "packs.")
+        return tools, packs
+
+    def pack_tool(self, fn: str, spec) -> tuple[str, str]:
+        """A 'pack/tool' name checked against the frontmatter and the Packs."""
         if type(spec) is not str or spec.count("/") != 1:
             got = f"'{from_lua_str(spec)}'" if type(spec) is str else message_type(spec)
             raise_lua(BAD_TOOL_NAME.format(fn=fn, got=got))
         pack, tool = from_lua_str(spec).split("/")
-        check_pack(fn, pack)
-        tools = run.packs[pack]
+        self.check_pack(fn, pack)
+        tools = self.run.packs[pack]
         if tool not in tools:
             raise_lua(UNKNOWN_TOOL.format(fn=fn, pack=pack, tool=tool, known=names_hint(tool, tools, "its tools")))
         return pack, tool
 
-    def check_pack(fn, pack):
-        if pack not in run.prompt.frontmatter.uses:
+    def check_pack(self, fn: str, pack: str) -> None:
+        if pack not in self.run.prompt.frontmatter.uses:
             raise_lua(NOT_IN_USES.format(fn=fn, pack=pack))
-        if pack not in run.packs:
+        if pack not in self.run.packs:
             raise_lua(UNKNOWN_PACK.format(fn=fn, pack=pack))
 
-    def add(tool: ToolDef):
-        add_offer(vm, tool)
-
-    def bound_def(pack, tool) -> ToolDef:
-        spec = run.packs[pack][tool]
+    def bound_def(self, pack: str, tool: str) -> ToolDef:
+        spec = self.run.packs[pack][tool]
         return ToolDef(f"{pack}_{tool}", spec.get("description", ""), spec.get("parameters") or {"type": "object"},
                        "bound", f"{pack}/{tool}")
 
-    def offer(*args):
-        check_open("tools.offer")
-        pack, tool = pack_tool("tools.offer", args[0] if args else None)
-        add(bound_def(pack, tool))
+    def offer(self, *args):
+        """tools.offer('pack/tool')"""
+        check_offer_open(self.vm, "tools.offer")
+        pack, tool = self.pack_tool("tools.offer", args[0] if args else None)
+        add_offer(self.vm, self.bound_def(pack, tool))
 
-    def packs_offer(*args):
-        check_open("packs.offer")
+    def packs_offer(self, *args):
+        """packs.offer('pack'): every tool of the Pack"""
+        check_offer_open(self.vm, "packs.offer")
         name = args[0] if args else None
         if type(name) is not str:
             raise_lua(f"packs.offer needs a pack name, got {message_type(name)}")
         pack = from_lua_str(name)
-        check_pack("packs.offer", pack)
-        for tool in run.packs[pack]:
-            add(bound_def(pack, tool))
+        self.check_pack("packs.offer", pack)
+        for tool in self.run.packs[pack]:
+            add_offer(self.vm, self.bound_def(pack, tool))
 
-    def offer_local(*args):
-        check_open("tools.offer_local")
-        a = tuple(args) + (None,) * 4
-        name, desc, schema, handler = a[:4]
+    def offer_local(self, *args):
+        """tools.offer_local(name, description, schema, handler)"""
+        check_offer_open(self.vm, "tools.offer_local")
+        name, desc, schema, handler = (tuple(args) + (None,) * 4)[:4]
         if type(name) is not str or not name:
             raise_lua(f"tools.offer_local: name must be a non-empty string, got {message_type(name)}")
         if type(desc) is not str:
@@ -106,11 +120,11 @@ def open_tools(vm):
             raise_lua("tools.offer_local: schema must be a table (a JSON schema object)")
         if not params:
             params = {"type": "object", "properties": {}}
-        add(ToolDef(from_lua_str(name), from_lua_str(desc), params, "local", handler=handler))
+        add_offer(self.vm, ToolDef(from_lua_str(name), from_lua_str(desc), params, "local", handler=handler))
 
-    def call(*args):
-        spec = args[0] if args else None
-        pack, tool = pack_tool("tools.call", spec)
+    def call(self, *args):
+        """tools.call('pack/tool', arguments?): waits for the tool's answer"""
+        pack, tool = self.pack_tool("tools.call", args[0] if args else None)
         arguments = args[1] if len(args) > 1 else None
         try:
             data = to_json(arguments) if arguments is not None else {}
@@ -121,8 +135,9 @@ def open_tools(vm):
         if not isinstance(data, dict):
             raise_lua("tools.call: arguments must be a table")
         name = f"{pack}/{tool}"
+        run, vm = self.run, self.vm
         (answer,) = yield from run.sched.await_effects([ToolCall(run.sched.new_id(), name, data)])
-        # reported like the loop's calls; no model call id (spec/runvil.md §11)
+        # reported like the loop's calls, with no model call id
         if isinstance(answer, ToolResult):
             run.events.emit("tool_call_succeeded", vm.execution_id, vm.section, name=name, id=None)
         else:
@@ -133,11 +148,6 @@ def open_tools(vm):
         if isinstance(answer, ToolDropped):
             raise engine_error("cancelled", f"the tool call {name} was dropped before it was answered")
         return to_lua_str(answer.text)
-
-    tools = lib_table({"offer": offer, "offer_local": offer_local, "call": waiting_builtin("tools.call", call)},
-                      "tools.")
-    packs = lib_table({"offer": packs_offer}, "packs.")
-    return tools, packs
 
 
 def check_offer_open(vm, fn: str) -> None:
