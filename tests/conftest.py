@@ -26,6 +26,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 # (RUNVIL_CACHE=0 in the environment still turns them off)
 os.environ["RUNVIL_CACHE_DIR"] = tempfile.mkdtemp(prefix="runvil-test-cache-")
 atexit.register(shutil.rmtree, os.environ["RUNVIL_CACHE_DIR"], True)
+# the history of runs (runvil logs) likewise: every run and chat the tests
+# start is kept in a database of this session's own, never the user's
+_LOGS = tempfile.mkdtemp(prefix="runvil-test-logs-")
+os.environ["RUNVIL_LOGS"] = os.path.join(_LOGS, "runs.db")
+atexit.register(shutil.rmtree, _LOGS, True)
 
 
 def pytest_configure(config):

@@ -88,6 +88,7 @@ def chat_command(argv: list[str]) -> int:
                    help="the config file (default: RUNVIL_CONFIG, else ./runvil.toml, else the echo model)")
     p.add_argument("--script", metavar="WORLD.yaml", help="answer from a scripted world instead of real providers")
     p.add_argument("--log", metavar="FILE", help="write the run log (events as JSON Lines)")
+    p.add_argument("--no-log", action="store_true", help="keep this chat out of the history of runs (runvil logs)")
     try:
         args = p.parse_args(argv)
     except SystemExit as e:
@@ -161,6 +162,10 @@ def chat_command(argv: list[str]) -> int:
 
     meter = UsageMeter(answer_or_read)
     outcome = drive_closing(run, meter, answer, log)
+    if not args.no_log:
+        from .history import keep_run
+
+        keep_run("<chat>", CHAT_PROMPT.encode(), run, meter)
     if console.interactive:
         print(meter.closing_line(), file=sys.stderr)
     if not outcome.ok:

@@ -56,6 +56,10 @@ def _main(argv: list[str] | None = None) -> int:
         from .view import view_command
 
         return view_command(rest)
+    if cmd == "logs":
+        from .logscmd import logs_command
+
+        return logs_command(rest)
     if cmd == "playground":
         from .playground import playground_command
 
@@ -83,6 +87,8 @@ USAGE = """usage: runvil COMMAND ...   (runvil COMMAND --help for its options)
   runvil models [PROMPT.md] [-m MODEL]       list the catalog models and how roles are bound
   runvil view FILE.db --run ID [-o FILE.html]
                                              draw a run stored by batch or run --db
+  runvil logs [list|show ID|view ID|rm ID|path|on|off] [-n N] [--q TEXT] [--json]
+                                             the history of runs (run and chat)
   runvil --version                           print the version"""
 
 

@@ -85,6 +85,7 @@ def run_parser():
                    help="write what the real world answered as a scripted world that --script replays")
     p.add_argument("--workspace", metavar="DIR", help="the files Pack's folder (default: a temporary one, removed)")
     p.add_argument("--db", metavar="FILE", help="also store the run in this results database (as runvil batch does)")
+    p.add_argument("--no-log", action="store_true", help="keep this run out of the history of runs (runvil logs)")
     return p
 
 
@@ -95,7 +96,8 @@ RUN_EXAMPLES = """examples:
 
 #: `runvil run PROMPT.md` as run_parser() reads it (test_cli compares the two)
 RUN_DEFAULTS = {"input": None, "input_file": None, "model": None, "config": None, "script": None, "log": None,
-                "json": False, "debug": False, "view": None, "record": None, "workspace": None, "db": None}
+                "json": False, "debug": False, "view": None, "record": None, "workspace": None, "db": None,
+                "no_log": False}
 
 
 def _run_command(argv: list[str]) -> int:
@@ -238,6 +240,10 @@ def _run_command(argv: list[str]) -> int:
         from .batch.stored_run import store_single_run
 
         stored = store_single_run(args.db, args.prompt, run, meter) is not None
+    if not args.no_log:
+        from .history import keep_run
+
+        keep_run(args.prompt, prompt_bytes(args.prompt, prompt), run, meter)
     if not outcome.ok:
         print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=errors)
         from .diagnostics import show_run_error
@@ -248,6 +254,16 @@ def _run_command(argv: list[str]) -> int:
     if not stored:
         return EXIT_USAGE
     return EXIT_OK if outcome.ok else EXIT_FAILED
+
+
+def prompt_bytes(path: str, prompt) -> bytes:
+    """The prompt file's bytes, as its hash is taken (the parsed lines when
+    the file is gone)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return "\n".join(prompt.source_lines).encode("utf-8", "surrogateescape")
 
 
 def error_json(prompt, error, events) -> dict:
