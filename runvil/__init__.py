@@ -26,6 +26,14 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext runvil` in IPython and Jupyter: the `%%runvil` cell magic
+    (runvil.host.notebook)."""
+    from .host.notebook import load_ipython_extension as load
+
+    load(ipython)
+
+
 class RunFailed(Exception):
     """`runvil.run` of a run that ended with a run error."""
 

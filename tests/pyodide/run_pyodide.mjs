@@ -8,6 +8,8 @@
 // runvil was imported from), then one JSON line per call:
 //   {"argv": [...], "code": 0, "stdout": "...", "stderr": "...", "seconds": 1.2}
 // or, when the interpreter itself failed, {"argv": [...], "crash": "..."}.
+// An argv ["@python", CODE] runs CODE instead (its stdout and stderr taken
+// the same way), as code in a notebook's cell would run.
 //
 // usage: node run_pyodide.mjs CONFIG.json
 //   CONFIG: {"pyodide": DIR, "wheels": [PATH...], "repo": DIR, "runs": [[ARG...]...], "env": {NAME: VALUE}}
@@ -46,10 +48,15 @@ def text(s):
 
 def run_cli(argv_json):
     from runvil.host.cli import main
+    argv = json.loads(argv_json)
     out, err = stream(), stream()
     t0 = time.perf_counter()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(json.loads(argv_json))
+        if argv[:1] == ["@python"]:  # Python code, run as a notebook cell would be
+            exec(argv[1], {"__name__": "__cell__"})
+            code = 0
+        else:
+            code = main(argv)
     return json.dumps({"code": code, "stdout": text(out), "stderr": text(err),
                        "seconds": round(time.perf_counter() - t0, 3)})
 `);

@@ -43,6 +43,13 @@ done true end after 2 resumes
 #: `runvil check examples/hello.md`: no output, status 0
 CHECKED = (0, "", "")
 RECURSION = "local function f(n) return 1 + f(n + 1) end "
+#: the %%runvil magic's core (JupyterLite's own bundle is out of reach here)
+NOTEBOOK_CELL = """
+from runvil.host.notebook import run_cell
+cell = open("/work/examples/hello.md", encoding="utf-8").read()
+ran = run_cell("--input q", cell, {"q": "from a variable"})
+print(ran.ok, ran.result, "<html" in ran.page.lower())
+"""
 RUNS = {
     "version": ["--version"],
     "check": ["check", "examples/hello.md"],
@@ -50,6 +57,7 @@ RUNS = {
     "hello": ["run", "examples/hello.md"],
     "conformance": ["conformance", "conformance"],
     "yields": ["lua", "/repo/tests/lua/programs/yield_in_callbacks.lua"],
+    "notebook": ["@python", NOTEBOOK_CELL],
     # late: a crash of the interpreter would spoil the runs after it
     **{f"deep {kind}": ["lua", "-e", chunk(kind)] for kind in KINDS},
     "recursion-pcall": ["lua", "-e", RECURSION + "print(pcall(f, 1))"],
@@ -131,6 +139,10 @@ def test_the_expected_output_is_lua_s():
 def test_hello(pyodide_runs):
     assert outcome(pyodide_runs["hello"]) == (
         0, "echo: hello\n", "runvil: no config: every model role runs on the offline echo model\n")
+
+
+def test_the_notebook_magic_runs_a_cell(pyodide_runs):
+    assert outcome(pyodide_runs["notebook"]) == (0, "True echo: hello True\n", "")
 
 
 def test_infinite_recursion_is_lua_s_stack_overflow(pyodide_runs):
