@@ -127,6 +127,23 @@ def _py_template(s):
     return len(r) + n
 
 
+def _py_lazy_tags(s):
+    n = 0
+    for m in re.finditer(r"<(.*?)>", s.replace("model", "<model>"), re.S):
+        n += len(m.group(1))
+    return n
+
+
+def _py_find_plain(s):
+    n, i = 0, 0
+    while True:
+        j = s.find("model", i)
+        if j < 0:
+            return n
+        n += j + 1
+        i = j + 5
+
+
 ROWS: dict[str, tuple[str, str, object]] = {
     "gmatch-words": ('for w in s:gmatch("%a+")', """
         local n = 0
@@ -162,6 +179,18 @@ ROWS: dict[str, tuple[str, str, object]] = {
         tpl = tpl:gsub("%f[%w](%w+)%f[%W]", function(w) if vars[w] then return "{" .. w .. "}" end end)
         local r, n = tpl:gsub("{([%w_]+)}", vars)
         return #r + n""", _py_template),
+    "lazy-tags": ('words to <word>, then for w in s:gmatch("<(.-)>")', """
+        local n = 0
+        for w in s:gsub("model", "<model>"):gmatch("<(.-)>") do n = n + #w end
+        return n""", _py_lazy_tags),
+    "find-plain": ('while: s:find("model", i, true)', """
+        local n, i = 0, 1
+        while true do
+          local a, b = s:find("model", i, true)
+          if not a then return n end
+          n = n + a
+          i = b + 1
+        end""", _py_find_plain),
 }
 
 

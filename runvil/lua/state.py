@@ -38,6 +38,7 @@ from .errors import LimitExceeded, LuaError, chunkid, current_where, stack_overf
 from .stdlib.limits import MemoryBudget
 from .runtime.helpers import base_namespace, make_forprep, make_giter
 from .runtime.tables import LuaTable
+from .runtime.collector import Collector
 
 #: the most steps between two checks of the time and memory (when steps are fast)
 CHECK_INTERVAL = 100_000
@@ -45,6 +46,10 @@ CHECK_INTERVAL = 100_000
 MIN_CHECK_INTERVAL = 16
 #: the CPU time aimed at between two checks
 CHECK_SECONDS = 0.1
+#: CPU seconds between two automatic collections, while a state has weak
+#: tables or objects marked for finalization (a full collection of
+#: Python's heap costs milliseconds)
+COLLECT_SECONDS = 1.0
 #: where Lua runs on the calling thread's small stack (inline, no threads:
 #: Pyodide), the most steps between two calls of `_tick`. There Python's
 #: recursion limit is what ends a runaway recursion in `stack overflow`, but
@@ -103,6 +108,8 @@ class LuaState:
         self._cpu_mark = self._last_check = self._measured = time.process_time()
         self._unmeasured = 0  # steps since the resident size was read, at `_measured` (CPU time)
         self.machine = Machine()  # bound to this state by its libraries' install
+        self.collector = Collector()  # weak tables and finalizers (runtime/collector.py)
+        self._collected = self._cpu_mark  # CPU time of the last automatic collection
         self.ns = self._namespace()
         self.G.set_str("_G", self.G)
         self.G.set_str("_VERSION", "Lua 5.4")
@@ -199,6 +206,9 @@ class LuaState:
                 self._steps[0] = 0
                 self._armed = 0
                 raise budget.exceeded()
+        if self.collector and now - self._collected >= COLLECT_SECONDS:  # weak tables or finalizers to serve
+            self._collected = now
+            self.collector.collect()
         self._rearm()
 
     def reset_limits(self) -> None:
@@ -310,6 +320,8 @@ class LuaState:
             from .stdlib.coroutine import close_all
 
             run_lua(lambda: close_all(self))
+        if self.collector.marked:  # every marked object's finalizer, as lua_close calls them
+            run_lua(self.collector.close)
         from .stdlib.limits import uninstall
 
         uninstall(self)

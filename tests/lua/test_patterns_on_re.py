@@ -238,6 +238,33 @@ def test_backtracking_is_cut_where_it_cannot_help():
     assert translate("a-")[0] == "a*?"  # nothing after: empty at once
 
 
+LAZY_SHAPES = ["<(.-)>", "%[(.-)%]", '"(.-)"', "(.-)x", "a(.-)[xy]", "<(%a-)>", "(.-)>$", "<(.-)>.", "<(.-)>b",
+               "(.-)()>", "x(.-)"]
+
+
+@pytest.mark.parametrize("p", LAZY_SHAPES)
+@pytest.mark.parametrize("s", ["<a><bc>d>", "<<a>>", "xx<>y", "[a[b]c]", 'say "hi" and "yo"', "no stop at all",
+                               "a1x a2y ax", "<a\nb>", "", ">", "<ab>x<cd>b"])
+def test_lazy_runs_before_a_stop_char_match_as_in_lua(p, s):
+    for init in (None, 2, -3):
+        assert ours(s, p, init, "<%0>") == real(s, p, init, "<%0>"), (p, s, init)
+
+
+def test_a_lazy_run_before_one_char_is_a_possessive_run_of_the_other_chars():
+    """`-` then a single char, after which the pattern always matches: the
+    run ends at the first char of that set, with no backtracking."""
+    assert translate("<(.-)>")[0] == r"<([\x00-\x3d\x3f-\xff]*+)>"
+    assert translate('"(%w-)"')[0].endswith("*+)\"")
+    assert translate("<(.-)>.")[0] == "<(.*?)>."  # a char after the stop: the run may go past a '>'
+    assert translate("(.-)>b")[0] == "(.*?)>b"
+
+
+@pytest.mark.parametrize("p", ["<(.-)>", '"(.-)"', "%[(.-)%]"])
+def test_lazy_captures_run_on_re_on_a_long_text(p):
+    text = ("<tag> some text [ref] with \"quoted\" words " * 30_000)  # ~1.3 MB
+    assert path(p, text) == "re" and path(p, text, gmatch=True) == "re"
+
+
 def test_the_plan_sends_long_runs_to_the_metered_matcher():
     pat = compile_pattern("([%w%.]+)@([%w%.]+%.%a+)")
     assert pat.regex_for(_TEXT) is not None

@@ -13,6 +13,7 @@ from ..runtime import indexing as LI
 from ..runtime.args import arg_error, check_any, check_function, check_int, check_table, opt_int, opt_str, type_error
 from ..runtime.calldepth import CCall
 from ..runtime.calls import ccall
+from ..runtime.machine import RUNNING
 from ..errors import LuaError, LuaSyntaxError, builtin, where
 from ..runtime.helpers import call_handler, caught_value
 from ..errors import chunkid
@@ -167,6 +168,8 @@ def setmetatable(*args):
         t, mt = args
         if type(t) is LuaTable and type(mt) is LuaTable and t.meta is None:
             t.meta = mt  # the common shape, an object getting its class: nothing to refuse
+            if "__gc" in mt.hash or "__mode" in mt.hash:
+                RUNNING[0].state.collector.metatable_set(t, mt)
             return t
     t = check_table(args, 1, "setmetatable")
     mt = args[1] if len(args) > 1 else None
@@ -175,6 +178,8 @@ def setmetatable(*args):
     if t.meta is not None and t.meta.hash.get("__metatable") is not None:
         raise LuaError(where(1, sys._getframe()) + "cannot change a protected metatable")
     t.meta = mt
+    if mt is not None and ("__gc" in mt.hash or "__mode" in mt.hash):
+        RUNNING[0].state.collector.metatable_set(t, mt)
     return t
 
 

@@ -202,6 +202,22 @@ def _first(items: list, j: int) -> frozenset:
     return frozenset(first)
 
 
+def _lazy_stop(items: list, j: int) -> frozenset | None:
+    """The set of the single char that must follow the lazy run items[j]
+    (captures aside) when whatever comes after that char always matches,
+    else None. Then the run stops at the first char of that set, as a
+    possessive run of its other chars does: `<(.-)>` is `<([^>]*+)>`."""
+    k = j + 1
+    while k < len(items) and items[k][0] in ("open", "close", "pos"):
+        k += 1
+    if k == len(items):
+        return None
+    kind, cs, q = items[k]
+    if kind != "one" or q != "" or not _always(items, k + 1):
+        return None
+    return cs
+
+
 def top_captures(p: str):
     """The indices (from 0) of the outermost captures of a pattern body
     when together they are the whole match (every item that consumes is
@@ -292,12 +308,16 @@ def translate(p: str):
             # matches, or cannot start with one of its chars
             plain = _always(items, j + 1) or cs.isdisjoint(_first(items, j + 1))
             if q == "-":
+                stop = _lazy_stop(items, j)
                 if _always(items, j + 1):
                     out.append("*?")  # the rest matches at once: an empty run
                     costs.append(("zero", None))
                 elif plain:
                     out.append("*+")  # the rest can only match after the whole run
                     costs.append(("scan", cs))
+                elif stop is not None:  # `(.-)>`: the run ends at the first char of the stop set
+                    out[-1] = set_regex(cs - stop) + "*+"
+                    costs.append(("scan", cs - stop))
                 else:
                     out.append("*?")
                     costs.append(("lazy", cs))

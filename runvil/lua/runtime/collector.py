@@ -1,0 +1,237 @@
+"""Lua's garbage-collection semantics on Python's collector: weak tables
+(`__mode`) and finalizers (`__gc`), as Lua 5.4's manual (§2.5) lets a
+program observe them.
+
+A state's Collector knows the tables given a metatable with `__mode` and
+the objects marked for finalization (given a metatable with `__gc`, in
+that order). Between collections they are held as any value is: a weak
+table keeps its entries and a marked object lives, as in Lua, where an
+entry goes only when a collection runs. A collection (`collect`, run at a
+safe point: `collectgarbage`, the step meter's check, the state's close)
+does, with Python's automatic collector held off:
+
+1. it takes the collectable keys and values out of every weak table and
+   each marked object out of the mark list, each into a `_Held` that only
+   refers to itself, so that nothing of runvil keeps them alive;
+2. it runs Python's collector with DEBUG_SAVEALL: what is unreachable
+   stays in `gc.garbage` instead of being freed, a marked object among it
+   is queued for its finalizer (resurrected, in the reverse order of
+   marking), and a weak entry whose key or value is unreachable is
+   dropped (a key being finalized stays until the next collection, as
+   Lua keeps it);
+3. it puts the live entries back in their order and the live marks back
+   in the list, and lets the rest go.
+
+Finalizers then run, each once, with the object as argument; an error in
+one is dropped, as Lua turns it into a warning. Ephemeron tables (weak
+keys whose values refer to their own keys) keep such entries: the value
+is held strongly while the collector runs.
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+from ..errors import LuaError
+from .calls import ccall
+from .machine import RUNNING
+from .tables import LuaTable, _BoolKey
+
+#: values Lua never removes from a weak table: strings, numbers, booleans
+_VALUES = (str, int, float, bool, type(None), _BoolKey)
+
+
+class _Held:
+    """A weak table's collectable key or value, referred to by itself alone
+    while the collector decides whether anything else reaches it."""
+
+    __slots__ = ("obj", "me")
+
+    def __init__(self, obj):
+        self.obj = obj
+        self.me = self
+
+    def release(self):
+        obj, self.obj, self.me = self.obj, None, None
+        return obj
+
+
+class _Part:
+    """A weak table's key or value while the collector runs: its _Held by
+    id alone (found again in gc.garbage, where every _Held goes)."""
+
+    __slots__ = ("id",)
+
+    def __init__(self, ident: int):
+        self.id = ident
+
+
+class _Marked(_Held):
+    """An object marked for finalization, with its place in the order of marking."""
+
+    __slots__ = ("seq",)
+
+    def __init__(self, obj, seq: int):
+        super().__init__(obj)
+        self.seq = seq
+
+
+def weak_mode(t: LuaTable) -> tuple[bool, bool]:
+    """(weak keys, weak values) by the metatable's `__mode` now."""
+    mt = t.meta
+    mode = mt.hash.get("__mode") if mt is not None else None
+    if type(mode) is not str:
+        return False, False
+    return "k" in mode, "v" in mode
+
+
+def call_finalizer(f, obj) -> None:
+    """`__gc(obj)` as Lua's GCTM calls it: a nested call that may not
+    yield, whose error is dropped (Lua turns it into a warning)."""
+    co = RUNNING[0].co
+    if co is not None:
+        co.nny += 1
+    try:
+        ccall(f, obj)
+    except (LuaError, RecursionError):
+        pass
+    finally:
+        if co is not None:
+            co.nny -= 1
+
+
+class Collector:
+    """The weak tables and the marked objects of one state."""
+
+    def __init__(self):
+        self.weak: weakref.WeakSet = weakref.WeakSet()
+        self.marked: dict = {}  # id(obj) -> _Marked, in the order of marking (a marked object cannot die)
+        self.seq = 0
+        self.finalizing = False
+
+    def __bool__(self) -> bool:
+        return bool(self.marked) or len(self.weak) > 0
+
+    def metatable_set(self, t, mt) -> None:
+        """What setmetatable(t, mt) tells: a weak table; a marked object
+        (only a `__gc` present now marks, as in Lua; once until finalized)."""
+        if mt is None:
+            return
+        h = mt.hash
+        if h.get("__mode") is not None:
+            self.weak.add(t)
+        if h.get("__gc") is not None and id(t) not in self.marked:
+            self.seq += 1
+            self.marked[id(t)] = _Marked(t, self.seq)
+
+    # ------------------------------------------------------------ a collection
+
+    def collect(self) -> None:
+        """One full collection, then the finalizers it found."""
+        if self.finalizing:  # asked for by a finalizer: Python's collection alone
+            gc.collect()
+            return
+        self._finalize(self._collect())
+
+    def _collect(self) -> list:
+        """Steps 1 to 3 of the module's docstring; the objects due for
+        finalization, in the reverse order of marking."""
+        enabled = gc.isenabled()
+        gc.disable()
+        flags = gc.get_debug()
+        start = len(gc.garbage)
+        try:
+            taken = []
+            for t in list(self.weak):
+                wk, wv = weak_mode(t)
+                if wk or wv:
+                    taken.append(self._take(t, wk, wv))
+            self.marked.clear()  # each _Marked now refers to itself alone
+            gc.set_debug(flags | gc.DEBUG_SAVEALL)
+            try:
+                gc.collect()
+            finally:
+                gc.set_debug(flags)
+            found = gc.garbage[start:]
+            del gc.garbage[start:]
+            garbage = {id(x) for x in found}
+            holders = {id(x): x for x in found if isinstance(x, _Held)}  # every _Held: nothing else refers to one
+            marked = sorted((x for x in found if type(x) is _Marked), key=lambda x: -x.seq)
+            due = []
+            for x in marked:
+                if id(x.obj) in garbage:
+                    due.append(x.release())
+                else:
+                    self.marked[id(x.obj)] = x
+            self.marked = dict(sorted(self.marked.items(), key=lambda item: item[1].seq))
+            due_ids = {id(x) for x in due}
+            for t, items, arr in taken:
+                self._put_back(t, items, arr, holders, garbage, due_ids)
+            del found, marked, holders
+        finally:
+            if enabled:
+                gc.enable()
+        gc.collect()  # what gc.garbage alone kept goes now
+        return due
+
+    @staticmethod
+    def _take(t: LuaTable, wk: bool, wv: bool):
+        """Empties a weak table into its entries and array values, each
+        weak collectable part a _Held known here by a weak reference and
+        its id alone (so that only the _Held itself refers to it)."""
+        def hold(v, weak):
+            if weak and not isinstance(v, _VALUES):
+                return _Part(id(_Held(v)))
+            return v
+
+        items = [(hold(k, wk), hold(v, wv)) for k, v in t.hash.items() if v is not None]
+        arr = [hold(v, wv) for v in t.arr]
+        t.hash.clear()  # (the same dict: compiled code may hold it)
+        t.arr.clear()
+        t._tomb = 0
+        t._iter = None
+        return t, items, arr
+
+    @staticmethod
+    def _put_back(t: LuaTable, items: list, arr: list, holders: dict, garbage: set, due: set) -> None:
+        """Refills a weak table with the entries that live: a dead value
+        drops its entry, a dead key too unless it waits for its finalizer."""
+        def alive(x, key: bool):
+            if type(x) is not _Part:
+                return True, x
+            obj = holders[x.id].release()
+            if id(obj) not in garbage or key and id(obj) in due:
+                return True, obj
+            return False, None
+
+        h = t.hash
+        for k, v in items:
+            ok_k, key = alive(k, True)
+            ok_v, value = alive(v, False)
+            if ok_k and ok_v:
+                h[key] = value
+        values = [value if ok else None for ok, value in (alive(v, False) for v in arr)]
+        while values and values[-1] is None:
+            values.pop()
+        t.arr.extend(values)
+
+    # ------------------------------------------------------------ finalizers
+
+    def _finalize(self, due: list) -> None:
+        self.finalizing = True
+        try:
+            for obj in due:
+                mt = getattr(obj, "meta", None)
+                f = mt.hash.get("__gc") if mt is not None else None
+                if f is not None:
+                    call_finalizer(f, obj)
+        finally:
+            self.finalizing = False
+
+    def close(self) -> None:
+        """The state closes: every marked object's finalizer, live or not,
+        in the reverse order of marking."""
+        due = [held.release() for held in reversed(self.marked.values())]
+        self.marked.clear()
+        self._finalize(due)
