@@ -443,6 +443,23 @@ def test_run_db_stores_a_single_run_beside_the_batches_and_view_draws_any(here, 
     assert "runvil: all.db has no run 9" in capsys.readouterr().err
 
 
+def test_view_of_a_database_without_run_lists_its_runs(here, capsys, server):
+    """issue: "`runvil view DB` without `--run` lists the runs"."""
+    (here / "rows.txt").write_text("first row\nsecond FAIL\n")
+    assert batch(capsys, "p.md", "rows.txt")[0] == 1
+    assert main(["view", "p.batch.db"]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0].split() == ["id", "batch", "row", "outcome", "rounds", "tokens", "seconds", "input"]
+    assert re.match(r"^\s+1\s+1\s+1\s+ok\s+1\s+\d+\+2\s+[\d.]+\s+first row$", lines[1]), lines[1]
+    assert re.match(r"^\s+2\s+1\s+2\s+failed \(Completion\)\s+1\s+unknown\s+[\d.]+\s+second FAIL$", lines[2])
+    assert err == "runvil: 2 runs; runvil view p.batch.db --run ID draws one\n"
+    assert not list(here.glob("*.html"))
+    (here / "x.db").write_bytes(b"SQLite format 3\0" + b"\0" * 100)
+    assert main(["view", "x.db"]) == 2
+    assert "runvil: cannot read the database x.db" in capsys.readouterr().err
+
+
 def test_run_db_of_a_failed_run_stores_its_error(here, capsys):
     (here / "w.yaml").write_text("replies:\n  - error: {status: 400, body: 'nope'}\n")
     assert main(["run", "p.md", "--input", "x", "--script", "w.yaml", "--db", "r.db"]) == 1
