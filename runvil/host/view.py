@@ -598,10 +598,10 @@ def view_command(argv: list[str]) -> int:
     except SystemExit as e:
         return 2 if e.code else 0
     if args.run is None and args.output is None:
-        from .batch.listing import is_database
+        from .batch.listing import is_database, list_command
 
         if is_database(args.log):  # a results database: its runs, to pick one to draw
-            return _list_runs(args.log)
+            return list_command(args.log)
     try:
         if args.run is not None:  # a stored run: FILE.db -> FILE-run-ID.html
             from .batch.store import StoreError, read_run_log
@@ -637,19 +637,6 @@ def view_command(argv: list[str]) -> int:
         print(f"runvil: cannot write {out}: {e.strerror or e}", file=sys.stderr)
         return 2
     print(out)
-    return 0
-
-
-def _list_runs(path: str) -> int:
-    from .batch.listing import list_runs
-    from .batch.store import StoreError
-
-    try:
-        n = list_runs(path)
-    except StoreError as e:
-        print(f"runvil: {e}", file=sys.stderr)
-        return 2
-    print(f"runvil: {n} run{'' if n == 1 else 's'}; runvil view {path} --run ID draws one", file=sys.stderr)
     return 0
 
 

@@ -24,6 +24,18 @@ def is_database(path: str) -> bool:
         return False
 
 
+def list_command(path: str) -> int:
+    """`runvil view FILE.db`: the list, and how to draw one; 2 for a file
+    that is no results database."""
+    try:
+        n = list_runs(path)
+    except StoreError as e:
+        print(f"runvil: {e}", file=sys.stderr)
+        return 2
+    print(f"runvil: {n} run{'' if n == 1 else 's'}; runvil view {path} --run ID draws one", file=sys.stderr)
+    return 0
+
+
 def list_runs(path: str, out=None) -> int:
     """Prints the stored runs in id order; raises StoreError for a database
     that cannot be read or is not runvil's. Returns how many it listed."""
