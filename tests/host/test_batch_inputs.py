@@ -47,9 +47,12 @@ def snapshot(folder) -> dict:
      "--jsonl sub/../out.db would write over the results database out.db; give another file"),
     (["--db", "rows.txt"], "--db rows.txt would write over the data file rows.txt; give another file"),
     (["--db", "p.md"], "--db p.md would write over the prompt p.md; give another file"),
-    (["--script", "w.yaml", "--jsonl", "w.yaml"], "--jsonl w.yaml would write over the world w.yaml; give another file"),
-    (["--jsonl", "runvil.toml"], "--jsonl runvil.toml would write over the config runvil.toml; give another file"),
-    (["--config", "c.toml", "--db", "hard.toml"], "--db hard.toml would write over the config c.toml; give another file"),
+    (["--script", "w.yaml", "--jsonl", "w.yaml"],
+     "--jsonl w.yaml would write over the world w.yaml; give another file"),
+    (["--jsonl", "runvil.toml"],
+     "--jsonl runvil.toml would write over the config runvil.toml; give another file"),
+    (["--config", "c.toml", "--db", "hard.toml"],
+     "--db hard.toml would write over the config c.toml; give another file"),
 ])
 def test_an_output_that_is_an_input_is_refused_and_nothing_is_written(here, capsys, extra, message):
     (here / "rows.txt").write_text("one\ntwo\n")

@@ -17,8 +17,6 @@ import subprocess
 import sys
 import time
 
-import pytest
-
 from .batch_server import BatchServer, config_for
 from .test_batch import PROMPT, batch, here, runs, server  # noqa: F401  (fixtures)
 

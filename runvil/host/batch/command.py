@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 
 from ..exits import EXIT_FAILED, EXIT_OK, EXIT_PARSE, EXIT_TERMINATED, EXIT_USAGE
@@ -176,8 +177,6 @@ def _run_plan(plan, args) -> int:
     made_jsonl = False
     if args.jsonl:  # written at the end; opened now (not emptied) so that an unwritable path fails first
         try:
-            import os
-
             made_jsonl = not os.path.lexists(args.jsonl)
             open(args.jsonl, "a", encoding="utf-8").close()
         except OSError as e:
@@ -209,6 +208,9 @@ def _run_plan(plan, args) -> int:
             refused = _write_jsonl(plan, args, made_jsonl)
             if refused is not None:
                 return refused
+        elif made_jsonl:  # interrupted: no export, and no empty file made for it
+            with contextlib.suppress(OSError):
+                os.remove(args.jsonl)
     finally:
         plan.close()
     print(plan.tally.summary())
@@ -226,8 +228,6 @@ def _run_plan(plan, args) -> int:
 def _write_jsonl(plan, args, made: bool) -> int | None:
     """Writes `--jsonl`, unless it names a module the rows required (known
     only now that they ran); the exit status of a refusal, else None."""
-    import os
-
     from ..outputs import clash
 
     clashing = clash([("--jsonl", args.jsonl)], [(f"the module {p}", p) for p in plan.module_paths()])
