@@ -455,6 +455,9 @@ def test_view_of_a_database_without_run_lists_its_runs(here, capsys, server):
     assert re.match(r"^\s+2\s+1\s+2\s+failed \(Completion\)\s+1\s+unknown\s+[\d.]+\s+second FAIL$", lines[2])
     assert err == "runvil: 2 runs; runvil view p.batch.db --run ID draws one\n"
     assert not list(here.glob("*.html"))
+    assert main(["view", "p.batch.db", "-o", "page.html"]) == 2
+    assert capsys.readouterr().err == ("runvil: p.batch.db is a results database: --run ID names the run to draw "
+                                       "(runvil view p.batch.db lists them)\n")
     (here / "x.db").write_bytes(b"SQLite format 3\0" + b"\0" * 100)
     assert main(["view", "x.db"]) == 2
     assert "runvil: cannot read the database x.db" in capsys.readouterr().err

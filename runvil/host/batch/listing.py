@@ -24,9 +24,13 @@ def is_database(path: str) -> bool:
         return False
 
 
-def list_command(path: str) -> int:
+def list_command(path: str, output: str | None = None) -> int:
     """`runvil view FILE.db`: the list, and how to draw one; 2 for a file
-    that is no results database."""
+    that is no results database, or for `-o` without `--run`."""
+    if output is not None:
+        print(f"runvil: {path} is a results database: --run ID names the run to draw "
+              f"(runvil view {path} lists them)", file=sys.stderr)
+        return 2
     try:
         n = list_runs(path)
     except StoreError as e:
