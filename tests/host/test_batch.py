@@ -446,7 +446,7 @@ def test_run_db_stores_a_single_run_beside_the_batches_and_view_draws_any(here, 
 def test_view_of_a_database_without_run_lists_its_runs(here, capsys, server):
     """issue: "`runvil view DB` without `--run` lists the runs"."""
     (here / "rows.txt").write_text("first row\nsecond FAIL\n")
-    assert batch(capsys, "p.md", "rows.txt")[0] == 1
+    assert batch(capsys, "p.md", "rows.txt", "-j", "1")[0] == 1
     assert main(["view", "p.batch.db"]) == 0
     out, err = capsys.readouterr()
     lines = out.splitlines()
