@@ -202,10 +202,22 @@ def test_a_block_another_live_batch_holds_is_left_to_it_and_a_dead_ones_is_taken
     assert sqlite3.connect("p.batch.db").execute("SELECT count(*) FROM leases").fetchone() == (0,)
 
 
+def _batches(db) -> int:
+    try:
+        con = sqlite3.connect(db)
+        try:
+            return con.execute("SELECT count(*) FROM batches").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:  # not made yet
+        return 0
+
+
 def test_two_batches_on_one_database_share_the_rows_and_run_none_twice(tmp_path):
     """Two real `runvil batch` processes started together on one SQLite
     database: every row is stored once, and each ran some of them."""
-    server = BatchServer(delay=0.03).start()
+    server = BatchServer(delay=0.01).start()
+    server.hold_after = 0  # every request waits until both batches have started
     try:
         (tmp_path / "runvil.toml").write_text(config_for(server))
         (tmp_path / "p.md").write_text(PROMPT)
@@ -213,6 +225,10 @@ def test_two_batches_on_one_database_share_the_rows_and_run_none_twice(tmp_path)
         cmd = [sys.executable, "-m", "runvil.host.cli", "batch", "p.md", "rows.txt", "-j", "4", "--processes", "1"]
         procs = [subprocess.Popen(cmd, cwd=tmp_path, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   text=True) for _ in range(2)]
+        deadline = time.monotonic() + 120
+        while _batches(tmp_path / "p.batch.db") < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        server.released.set()
         outs = [p.communicate(timeout=300) for p in procs]
         assert [p.returncode for p in procs] == [0, 0], outs
         con = sqlite3.connect(tmp_path / "p.batch.db")
