@@ -56,7 +56,10 @@ class Owner:
     """This batch as the holder of leases: host, pid and start time."""
 
     def __init__(self, lease_seconds: float = LEASE_SECONDS):
-        self.host = socket.gethostname()
+        try:
+            self.host = socket.gethostname()
+        except OSError:  # no network stack (a browser): one machine
+            self.host = "localhost"
         self.pid = os.getpid()
         self.start = process_start(self.pid)
         self.id = f"{self.host}:{self.pid}:{self.start}"
