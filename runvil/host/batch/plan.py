@@ -43,7 +43,7 @@ class Plan:
         self.run_key = ""
         self.modules_hold = ModuleCheck(args.prompt)
         self.blocks: Blocks | None = None
-        self.required: dict = {}  # module path -> True, for every module a stored row required
+        self.required: dict = {}  # a stored `modules` text -> the files it names (for --jsonl)
         self.echo_note: str | None = None
         self.done_before = self.failed_before = self.todo = 0
         self.batch_id: int | None = None

@@ -4,9 +4,12 @@ shell, sqlite-utils and Datasette.
 
 Besides the columns host.md names, each run carries `prompt_path`,
 `prompt_sha256` and `bindings`, so that a run stored by `runvil run --db`
-(no batch) says what ran, and the question "is this row done?" is one
-indexed lookup. Every write is its own transaction, committed at once: a
-crash or a Ctrl-C loses no finished row.
+(no batch) says what ran, and `run_key` and `modules` (key.py), so that
+the question "is this row done?" is one indexed lookup and a hash of each
+module it required. The `leases` table holds the blocks of rows batches
+are running (leases.py). Every write is its own transaction, committed at
+once: a crash or a Ctrl-C loses no finished row. A database of an earlier
+version is brought up to date as it is opened (`_migrate_runs`).
 """
 
 from __future__ import annotations
