@@ -80,6 +80,8 @@ class DataFile:
         cannot be read."""
         fmt = format or data_format(given)
         if given == "-":
+            if sys.stdin is None:
+                raise OSError(0, "there is no standard input", "-")
             return cls._spool("standard input", getattr(sys.stdin, "buffer", sys.stdin), fmt)
         if stat.S_ISREG(os.stat(given).st_mode):
             with open(given, "rb"):  # unreadable: said now, before anything else
