@@ -85,6 +85,9 @@ class Run:
         #: runs again); off by default, since a host may still call into a
         #: VM's state after its run ended
         self.release_lua = release_lua
+        #: the modules `require` read: path beside the prompt -> sha256 of the
+        #: file's bytes (a batch stores them; a run is reused only while they hold)
+        self.required: dict[str, str] = {}
         self.events = EventLog()
         self.var = VarStore()
         self.sched = Scheduler()

@@ -4,6 +4,7 @@ pieces top to bottom."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from pathlib import Path
@@ -185,6 +186,7 @@ class SectionVM:
             raise_lua(f"module '{from_lua_str(name)}' is {max(size, len(data))} bytes of Lua; "
                       f"the limit is {MAX_BLOCK_BYTES} bytes")
         source = file_source(data)  # as luaL_loadfilex: a BOM and a '#' line skipped
+        self.run.required[os.path.relpath(path, folder)] = hashlib.sha256(data).hexdigest()
         fn = self.state.load(source, "@" + os.path.relpath(path, folder))
         results = yield from self.state.call_g(fn, name)
         if results and results[0] is not None:

@@ -93,6 +93,12 @@ def chat_command(argv: list[str]) -> int:
         args = p.parse_args(argv)
     except SystemExit as e:
         return EXIT_USAGE if e.code else EXIT_OK
+    from .outputs import clash, config_input
+
+    clashing = clash([("--log", args.log)], [(f"the world {args.script}", args.script), config_input(args.config)])
+    if clashing:
+        print(f"runvil: {clashing}", file=sys.stderr)
+        return EXIT_USAGE
     from ..engine.effects import UserTurn
     from ..engine.run import Run
     from ..prompt import parse_text

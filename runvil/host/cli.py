@@ -85,8 +85,8 @@ USAGE = """usage: runvil COMMAND ...   (runvil COMMAND --help for its options)
   runvil playground OUT [--pyodide URL_OR_DIR]
                                              write a static site that runs prompts in the browser
   runvil models [PROMPT.md] [-m MODEL]       list the catalog models and how roles are bound
-  runvil view FILE.db --run ID [-o FILE.html]
-                                             draw a run stored by batch or run --db
+  runvil view FILE.db [--run ID] [-o FILE.html]
+                                             list the runs stored by batch or run --db, or draw one
   runvil logs [list|show ID|view ID|rm ID|path|on|off] [-n N] [--q TEXT] [--json]
                                              the history of runs (run and chat)
   runvil --version                           print the version"""

@@ -173,6 +173,12 @@ def conformance_command(argv: list[str]) -> int:
             return _usage(f"no conformance case matches {' or '.join(map(repr, args.patterns))}")
     elif not cases:
         return _usage(f"no conformance cases found in {', '.join(dirs)}")
+    from .outputs import clash
+
+    case_files = [(f"the case file {f}", str(f)) for f in dict.fromkeys(c.file for c in cases)]
+    clashing = clash([("--junit", args.junit)], case_files)
+    if clashing:
+        return _usage(clashing)
     report = Report(sys.stdout, len(cases), quiet=args.quiet, verbose=args.verbose)
     try:
         for case in cases:

@@ -110,12 +110,11 @@ def _run_command(argv: list[str]) -> int:
             args = run_parser().parse_args(argv)
         except SystemExit as e:
             return EXIT_USAGE if e.code else EXIT_OK
-        from .outputs import clash
+        from .outputs import clash, config_input
 
-        clashing = clash([("--log", args.log), ("--view", args.view), ("--record", args.record)],
+        clashing = clash([("--log", args.log), ("--view", args.view), ("--record", args.record), ("--db", args.db)],
                          [(f"the prompt {args.prompt}", args.prompt), (f"the world {args.script}", args.script),
-                          (f"the input file {args.input_file}", args.input_file),
-                          (f"the config {args.config}", args.config)])
+                          (f"the input file {args.input_file}", args.input_file), config_input(args.config)])
         if clashing:
             print(f"runvil: {clashing}", file=sys.stderr)
             return EXIT_USAGE

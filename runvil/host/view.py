@@ -597,6 +597,11 @@ def view_command(argv: list[str]) -> int:
         args = p.parse_args(argv)
     except SystemExit as e:
         return 2 if e.code else 0
+    if args.run is None:
+        from .batch.listing import is_database, list_command
+
+        if is_database(args.log):  # a results database: its runs, to pick one to draw
+            return list_command(args.log, args.output)
     try:
         if args.run is not None:  # a stored run: FILE.db -> FILE-run-ID.html
             from .batch.store import StoreError, read_run_log

@@ -7,7 +7,8 @@ Each reply is `reply: ` and the last user message's text, with usage
 `delay` seconds. The server counts the requests in flight at once
 (`peak`). `rate` (requests per `window` seconds) makes it a rate-limited
 API: a request over the rate gets a 429 with `retry-after: window`.
-A user message containing `FAIL` gets a 400.
+A user message containing `FAIL` gets a 400. With `hold_after = N`, every
+request after the Nth waits until `released` is set.
 
 Run as a script (`python -m tests.host.batch_server --delay 0.2`), it
 prints its base URL and serves until killed: the benchmarks use it so.
@@ -42,6 +43,10 @@ class BatchServer:
         self.bodies: list = []
         self._recent: deque = deque()
         self.stopping = threading.Event()
+        #: requests past this many wait until `released` is set (the Ctrl-C
+        #: tests: rows in flight that would never end by themselves)
+        self.hold_after: int | None = None
+        self.released = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -76,6 +81,7 @@ class BatchServer:
 
     def stop(self) -> None:
         self.stopping.set()
+        self.released.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -99,7 +105,10 @@ class BatchServer:
                 return 429, {"error": {"message": "Rate limit reached, slow down"}}, {"retry-after": f"{self.window:g}"}
             self.in_flight += 1
             self.peak = max(self.peak, self.in_flight)
+            held = self.hold_after is not None and self.requests > self.hold_after
         try:
+            if held:
+                self.released.wait(120)
             if self.delay:
                 self.stopping.wait(self.delay)
             users = [m for m in body.get("messages", []) if m.get("role") == "user"]

@@ -197,7 +197,8 @@ def test_rows_run_against_a_real_server_and_the_summary_line_counts_them(here, c
     assert got["1"]["rounds"] == 1 and got["1"]["prompt_tokens"] == len("Say one back.")
     assert got["2"]["ok"] == 0 and got["2"]["error_kind"] == "Completion"
     assert "status 400" in got["2"]["error_message"]
-    prompt_tokens = sum(r["prompt_tokens"] for r in got.values())
+    assert got["2"]["prompt_tokens"] is None  # no round of it reported usage: unknown, not 0
+    prompt_tokens = sum(r["prompt_tokens"] or 0 for r in got.values())
     assert m.group(5) == f"{prompt_tokens:,} prompt + 6 completion tokens"  # a refused round has no usage
     batches = sqlite3.connect("p.batch.db").execute("SELECT rows, ok, failed, bindings, ended FROM batches").fetchall()
     assert batches[0][:4] == (5, 3, 2, '{"writer":"local/small"}') and batches[0][4]
@@ -322,15 +323,27 @@ def test_jsonl_export_every_row_in_row_order_after_a_resume(here, capsys, server
     (here / "rows.jsonl").write_text("".join(json.dumps({"id": f"r{i}", "input": f"v{i}", "n": i}) + "\n"
                                              for i in range(5)))
     assert batch(capsys, "p.md", "rows.jsonl", "--limit", "3", "-j", "3")[0] == 0
-    assert batch(capsys, "p.md", "rows.jsonl", "--jsonl", "out.jsonl")[0] == 0
+    assert batch(capsys, "p.md", "rows.jsonl", "--jsonl", "out.jsonl", "--all")[0] == 0
     lines = [json.loads(line) for line in (here / "out.jsonl").read_text().splitlines()]
     assert [x["id"] for x in lines] == ["r0", "r1", "r2", "r3", "r4"]
     assert lines[4] == {"id": "r4", "input": "v4", "metadata": {"n": 4}, "ok": True, "result": "reply: Say v4 back.",
                         "error": None, "usage": {"rounds": 1, "prompt_tokens": 12, "completion_tokens": 2,
-                                                 "reasoning_tokens": 0},
+                                                 "reasoning_tokens": 0, "rounds_without_usage": 0},
                         "seconds": lines[4]["seconds"], "run": lines[4]["run"]}
     stored = runs(where=f"id = {lines[4]['run']}")[0]
     assert (stored["row_id"], stored["batch_id"]) == ("r4", 2)
+
+
+def test_jsonl_without_all_writes_the_rows_this_command_ran(here, capsys, server):
+    """host.md: "`--jsonl FILE` | also write the results of the rows this
+    command ran (`--all`: every row of the data set)"."""
+    (here / "rows.jsonl").write_text("".join(json.dumps({"id": f"r{i}", "input": f"v{i}"}) + "\n" for i in range(5)))
+    assert batch(capsys, "p.md", "rows.jsonl", "--limit", "3", "--jsonl", "first.jsonl")[0] == 0
+    assert [json.loads(x)["id"] for x in (here / "first.jsonl").read_text().splitlines()] == ["r0", "r1", "r2"]
+    assert batch(capsys, "p.md", "rows.jsonl", "--jsonl", "rest.jsonl")[0] == 0
+    assert [json.loads(x)["id"] for x in (here / "rest.jsonl").read_text().splitlines()] == ["r3", "r4"]
+    assert batch(capsys, "p.md", "rows.jsonl", "--jsonl", "none.jsonl")[0] == 0
+    assert (here / "none.jsonl").read_text() == ""
 
 
 # ------------------------------------------------------------- the database
@@ -428,6 +441,26 @@ def test_run_db_stores_a_single_run_beside_the_batches_and_view_draws_any(here, 
     assert "from the batch" in (here / "one.html").read_text()
     assert main(["view", "all.db", "--run", "9"]) == 2
     assert "runvil: all.db has no run 9" in capsys.readouterr().err
+
+
+def test_view_of_a_database_without_run_lists_its_runs(here, capsys, server):
+    """issue: "`runvil view DB` without `--run` lists the runs"."""
+    (here / "rows.txt").write_text("first row\nsecond FAIL\n")
+    assert batch(capsys, "p.md", "rows.txt", "-j", "1")[0] == 1
+    assert main(["view", "p.batch.db"]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0].split() == ["id", "batch", "row", "outcome", "rounds", "tokens", "seconds", "input"]
+    assert re.match(r"^\s+1\s+1\s+1\s+ok\s+1\s+\d+\+2\s+[\d.]+\s+first row$", lines[1]), lines[1]
+    assert re.match(r"^\s+2\s+1\s+2\s+failed \(Completion\)\s+1\s+unknown\s+[\d.]+\s+second FAIL$", lines[2])
+    assert err == "runvil: 2 runs; runvil view p.batch.db --run ID draws one\n"
+    assert not list(here.glob("*.html"))
+    assert main(["view", "p.batch.db", "-o", "page.html"]) == 2
+    assert capsys.readouterr().err == ("runvil: p.batch.db is a results database: --run ID names the run to draw "
+                                       "(runvil view p.batch.db lists them)\n")
+    (here / "x.db").write_bytes(b"SQLite format 3\0" + b"\0" * 100)
+    assert main(["view", "x.db"]) == 2
+    assert "runvil: cannot read the database x.db" in capsys.readouterr().err
 
 
 def test_run_db_of_a_failed_run_stores_its_error(here, capsys):

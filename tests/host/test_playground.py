@@ -111,7 +111,9 @@ class _Ids(HTMLParser):
 def test_the_site_holds_the_page_and_pure_wheels(tmp_path):
     out = tmp_path / "site"
     done = playground(str(out))
-    assert (done.returncode, done.stdout, done.stderr) == (0, f"{out / 'index.html'}\n", "")
+    assert (done.returncode, done.stdout) == (0, f"{out / 'index.html'}\n")
+    assert done.stderr == (f"runvil: serve it with `python -m http.server --directory {out} 8000`, "
+                           "then open http://localhost:8000/\n")
     ids = _Ids()
     ids.feed((out / "index.html").read_text(encoding="utf-8"))
     for element in IDS:
@@ -158,6 +160,56 @@ def test_a_pyodide_folder_is_copied_in_and_a_url_is_kept(tmp_path):
     assert sorted(p.name for p in (out / "pyodide").iterdir()) == sorted(PYODIDE_FILES)
     assert playground(str(out), "--pyodide", "http://127.0.0.1:8000/pyodide").returncode == 0
     assert json.loads((out / "site.json").read_text())["pyodide"] == "http://127.0.0.1:8000/pyodide/"
+
+
+def _pyodide_dist(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    for name in PYODIDE_FILES:
+        (folder / name).write_text(name)
+    return folder
+
+
+def test_a_pyodide_folder_inside_out_is_refused_and_kept(tmp_path):
+    """`runvil playground site --pyodide site/pyodide` once removed the
+    output's `pyodide` folder, then copied it from itself."""
+    out = tmp_path / "site"
+    dist = _pyodide_dist(tmp_path / "dist")
+    assert playground(str(out), "--pyodide", str(dist)).returncode == 0
+    before = {p: p.read_bytes() for p in (out / "pyodide").iterdir()}
+    done = playground(str(out), "--pyodide", str(out / "pyodide"))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"runvil: --pyodide {out / 'pyodide'} is inside {out}, which the playground rewrites: "
+                           "give a Pyodide folder outside it\n")
+    assert {p: p.read_bytes() for p in (out / "pyodide").iterdir()} == before
+    inner = tmp_path / "dist" / "site"
+    done = playground(str(inner), "--pyodide", str(dist))
+    assert done.returncode == 2 and "it is inside the Pyodide folder" in done.stderr and not inner.exists()
+
+
+def test_out_holding_files_the_playground_did_not_write_is_refused(tmp_path):
+    out = tmp_path / "project"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    done = playground(str(out))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"runvil: cannot write the playground into {out}: it holds notes.txt, which runvil "
+                           "playground did not write; give a new or empty folder\n")
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
+def test_a_site_is_rewritten_in_place_and_what_it_no_longer_holds_goes(tmp_path):
+    out = tmp_path / "site"
+    assert playground(str(out), "--pyodide", str(_pyodide_dist(tmp_path / "dist"))).returncode == 0
+    manifest = json.loads((out / ".runvil-playground.json").read_text())["files"]
+    assert "index.html" in manifest and "site.json" in manifest and "pyodide/pyodide.js" in manifest
+    (out / "wheels" / "runvil-0.0.0-py3-none-any.whl").write_text("an older wheel")
+    done = playground(str(out))
+    assert done.returncode == 2 and "it holds wheels/runvil-0.0.0-py3-none-any.whl" in done.stderr
+    (out / "wheels" / "runvil-0.0.0-py3-none-any.whl").unlink()
+    assert playground(str(out)).returncode == 0
+    assert not (out / "pyodide").exists()  # the copy of the earlier run is gone with it
+    (out / "extra.html").write_text("mine")
+    assert playground(str(out)).returncode == 2 and (out / "extra.html").read_text() == "mine"
 
 
 def test_usage_errors(tmp_path):

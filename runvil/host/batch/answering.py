@@ -104,9 +104,16 @@ class SharedWorld:
         while target is not None and not hasattr(target, "on_retry"):
             target = getattr(target, "models", None)
         if target is not None:
-            target.on_retry = self._on_retry
+            target.on_retry = self.retried
 
-    def _on_retry(self, effect, attempt: int, status: int | None, wait: float) -> None:
+    def answering(self, run) -> None:
+        """This thread now answers a round of `run`: a provider's retries
+        of it become that run's `model_retry` events."""
+        self._current.run = run
+
+    def retried(self, effect, attempt: int, status: int | None, wait: float) -> None:
+        """A round is asked again: the run's log says so, and a 429 slows
+        every row down."""
         run = getattr(self._current, "run", None)
         if run is not None:
             run.events.emit("model_retry", "0", None, round=effect.id, role=effect.role, model=effect.model,
@@ -150,7 +157,7 @@ class RowAnswerer:
         gate = self.shared.gate
         if gate is None or not isinstance(effect, ModelRound):
             return self.models(effect)
-        self.shared._current.run = self.run
+        self.shared.answering(self.run)
         for retry in range(1, STORM_RETRIES + 2):
             gate.enter()
             got = None
@@ -161,7 +168,7 @@ class RowAnswerer:
             if not rate_limited(got) or retry > STORM_RETRIES:
                 return got
             wait = STORM_BACKOFF.backoff(retry)
-            self.shared._on_retry(effect, retry, 429, wait)
+            self.shared.retried(effect, retry, 429, wait)
         return got
 
     def close(self) -> None:

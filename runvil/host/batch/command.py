@@ -12,6 +12,8 @@ batch, in worker processes (`processes.py`).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 
 from ..exits import EXIT_FAILED, EXIT_OK, EXIT_PARSE, EXIT_TERMINATED, EXIT_USAGE
@@ -31,13 +33,18 @@ def batch_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="runvil batch",
                                 description="Run a prompt once per row of a data set, into a SQLite database.")
     p.add_argument("prompt", metavar="PROMPT.md", help="the prompt file to run")
-    p.add_argument("data", metavar="DATA", help="the rows: .jsonl, .csv, or plain text (one input a line)")
+    p.add_argument("data", metavar="DATA",
+                   help="the rows: .jsonl, .csv, or plain text (one input a line); - for standard input")
+    p.add_argument("--format", choices=("jsonl", "csv", "text"),
+                   help="how DATA's rows are written, where its extension does not say it (as for -)")
     p.add_argument("--db", metavar="FILE", help="the results database (default: PROMPT.batch.db beside the prompt)")
     p.add_argument("-j", "--concurrency", metavar="N", default=str(DEFAULT_CONCURRENCY),
                    help=f"rows running at once (default {DEFAULT_CONCURRENCY})")
     p.add_argument("--retry-failed", action="store_true", help="also rerun rows whose stored run failed")
     p.add_argument("--limit", metavar="N", help="run at most N rows (the first N not yet done)")
-    p.add_argument("--jsonl", metavar="FILE", help="also write this batch's results, one JSON object a row")
+    p.add_argument("--jsonl", metavar="FILE", help="also write the results of the rows this command ran, "
+                                                   "one JSON object a row")
+    p.add_argument("--all", action="store_true", help="with --jsonl: every row of the data set with a stored run")
     p.add_argument("--input-column", metavar="NAME", default="input",
                    help="the field or column holding each row's input (default: input)")
     p.add_argument("--bind", action="append", default=[], metavar="ROLE=MODEL",
@@ -111,6 +118,14 @@ def _batch_command(argv: list[str]) -> int:
         if limit is None:
             return _usage(BAD_LIMIT.format(raw=args.limit))
 
+    from .plan import default_db
+
+    if args.db is None:
+        args.db = default_db(args.prompt)
+    clashing = _output_clash(args)
+    if clashing:
+        return _usage(clashing)
+
     from ...prompt import ParseError, parse_file
 
     try:
@@ -143,15 +158,27 @@ def _batch_command(argv: list[str]) -> int:
         return _usage(str(e))
 
 
+def _output_clash(args) -> str | None:
+    """The database and `--jsonl` must be none of the batch's inputs (and
+    not one another)."""
+    from ..outputs import clash, config_input
+
+    inputs = [(f"the prompt {args.prompt}", args.prompt),
+              (f"the data file {args.data}", None if args.data == "-" else args.data),
+              (f"the world {args.script}", args.script), config_input(args.config)]
+    return clash([("--db", args.db, f"the results database {args.db}"), ("--jsonl", args.jsonl)], inputs)
+
+
 def _run_plan(plan, args) -> int:
     """Opens the outputs, runs the rows, says how it went."""
     note = plan.notes()
     for line in note:
         print(f"runvil: {line}", file=sys.stderr)
-    jsonl = None
-    if args.jsonl:
+    made_jsonl = False
+    if args.jsonl:  # written at the end; opened now (not emptied) so that an unwritable path fails first
         try:
-            jsonl = open(args.jsonl, "w", encoding="utf-8")
+            made_jsonl = not os.path.lexists(args.jsonl)
+            open(args.jsonl, "a", encoding="utf-8").close()
         except OSError as e:
             plan.close()
             return _usage(CANNOT_WRITE.format(path=args.jsonl, reason=e.strerror or e))
@@ -177,13 +204,18 @@ def _run_plan(plan, args) -> int:
             return EXIT_USAGE
         finally:
             plan.finish()
-        if jsonl is not None and interrupted is None:
-            plan.export_jsonl(jsonl)
+        if args.jsonl and interrupted is None:
+            refused = _write_jsonl(plan, args, made_jsonl)
+            if refused is not None:
+                return refused
+        elif made_jsonl:  # interrupted: no export, and no empty file made for it
+            with contextlib.suppress(OSError):
+                os.remove(args.jsonl)
     finally:
-        if jsonl is not None:
-            jsonl.close()
         plan.close()
     print(plan.tally.summary())
+    for line in plan.end_notes():
+        print(f"runvil: {line}", file=sys.stderr)
     if isinstance(interrupted, Terminated):
         print("runvil: terminated", file=sys.stderr)
         return EXIT_TERMINATED
@@ -191,3 +223,22 @@ def _run_plan(plan, args) -> int:
         print("runvil: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_FAILED if plan.tally.failed or plan.failed_before else EXIT_OK
+
+
+def _write_jsonl(plan, args, made: bool) -> int | None:
+    """Writes `--jsonl`, unless it names a module the rows required (known
+    only now that they ran); the exit status of a refusal, else None."""
+    from ..outputs import clash
+
+    clashing = clash([("--jsonl", args.jsonl)], [(f"the module {p}", p) for p in plan.module_paths()])
+    if clashing:
+        if made:
+            with contextlib.suppress(OSError):
+                os.remove(args.jsonl)
+        return _usage(clashing)
+    try:
+        with open(args.jsonl, "w", encoding="utf-8") as out:
+            plan.export_jsonl(out, every=args.all)
+    except OSError as e:
+        return _usage(CANNOT_WRITE.format(path=args.jsonl, reason=e.strerror or e))
+    return None

@@ -223,5 +223,6 @@ def _failed_record(clock, message: str) -> dict:
     from ...engine.events import utc_now
 
     return {"ok": 0, "result": None, "error_kind": "internal", "error_message": message, "rounds": 0,
-            "prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0, "started": clock.started,
+            "prompt_tokens": None, "completion_tokens": None, "reasoning_tokens": None,
+            "rounds_without_usage": 0, "modules": "{}", "started": clock.started,
             "ended": utc_now(), "seconds": 0.0, "log": ""}

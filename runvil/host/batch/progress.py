@@ -35,7 +35,7 @@ class Tally:
             self.failed += 1
             self.kinds[error_kind or "internal"] += 1
         for k in USAGE_FIELDS:
-            self.tokens[k] += usage.get(k, 0)
+            self.tokens[k] += usage.get(k) or 0
         self.reported += reported
 
     def summary(self, now: float | None = None) -> str:

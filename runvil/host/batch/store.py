@@ -4,9 +4,12 @@ shell, sqlite-utils and Datasette.
 
 Besides the columns host.md names, each run carries `prompt_path`,
 `prompt_sha256` and `bindings`, so that a run stored by `runvil run --db`
-(no batch) says what ran, and the question "is this row done?" is one
-indexed lookup. Every write is its own transaction, committed at once: a
-crash or a Ctrl-C loses no finished row.
+(no batch) says what ran, and `run_key` and `modules` (key.py), so that
+the question "is this row done?" is one indexed lookup and a hash of each
+module it required. The `leases` table holds the blocks of rows batches
+are running (leases.py). Every write is its own transaction, committed at
+once: a crash or a Ctrl-C loses no finished row. A database of an earlier
+version is brought up to date as it is opened (`_migrate_runs`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import hashlib
 import json
 import sqlite3
 
-SCHEMA = """
+BATCHES = """
 CREATE TABLE IF NOT EXISTS batches (
     id INTEGER PRIMARY KEY,
     prompt_path TEXT NOT NULL,
@@ -27,8 +30,10 @@ CREATE TABLE IF NOT EXISTS batches (
     rows INTEGER NOT NULL DEFAULT 0,
     ok INTEGER NOT NULL DEFAULT 0,
     failed INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS runs (
+)"""
+#: token counts are NULL when no round of the run reported usage (unknown, not 0)
+RUNS = """
+CREATE TABLE IF NOT EXISTS {name} (
     id INTEGER PRIMARY KEY,
     batch_id INTEGER REFERENCES batches(id),
     row_id TEXT,
@@ -39,20 +44,38 @@ CREATE TABLE IF NOT EXISTS runs (
     error_kind TEXT,
     error_message TEXT,
     rounds INTEGER NOT NULL DEFAULT 0,
-    prompt_tokens INTEGER NOT NULL DEFAULT 0,
-    completion_tokens INTEGER NOT NULL DEFAULT 0,
-    reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    reasoning_tokens INTEGER,
     started TEXT NOT NULL,
     ended TEXT NOT NULL,
     seconds REAL NOT NULL,
     log TEXT NOT NULL,
     prompt_path TEXT,
     prompt_sha256 TEXT,
-    bindings TEXT
-);
-CREATE INDEX IF NOT EXISTS runs_by_row ON runs (prompt_sha256, bindings, row_id);
-CREATE INDEX IF NOT EXISTS runs_by_batch ON runs (batch_id);
-"""
+    bindings TEXT,
+    rounds_without_usage INTEGER NOT NULL DEFAULT 0,
+    run_key TEXT,
+    modules TEXT
+)"""
+#: a block of rows a batch is running: taken in one transaction, given up
+#: when its rows are stored, taken over when its owner is gone
+LEASES = """
+CREATE TABLE IF NOT EXISTS leases (
+    block TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    expires REAL NOT NULL
+)"""
+INDEXES = (
+    "CREATE INDEX IF NOT EXISTS runs_by_row ON runs (prompt_sha256, bindings, row_id)",
+    "CREATE INDEX IF NOT EXISTS runs_by_key ON runs (run_key, row_id)",
+    "CREATE INDEX IF NOT EXISTS runs_by_batch ON runs (batch_id)",
+)
+#: the columns of `runs` before usage could be unknown: copied as they are
+OLD_RUN_COLUMNS = ("id", "batch_id", "row_id", "input", "metadata", "ok", "result", "error_kind", "error_message",
+                   "rounds", "started", "ended", "seconds", "log", "prompt_path", "prompt_sha256", "bindings")
 
 BUSY_SECONDS = 5.0  # how long a write waits for another process's lock
 DB_LOCKED = "the database {path} is locked by another process"
@@ -63,7 +86,7 @@ NO_SUCH_RUN = "{path} has no run {id}"
 
 RUN_COLUMNS = ("batch_id", "row_id", "input", "metadata", "ok", "result", "error_kind", "error_message", "rounds",
                "prompt_tokens", "completion_tokens", "reasoning_tokens", "started", "ended", "seconds", "log",
-               "prompt_path", "prompt_sha256", "bindings")
+               "prompt_path", "prompt_sha256", "bindings", "rounds_without_usage", "run_key", "modules")
 
 
 class StoreError(Exception):
@@ -100,11 +123,29 @@ class Store:
         try:
             mode = self.db.execute("PRAGMA journal_mode=WAL").fetchone()
             self.db.execute("PRAGMA synchronous=NORMAL")  # WAL: a commit survives a crash of runvil
-            self.db.executescript("BEGIN IMMEDIATE;" + SCHEMA + "COMMIT;")
+            self._make_tables()
         except sqlite3.Error as e:
             self.close()
             raise _problem(path, e) from None
         self.wal = bool(mode) and str(mode[0]).lower() == "wal"
+
+    def _make_tables(self) -> None:
+        """The tables, made or brought up to date in one transaction."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute(BATCHES)
+            db.execute(LEASES)
+            columns = {r[1]: r[3] for r in db.execute("PRAGMA table_info(runs)")}
+            if "prompt_tokens" in columns and ("rounds_without_usage" not in columns or columns.get("prompt_tokens")):
+                _migrate_runs(db, columns)
+            db.execute(RUNS.format(name="runs"))
+            for sql in INDEXES:
+                db.execute(sql)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
 
     def close(self) -> None:
         try:
@@ -138,37 +179,90 @@ class Store:
         marks = ", ".join("?" * len(RUN_COLUMNS))
         return self._write(f"INSERT INTO runs ({', '.join(RUN_COLUMNS)}) VALUES ({marks})", params)
 
-    def row_state(self, prompt_sha256: str, bindings: str, row_id, input_text: str) -> str | None:
-        """`ok` when a batch stored a successful run of this row for this
-        prompt text, bindings and input; `failed` when it stored only failed
-        ones; None when none."""
+    def _read(self, sql: str, params) -> list:
         try:
-            got = self.db.execute(
-                "SELECT max(ok) FROM runs WHERE prompt_sha256 = ? AND bindings = ? AND row_id = ? AND input = ?"
-                " AND batch_id IS NOT NULL", (prompt_sha256, bindings, str(row_id), input_text)).fetchone()
+            return self.db.execute(sql, params).fetchall()
         except sqlite3.Error as e:
             raise _problem(self.path, e) from None
-        if got is None or got[0] is None:
-            return None
-        return "ok" if got[0] else "failed"
 
-    def row_result(self, prompt_sha256: str, bindings: str, row_id, input_text: str) -> dict | None:
-        """The stored run that answers for a row: its latest successful run,
-        else its latest failed one (for `--jsonl`)."""
+    def row_state(self, run_key: str, row_id, input_text: str, modules_hold) -> str | None:
+        """`ok` when a batch stored a successful run of this row under this
+        key whose required modules still hold (`modules_hold(modules)`);
+        `failed` when it stored only failed ones; None when none."""
+        got = self._read("SELECT ok, modules FROM runs WHERE run_key = ? AND row_id = ? AND input = ?"
+                         " AND batch_id IS NOT NULL", (run_key, str(row_id), input_text))
+        states = [ok for ok, modules in got if modules_hold(modules)]
+        if not states:
+            return None
+        return "ok" if max(states) else "failed"
+
+    def row_result(self, run_key: str, row_id, input_text: str, modules_hold, batch_id: int | None = None):
+        """The stored run that answers for a row (for `--jsonl`): its latest
+        successful run, else its latest failed one; only the runs of batch
+        `batch_id` when it is given."""
+        where = "run_key = ? AND row_id = ? AND input = ? AND batch_id IS NOT NULL"
+        params: tuple = (run_key, str(row_id), input_text)
+        if batch_id is not None:
+            where, params = where + " AND batch_id = ?", params + (batch_id,)
+        keys = ("run", "ok", "result", "error_kind", "error_message", "rounds", "prompt_tokens",
+                "completion_tokens", "reasoning_tokens", "rounds_without_usage", "seconds", "modules")
+        for got in self._read(f"SELECT {', '.join(('id',) + keys[1:])} FROM runs WHERE {where}"
+                              " ORDER BY ok DESC, id DESC", params):
+            if modules_hold(got[-1]):
+                return dict(zip(keys, got))
+        return None
+
+    # ------------------------------------------------------------- leases
+
+    def claim(self, block: str, owner, now: float) -> bool:
+        """Takes the lease of a block of rows, in one transaction, unless
+        another owner holds it and is still there."""
+        db = self.db
         try:
-            cur = self.db.execute(
-                "SELECT id, ok, result, error_kind, error_message, rounds, prompt_tokens, completion_tokens,"
-                " reasoning_tokens, seconds FROM runs WHERE prompt_sha256 = ? AND bindings = ? AND row_id = ?"
-                " AND input = ? AND batch_id IS NOT NULL ORDER BY ok DESC, id DESC LIMIT 1",
-                (prompt_sha256, bindings, str(row_id), input_text))
-            got = cur.fetchone()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                got = db.execute("SELECT owner, host, pid, expires FROM leases WHERE block = ?", (block,)).fetchone()
+                if got is not None and got[0] != owner.id and not owner.gone(got[0], got[1], got[2], got[3], now):
+                    db.execute("ROLLBACK")
+                    return False
+                db.execute("INSERT OR REPLACE INTO leases (block, owner, host, pid, expires) VALUES (?, ?, ?, ?, ?)",
+                           (block, owner.id, owner.host, owner.pid, now + owner.lease_seconds))
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
         except sqlite3.Error as e:
             raise _problem(self.path, e) from None
-        if got is None:
-            return None
-        keys = ("run", "ok", "result", "error_kind", "error_message", "rounds", "prompt_tokens",
-                "completion_tokens", "reasoning_tokens", "seconds")
-        return dict(zip(keys, got))
+        return True
+
+    def renew(self, owner, now: float) -> None:
+        self._write("UPDATE leases SET expires = ? WHERE owner = ?", (now + owner.lease_seconds, owner.id))
+
+    def release(self, block: str, owner) -> None:
+        self._write("DELETE FROM leases WHERE block = ? AND owner = ?", (block, owner.id))
+
+    def release_all(self, owner) -> None:
+        self._write("DELETE FROM leases WHERE owner = ?", (owner.id,))
+
+
+def _migrate_runs(db, columns: dict) -> None:
+    """A `runs` table of an earlier runvil, which stored unknown usage as 0,
+    rebuilt with the columns of today: a run whose counts are all 0 had no
+    round that reported usage (a reporting round has a prompt or a
+    completion count), so its counts become NULL and each of its rounds a
+    round without usage. Its runs have no `run_key`: a batch runs their rows
+    again (the old key left out the world and the modules)."""
+    db.execute(RUNS.format(name="runs_migrated"))
+    kept = ", ".join(c for c in OLD_RUN_COLUMNS if c in columns)
+    unknown = "(prompt_tokens = 0 AND completion_tokens = 0)"
+    db.execute(
+        f"INSERT INTO runs_migrated ({kept}, prompt_tokens, completion_tokens, reasoning_tokens, rounds_without_usage)"
+        f" SELECT {kept}, CASE WHEN {unknown} THEN NULL ELSE prompt_tokens END,"
+        f" CASE WHEN {unknown} THEN NULL ELSE completion_tokens END,"
+        f" CASE WHEN {unknown} THEN NULL ELSE reasoning_tokens END,"
+        f" CASE WHEN {unknown} THEN rounds ELSE 0 END FROM runs")
+    db.execute("DROP TABLE runs")
+    db.execute("ALTER TABLE runs_migrated RENAME TO runs")
 
 
 def read_run_log(path: str, run_id: int) -> list[dict]:

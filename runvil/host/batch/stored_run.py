@@ -8,6 +8,8 @@ import time
 
 from ...engine.events import utc_now
 from ..termtext import valid_utf8
+from ..usage import USAGE_FIELDS
+from .key import modules_json
 from .store import Store, StoreError, bindings_json, sha256_text
 
 INTERNAL = "internal error: {name}: {error}"
@@ -29,6 +31,16 @@ def run_log_text(run) -> str:
     return valid_utf8("".join([encode(ev.as_json()) + "\n" for ev in run.events.events]))
 
 
+def stored_usage(usage: dict) -> dict:
+    """A run's usage as `runs` stores it: the token counts NULL (unknown,
+    not 0) when no round of the run reported usage."""
+    rounds = usage.get("rounds", 0)
+    without = usage.get("rounds_without_usage", 0)
+    known = rounds > without
+    return {"rounds": rounds, "rounds_without_usage": without,
+            **{k: usage.get(k, 0) if known else None for k in USAGE_FIELDS}}
+
+
 def run_record(run, clock: RunClock, usage: dict, *, error: BaseException | None = None, **fields) -> dict:
     """The `runs` row of an ended run; `error` is the Python exception that
     stopped it (an Engine bug), stored as a failure of kind `internal`."""
@@ -37,7 +49,7 @@ def run_record(run, clock: RunClock, usage: dict, *, error: BaseException | None
         "ok": 0, "result": None, "error_kind": None, "error_message": None,
         "started": clock.started, "ended": utc_now(), "seconds": round(time.monotonic() - clock.t0, 6),
         "log": run_log_text(run),
-        **{k: usage.get(k, 0) for k in ("rounds", "prompt_tokens", "completion_tokens", "reasoning_tokens")},
+        **stored_usage(usage), "modules": modules_json(getattr(run, "required", {})),
         **fields,
     }
     if error is not None:

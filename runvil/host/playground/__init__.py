@@ -50,41 +50,112 @@ def playground_command(argv: list[str]) -> int:
         print(f"runvil: {e}", file=sys.stderr)
         return 2
     print(index)
+    print(SERVE.format(out=args.out), file=sys.stderr)
     return 0
 
 
+#: how to look at the site: a page's Web Worker is not allowed from a file:// URL
+SERVE = ("runvil: serve it with `python -m http.server --directory {out} 8000`, "
+         "then open http://localhost:8000/")
+#: the list of what runvil wrote into OUT: a later run rewrites only those files
+MANIFEST = ".runvil-playground.json"
+
+
 def write_site(out: Path, pyodide: str) -> Path:
-    """Writes the site; returns the path of its index.html."""
+    """Writes the site; returns the path of its index.html. Refuses, before
+    writing anything, an OUT holding a file runvil did not write there, and
+    a Pyodide folder inside OUT (or OUT inside it)."""
     from .wheels import BundleError, write_wheels
 
     if out.exists() and not out.is_dir():
         raise PlaygroundError(f"cannot write the playground into {out}: it is a file")
     source = pyodide_source(pyodide)
+    if isinstance(source, Path):
+        _check_apart(out, source, pyodide)
+    written = _ours(out)
     try:
+        _remove(out, written)
         out.mkdir(parents=True, exist_ok=True)
+        made: list[str] = []
         for asset in SITE.iterdir():
             if asset.is_file():
                 shutil.copyfile(asset, out / asset.name)
-        wheels_dir = out / "wheels"
-        if wheels_dir.exists():
-            shutil.rmtree(wheels_dir)  # no wheel of an earlier version stays
+                made.append(asset.name)
         try:
-            wheels = write_wheels(wheels_dir, PYODIDE_ENV)
+            wheels = write_wheels(out / "wheels", PYODIDE_ENV)
         except BundleError as e:
             raise PlaygroundError(str(e)) from None
+        made += [f"wheels/{w.name}" for w in wheels]
         if isinstance(source, Path):
             copied = out / "pyodide"
-            if copied.exists():
-                shutil.rmtree(copied)
             shutil.copytree(source, copied, ignore=shutil.ignore_patterns("node_modules", "*.map", "*.d.ts"))
+            made += [f"pyodide/{rel}" for rel in _files(copied)]
             where = "pyodide/"
         else:
             where = source
         site = {"pyodide": where, "wheels": [f"wheels/{w.name}" for w in wheels]}
         (out / "site.json").write_text(json.dumps(site, indent=1) + "\n", encoding="utf-8")
+        made.append("site.json")
+        (out / MANIFEST).write_text(json.dumps({"files": sorted(made)}, indent=1) + "\n", encoding="utf-8")
     except OSError as e:
         raise PlaygroundError(f"cannot write the playground into {out}: {e.strerror or e}") from None
     return out / "index.html"
+
+
+def _check_apart(out: Path, source: Path, given: str) -> None:
+    """Copying the Pyodide folder must not delete or overwrite it."""
+    from ..outputs import inside
+
+    if inside(str(source), str(out)):
+        raise PlaygroundError(f"--pyodide {given} is inside {out}, which the playground rewrites: "
+                              "give a Pyodide folder outside it")
+    if inside(str(out), str(source)):
+        raise PlaygroundError(f"cannot write the playground into {out}: it is inside the Pyodide folder {given}")
+
+
+def _files(folder: Path) -> list[str]:
+    """Every file under `folder` (links included, not followed), relative."""
+    import os
+
+    found = []
+    for root, dirs, files in os.walk(folder):
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(root, d))]:
+            found.append(os.path.relpath(os.path.join(root, name), folder).replace(os.sep, "/"))
+    return sorted(found)
+
+
+def _ours(out: Path) -> list[str]:
+    """The files runvil wrote into OUT earlier (its manifest); a
+    PlaygroundError when OUT holds any other file."""
+    if not out.is_dir():
+        return []
+    present = _files(out)
+    listed: set = set()
+    if (out / MANIFEST).is_file():
+        try:
+            listed = set(json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("files", []))
+        except (OSError, ValueError, AttributeError):
+            listed = set()
+    foreign = [f for f in present if f != MANIFEST and f not in listed]
+    if foreign or (present and MANIFEST not in present):
+        first = (foreign or present)[0]
+        raise PlaygroundError(f"cannot write the playground into {out}: it holds {first}, which runvil playground "
+                              "did not write; give a new or empty folder")
+    return [f for f in present if f != MANIFEST]
+
+
+def _remove(out: Path, written: list[str]) -> None:
+    """Removes what an earlier run wrote (no wheel of an older version stays)."""
+    import os
+
+    for rel in written:
+        (out / rel).unlink(missing_ok=True)
+    for folder in ("wheels", "pyodide"):
+        for root, dirs, _files in sorted(os.walk(out / folder), reverse=True):
+            try:
+                os.rmdir(root)
+            except OSError:
+                pass
 
 
 def pyodide_source(given: str):
