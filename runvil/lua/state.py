@@ -208,7 +208,7 @@ class LuaState:
                 raise budget.exceeded()
         if self.collector and now - self._collected >= COLLECT_SECONDS:  # weak tables or finalizers to serve
             self._collected = now
-            self.collector.collect()
+            self.collector.sweep()
         self._rearm()
 
     def reset_limits(self) -> None:
@@ -320,7 +320,7 @@ class LuaState:
             from .stdlib.coroutine import close_all
 
             run_lua(lambda: close_all(self))
-        if self.collector.marked:  # every marked object's finalizer, as lua_close calls them
+        if self.collector.marked or self.collector.pending:  # every finalizer left, as lua_close runs them
             run_lua(self.collector.close)
         from .stdlib.limits import uninstall
 

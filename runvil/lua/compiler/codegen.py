@@ -25,7 +25,7 @@ from .chunk import PY_SOURCE, Compiled
 from .chunk import chunk_ids as _chunk_ids
 from ..errors import CALL_SITES, LUA_CODE, LuaSyntaxError
 from .kinds import local_kinds, table_uses
-from .resolve import FuncScope, LocalVar, plain_local, resolve
+from .resolve import FuncScope, GlobalRef, LocalVar, plain_local, resolve
 
 
 class Emitter:
@@ -163,7 +163,7 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
         self.em.emit(ind, f"{err} = None", line)
         self.em.emit(ind, "try:", line)
         self.tbc_depth += 1
-        with self.nested(3):
+        with self.nested(3), self.holding(err):
             self.stmts(rest, ind + 1)
         self.tbc_depth -= 1
         self.em.emit(ind, "except BaseException as _e:", line)
@@ -311,7 +311,14 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
         return None
 
     def s_CallStat(self, s: A.CallStat, ind: int):
-        self.em.emit(ind, self.expr_stmt(s.call), s.line)
+        call = s.call
+        if type(call) is A.Call and type(call.func) is A.Name and type(call.func.binding) is GlobalRef \
+                and call.func.name == "collectgarbage":
+            # Lua's stack holds no dead temporary: before a collection, this
+            # function's temporaries not held by an enclosing statement let
+            # go of their values (filled in when the function is compiled)
+            self.em.emit(ind, f"{CLEAR_MARK}{' '.join(self.held)}", s.line)
+        self.em.emit(ind, self.expr_stmt(call), s.line)
 
     def s_Do(self, s: A.Do, ind: int):
         self.block(s.body, ind)
@@ -410,7 +417,7 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
         outer_loop = self.loops[-1] if self.loops else None
         ctx = {"kind": "dispatch", "labels": labels, "var": var, "continue": None, "flag": flag}
         self.loops.append(ctx)
-        with self.nested(2):
+        with self.nested(2), self.holding(var, flag):
             for i, seg in enumerate(segments):
                 self.em.emit(ind + 2, f"if {var} <= {i}:", line)
                 self.stmts(seg, ind + 3)
@@ -426,6 +433,15 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
             self.s_Break(A.Break(line=line), ind + 1)
 
     # ----------------------------------------------------------- function
+
+    def fill_clears(self, start: int) -> None:
+        """The clearing lines of this function's collections (CLEAR_MARK),
+        now that its temporaries are known."""
+        lines = self.em.lines
+        for i in range(start, len(lines)):
+            indent, text, line = lines[i]
+            if text.startswith(CLEAR_MARK):
+                lines[i] = (indent, _clearing(self.ntemp, set(text[1:].split())), line)
 
     def compile_function(self, name: str, self_var: LocalVar | None) -> None:
         """Emits the factory `def _mk_<name>(upvalues): def <name>(...)`."""
@@ -451,9 +467,20 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
         self.cur_block_end = fn.body.end_line or fn.end_line
         mark = len(em.lines)
         self.block(fn.body, 2)
+        self.fill_clears(mark)
         em.lines[mark:mark] = self.nesting_prologue({v.pyname for v in fn.param_vars})
         em.emit(2, "return _EMPTY", fn.end_line or line)
         em.emit(1, f"return {fname}", line)
+
+
+#: a line to become the clearing of this function's free temporaries
+#: (s_CallStat of `collectgarbage(...)`), then the temporaries it keeps
+CLEAR_MARK = "\x05"
+
+
+def _clearing(ntemp: int, held: set) -> str:
+    free = [f"_t{i}" for i in range(1, ntemp + 1) if f"_t{i}" not in held]
+    return " = ".join(free) + " = None" if free else "pass"
 
 
 def _gotos_in(node):

@@ -36,6 +36,10 @@ class ExprCompiler(OperatorCompiler):
         self.scope = scope
         self.em = chunk.em
         self.ntemp = 0
+        #: temporaries that hold a value beyond their statement while the
+        #: statement being compiled runs (an enclosing loop's state, a
+        #: to-be-closed scope's error): a collection's statement keeps them
+        self.held: list = []
         self.cur_line = 0
         self.depth = 0  # nesting of expr() calls in the statement being compiled
         self.hoisted: list = []  # (def text, line) to emit before the statement

@@ -13,6 +13,8 @@ in _forprep; its body's weight is charged this way).
 
 from __future__ import annotations
 
+import contextlib
+
 from ..syntax import ast as A
 from .shapes import FOR_CALL_ITERATOR, FOR_ITERATOR, FOR_LOOP, LOOP_ERROR, LOOP_EXIT
 from .weigh import block_cost
@@ -30,6 +32,17 @@ class LoopCompiler:
         if kind != "repeat" and body.stmts and type(body.stmts[-1]) is A.Label:
             label = body.stmts[-1].name
         return {"kind": kind, "continue": label, "dispatch": False}
+
+    @contextlib.contextmanager
+    def holding(self, *temps):
+        """While a loop's body is compiled, its state's temporaries are held
+        (`held`): a statement that runs a collection clears the others."""
+        n = len(self.held)
+        self.held.extend(t for t in temps if t and t.startswith("_t"))
+        try:
+            yield
+        finally:
+            del self.held[n:]
 
     # ------------------------------------------------------------ charges
 
@@ -66,7 +79,7 @@ class LoopCompiler:
         self.em.emit(ind + 2, f"if not ({self.cond(s.cond)}): break", s.line)
         self.charge_iteration(c, cost, ind + 2, s.line)
         self.loops.append(self._loop("while", s.body))
-        with self.nested(2):
+        with self.nested(2), self.holding(c):
             self.block(s.body, ind + 2)
         self.loops.pop()
         self.em.emit(ind, "finally:", s.line)
@@ -79,7 +92,7 @@ class LoopCompiler:
         self.em.emit(ind + 1, "while True:", s.line)
         self.charge_iteration(c, cost, ind + 2, s.line)
         self.loops.append(self._loop("repeat", s.body))
-        with self.nested(2):
+        with self.nested(2), self.holding(c):
             self.block(s.body, ind + 2)
         self.loops.pop()
         self.em.emit(ind + 2, f"if {self.cond(s.cond)}: break", s.cond.line)
@@ -108,7 +121,7 @@ class LoopCompiler:
         loop = self._loop("for", s.body)
         loop["refund"] = f"_refund({rng}, {raw})"
         self.loops.append(loop)
-        with self.nested(body - ind):
+        with self.nested(body - ind), self.holding(rng, raw, c):
             self.block(s.body, body)
         self.loops.pop()
         if c is not None:
@@ -151,7 +164,7 @@ class LoopCompiler:
         self.loops.append(self._loop("for", s.body))
         # Lua marks a generic for's state as to-be-closed: no tail calls inside
         self.tbc_depth += 1
-        with self.nested(3):
+        with self.nested(3), self.holding(f, st, c, close, callee, it, count, *raws):
             self.block(s.body, ind + 2)
         self.tbc_depth -= 1
         self.loops.pop()

@@ -23,7 +23,9 @@ does, with Python's automatic collector held off:
    in the list, and lets the rest go.
 
 Finalizers then run, each once, with the object as argument; an error in
-one is dropped, as Lua turns it into a warning. Ephemeron tables (weak
+one is dropped, as Lua turns it into a warning. A collection made by the
+step meter's check (which runs no Lua code) only queues them: they run at
+the next `collectgarbage()` or when the state closes. Ephemeron tables (weak
 keys whose values refer to their own keys) keep such entries: the value
 is held strongly while the collector runs.
 """
@@ -108,10 +110,11 @@ class Collector:
         self.weak: weakref.WeakSet = weakref.WeakSet()
         self.marked: dict = {}  # id(obj) -> _Marked, in the order of marking (a marked object cannot die)
         self.seq = 0
+        self.pending: list = []  # objects found by a collection whose finalizers have not run yet
         self.finalizing = False
 
     def __bool__(self) -> bool:
-        return bool(self.marked) or len(self.weak) > 0
+        return bool(self.marked) or bool(self.pending) or len(self.weak) > 0
 
     def metatable_set(self, t, mt) -> None:
         """What setmetatable(t, mt) tells: a weak table; a marked object
@@ -128,11 +131,19 @@ class Collector:
     # ------------------------------------------------------------ a collection
 
     def collect(self) -> None:
-        """One full collection, then the finalizers it found."""
+        """One full collection, then every finalizer waiting."""
+        self.sweep()
+        if not self.finalizing:
+            due, self.pending = self.pending, []
+            self._finalize(due)
+
+    def sweep(self) -> None:
+        """One full collection whose finalizers wait (the step meter's
+        check collects so: it runs no Lua code)."""
         if self.finalizing:  # asked for by a finalizer: Python's collection alone
             gc.collect()
             return
-        self._finalize(self._collect())
+        self.pending.extend(self._collect())
 
     def _collect(self) -> list:
         """Steps 1 to 3 of the module's docstring; the objects due for
@@ -232,6 +243,7 @@ class Collector:
     def close(self) -> None:
         """The state closes: every marked object's finalizer, live or not,
         in the reverse order of marking."""
-        due = [held.release() for held in reversed(self.marked.values())]
+        due = self.pending + [held.release() for held in reversed(self.marked.values())]
+        self.pending = []
         self.marked.clear()
         self._finalize(due)
