@@ -142,7 +142,13 @@ class ProviderSet:
             def retry(attempt, status, wait):
                 on_retry(effect, attempt, status, wait)
 
-        answer = provider.answer(effect, on_fragment=fragment, on_retry=retry)
+        try:
+            answer = provider.answer(effect, on_fragment=fragment, on_retry=retry)
+        except Exception as e:  # a bug below: its text may quote what the provider sent
+            said = f"{type(e).__name__}: {e}"
+            if self.scrubber.text(said) == said:
+                raise
+            raise RuntimeError(self.scrubber.text(said)) from None
         if stream is not None:
             rest = stream.end()
             if rest:
