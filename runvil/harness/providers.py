@@ -21,10 +21,12 @@ import threading
 from typing import Callable
 
 from ..engine.effects import ModelFailure, ModelRound, ToolCall, ToolFailure
+from .echo import echo_reply
 from .retries import DEFAULT_MAX_RETRIES, RetryPolicy
 from .scrubber import Scrubber, StreamScrubber, key_problem, shown_variable
 
 MAX_WORKERS = 8
+ECHO = "echo"  # the offline model's id, answered here when the catalog has no model of that id
 NO_PROVIDER = "no provider is configured for the model '{model}'"
 NEEDS_KEY = "provider '{provider}' needs an API key: {why}"
 KEY_NOT_SET = "{variable} is not set"
@@ -120,6 +122,8 @@ class ProviderSet:
         if not isinstance(effect, ModelRound):
             raise TypeError(f"the providers cannot answer {effect!r}")
         model = self.catalog_model(effect)
+        if model is None and effect.model == ECHO:  # `-m echo`, `--bind ROLE=echo`: offline, beside real models
+            return echo_reply(effect)
         if model is None:
             return ModelFailure(message=NO_PROVIDER.format(model=effect.model))
         try:
