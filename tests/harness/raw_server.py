@@ -8,7 +8,8 @@ headers by lower-cased name, its body) and returns the bytes to send, or an
 iterable of pieces (bytes are sent, a number is a pause in seconds). With
 `early`, the answer is sent as soon as the connection is accepted, before
 the request is read (the request then is None). The connection is closed
-after the answer.
+after the answer. `sent` counts the pieces each connection got before the
+client went away or the server stopped: how far a drip got.
 """
 
 from __future__ import annotations
@@ -30,14 +31,17 @@ class RawServer:
         self.answer = answer
         self.early = early
         self.requests: list[RawRequest] = []
+        self.sent: list[int] = []  # byte pieces sent on each connection, in the order they were accepted
+        self._threads: list[threading.Thread] = []
         self.stopping = threading.Event()
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.listener.settimeout(0.2)
+        self._port = self.listener.getsockname()[1]
         self.thread = threading.Thread(target=self._serve, daemon=True)
 
     @property
     def port(self) -> int:
-        return self.listener.getsockname()[1]
+        return self._port
 
     @property
     def base_url(self) -> str:
@@ -53,6 +57,8 @@ class RawServer:
     def stop(self) -> None:
         self.stopping.set()
         self.thread.join(5)
+        for t in self._threads:
+            t.join(5)
         self.listener.close()
 
     def __enter__(self):
@@ -69,31 +75,35 @@ class RawServer:
                 continue
             except OSError:
                 return
-            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
+            t = threading.Thread(target=self._one, args=(conn, len(self.sent)), daemon=True)
+            self.sent.append(0)
+            self._threads.append(t)
+            t.start()
 
-    def _one(self, conn: socket.socket) -> None:
+    def _one(self, conn: socket.socket, n: int) -> None:
         with conn:
             conn.settimeout(5)
             try:
                 if self.early:
-                    self._send(conn, self.answer(None))
+                    self._send(conn, n, self.answer(None))
                     read_request(conn)
                     return
                 request = read_request(conn)
                 if request is None:
                     return
                 self.requests.append(request)
-                self._send(conn, self.answer(request))
+                self._send(conn, n, self.answer(request))
             except OSError:
                 pass
 
-    def _send(self, conn: socket.socket, reply) -> None:
+    def _send(self, conn: socket.socket, n: int, reply) -> None:
         for piece in [reply] if isinstance(reply, (bytes, bytearray)) else reply:
             if isinstance(piece, (int, float)):
                 if self.stopping.wait(piece):
                     return
                 continue
             conn.sendall(piece)
+            self.sent[n] += 1
 
 
 def read_request(conn: socket.socket) -> RawRequest | None:
