@@ -60,7 +60,8 @@ from ..structs import Struct, replace
 from .errortext import REDACTED, detail, mask_keys, safe_loads  # noqa: F401  REDACTED is read from here (recorder.py)
 from .replies import ReplyBuilder, Refused
 from .retries import RetryPolicy, retryable_status
-from .wire import ACCEPT_ENCODING, Deadline, WireError, body_pieces, install_deadline, read_text, sse_events
+from .wire import (ACCEPT_ENCODING, Deadline, WireError, body_pieces, drop_if_leftover, install_deadline, read_text,
+                   sse_events)
 
 DEFAULT_TIMEOUT = 600.0  # seconds to connect, and to wait for the next bytes of a reply
 MAX_BODY = 64 * 1024  # characters of an error body kept in a failure
@@ -322,9 +323,13 @@ class OpenAIProvider:
             with self._client.stream("POST", self.url, content=body, headers=accept) as resp:
                 self._deadline.at = None
                 replied = True
-                if resp.status_code >= 400:
-                    return self._status_failure(resp)
-                return self._read_reply(resp, builder, stream)
+                try:
+                    if resp.status_code >= 400:
+                        return self._status_failure(resp)
+                    return self._read_reply(resp, builder, stream)
+                finally:
+                    if not self.lean:
+                        drop_if_leftover(resp)
         except Refused as f:
             return _with_partial(f.failure, builder)
         except WireError as e:

@@ -152,7 +152,7 @@ class WebPack:
         bytes, final URL)."""
         import httpx
 
-        from .wire import WireError
+        from .wire import WireError, drop_if_leftover
 
         client = self.client()
         deadline = time.monotonic() + self.timeout
@@ -163,7 +163,9 @@ class WebPack:
                     if r.is_redirect and "location" in r.headers:
                         url = _http_url(str(r.url.join(r.headers["location"])), tool, redirect=True)
                         continue
-                    return r.status_code, r.headers.get("content-type", ""), self._body(r, tool, what), r.url
+                    body = self._body(r, tool, what)
+                    drop_if_leftover(r)
+                    return r.status_code, r.headers.get("content-type", ""), body, r.url
         except httpx.TimeoutException:
             raise PackError(f"{tool}: {what} took longer than {self.timeout:g} s") from None
         except WireError:  # (the one a page's codings raise)

@@ -253,6 +253,7 @@ def _stream_class():
         def __init__(self, stream, deadline: Deadline):
             self.stream, self.deadline = stream, deadline
             self.writing = False  # a request is being written: its first write was checked
+            self.spent = False  # the server sent bytes past a reply: never to be reused
 
         def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
             self.writing = False
@@ -278,6 +279,8 @@ def _stream_class():
                                   self.deadline)
 
         def get_extra_info(self, info: str):
+            if info == "is_readable" and self.spent:  # what the pool asks before it reuses a connection
+                return True
             return self.stream.get_extra_info(info)
 
     class DeadlineBackend(httpcore.NetworkBackend):
@@ -300,6 +303,27 @@ def _stream_class():
             self.backend.sleep(seconds)
 
     return DeadlineBackend
+
+
+def drop_if_leftover(resp) -> None:
+    """After a reply read to its end: when the server sent bytes past it
+    on a kept connection, marks the connection's DeadlineStream spent, so
+    that httpx's pool drops it instead of reading those bytes as the next
+    request's reply (h11 keeps them for the next cycle, and httpcore reuses
+    the connection without looking; the lean client looks, http11.py).
+    Reaches into httpx's and httpcore's response streams, which have no
+    public hook."""
+    stream, state = getattr(resp, "stream", None), None
+    for _ in range(6):  # httpx's streams wrap httpcore's, which wrap the HTTP/1.1 connection's
+        state = getattr(getattr(stream, "_connection", None), "_h11_state", None)
+        if state is not None or stream is None:
+            break
+        stream = getattr(stream, "_stream", None) or getattr(stream, "_httpcore_stream", None)
+    trailing = getattr(state, "trailing_data", None)
+    if trailing and trailing[0]:
+        network = resp.extensions.get("network_stream")
+        if hasattr(network, "spent"):
+            network.spent = True
 
 
 def install_deadline(client, deadline: Deadline) -> bool:

@@ -8,7 +8,7 @@ headers by lower-cased name, its body) and returns the bytes to send, or an
 iterable of pieces (bytes are sent, a number is a pause in seconds). With
 `early`, the answer is sent as soon as the connection is accepted, before
 the request is read (the request then is None). The connection is closed
-after the answer. `sent` counts the pieces each connection got before the
+after the answer, unless `keep`: then each request on it is answered. `sent` counts the pieces each connection got before the
 client went away or the server stopped: how far a drip got.
 """
 
@@ -27,9 +27,10 @@ class RawRequest:
 
 
 class RawServer:
-    def __init__(self, answer, early: bool = False):
+    def __init__(self, answer, early: bool = False, keep: bool = False):
         self.answer = answer
         self.early = early
+        self.keep = keep  # answer every request on a connection, not only its first
         self.requests: list[RawRequest] = []
         self.sent: list[int] = []  # byte pieces sent on each connection, in the order they were accepted
         self._threads: list[threading.Thread] = []
@@ -88,11 +89,14 @@ class RawServer:
                     self._send(conn, n, self.answer(None))
                     read_request(conn)
                     return
-                request = read_request(conn)
-                if request is None:
-                    return
-                self.requests.append(request)
-                self._send(conn, n, self.answer(request))
+                while True:
+                    request = read_request(conn)
+                    if request is None:
+                        return
+                    self.requests.append(request)
+                    self._send(conn, n, self.answer(request))
+                    if not self.keep:
+                        return
             except OSError:
                 pass
 

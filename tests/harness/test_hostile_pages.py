@@ -210,3 +210,44 @@ def test_a_page_sent_before_the_request_is_refused_by_the_fetch(slow_connect):
             fetch(server)
     assert str(e.value) == (f"web/fetch: cannot reach {server.url('/page')}: "
                             "the server replied before the request was sent")
+
+
+def completion(text: str, close: bool = False) -> bytes:
+    body = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                    "finish_reason": "stop"}]}).encode()
+    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+            % (len(body), body))
+
+
+@pytest.mark.parametrize("lean", [False, True], ids=["httpx", "lean"])
+def test_a_reply_left_over_on_a_kept_connection_is_never_the_next_answer(lean):
+    """The server sends, with its first reply, a second one nobody asked
+    for: the next request goes on a fresh connection and gets its own."""
+    count = iter(range(1, 100))
+
+    def answer(request):
+        n = next(count)
+        return completion(f"answer {n}") + (completion("stale, unasked") if n == 1 else b"")
+
+    with RawServer(answer, keep=True) as server:
+        with OpenAIProvider(server.base_url, None, "m", timeout=5, retry=RetryPolicy(max_retries=0), lean=lean) as p:
+            assert p.answer(rnd()).text == "answer 1"
+            assert p.answer(rnd()).text == "answer 2"
+    assert len(server.sent) == 2  # the second request on a connection of its own
+
+
+def test_a_page_left_over_on_a_kept_connection_is_never_the_next_page():
+    count = iter(range(1, 100))
+
+    def answer(request):
+        n = next(count)
+        extra = page(b"stale, unasked") if n == 1 else b""
+        return http_reply(f"page {n}".encode(), content_type="text/plain").replace(b"Connection: close\r\n", b"") + extra
+
+    with RawServer(answer, keep=True) as server:
+        pack = WebPack(Settings())
+        try:
+            assert pack.fetch(server.url("/a")) == "page 1"
+            assert pack.fetch(server.url("/b")) == "page 2"
+        finally:
+            pack.close()
