@@ -176,7 +176,7 @@ def slow_connect(monkeypatch):
 
     def slow(*args, **kwargs):
         sock = connect(*args, **kwargs)
-        select.select([sock], [], [], 2.0)
+        select.select([sock], [], [], 0.5)
         return sock
 
     monkeypatch.setattr(socket, "create_connection", slow)

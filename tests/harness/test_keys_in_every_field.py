@@ -21,6 +21,7 @@ import textwrap
 import pytest
 
 from runvil.engine.effects import ModelFailure, ModelReply
+from runvil.harness.errortext import mask_keys
 from runvil.harness.scrubber import KEY_RUN, Scrubber
 from runvil.host.cli import main
 
@@ -159,6 +160,14 @@ def test_the_scrubber_masks_every_field_whatever_it_holds():
                 answer = cls(**{name: value})
                 assert leaks(repr(answer)), (cls.__name__, name)
                 assert not leaks(repr(scrubber.answer(answer))), (cls.__name__, name, value)
+
+
+def test_an_upper_cased_echo_is_masked_whole():
+    key = "sk-test-0123456789abcdef"
+    assert Scrubber([key]).text(f"got {key.upper()}.") == "got [REDACTED]."
+    assert Scrubber([key]).text(f"got {key.title()}") == "got [REDACTED]"
+    assert mask_keys(f"got {key.upper()} and {key}", key) == "got [REDACTED] and [REDACTED]"
+    assert Scrubber([key]).text("İ" * 3 + key.upper()) == "İİİ[REDACTED]"  # a lower() that lengthens a text
 
 
 def files(tmp_path, server) -> tuple[str, str, str]:
