@@ -65,14 +65,7 @@ API_KEY_ENV_NOT_A_NAME = ("must name an environment variable (letters, digits an
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 CONFIG_ENV = "RUNVIL_CONFIG"
-#: the variables that make a provider when there is no config file, as OpenAI's own client reads them
-KEY_ENV = "OPENAI_API_KEY"
-URL_ENV = "OPENAI_BASE_URL"
-ENV_PROVIDER = "openai"
-OPENAI_URL = "https://api.openai.com/v1"
-ECHO = "echo"
-KEY_NOTE = " ({variable} is set: -m MODEL runs every role on its provider)"
-SOME_ECHO_NOTE = "runvil: no config: model role{s} {roles} run{verb} on the offline echo model"
+ECHO = "echo"  # the offline model's id: always a model
 DEFAULT_FILE = "runvil.toml"
 DEFAULT_TIMEOUT = 600.0  # seconds (host.md)
 DEFAULT_MAX_RETRIES = 2
@@ -438,6 +431,7 @@ def bind_roles(prompt_roles: dict, config: Config | None, cli_binds: list[str] =
     (None), the environment's provider and the echo model (see above)."""
     from ..engine.run import ModelBinding
     from ..harness.echo import ECHO_CONTEXT
+    from .envconfig import ENV_PROVIDER
 
     model_flag = model
     has_file = config is not None
@@ -484,15 +478,35 @@ def bind_roles(prompt_roles: dict, config: Config | None, cli_binds: list[str] =
 
 def _where(mid: str, config: Config, has_file: bool) -> str:
     from ..engine.errors import names_hint
+    from .envconfig import NOTHING_SET
 
-    if has_file:
-        return f"in {config.path} ({names_hint(mid, config.models, 'catalog')})"
-    return f"(there is no config file, and neither {KEY_ENV} nor {URL_ENV} is set)"
+    return f"in {config.path} ({names_hint(mid, config.models, 'catalog')})" if has_file else NOTHING_SET
+
+
+def environment_config(environ=None) -> Config:
+    """The config the environment makes when there is no file (envconfig.py):
+    the provider `openai` and the built-in catalog; no provider when neither
+    variable is set."""
+    from ..harness.catalog import OPENAI_CONTEXT
+    from .envconfig import ENV_PROVIDER, environment_provider
+
+    try:
+        made = environment_provider(environ)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    if made is None:
+        return Config()
+    provider = Provider(ENV_PROVIDER, *made)
+    models = {f"{ENV_PROVIDER}/{n}": CatalogModel(f"{ENV_PROVIDER}/{n}", ENV_PROVIDER, n, c)
+              for n, c in OPENAI_CONTEXT.items()}
+    return Config(providers={ENV_PROVIDER: provider}, models=models)
 
 
 def _unknown_model(role: str, mid: str, how: str, context: int | None, config: Config, environ) -> CatalogModel:
     """A model of the environment's provider that the built-in catalog does
     not know: its window from `--context`, else from the server's listing."""
+    from .envconfig import ENV_PROVIDER, NO_WINDOW
+
     name = mid.removeprefix(f"{ENV_PROVIDER}/")
     if context is None:
         from ..harness.catalog import listed_context
@@ -500,46 +514,9 @@ def _unknown_model(role: str, mid: str, how: str, context: int | None, config: C
         provider = config.providers[ENV_PROVIDER]
         listing = listed_context(provider.base_url, provider_key(config, ENV_PROVIDER, environ), name)
         if listing.context is None:
-            raise ConfigError(f"model role '{role}' is bound by {how} to '{mid}', which the built-in catalog does "
-                              f"not know, and the model listing of {provider.base_url} {listing.why}: pass "
-                              "--context N (its context window in tokens) or give it a catalog entry in a config file")
+            raise ConfigError(NO_WINDOW.format(role=role, how=how, mid=mid, url=provider.base_url, why=listing.why))
         context = listing.context
     return CatalogModel(f"{ENV_PROVIDER}/{name}", ENV_PROVIDER, name, context)
-
-
-def environment_config(environ=None) -> Config:
-    """The config the environment makes when there is no file (see above):
-    no provider when neither variable is set."""
-    environ = os.environ if environ is None else environ
-    key, url = (environ.get(KEY_ENV) or "").strip(), (environ.get(URL_ENV) or "").strip()
-    if not key and not url:
-        return Config()
-    if url and not url.startswith(("http://", "https://")):
-        raise ConfigError(f"{URL_ENV} must start with http:// or https://")
-    from ..harness.catalog import OPENAI_CONTEXT
-
-    provider = Provider(ENV_PROVIDER, url or OPENAI_URL, KEY_ENV if key else None)
-    models = {f"{ENV_PROVIDER}/{n}": CatalogModel(f"{ENV_PROVIDER}/{n}", ENV_PROVIDER, n, c)
-              for n, c in OPENAI_CONTEXT.items()}
-    return Config(providers={ENV_PROVIDER: provider}, models=models)
-
-
-def no_config_note(prompt_roles, cli_binds: list[str], model: str | None, environ=None) -> str | None:
-    """The line on stderr for a run with no config file: which roles run on
-    the echo model because nothing binds them (None: every role is bound),
-    and that `-m MODEL` would use the environment's provider."""
-    bound = set(parse_binds(list(cli_binds))) if model is None else set(prompt_roles)
-    defaulted = [r for r in prompt_roles if r not in bound]
-    if not defaulted:
-        return None
-    if len(defaulted) < len(prompt_roles):
-        many = len(defaulted) > 1
-        return SOME_ECHO_NOTE.format(s="s" if many else "", roles=", ".join(defaulted), verb="" if many else "s")
-    from ..harness.answerer import NO_CONFIG_NOTE
-
-    environ = os.environ if environ is None else environ
-    variable = next((v for v in (KEY_ENV, URL_ENV) if (environ.get(v) or "").strip()), None)
-    return NO_CONFIG_NOTE + (KEY_NOTE.format(variable=variable) if variable else "")
 
 
 def _unbound_hint(role: str, suggested: str | None, config: Config) -> str:
@@ -575,6 +552,8 @@ def real_providers(prompt_roles: dict, config: Config | None, cli_binds: list[st
 
     bindings = bind_roles(prompt_roles, config, cli_binds, model, context, environ)
     if config is None:  # the environment's provider, its catalog grown by the models bound outside it
+        from .envconfig import ENV_PROVIDER
+
         config = environment_config(environ)
         grown = {b.id: CatalogModel(b.id, ENV_PROVIDER, b.id.removeprefix(f"{ENV_PROVIDER}/"), b.context)
                  for b in bindings.values() if b.id != ECHO and b.id not in config.models}

@@ -110,7 +110,8 @@ def role_bindings(prompt_roles: dict, config, binds: list[str], model: str | Non
 def models_report(config, roles: list[dict] | None, environ=None) -> dict:
     """The catalog: the config file's, else the one the environment's
     provider brings (`environment` then names its variable)."""
-    from .config import KEY_ENV, URL_ENV, environment_config
+    from .config import environment_config
+    from .envconfig import KEY_ENV, URL_ENV
 
     report: dict = {"config": None if config is None else config.path, "models": [], "default_model": None,
                     "bind": {}}

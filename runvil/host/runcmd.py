@@ -309,7 +309,8 @@ def world_for(args, prompt, on_fragment=None):
     """Bindings for every declared role, the answerer, and a note for stderr:
     the flags and the config read here, the choice made by the harness."""
     from ..harness.answerer import choose_answerer
-    from .config import check_bind_roles, load_config, no_config_note, real_providers
+    from .config import check_bind_roles, load_config, real_providers
+    from .envconfig import no_config_note
 
     roles = list(prompt.frontmatter.models)
     binds, model = getattr(args, "bind", None) or [], getattr(args, "model", None)
