@@ -216,3 +216,23 @@ def test_models_lists_the_environments_catalog(tmp_path, capsys, env, server):
     assert report["roles"] == [{"role": "writer", "model": "echo", "by": "no config (the offline echo model)"}]
     assert main(["models", hello(tmp_path), "-m", "gpt-4o"]) == 0
     assert "writer  openai/gpt-4o  -m/--model" in capsys.readouterr()[0]
+
+
+def test_chat_and_batch_reach_the_environments_provider_too(tmp_path, capsys, env, server):
+    import os
+    import subprocess
+    import sys
+
+    env.setenv("OPENAI_API_KEY", KEY)
+    env.setenv("OPENAI_BASE_URL", server.base_url)
+    server.reply(text_stream("chat reply"), text_stream("row reply"))
+    done = subprocess.run([sys.executable, "-m", "runvil.host.cli", "chat", "-m", "gpt-4o-mini"], input="hello\n",
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    assert "chat reply" in done.stdout
+    rows = tmp_path / "rows.txt"
+    rows.write_text("hello\n", encoding="utf-8")
+    assert main(["batch", hello(tmp_path), str(rows), "--bind", "writer=gpt-4o-mini", "--jsonl",
+                 str(tmp_path / "out.jsonl")]) == 0
+    assert json.loads((tmp_path / "out.jsonl").read_text(encoding="utf-8"))["result"] == "row reply"
+    assert [r["body"]["model"] for r in server.requests] == ["gpt-4o-mini", "gpt-4o-mini"]
