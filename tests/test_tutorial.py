@@ -62,7 +62,8 @@ def test_every_chapter_shows_checked_output():
 def test_the_tutorial_shows_what_the_run_prints(workdir, chapter, command, expected):
     words = shlex.split(command)
     assert words[0] == "runvil", command
-    env = {k: v for k, v in os.environ.items() if k not in ("RUNVIL_CONFIG", "RUNVIL_TRACEBACK")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("RUNVIL_CONFIG", "RUNVIL_TRACEBACK", "OPENAI_API_KEY", "OPENAI_BASE_URL")}
     done = subprocess.run([sys.executable, "-m", "runvil.host.cli", *words[1:]], cwd=workdir, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
     assert done.stdout.decode("utf-8").rstrip("\n") == expected, f"{chapter}: {command}"

@@ -56,14 +56,14 @@ def _nesting(text: str) -> int:
 
 
 def mask_keys(text: str, key: str | None = None) -> str:
-    """The text with `key` (in its escaped spellings too) and anything that
-    looks like an API key replaced by [REDACTED]."""
+    """The text with `key` (in its escaped spellings too, in any case) and
+    anything that looks like an API key replaced by [REDACTED]."""
     if not text:
         return text
-    if key:
+    if key:  # in any case of its letters: a server may echo it upper-cased
         forms = {key, repr(key)[1:-1], repr(key.encode("utf-8", "replace"))[2:-1], json.dumps(key)[1:-1]}
-        for form in sorted(forms, key=len, reverse=True):
-            text = text.replace(form, REDACTED)
+        spelled = "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
+        text = re.sub(spelled, REDACTED, text, flags=re.IGNORECASE)
     return _BEARER.sub(r"\1" + REDACTED, _KEYLIKE.sub(REDACTED, text))
 
 

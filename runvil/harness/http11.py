@@ -39,6 +39,10 @@ Decisions:
 - A status line and headers longer than `MAX_HEAD` bytes, and anything h11
   refuses in them, are `RemoteProtocolError`s; in a body they end the
   stream (`INCOMPLETE`, `BAD_CHUNK`).
+- Bytes of a reply waiting on a connection before its request is written
+  (a server that answers what it was never asked, or a reply left over on a
+  kept connection) are `EARLY_REPLY`, never taken as the answer
+  (`reply_waiting`; wire.py's DeadlineStream asks it for httpx too).
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ BAD_CHUNK = "malformed chunked encoding"
 BAD_LENGTH = "invalid Content-Length"
 UNKNOWN_CODING = "unsupported Transfer-Encoding: {coding}"
 BAD_HEADER_VALUE = "Illegal header value"
+EARLY_REPLY = "the server replied before the request was sent"
 SAFE_TARGET = frozenset(map(chr, range(33, 127))) - set('"<>\\^`{|}')
 
 
@@ -288,6 +293,8 @@ class LeanClient:
         conn = self._connection(origin)
         response = None
         try:
+            if reply_waiting(conn.sock):
+                raise RemoteProtocolError(EARLY_REPLY)
             try:
                 head = conn.h11.send(request)
                 body = conn.h11.send_with_data_passthrough(h11.Data(data=content)) if content else []
@@ -456,6 +463,35 @@ class LeanClient:
         if read > MAX_HEAD and read - len(conn.h11.trailing_data[0]) > MAX_HEAD:
             raise RemoteProtocolError(HEAD_TOO_LONG)
         return Response(self, conn, event.status_code, Headers(event.headers))
+
+
+def reply_waiting(sock) -> bool:
+    """Whether bytes from the server wait on `sock` before a request is
+    written on it: a reply to nothing. A closed connection (no bytes, the
+    end) is not one, and neither is a TLS record that carries no data (a
+    session ticket TLS 1.3 servers send after the handshake)."""
+    import select
+
+    try:
+        if hasattr(select, "poll"):
+            poller = select.poll()
+            poller.register(sock, select.POLLIN)
+            if not poller.poll(0):
+                return False
+        elif not select.select([sock], [], [], 0)[0]:
+            return False
+        if hasattr(sock, "pending"):  # TLS: read a record to see whether it holds data (then refused anyway)
+            if sock.pending():
+                return True
+            timeout = sock.gettimeout()
+            sock.setblocking(False)
+            try:
+                return bool(sock.recv(1))
+            finally:
+                sock.settimeout(timeout)
+        return bool(sock.recv(1, socket.MSG_PEEK | getattr(socket, "MSG_DONTWAIT", 0)))
+    except (OSError, ValueError):  # nothing to read now, or a reset the write will report
+        return False
 
 
 def _codings(seen: list[bytes]) -> str:

@@ -34,7 +34,8 @@ real providers" and "keys never appear"):
   `ModelFailure(stream_error=<its message>)`. The Engine classifies
   overflows.
 - Every byte is bounded before it is decoded (`wire.py`); the reply's
-  shapes are checked as it is built (`replies.py`).
+  shapes are checked as it is built (`replies.py`). A reply that was
+  waiting before the request was written is `EARLY_REPLY`, not retried.
 - The API key only ever travels in the Authorization header. Every text a
   failure carries has the key (and anything that looks like a key) masked,
   so a server that echoes the key back cannot leak it into errors, the run
@@ -59,7 +60,8 @@ from ..structs import Struct, replace
 from .errortext import REDACTED, detail, mask_keys, safe_loads  # noqa: F401  REDACTED is read from here (recorder.py)
 from .replies import ReplyBuilder, Refused
 from .retries import RetryPolicy, retryable_status
-from .wire import ACCEPT_ENCODING, Deadline, WireError, body_pieces, install_deadline, read_text, sse_events
+from .wire import (ACCEPT_ENCODING, Deadline, WireError, body_pieces, drop_if_leftover, install_deadline, read_text,
+                   sse_events)
 
 DEFAULT_TIMEOUT = 600.0  # seconds to connect, and to wait for the next bytes of a reply
 MAX_BODY = 64 * 1024  # characters of an error body kept in a failure
@@ -75,6 +77,7 @@ NO_SUCH_HOST = "the host name could not be resolved"
 CANNOT_CONNECT = "cannot connect: {detail}"
 BAD_HEADER = "the request could not be sent (an invalid header value; check the API key)"
 CLOSED = "the connection closed unexpectedly"
+EARLY_REPLY = "the model backend sent a reply before runvil sent its request"
 THINKING_EFFORT = {"low": "low", "medium": "medium", "high": "high"}  # off: nothing
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -320,9 +323,13 @@ class OpenAIProvider:
             with self._client.stream("POST", self.url, content=body, headers=accept) as resp:
                 self._deadline.at = None
                 replied = True
-                if resp.status_code >= 400:
-                    return self._status_failure(resp)
-                return self._read_reply(resp, builder, stream)
+                try:
+                    if resp.status_code >= 400:
+                        return self._status_failure(resp)
+                    return self._read_reply(resp, builder, stream)
+                finally:
+                    if not self.lean:
+                        drop_if_leftover(resp)
         except Refused as f:
             return _with_partial(f.failure, builder)
         except WireError as e:
@@ -334,6 +341,8 @@ class OpenAIProvider:
         except x.TransportError as e:
             if replied:
                 return _with_partial(ModelFailure(message=STREAM_ENDED), builder)
+            if isinstance(e, x.RemoteProtocolError) and _early(e):  # a reply to nothing: never the answer
+                return ModelFailure(message=EARLY_REPLY)
             failure = ModelFailure(unreachable=unreachable_detail(e, self.timeout, x))
             return failure if isinstance(e, x.LocalProtocolError) else _Retry(failure)
         except (x.HTTPError, x.InvalidURL) as e:  # e.g. a malformed URL
@@ -380,6 +389,12 @@ class OpenAIProvider:
         if builder.finish_reason is None:
             return _with_partial(ModelFailure(message=STREAM_UNFINISHED), builder)
         return builder.reply()
+
+
+def _early(e: Exception) -> bool:
+    from .http11 import EARLY_REPLY as early  # (both clients raise it: wire.py's DeadlineStream for httpx)
+
+    return str(e) == early
 
 
 def _lean_usable(url: str) -> bool:

@@ -21,10 +21,12 @@ import threading
 from typing import Callable
 
 from ..engine.effects import ModelFailure, ModelRound, ToolCall, ToolFailure
+from .echo import echo_reply
 from .retries import DEFAULT_MAX_RETRIES, RetryPolicy
 from .scrubber import Scrubber, StreamScrubber, key_problem, shown_variable
 
 MAX_WORKERS = 8
+ECHO = "echo"  # the offline model's id, answered here when the catalog has no model of that id
 NO_PROVIDER = "no provider is configured for the model '{model}'"
 NEEDS_KEY = "provider '{provider}' needs an API key: {why}"
 KEY_NOT_SET = "{variable} is not set"
@@ -120,6 +122,8 @@ class ProviderSet:
         if not isinstance(effect, ModelRound):
             raise TypeError(f"the providers cannot answer {effect!r}")
         model = self.catalog_model(effect)
+        if model is None and effect.model == ECHO:  # `-m echo`, `--bind ROLE=echo`: offline, beside real models
+            return echo_reply(effect)
         if model is None:
             return ModelFailure(message=NO_PROVIDER.format(model=effect.model))
         try:
@@ -142,7 +146,13 @@ class ProviderSet:
             def retry(attempt, status, wait):
                 on_retry(effect, attempt, status, wait)
 
-        answer = provider.answer(effect, on_fragment=fragment, on_retry=retry)
+        try:
+            answer = provider.answer(effect, on_fragment=fragment, on_retry=retry)
+        except Exception as e:  # a bug below: its text may quote what the provider sent
+            said = f"{type(e).__name__}: {e}"
+            if self.scrubber.text(said) == said:
+                raise
+            raise RuntimeError(self.scrubber.text(said)) from None
         if stream is not None:
             rest = stream.end()
             if rest:

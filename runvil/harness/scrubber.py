@@ -15,6 +15,15 @@ page, a recorded world, live output): a key that never enters the run
 cannot leave it. Streamed fragments go through a `StreamScrubber`, which
 holds back the end of what came until it cannot be the start of a key.
 
+Keys are matched without regard to case (a key is ASCII: its letters are
+folded, so an upper-cased echo is masked whole, and the masked stretches
+keep their places in the text).
+
+Scrubbing follows the answer's shape, not a list of its fields: every
+field of a ModelReply or ModelFailure (any Struct a provider answers with)
+goes through `value`, which masks every text however deep it sits, so a
+field added later is scrubbed without anyone remembering to.
+
 Keys themselves are checked when read (`key_problem`): a key under
 KEY_RUN characters would mask ordinary words and is refused, as is one
 with characters an HTTP header cannot carry.
@@ -25,8 +34,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from ..engine.effects import ModelFailure, ModelReply
-from ..structs import replace
+from ..structs import Struct, replace
 
 REDACTED = "[REDACTED]"
 #: the shortest run of a key's characters that is masked; keys are at least this long
@@ -38,8 +46,17 @@ KEY_NOT_ASCII = ("holds the character U+{code:04X} at position {position}, which
                  "(a typographic dash or quote pasted with it?)")
 KEY_SPACES = "holds spaces or control characters, which an API key cannot"
 
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 _VARIABLE = re.compile(r"[A-Z_][A-Z0-9_]{0,63}")
 _DIGITS = re.compile(r"[0-9]{4}")
+
+
+def folded(text: str) -> str:
+    """`text` with its ASCII letters lower-cased, of the same length (so a
+    place in it is a place in `text`); a key's letters are all ASCII."""
+    low = text.lower()
+    # str.lower() may lengthen a text (U+0130 becomes two characters): then fold ASCII only
+    return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
 
 
 def key_problem(key: str) -> str | None:
@@ -70,19 +87,18 @@ class Scrubber:
     texts as they are. Thread-safe (it holds no state once made)."""
 
     def __init__(self, keys: Iterable[str] = ()):
-        keys = list(keys)
+        keys = [folded(k) for k in keys if isinstance(k, str) and len(k) >= KEY_RUN]
         pieces = set()
         for key in keys:
-            if isinstance(key, str) and len(key) >= KEY_RUN:
-                pieces.update(key[i:i + KEY_RUN] for i in range(len(key) - KEY_RUN + 1))
+            pieces.update(key[i:i + KEY_RUN] for i in range(len(key) - KEY_RUN + 1))
         self.pieces = tuple(sorted(pieces))
-        self._keys = "\n".join(k for k in keys if isinstance(k, str) and len(k) >= KEY_RUN)
+        self._keys = "\n".join(keys)
 
     def key_part_at_end(self, text: str) -> int:
         """The length of the longest end of `text`, shorter than KEY_RUN,
         that is a part of a key (0 for none)."""
         for n in range(min(KEY_RUN - 1, len(text)), 0, -1):
-            if text[-n:] in self._keys and "\n" not in text[-n:]:
+            if folded(text[-n:]) in self._keys and "\n" not in text[-n:]:
                 return n
         return 0
 
@@ -93,6 +109,7 @@ class Scrubber:
         """The stretches [start, end) of `text` that runs of a key cover,
         in order, each as long as it can be (touching stretches joined)."""
         spans = []
+        text = folded(text)
         for piece in self.pieces:
             at = text.find(piece)
             while at >= 0:
@@ -116,32 +133,26 @@ class Scrubber:
         return _masked(text, self.covered(text))
 
     def value(self, value):
-        """A JSON-like value with every text in it masked (keys of objects
-        too); other values as they are."""
+        """A value with every text in it masked, however deep: JSON-like
+        values (keys of objects too) and Structs (every field); other
+        values as they are."""
         if not self.pieces:
             return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {self.text(k) if isinstance(k, str) else k: self.value(v) for k, v in value.items()}
+            return {self.value(k): self.value(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return type(value)(self.value(v) for v in value)
+        if isinstance(value, Struct):
+            changed = {name: self.value(getattr(value, name)) for name, f in type(value)._fields.items() if f.init}
+            return replace(value, **changed)
         return value
 
     def answer(self, answer):
-        """A provider's answer (ModelReply, ModelFailure) with its texts
-        masked; anything else as it is."""
-        if not self.pieces:
-            return answer
-        if isinstance(answer, ModelReply):
-            return replace(answer, text=self.text(answer.text), reasoning=self.text(answer.reasoning),
-                           tool_calls=self.value(answer.tool_calls), model=self.text(answer.model),
-                           usage=self.value(answer.usage),
-                           empty_phrase=self.text(answer.empty_phrase))
-        if isinstance(answer, ModelFailure):
-            return replace(answer, body=self.text(answer.body), stream_error=self.text(answer.stream_error),
-                           unreachable=self.text(answer.unreachable), message=self.text(answer.message))
-        return answer
+        """A provider's answer (ModelReply, ModelFailure) with every text
+        of every field masked; anything else as it is."""
+        return self.value(answer)
 
 
 def _masked(text: str, spans: list[tuple[int, int]]) -> str:

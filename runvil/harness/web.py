@@ -10,8 +10,18 @@ Settings are read by duck typing (`search_url`, `fetch_max_bytes`,
 Decisions:
 - Only http and https, at every redirect too (at most MAX_REDIRECTS); a
   reply over `fetch_max_bytes` is refused, not cut, and so is one that takes
-  longer than `fetch_timeout` seconds in all (not just between bytes). The
-  search endpoint's reply has the same limits.
+  longer than `fetch_timeout` seconds in all, headers included (a deadline
+  under every read and connect of the client, wire.py's, not just a wait
+  between bytes). The search endpoint's reply has the same limits.
+- A page's content codings (`gzip`, `x-gzip`, `deflate`, the ones asked for,
+  stacked up to MAX_CODINGS deep) are undone by wire.py in bounded pieces,
+  `fetch_max_bytes` checked before each piece is made: a small page that
+  inflates to gigabytes never holds more than about the limit. Any other
+  coding is refused by name.
+- A page's charset is used only when it is one of the Encoding Standard's
+  (what browsers decode), whose Python codecs all decode in linear time;
+  any other (`punycode`, whose decoder is quadratic, `utf-7`, ...) reads as
+  UTF-8.
 - Any host may be fetched, loopback included: the user runs the prompt and
   chooses its Packs.
 - Text types (`text/*`, JSON, XML, JavaScript) are returned as text; other
@@ -23,6 +33,7 @@ Decisions:
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 import threading
@@ -36,6 +47,16 @@ MAX_REDIRECTS = 5
 MAX_RESULTS = 10
 MAX_JSON_DEPTH = 100
 USER_AGENT = "runvil-web-pack"
+MAX_CODINGS = 3  # content codings stacked on one page
+ACCEPT_ENCODING = "gzip, deflate"
+#: Python's names of the Encoding Standard's charsets (each decodes in linear time)
+LINEAR_CHARSETS = frozenset({
+    "utf-8", "utf-8-sig", "utf-16", "utf-16-be", "utf-16-le", "ascii", "cp866", "koi8-r", "koi8-u", "mac-roman",
+    "mac-cyrillic", "cp874", "gbk", "gb2312", "gb18030", "big5", "big5hkscs", "euc_jp", "iso2022_jp", "shift_jis",
+    "cp932", "euc_kr", "cp949", *(f"iso8859-{n}" for n in range(1, 17) if n != 12),
+    *(f"cp{n}" for n in range(1250, 1259))})
+#: labels of the Encoding Standard that Python spells otherwise
+CHARSET_LABELS = {"windows-874": "cp874", "x-mac-cyrillic": "mac-cyrillic", "windows-31j": "cp932"}
 TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "application/x-javascript")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 
@@ -55,6 +76,7 @@ class WebPack:
         self.timeout = getattr(settings, "fetch_timeout", None) or DEFAULT_FETCH_TIMEOUT
         self._client = None  # an httpx.Client, made at the first call (httpx is imported only then)
         self._lock = threading.Lock()
+        self._deadline = None  # wire.Deadline under the client's reads: the whole response's
 
     def perform(self, tool: str, arguments: dict) -> str:
         if tool == "search":
@@ -116,7 +138,12 @@ class WebPack:
 
         with self._lock:
             if self._client is None:
-                self._client = httpx.Client(follow_redirects=False, headers={"User-Agent": USER_AGENT})
+                from .wire import Deadline, install_deadline
+
+                self._client = httpx.Client(follow_redirects=False,
+                                            headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING})
+                self._deadline = Deadline()
+                install_deadline(self._client, self._deadline)
             return self._client
 
     def _get(self, url, tool: str, what: str):
@@ -125,32 +152,61 @@ class WebPack:
         bytes, final URL)."""
         import httpx
 
+        from .wire import WireError, drop_if_leftover
+
+        client = self.client()
         deadline = time.monotonic() + self.timeout
-        for _ in range(MAX_REDIRECTS + 1):
-            try:
-                with self.client().stream("GET", url, timeout=max(0.01, deadline - time.monotonic())) as r:
+        self._deadline.at = deadline  # (thread-local: calls on other threads have their own)
+        try:
+            for _ in range(MAX_REDIRECTS + 1):
+                with client.stream("GET", url, timeout=max(0.01, deadline - time.monotonic())) as r:
                     if r.is_redirect and "location" in r.headers:
                         url = _http_url(str(r.url.join(r.headers["location"])), tool, redirect=True)
                         continue
-                    size = r.headers.get("content-length", "")
-                    if size.isdigit() and int(size) > self.max_bytes:
-                        raise PackError(f"{tool}: {what} is {int(size)} bytes, more than the {self.max_bytes} "
-                                        "a fetch may read")
-                    body = bytearray()
-                    for piece in r.iter_bytes():
-                        body += piece
-                        if len(body) > self.max_bytes:
-                            raise PackError(f"{tool}: {what} is more than the {self.max_bytes} bytes a fetch may read")
-                        if time.monotonic() > deadline:
-                            raise httpx.ReadTimeout("deadline")
-                    return r.status_code, r.headers.get("content-type", ""), bytes(body), r.url
-            except httpx.TimeoutException:
-                raise PackError(f"{tool}: {what} took longer than {self.timeout:g} s") from None
-            except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as e:
-                raise PackError(f"{tool}: cannot reach {what}: {_reason(e)}") from None
-            except UnicodeError:  # IDNA refuses the host name
-                raise PackError(f"{tool}: cannot reach {what}: its host name is not valid") from None
+                    body = self._body(r, tool, what)
+                    drop_if_leftover(r)
+                    return r.status_code, r.headers.get("content-type", ""), body, r.url
+        except httpx.TimeoutException:
+            raise PackError(f"{tool}: {what} took longer than {self.timeout:g} s") from None
+        except WireError:  # (the one a page's codings raise)
+            raise PackError(f"{tool}: {what} sent a corrupt compressed body") from None
+        except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as e:
+            raise PackError(f"{tool}: cannot reach {what}: {_reason(e)}") from None
+        except UnicodeError:  # IDNA refuses the host name
+            raise PackError(f"{tool}: cannot reach {what}: its host name is not valid") from None
+        finally:
+            self._deadline.at = None
         raise PackError(f"{tool}: {what} redirects more than {MAX_REDIRECTS} times")
+
+    def _body(self, r, tool: str, what: str) -> bytes:
+        """The body of `r` with its codings undone, at most max_bytes."""
+        from .wire import codings_of, decoded
+
+        size = r.headers.get("content-length", "")
+        if size.isdigit() and int(size) > self.max_bytes:
+            raise PackError(f"{tool}: {what} is {int(size)} bytes, more than the {self.max_bytes} a fetch may read")
+        codings = codings_of(r.headers)
+        unknown = [c for c in codings if c not in ("gzip", "x-gzip", "deflate")]
+        if unknown or len(codings) > MAX_CODINGS:
+            said = unknown[0][:40] if unknown else ", ".join(codings)
+            raise PackError(f"{tool}: {what} came in the encoding '{said}', which a fetch does not unpack")
+        too_big = f"{tool}: {what} is more than the {self.max_bytes} bytes a fetch may read"
+        body = bytearray()
+        wire = 0
+
+        def raw():
+            nonlocal wire
+            for piece in r.iter_raw():
+                wire += len(piece)
+                if wire > self.max_bytes:
+                    raise PackError(too_big)
+                yield piece
+
+        for piece in decoded(raw(), codings, lambda: self.max_bytes - len(body) + 1):
+            body += piece
+            if len(body) > self.max_bytes:
+                raise PackError(too_big)
+        return bytes(body)
 
 
 def _http_url(text: str, tool: str, redirect: bool = False):
@@ -193,11 +249,12 @@ def _charset(header: str, body: bytes, html: bool) -> str:
     else:
         meta = re.search(_META_CHARSET, body[:2048]) if html else None
         name = meta.group(1).decode("ascii") if meta else "utf-8"
+    name = CHARSET_LABELS.get(name.lower(), name)
     try:
-        "".encode(name)
+        codec = codecs.lookup(name).name
     except LookupError:
         return "utf-8"
-    return name
+    return codec if codec in LINEAR_CHARSETS else "utf-8"
 
 
 def html_text(html: str) -> str:

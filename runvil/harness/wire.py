@@ -8,7 +8,9 @@ Decisions:
 - At most one content encoding (`gzip`, `x-gzip` or `deflate`, the ones
   asked for); stacked encodings (`gzip, gzip`) or any other are refused
   with a named error. Inflating is done in pieces of at most `PIECE` bytes,
-  so a small body that inflates to gigabytes stops at the cap.
+  each no bigger than what may still be kept, so a small body that inflates
+  to gigabytes stops at the cap. `decoded` undoes stacked layers the same
+  way for the web Pack, which takes pages as servers send them.
 - An event stream is UTF-8 (the SSE standard says so, whatever the header
   says); other bodies use their charset when it is in `CHARSETS`, else
   UTF-8. Undecodable bytes become U+FFFD.
@@ -56,12 +58,15 @@ class WireError(Exception):
 
 
 class _Inflater:
-    """Undoes one gzip or deflate layer, PIECE bytes at a time."""
+    """Undoes one gzip or deflate layer, at most `PIECE` bytes at a time
+    (fewer when `room()` says fewer may come): a piece is never made bigger
+    than what may still be kept."""
 
-    def __init__(self, coding: str):
+    def __init__(self, coding: str, room=None):
         self.gzip = coding != "deflate"
         self._new(zlib.MAX_WBITS | 16 if self.gzip else zlib.MAX_WBITS)
         self.started = False
+        self.room = room
 
     def _new(self, wbits: int) -> None:
         self.z = zlib.decompressobj(wbits)
@@ -78,7 +83,8 @@ class _Inflater:
             if (data[0] & 0x0F) != 8:  # not a zlib header: a bare deflate stream, as some servers send
                 self._new(-zlib.MAX_WBITS)
         while data:
-            out = self.z.decompress(data, PIECE)
+            most = PIECE if self.room is None else max(1, min(PIECE, self.room()))
+            out = self.z.decompress(data, most)
             if out:
                 yield out
             data = self.z.unconsumed_tail
@@ -88,6 +94,30 @@ class _Inflater:
                     return
                 self._new(zlib.MAX_WBITS | 16)  # the next member of a multi-member gzip body
                 data = rest
+            elif not data and len(out) == most:
+                data = b""
+                more = self.z.decompress(b"", most)  # output zlib still holds for input it took whole
+                while more:
+                    yield more
+                    more = self.z.decompress(b"", most) if len(more) == most else b""
+
+
+def decoded(raw: Iterable[bytes], codings: list[str], room=None) -> Iterator[bytes]:
+    """The pieces of a body with its content codings undone, the last one
+    applied first, each layer inflated lazily in pieces of at most PIECE
+    bytes, and the outermost never past `room()` bytes more (a callable
+    the caller keeps up to date): however the layers are stacked, what is
+    held at once is a piece a layer and what the caller keeps."""
+    pieces: Iterable[bytes] = raw
+    for i, coding in enumerate(reversed(codings)):
+        last = i == len(codings) - 1
+        pieces = _layer(pieces, _Inflater(coding, room if last else None))
+    return iter(pieces)
+
+
+def _layer(pieces: Iterable[bytes], inflater: _Inflater) -> Iterator[bytes]:
+    for piece in pieces:
+        yield from inflater.feed(piece)
 
 
 def codings_of(headers) -> list[str]:
@@ -104,22 +134,26 @@ def body_pieces(resp, limit: int | None = None, cut: bool = False) -> Iterator[b
         raise WireError(STACKED_ENCODINGS.format(codings=", ".join(codings)))
     if codings and codings[0] not in ENCODINGS:
         raise WireError(UNKNOWN_ENCODING.format(coding=codings[0][:40]))
-    inflater = _Inflater(codings[0]) if codings else None
     wire = out = 0
-    for raw in resp.iter_raw():
-        wire += len(raw)
-        for piece in inflater.feed(raw) if inflater is not None else (raw,):
-            if out + len(piece) > limit:
+
+    def counted():
+        nonlocal wire
+        for raw in resp.iter_raw():
+            wire += len(raw)
+            yield raw
+            if wire > limit:
                 if cut:
-                    yield piece[: limit - out]
                     return
                 raise WireError(REPLY_TOO_BIG.format(limit=limit))
-            out += len(piece)
-            yield piece
-        if wire > limit:
+
+    for piece in decoded(counted(), codings, lambda: limit - out + 1):
+        if out + len(piece) > limit:
             if cut:
+                yield piece[: limit - out]
                 return
             raise WireError(REPLY_TOO_BIG.format(limit=limit))
+        out += len(piece)
+        yield piece
 
 
 def charset_of(headers) -> str:
@@ -211,13 +245,18 @@ class Deadline(threading.local):
 def _stream_class():
     import httpcore
 
+    from .http11 import EARLY_REPLY, reply_waiting
+
     class DeadlineStream(httpcore.NetworkStream):
         """A connection whose reads and writes never wait past the deadline."""
 
         def __init__(self, stream, deadline: Deadline):
             self.stream, self.deadline = stream, deadline
+            self.writing = False  # a request is being written: its first write was checked
+            self.spent = False  # the server sent bytes past a reply: never to be reused
 
         def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+            self.writing = False
             if self.deadline.passed():
                 raise httpcore.ReadTimeout("the reply's headers did not arrive in time")
             return self.stream.read(max_bytes, self.deadline.limit(timeout))
@@ -225,6 +264,11 @@ def _stream_class():
         def write(self, buffer: bytes, timeout: float | None = None) -> None:
             if self.deadline.passed():
                 raise httpcore.WriteTimeout("the request could not be sent in time")
+            if not self.writing:  # a request starts: no reply may be waiting for it already
+                self.writing = True
+                sock = self.stream.get_extra_info("socket")
+                if sock is not None and reply_waiting(sock):
+                    raise httpcore.RemoteProtocolError(EARLY_REPLY)
             self.stream.write(buffer, self.deadline.limit(timeout))
 
         def close(self) -> None:
@@ -235,6 +279,8 @@ def _stream_class():
                                   self.deadline)
 
         def get_extra_info(self, info: str):
+            if info == "is_readable" and self.spent:  # what the pool asks before it reuses a connection
+                return True
             return self.stream.get_extra_info(info)
 
     class DeadlineBackend(httpcore.NetworkBackend):
@@ -257,6 +303,27 @@ def _stream_class():
             self.backend.sleep(seconds)
 
     return DeadlineBackend
+
+
+def drop_if_leftover(resp) -> None:
+    """After a reply read to its end: when the server sent bytes past it
+    on a kept connection, marks the connection's DeadlineStream spent, so
+    that httpx's pool drops it instead of reading those bytes as the next
+    request's reply (h11 keeps them for the next cycle, and httpcore reuses
+    the connection without looking; the lean client looks, http11.py).
+    Reaches into httpx's and httpcore's response streams, which have no
+    public hook."""
+    stream, state = getattr(resp, "stream", None), None
+    for _ in range(6):  # httpx's streams wrap httpcore's, which wrap the HTTP/1.1 connection's
+        state = getattr(getattr(stream, "_connection", None), "_h11_state", None)
+        if state is not None or stream is None:
+            break
+        stream = getattr(stream, "_stream", None) or getattr(stream, "_httpcore_stream", None)
+    trailing = getattr(state, "trailing_data", None)
+    if trailing and trailing[0]:
+        network = resp.extensions.get("network_stream")
+        if hasattr(network, "spent"):
+            network.spent = True
 
 
 def install_deadline(client, deadline: Deadline) -> bool:

@@ -84,6 +84,9 @@ def chat_command(argv: list[str]) -> int:
     p.add_argument("--bind", action="append", default=[], metavar="ROLE=MODEL",
                    help="chat=MODEL picks the catalog model (repeatable)")
     p.add_argument("-m", "--model", metavar="MODEL", help="the catalog model to chat with (as --bind chat=MODEL)")
+    from .config import add_context_option
+
+    add_context_option(p)
     p.add_argument("--config", metavar="FILE",
                    help="the config file (default: RUNVIL_CONFIG, else ./runvil.toml, else the echo model)")
     p.add_argument("--script", metavar="WORLD.yaml", help="answer from a scripted world instead of real providers")

@@ -33,6 +33,18 @@ Decisions:
   role), `[bind]`, the role's `model` option, `default_model`. Explicit
   bindings (the first three) must name a catalog model. The role's `model` option is a suggestion from the prompt's
   author: when the catalog lacks it, binding falls through to the default.
+- `echo` is always a model (`-m echo`, `--bind ROLE=echo`): the offline
+  echo model, unless the config's catalog has a model of that id.
+- With no config file, the environment makes a provider as the OpenAI
+  client reads it: `OPENAI_API_KEY` (its key) and `OPENAI_BASE_URL` (any
+  compatible server; default OpenAI's API) make the provider `openai`, whose
+  catalog is the built-in one (harness/catalog.py) as `openai/NAME`. A flag
+  may name a model by its bare name (`-m gpt-4o-mini`); a model the
+  built-in catalog does not know takes its window from `--context N`, else
+  from the server's model listing, else binding fails saying so. A role no
+  flag binds runs on the echo model even then: a key in the environment
+  never makes a run a paid one unasked (the note on stderr says `-m MODEL`
+  would use it). `--context N` also overrides a known model's window.
 """
 
 from __future__ import annotations
@@ -53,6 +65,7 @@ API_KEY_ENV_NOT_A_NAME = ("must name an environment variable (letters, digits an
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 CONFIG_ENV = "RUNVIL_CONFIG"
+ECHO = "echo"  # the offline model's id: always a model
 DEFAULT_FILE = "runvil.toml"
 DEFAULT_TIMEOUT = 600.0  # seconds (host.md)
 DEFAULT_MAX_RETRIES = 2
@@ -379,7 +392,23 @@ def add_binding_options(parser) -> None:
     parser.add_argument("--bind", action="append", default=[], metavar="ROLE=MODEL",
                         help="bind a model role to a catalog model (repeatable; wins over -m)")
     parser.add_argument("-m", "--model", metavar="MODEL",
-                        help="bind every model role to this catalog model (see `runvil models`)")
+                        help="bind every model role to this catalog model (see `runvil models`); echo: the offline one")
+    add_context_option(parser)
+
+
+def add_context_option(parser) -> None:
+    """`--context N`: the window of a model the catalog does not know."""
+    parser.add_argument("--context", metavar="N", type=_context_flag,
+                        help="the context window, in tokens, of the -m/--bind model (for a model the catalog "
+                             "does not know)")
+
+
+def _context_flag(text: str) -> int:
+    import argparse
+
+    if not text.strip().isdigit() or not 0 < int(text) <= 100_000_000:
+        raise argparse.ArgumentTypeError(f"must be a positive number of tokens, not '{text}'")
+    return int(text)
 
 
 def check_bind_roles(prompt_roles, cli_binds: list[str]) -> dict[str, str]:
@@ -394,43 +423,100 @@ def check_bind_roles(prompt_roles, cli_binds: list[str]) -> dict[str, str]:
     return flags
 
 
-def bind_roles(prompt_roles: dict, config: Config | None, cli_binds: list[str] = (), model: str | None = None) -> dict:
+def bind_roles(prompt_roles: dict, config: Config | None, cli_binds: list[str] = (), model: str | None = None,
+               context: int | None = None, environ=None) -> dict:
     """A ModelBinding for every declared role (prompt.frontmatter.models:
     role -> RoleOptions), in the order of runvil.md §6; `model` (`-m`)
-    binds every role that no `--bind` flag names."""
+    binds every role that no `--bind` flag names. With no config file
+    (None), the environment's provider and the echo model (see above)."""
     from ..engine.run import ModelBinding
+    from ..harness.echo import ECHO_CONTEXT
+    from .envconfig import ENV_PROVIDER
 
     model_flag = model
-    config = config or Config()
+    has_file = config is not None
+    config = config if has_file else environment_config(environ)
     flags = check_bind_roles(prompt_roles, cli_binds)
+    found: dict[str, CatalogModel] = {}  # a model the listing was asked about, asked once
 
     def catalog(mid: str, how: str):
-        if mid not in config.models:
-            from ..engine.errors import names_hint
-
-            where = f"in {config.path} ({names_hint(mid, config.models, 'catalog')})" if config.path \
-                else "(there is no config file)"
-            raise ConfigError(f"model role '{role}' is bound by {how} to '{mid}', which is not a catalog model {where}")
-        return config.models[mid]
+        if mid in config.models:
+            chosen = config.models[mid]
+        elif mid == ECHO:
+            return None
+        elif not has_file and ENV_PROVIDER in config.providers:
+            chosen = config.models.get(f"{ENV_PROVIDER}/{mid}") or found.get(mid)
+            if chosen is None:
+                chosen = found[mid] = _unknown_model(role, mid, how, context, config, environ)
+        else:
+            raise ConfigError(f"model role '{role}' is bound by {how} to '{mid}', which is not a catalog model "
+                              f"{_where(mid, config, has_file)}")
+        return chosen if context is None else replace(chosen, context=context)
 
     out = {}
     for role, opts in prompt_roles.items():
         if role in flags:
-            model = catalog(flags[role], "--bind")
+            chosen = catalog(flags[role], "--bind")
         elif model_flag is not None:
-            model = catalog(model_flag, "-m/--model")
+            chosen = catalog(model_flag, "-m/--model")
+        elif not has_file:  # no flag binds it: offline, whatever the environment holds
+            chosen = None
         elif role in config.bind:
-            model = catalog(config.bind[role], "[bind]")
+            chosen = catalog(config.bind[role], "[bind]")
         else:
             suggested = getattr(opts, "model", None)
             if suggested is not None and suggested in config.models:
-                model = config.models[suggested]
+                chosen = config.models[suggested]
             elif config.default_model is not None:
-                model = config.models[config.default_model]
+                chosen = config.models[config.default_model]
             else:
                 raise ConfigError(f"model role '{role}' is not bound to a model: {_unbound_hint(role, suggested, config)}")
-        out[role] = ModelBinding(id=model.id, context=model.context, max_tokens=model.max_tokens, name=model.id)
+        out[role] = (ModelBinding(ECHO, ECHO_CONTEXT, name=ECHO) if chosen is None else
+                     ModelBinding(id=chosen.id, context=chosen.context, max_tokens=chosen.max_tokens, name=chosen.id))
     return out
+
+
+def _where(mid: str, config: Config, has_file: bool) -> str:
+    from ..engine.errors import names_hint
+    from .envconfig import NOTHING_SET
+
+    return f"in {config.path} ({names_hint(mid, config.models, 'catalog')})" if has_file else NOTHING_SET
+
+
+def environment_config(environ=None) -> Config:
+    """The config the environment makes when there is no file (envconfig.py):
+    the provider `openai` and the built-in catalog; no provider when neither
+    variable is set."""
+    from ..harness.catalog import OPENAI_CONTEXT
+    from .envconfig import ENV_PROVIDER, environment_provider
+
+    try:
+        made = environment_provider(environ)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    if made is None:
+        return Config()
+    provider = Provider(ENV_PROVIDER, *made)
+    models = {f"{ENV_PROVIDER}/{n}": CatalogModel(f"{ENV_PROVIDER}/{n}", ENV_PROVIDER, n, c)
+              for n, c in OPENAI_CONTEXT.items()}
+    return Config(providers={ENV_PROVIDER: provider}, models=models)
+
+
+def _unknown_model(role: str, mid: str, how: str, context: int | None, config: Config, environ) -> CatalogModel:
+    """A model of the environment's provider that the built-in catalog does
+    not know: its window from `--context`, else from the server's listing."""
+    from .envconfig import ENV_PROVIDER, NO_WINDOW
+
+    name = mid.removeprefix(f"{ENV_PROVIDER}/")
+    if context is None:
+        from ..harness.catalog import listed_context
+
+        provider = config.providers[ENV_PROVIDER]
+        listing = listed_context(provider.base_url, provider_key(config, ENV_PROVIDER, environ), name)
+        if listing.context is None:
+            raise ConfigError(NO_WINDOW.format(role=role, how=how, mid=mid, url=provider.base_url, why=listing.why))
+        context = listing.context
+    return CatalogModel(f"{ENV_PROVIDER}/{name}", ENV_PROVIDER, name, context)
 
 
 def _unbound_hint(role: str, suggested: str | None, config: Config) -> str:
@@ -456,13 +542,21 @@ def needed_keys(config: Config, bindings: dict, environ=None) -> dict[str, str |
 
 
 def real_providers(prompt_roles: dict, config: Config | None, cli_binds: list[str] = (), environ=None,
-                   on_fragment=None, timeout: float | None = None, model: str | None = None):
+                   on_fragment=None, timeout: float | None = None, model: str | None = None,
+                   context: int | None = None):
     """Everything `runvil run` needs for real providers: the bindings of every
     declared role and a `ProviderSet` answering their rounds (every key the
-    bindings need is read now, so a missing one fails before the run)."""
+    bindings need is read now, so a missing one fails before the run); with
+    no config file (None), the environment's provider."""
     from ..harness.providers import ProviderSet
 
-    config = config or Config()
-    bindings = bind_roles(prompt_roles, config, cli_binds, model)
+    bindings = bind_roles(prompt_roles, config, cli_binds, model, context, environ)
+    if config is None:  # the environment's provider, its catalog grown by the models bound outside it
+        from .envconfig import ENV_PROVIDER
+
+        config = environment_config(environ)
+        grown = {b.id: CatalogModel(b.id, ENV_PROVIDER, b.id.removeprefix(f"{ENV_PROVIDER}/"), b.context)
+                 for b in bindings.values() if b.id != ECHO and b.id not in config.models}
+        config = replace(config, models={**config.models, **grown})
     keys = needed_keys(config, bindings, environ)
     return bindings, ProviderSet(config, bindings, keys, environ=environ, on_fragment=on_fragment, timeout=timeout)

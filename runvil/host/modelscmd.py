@@ -57,11 +57,15 @@ def models_command(argv: list[str]) -> int:
             print(f"runvil: cannot read {e.filename or args.prompt}: {e.strerror or e}", file=sys.stderr)
             return EXIT_USAGE
         try:
-            roles = role_bindings(prompt.frontmatter.models, config, args.bind, args.model)
+            roles = role_bindings(prompt.frontmatter.models, config, args.bind, args.model, args.context)
         except ConfigError as e:
             print(f"runvil: {e}", file=sys.stderr)
             return EXIT_USAGE
-    report = models_report(config, roles)
+    try:
+        report = models_report(config, roles)
+    except ConfigError as e:
+        print(f"runvil: {e}", file=sys.stderr)
+        return EXIT_USAGE
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
     else:
@@ -69,20 +73,23 @@ def models_command(argv: list[str]) -> int:
     return EXIT_OK
 
 
-def role_bindings(prompt_roles: dict, config, binds: list[str], model: str | None) -> list[dict]:
+def role_bindings(prompt_roles: dict, config, binds: list[str], model: str | None,
+                  context: int | None = None) -> list[dict]:
     """Each declared role: the catalog model it is bound to and by what
     (`--bind`, `-m/--model`, `[bind]`, `the prompt's model option`,
-    `default_model`), or the echo model when there is no config."""
+    `default_model`), or the echo model when there is no config and no
+    flag binds it."""
     from .config import ConfigError, bind_roles, check_bind_roles
 
     flags = check_bind_roles(prompt_roles, binds)
-    if config is None and not flags and model is None:
-        return [{"role": r, "model": "echo", "by": "no config (the offline echo model)"} for r in prompt_roles]
     out = []
     for role, opts in prompt_roles.items():
+        if config is None and role not in flags and model is None:
+            out.append({"role": role, "model": "echo", "by": "no config (the offline echo model)"})
+            continue
         mine = [b for b in binds if b.partition("=")[0].strip() == role]
         try:
-            bound = bind_roles({role: opts}, config, mine, model)[role].id
+            bound = bind_roles({role: opts}, config, mine, model, context)[role].id
         except ConfigError as e:  # shown in its row: the listing is for finding such a role
             out.append({"role": role, "model": None, "by": str(e)})
             continue
@@ -100,15 +107,25 @@ def role_bindings(prompt_roles: dict, config, binds: list[str], model: str | Non
     return out
 
 
-def models_report(config, roles: list[dict] | None) -> dict:
+def models_report(config, roles: list[dict] | None, environ=None) -> dict:
+    """The catalog: the config file's, else the one the environment's
+    provider brings (`environment` then names its variable)."""
+    from .config import environment_config
+    from .envconfig import KEY_ENV, URL_ENV
+
     report: dict = {"config": None if config is None else config.path, "models": [], "default_model": None,
                     "bind": {}}
+    catalog = config if config is not None else environment_config(environ)
+    report["models"] = [{"id": m.id, "provider": m.provider, "name": m.name, "context": m.context,
+                         "max_tokens": m.max_tokens,
+                         "base_url": catalog.providers[m.provider].base_url} for m in catalog.models.values()]
     if config is not None:
-        report["models"] = [{"id": m.id, "provider": m.provider, "name": m.name, "context": m.context,
-                             "max_tokens": m.max_tokens,
-                             "base_url": config.providers[m.provider].base_url} for m in config.models.values()]
         report["default_model"] = config.default_model
         report["bind"] = dict(config.bind)
+    elif catalog.providers:
+        provider = catalog.providers["openai"]
+        report["environment"] = {"provider": "openai", "base_url": provider.base_url,
+                                 "variable": KEY_ENV if provider.api_key_env else URL_ENV}
     if roles is not None:
         report["roles"] = roles
     return report
@@ -116,9 +133,15 @@ def models_report(config, roles: list[dict] | None) -> dict:
 
 def models_text(report: dict) -> str:
     lines = []
-    if report["config"] is None:
+    env = report.get("environment")
+    if report["config"] is None and env is None:
         lines.append("no config file (--config, RUNVIL_CONFIG or ./runvil.toml): every model role runs on the "
                      "offline echo model")
+    elif report["config"] is None:
+        lines.append(f"no config file: {env['variable']} makes the provider {env['provider']} ({env['base_url']}); "
+                     "-m MODEL runs on it, a role no flag binds on the offline echo model")
+        lines.append("")
+        lines.extend(_table([("model", "context")] + [(m["id"], f"{m['context']:,}") for m in report["models"]]))
     else:
         lines.append(f"config: {report['config']}")
         rows = [("model", "provider", "name", "context", "max_tokens")] + [

@@ -97,7 +97,7 @@ RUN_EXAMPLES = """examples:
 #: `runvil run PROMPT.md` as run_parser() reads it (test_cli compares the two)
 RUN_DEFAULTS = {"input": None, "input_file": None, "model": None, "config": None, "script": None, "log": None,
                 "json": False, "debug": False, "view": None, "record": None, "workspace": None, "db": None,
-                "no_log": False}
+                "no_log": False, "context": None}
 
 
 def _run_command(argv: list[str]) -> int:
@@ -324,10 +324,11 @@ def world_for(args, prompt, on_fragment=None):
     the flags and the config read here, the choice made by the harness."""
     from ..harness.answerer import choose_answerer
     from .config import check_bind_roles, load_config, real_providers
+    from .envconfig import no_config_note
 
     roles = list(prompt.frontmatter.models)
     binds, model = getattr(args, "bind", None) or [], getattr(args, "model", None)
-    providers = None
+    providers = config = None
     if args.script:
         check_bind_roles(roles, binds)  # a typo in a role is said first
         if binds or model is not None:
@@ -338,9 +339,14 @@ def world_for(args, prompt, on_fragment=None):
         config = load_config(args.config)
         if config is not None or binds or model is not None:
             def providers(on_fragment):
-                return real_providers(prompt.frontmatter.models, config, binds, on_fragment=on_fragment, model=model)
+                return real_providers(prompt.frontmatter.models, config, binds, on_fragment=on_fragment, model=model,
+                                      context=getattr(args, "context", None))
     # WorldError: a ValueError
-    return choose_answerer(roles, script=args.script or None, providers=providers, on_fragment=on_fragment)
+    bindings, answer, note = choose_answerer(roles, script=args.script or None, providers=providers,
+                                             on_fragment=on_fragment)
+    if config is None and not args.script:
+        note = no_config_note(roles, binds, model)
+    return bindings, answer, note
 
 
 def configured_limits(args):

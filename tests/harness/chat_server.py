@@ -13,6 +13,10 @@ one (`as_server`): how a real server answers by what it was asked
 (streamed or not, with or without `tool_choice`). `raw` is a body sent
 as bytes exactly (with `headers` such as `Content-Encoding`), `chunks` may
 be any iterable (an endless generator), and `headers` go with a stream too.
+
+`GET` answers from `listing`: path -> a JSON document (a model listing at
+`/v1/models`, llama.cpp's `/props`), else 404; each GET is recorded in
+`gets` (path, headers).
 """
 
 from __future__ import annotations
@@ -82,6 +86,8 @@ class ChatServer(LoopbackServer):
     def __init__(self):
         self.replies: list[Reply] = []
         self.requests: list[dict] = []
+        self.listing: dict[str, object] = {}
+        self.gets: list[dict] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -89,6 +95,17 @@ class ChatServer(LoopbackServer):
 
             def log_message(self, *args):
                 pass
+
+            def do_GET(self):
+                with server._lock:
+                    server.gets.append({"path": self.path, "headers": dict(self.headers)})
+                    doc = server.listing.get(self.path)
+                data = json.dumps(doc).encode() if doc is not None else b'{"error": "not found"}'
+                self.send_response(200 if doc is not None else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_POST(self):
                 n = int(self.headers.get("Content-Length") or 0)

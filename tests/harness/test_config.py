@@ -256,18 +256,21 @@ def test_unbound_roles():
         bind_roles({"reviewer": RoleOptions(model="x/y")}, no_default)
     assert str(e.value).startswith(
         "model role 'reviewer' is not bound to a model: its suggested model 'x/y' is not in the catalog; ")
+    # with no config file, a role nothing binds runs on the echo model, whatever the environment holds
+    for environ in ({}, {"OPENAI_API_KEY": "sk-test-abcdefghijkl"}):
+        assert bind_roles({"reviewer": RoleOptions(model="openai/gpt-4o")}, None, environ=environ) == {
+            "reviewer": ModelBinding("echo", 128_000, name="echo")}
     with pytest.raises(ConfigError) as e:
-        bind_roles({"reviewer": RoleOptions()}, None)
-    assert str(e.value) == ("model role 'reviewer' is not bound to a model: "
-                            "no config file was found (--config, RUNVIL_CONFIG or ./runvil.toml)")
-    with pytest.raises(ConfigError) as e:
-        bind_roles({"reviewer": RoleOptions()}, None, ["reviewer=openai/gpt-4o"])
-    assert str(e.value) == ("model role 'reviewer' is bound by --bind to 'openai/gpt-4o', "
-                            "which is not a catalog model (there is no config file)")
+        bind_roles({"reviewer": RoleOptions()}, None, ["reviewer=openai/gpt-4o"], environ={})
+    assert str(e.value) == ("model role 'reviewer' is bound by --bind to 'openai/gpt-4o', which is not a catalog "
+                            "model (there is no config file, and neither OPENAI_API_KEY nor OPENAI_BASE_URL is set)")
+    assert bind_roles({"reviewer": RoleOptions()}, None, ["reviewer=openai/gpt-4o"],
+                      environ={"OPENAI_API_KEY": "sk-test-abcdefghijkl"}) == {
+        "reviewer": ModelBinding("openai/gpt-4o", 128_000, name="openai/gpt-4o")}
 
 
 def test_no_roles_binds_nothing():
-    assert bind_roles({}, None) == {}
+    assert bind_roles({}, None, environ={}) == {}
 
 
 def test_real_providers_end_to_end():

@@ -49,6 +49,9 @@ def batch_parser() -> argparse.ArgumentParser:
                    help="the field or column holding each row's input (default: input)")
     p.add_argument("--bind", action="append", default=[], metavar="ROLE=MODEL",
                    help="bind a model role to a catalog model (repeatable)")
+    from ..config import add_context_option
+
+    add_context_option(p)
     p.add_argument("--config", metavar="FILE", help="the config file, as for run")
     p.add_argument("--script", metavar="WORLD.yaml", help="answer every row from this scripted world (fresh per row)")
     p.add_argument("--workspace", metavar="DIR",
