@@ -17,7 +17,14 @@ import json
 import re
 from dataclasses import dataclass
 
-ABSENT = object()  # a field the output does not have
+class _Absent:
+    """A field the output does not have; one object, in worker processes too."""
+
+    def __reduce__(self):
+        return "ABSENT"
+
+
+ABSENT = _Absent()
 LONG = 60  # characters past which a value is shown as a line diff
 
 
