@@ -1,4 +1,4 @@
-"""Conformance cases (conformance/FORMAT.md): reading case files and laying
+"""Conformance cases (runvil/conformance/FORMAT.md): reading case files and laying
 out a case's files (`prompt.md`, `world.yaml`) in a folder for a run.
 
 A case file holds one case or a list of cases. Its id is

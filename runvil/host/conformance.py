@@ -1,5 +1,5 @@
 """`runvil conformance [options] [DIR...]` (host.md "Conformance for any
-implementation"; the case format is conformance/FORMAT.md, shipped in the
+implementation"; the case format is runvil/conformance/FORMAT.md, shipped in the
 package as runvil/conformance/).
 
 Without a folder it runs the suite shipped in the package. Each case runs

@@ -1,5 +1,5 @@
 """Comparing a case's `expect` with the JSON a run printed
-(conformance/FORMAT.md "How results are compared"), and showing each field
+(runvil/conformance/FORMAT.md "How results are compared"), and showing each field
 that differs as want and got.
 
 Values compare as JSON: `true` is not `1`, `1` is `1.0`, mappings compare

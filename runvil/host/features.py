@@ -1,4 +1,4 @@
-"""The feature tags of conformance cases (conformance/FORMAT.md "Features"):
+"""The feature tags of conformance cases (runvil/conformance/FORMAT.md "Features"):
 what part of the language a case needs beyond a plain chat, so that an
 implementation built in steps can run only what it has.
 
