@@ -26,7 +26,7 @@ def answer(prompt: str, world: dict) -> dict:
                 f.write(f"{os.getpid()} {child.pid}\n")
         time.sleep(600)
     if re.search(r"\btasks\s*\.", prompt):
-        raise NotImplementedError("tasks are not implemented")
+        raise NotImplementedError("tasks are not implemented")  # a traceback, exit status 1
     if re.search(r"\btools\s*\.", prompt):
         return {"ok": False, "result": None, "error": {"kind": "internal", "message": "no tools here"},
                 "requests": []}
@@ -41,8 +41,7 @@ def answer(prompt: str, world: dict) -> dict:
     name = (models.get(role.group(1)) or {}).get("model", role.group(1))
     request = {"role": role.group(1), "model": name, "origin": "chat",
                "messages": [{"role": "user", "content": user.group(1)}], "tools": []}
-    return {"ok": True, "result": str(replies[0]["text"]), "error": None, "requests": [request],
-            "case": os.environ.get("RUNVIL_CASE_ID")}
+    return {"ok": True, "result": str(replies[0]["text"]), "error": None, "requests": [request]}
 
 
 def main(argv):
@@ -51,7 +50,7 @@ def main(argv):
         prompt = f.read()
     with open(world_file, encoding="utf-8") as f:
         world = yaml.safe_load(f) or {}
-    print(json.dumps(answer(prompt, world)))
+    print(json.dumps({**answer(prompt, world), "case": os.environ.get("RUNVIL_CASE_ID")}))
 
 
 if __name__ == "__main__":
