@@ -116,6 +116,8 @@ def conformance_command(argv: list[str]) -> int:
         selected, skipped = select(cases, args)
         expected = read_id_list(args.expect_fail, "--expect-fail") if args.expect_fail else set()
         runner = CommandRunner(args.impl, args.timeout) if args.impl is not None else HereRunner()
+        if args.json and not args.list:
+            raise CaseError("--json goes with --list (the results as JSON: --json-report FILE)")
         if args.jobs is not None and args.jobs < 1:
             raise CaseError("-j needs a number of cases from 1")
     except (CaseError, CommandError) as e:

@@ -146,7 +146,8 @@ def test_export_writes_a_folder_per_case_and_the_manifest(tmp_path, capsys):
     assert manifest["version"] == INFO["version"] and len(manifest["cases"]) == 5
     fan = next(c for c in manifest["cases"] if c["name"] == "fan-out-arms-fresh")
     assert fan["path"] == "starting-a-conversation/more/fan-out-arms-fresh"
-    assert fan["features"] == ["tasks", "fan-out"] and fan["reference"].endswith("#messages-is-the-sections-conversation")
+    assert fan["features"] == ["tasks", "fan-out"]
+    assert fan["reference"].endswith("#messages-is-the-sections-conversation")
     hello = out / "starting-a-conversation" / "first-chat" / "hello"
     assert sorted(p.name for p in hello.iterdir()) == ["command.txt", "expect.json", "prompt.md", "world.json",
                                                        "world.yaml"]
