@@ -96,6 +96,12 @@ class CommandRunner:
         self.words = [str(Path(w).absolute()) if "/" in w and not w.startswith("/") and Path(w).exists() else w
                       for w in words]
         self.timeout = timeout
+        self.running: set[subprocess.Popen] = set()  # the commands under way, stopped on an interrupt
+
+    def stop_all(self) -> None:
+        """Kills every command under way and what it started."""
+        for p in list(self.running):
+            kill_group(p)
 
     def __call__(self, folder: Path, case_id: str) -> tuple[int | None, str, str]:
         try:
@@ -106,6 +112,7 @@ class CommandRunner:
             raise CommandError(f"cannot run {self.words[0]}: no such command") from None
         except PermissionError:
             raise CommandError(f"cannot run {self.words[0]}: permission denied") from None
+        self.running.add(p)
         try:
             out, err = p.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
@@ -114,6 +121,7 @@ class CommandRunner:
             return None, _text(out), _text(err) + f"\n(stopped after {self.timeout:g} seconds)"
         finally:
             kill_group(p)  # what it left running
+            self.running.discard(p)
         return p.returncode, _text(out), _text(err)
 
 
@@ -209,6 +217,7 @@ def run_cases(cases: list[Case], runner, jobs: int, keep: Path | None, on_result
     if jobs > 1 and isinstance(runner, HereRunner):
         if _in_workers(cases, jobs, keep, on_result):
             return
+        jobs = 1  # one process, one case at a time: a run changes its folder and streams
     if jobs == 1:
         for case in cases:
             on_result(case, run_one(case, runner, keep)[0])
@@ -220,9 +229,10 @@ def run_cases(cases: list[Case], runner, jobs: int, keep: Path | None, on_result
         try:
             for f in as_completed(futures):
                 on_result(futures[f], f.result()[0])
-        except BaseException:
+        except BaseException:  # an interrupt, or a command that cannot start: stop the others
             for f in futures:
                 f.cancel()
+            runner.stop_all()
             raise
 
 

@@ -194,3 +194,23 @@ def test_the_example_adapter_stops_what_it_runs(suite, tmp_path, capsys, monkeyp
     code, out, _ = conformance(capsys, "--impl", late, "-k", "fan-out", "--timeout", "2", str(suite))
     assert code == 1 and "(stopped after 2 seconds)" in out
     assert len(started(pids)) == 2 and wait_gone(started(pids)) == []
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_interrupted_run_leaves_nothing_behind(suite, tmp_path, jobs):
+    import signal
+    import subprocess
+
+    pids = tmp_path / "pids"
+    args = [sys.executable, "-m", "runvil.host.cli", "conformance", "--impl", TOY, "-j", jobs, "--timeout", "60",
+            "-k", "fan-out", "-k", "::hello", str(suite)]
+    runner = subprocess.Popen(args, env={**os.environ, "TOY_PIDS": str(pids)}, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (pids.exists() and len(started(pids)) == 2) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    runner.send_signal(signal.SIGINT)
+    _, err = runner.communicate(timeout=30)
+    assert runner.returncode == 130, err
+    assert wait_gone(started(pids)) == []
