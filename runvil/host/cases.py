@@ -66,10 +66,13 @@ def load_cases(paths: list[str]) -> list[Case]:
     `*.yaml` files are read recursively in name order, and a YAML mapping
     with neither `prompt` nor `expect` (a world a case points at) is not a
     case; a file named on the command line must hold cases. Two cases with
-    one id are a DuplicateCaseError."""
+    one id are a DuplicateCaseError. A folder holding manifest.json is one
+    `--export` wrote: its cases are read back through the manifest."""
     cases: list[Case] = []
     for p in map(Path, paths):
-        if p.is_dir():
+        if p.is_dir() and (p / "manifest.json").is_file():
+            cases.extend(read_export(p))
+        elif p.is_dir():
             for f in sorted(p.rglob("*.yaml")):
                 cases.extend(read_case_file(f, walked=True))
         elif p.is_file():
@@ -83,6 +86,32 @@ def load_cases(paths: list[str]) -> list[Case]:
             raise DuplicateCaseError(f"duplicate case id {c.id}: in {first.file} and {c.file} "
                                      "(a case's name must be unique in its file)")
         seen[c.id] = c
+    return cases
+
+
+def read_export(folder: Path) -> list[Case]:
+    """The cases of a folder `runvil conformance --export` wrote: each
+    entry of manifest.json, its files in the folder the entry's `path` names."""
+    import json
+
+    from .expect import check_matchers
+
+    cases = []
+    try:
+        entries = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["cases"]
+        for e in entries:
+            d = folder / e["path"]
+            expect = json.loads((d / "expect.json").read_text(encoding="utf-8"))
+            check_matchers(expect, f"{d / 'expect.json'}")
+            cases.append(Case(id=e["id"], name=e["name"], file=d / "expect.json",
+                              prompt=(d / "prompt.md").read_bytes().decode("utf-8", "surrogateescape"),
+                              world=(d / "world.yaml").read_bytes().decode("utf-8", "surrogateescape"),
+                              expect=expect, section=e.get("section") or "",
+                              features=tuple(e.get("features") or ()), reference=e.get("reference")))
+    except OSError as e:
+        raise CaseError(f"cannot read the exported case {e.filename}: {e.strerror or e}") from None
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise CaseError(f"{folder / 'manifest.json'} is not a manifest --export wrote: {e}") from None
     return cases
 
 

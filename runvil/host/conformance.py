@@ -128,11 +128,26 @@ def conformance_command(argv: list[str]) -> int:
         if args.patterns:
             return _usage(f"no conformance case matches {' or '.join(map(repr, args.patterns))}")
         return _usage("no conformance case is left by the selection")
-    for c in cases:
-        c.reference = info.get("reference", {}).get(c.section)
+    if shipped:
+        for c in cases:
+            c.reference = info.get("reference", {}).get(c.section)
+    else:
+        info = exported_info(dirs)
     if args.list or args.export:
         return list_or_export(args, [c for c in selected if c.id not in skipped], info, runner.words, shipped)
     return run(args, selected, skipped, expected, runner, info)
+
+
+def exported_info(dirs: list[str]) -> dict:
+    """The suite's name and version, for a run of one folder --export wrote."""
+    manifest_file = Path(dirs[0]) / "manifest.json"
+    if len(dirs) != 1 or not manifest_file.is_file():
+        return {}
+    try:
+        data = json.loads(manifest_file.read_text(encoding="utf-8"))
+        return {"name": data["suite"], "version": data["version"]} if data.get("version") else {}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
 
 
 def select(cases: list[Case], args) -> tuple[list[Case], dict[str, str]]:

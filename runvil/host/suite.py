@@ -205,13 +205,13 @@ def export(cases: list[Case], out: Path, info: dict, words: list[str], with_read
 # ------------------------------------------------------------------ writing suite.json again
 
 
-def write_suite_info(root: Path, version: str | None = None) -> list[str]:
-    """suite.json from the cases and ROOT/docs/reference; the problems
-    instead when a heading has no anchor or the cases changed while the
-    version did not."""
+def write_suite_info(root: Path, version: str | None = None, folder: Path | None = None) -> list[str]:
+    """suite.json of the suite (default: the shipped one) from its cases and
+    ROOT/docs/reference; the problems instead when a heading has no anchor
+    or the cases changed while the version did not."""
     from .cases import load_cases
 
-    folder = suite_folder()
+    folder = folder or suite_folder()
     cases = load_cases([str(folder)])
     old = suite_info(folder)
     digest = cases_digest(cases)

@@ -15,7 +15,8 @@ import pytest
 from runvil.host.cases import CaseError, load_cases
 from runvil.host.cli import main
 from runvil.host.features import FEATURES, detected_features
-from runvil.host.suite import cases_digest, page_headings, resolve_anchors, slug, suite_folder, suite_info
+from runvil.host.suite import (cases_digest, page_headings, resolve_anchors, slug, suite_folder, suite_info,
+                               write_suite_info)
 
 from ..engine.prompts import chat_prompt
 
@@ -86,6 +87,28 @@ def test_headings_resolve_to_one_page_or_are_reported(tmp_path):
     assert problems == ["no heading of docs/reference/*.md is 'Nowhere'",
                         "'Twice' is a heading in more than one place: docs/reference/conversations.md#twice, "
                         "docs/reference/language.md#twice"]
+
+
+def test_suite_json_is_written_again_only_with_a_new_version_when_cases_change(tmp_path):
+    ref = tmp_path / "docs" / "reference"
+    ref.mkdir(parents=True)
+    (ref / "conversations.md").write_text("# Conversations\n\n## Starting a conversation\n", encoding="utf-8")
+    folder = tmp_path / "suite" / "chats"
+    folder.mkdir(parents=True)
+    case = {"name": "hello", "spec": "Starting a conversation", "prompt": chat_prompt(), "expect": {"ok": True}}
+    (folder / "c.yaml").write_text(json.dumps([case]), encoding="utf-8")
+    assert write_suite_info(tmp_path, "1.0.0", tmp_path / "suite") == []
+    info = suite_info(tmp_path / "suite")
+    assert info["version"] == "1.0.0" and info["reference"] == {
+        "Starting a conversation": "docs/reference/conversations.md#starting-a-conversation"}
+    (folder / "c.yaml").write_text(json.dumps([{**case, "expect": {"ok": False}}]), encoding="utf-8")
+    assert write_suite_info(tmp_path, None, tmp_path / "suite") == [
+        "the cases changed since version 1.0.0: give a new one with --version"]
+    assert write_suite_info(tmp_path, "1.1.0", tmp_path / "suite") == []
+    assert suite_info(tmp_path / "suite")["version"] == "1.1.0"
+    (folder / "c.yaml").write_text(json.dumps([{**case, "spec": "Nowhere"}]), encoding="utf-8")
+    assert write_suite_info(tmp_path, "1.2.0", tmp_path / "suite") == [
+        "no heading of docs/reference/*.md is 'Nowhere'"]
 
 
 # ------------------------------------------------------------------ features
@@ -159,6 +182,19 @@ def test_export_writes_a_folder_per_case_and_the_manifest(tmp_path, capsys):
     assert {p.name for p in out.iterdir()} >= {"FORMAT.md", "README.md", "adapters", "manifest.json"}
     assert main(["conformance", "--export", str(out), "-k", "::hello"]) == 2
     assert "is not an empty folder" in capsys.readouterr().err
+
+
+def test_an_exported_folder_runs_as_the_suite_does(tmp_path, capsys):
+    out = tmp_path / "suite"
+    assert main(["conformance", "--export", str(out), "-k", "first-chat.yaml"]) == 0
+    capsys.readouterr()
+    assert main(["conformance", "-v", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "PASS starting-a-conversation/first-chat.yaml::hello\n" in text
+    assert text.endswith(f"suite runvil-conformance {INFO['version']}\n4 passed, 0 failed\n")
+    (out / "manifest.json").write_text("{}", encoding="utf-8")
+    assert main(["conformance", str(out)]) == 2
+    assert "is not a manifest --export wrote" in capsys.readouterr().err
 
 
 def test_world_json_keeps_a_number_s_text_where_json_would_change_it(tmp_path, capsys):
