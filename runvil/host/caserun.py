@@ -238,25 +238,34 @@ def run_cases(cases: list[Case], runner, jobs: int, keep: Path | None, on_result
 
 def _in_workers(cases: list[Case], jobs: int, keep: Path | None, on_result) -> bool:
     """This runvil's cases in `jobs` worker processes; False when worker
-    processes cannot start here (the caller then runs them one by one)."""
+    processes cannot start here (the caller then runs them one by one). If
+    the workers die, the cases not yet done run in this process."""
     try:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures.process import BrokenProcessPool
 
         pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
     except (ImportError, OSError, NotImplementedError, ValueError):
         return False
+    done: set[str] = set()
     with pool:
-        futures = {pool.submit(_worker_run, i, c, keep): c for i, c in enumerate(cases)}
+        futures = {pool.submit(_worker_run, c, keep): c for c in cases}
         try:
             for f in as_completed(futures):
-                on_result(futures[f], f.result())
+                outcome = f.result()
+                done.add(futures[f].id)
+                on_result(futures[f], outcome)
+        except BrokenProcessPool:
+            pass
         except BaseException:
             for f in futures:
                 f.cancel()
             raise
+    for case in (c for c in cases if c.id not in done):
+        on_result(case, run_one(case, HereRunner(), keep)[0])
     return True
 
 
-def _worker_run(_index: int, case: Case, keep: Path | None) -> Outcome:
+def _worker_run(case: Case, keep: Path | None) -> Outcome:
     return run_one(case, HereRunner(), keep)[0]

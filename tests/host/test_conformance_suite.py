@@ -219,3 +219,23 @@ def test_the_package_data_carries_every_file_of_the_suite():
     missing = [f.as_posix() for f in files if f.name != "__init__.py"
                and not any(f.match(g) or (g.startswith("**/") and f.match(g[3:])) for g in patterns)]
     assert missing == []
+
+
+def test_this_runvil_runs_cases_in_worker_processes_with_j(tmp_path, capsys):
+    """-j 2 on 16 cases (the fewest that start workers): the results come
+    back from the workers, a field the output lacks shown as absent, and
+    the reports keep the suite's order."""
+    import xml.etree.ElementTree as ET
+
+    folder = tmp_path / "many"
+    folder.mkdir()
+    cases = [{"name": f"c{i:02}", "prompt": chat_prompt(), "world": {"replies": [{"text": "hi"}]},
+              "expect": {"result": "hi"} if i else {"nope": 1}} for i in range(16)]
+    (folder / "c.yaml").write_text(json.dumps(cases), encoding="utf-8")
+    junit = tmp_path / "r.xml"
+    assert main(["conformance", "-j", "2", "--junit", str(junit), str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL many/c.yaml::c00\n  nope:\n    want: 1\n    got:  (absent)\n" in out
+    assert out.endswith("15 passed, 1 failed\n")
+    names = [tc.get("name") for tc in ET.parse(junit).getroot().iter("testcase")]
+    assert names == [f"c{i:02}" for i in range(16)]
