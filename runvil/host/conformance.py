@@ -25,8 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-from .caserun import (DEFAULT_TIMEOUT, CommandError, CommandRunner, HereRunner, check, default_jobs,  # noqa: F401
-                      output_json, run_cases, run_here)
+from .caserun import (DEFAULT_TIMEOUT, CommandError, CommandRunner, HereRunner, Outcome, check,  # noqa: F401
+                      default_jobs, output_json, run_cases, run_here)
 from .casereport import Console, Result, json_report, write_json_report, write_junit
 from .cases import Case, CaseError, load_cases
 from .features import FEATURES
@@ -215,14 +215,10 @@ def run(args, cases: list[Case], skipped: dict[str, str], expected: set[str], ru
         results[case.id] = r = Result(case, kind, outcome)
         console.add(r)
 
-    from .caserun import Outcome
-
     start = time.monotonic()
-    for c in cases:
-        if c.id in skipped:
-            ended_skip = Result(c, "skip", Outcome("skip"), why=skipped[c.id])
-            results[c.id] = ended_skip
-            console.add(ended_skip)
+    for c in (c for c in cases if c.id in skipped):
+        results[c.id] = r = Result(c, "skip", Outcome("skip"), why=skipped[c.id])
+        console.add(r)
     try:
         run_cases([c for c in cases if c.id not in skipped], runner, jobs, keep, ended)
     except CommandError as e:
@@ -230,13 +226,13 @@ def run(args, cases: list[Case], skipped: dict[str, str], expected: set[str], ru
         return _usage(str(e))
     seconds = time.monotonic() - start
     ordered = [results[c.id] for c in cases]
-    heading = f"suite {info.get('name')} {info.get('version')}" if info.get("version") else None
-    unknown = sorted(expected - {c.id for c in cases}) if shipped_or_all(args) else []
-    console.end(ordered, heading, unknown)
+    suite = f"{info.get('name')} {info.get('version')}" if info.get("version") else None
+    unknown = sorted(expected - {c.id for c in cases}) if unfiltered(args) else []
+    console.end(ordered, suite and f"suite {suite}", unknown)
     implementation = args.impl or "runvil run (in process)"
     try:
         if args.junit:
-            write_junit(args.junit, ordered, f"{heading[6:]}" if heading else None)
+            write_junit(args.junit, ordered, suite)
         if args.json_report:
             write_json_report(args.json_report, json_report(ordered, info, implementation, jobs, seconds))
     except OSError as e:
@@ -245,7 +241,7 @@ def run(args, cases: list[Case], skipped: dict[str, str], expected: set[str], ru
     return EXIT_FAILED if failed else EXIT_PASSED
 
 
-def shipped_or_all(args) -> bool:
+def unfiltered(args) -> bool:
     """Whether the run is unfiltered, so an id the expect-fail list names
     that is not among its cases is a stale entry worth a note."""
     return not (args.patterns or args.exclude or args.features)
