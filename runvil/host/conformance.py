@@ -112,6 +112,9 @@ def conformance_command(argv: list[str]) -> int:
     shipped = is_the_suite(dirs)
     info = suite_info() if shipped else {}
     try:
+        if args.export and Path(args.export).exists() and (not Path(args.export).is_dir()
+                                                          or any(Path(args.export).iterdir())):
+            raise CaseError(f"--export: {args.export} is not an empty folder")
         cases = load_cases(dirs)
         selected, skipped = select(cases, args)
         expected = read_id_list(args.expect_fail, "--expect-fail") if args.expect_fail else set()
