@@ -117,12 +117,24 @@ class CommandRunner:
             out, err = p.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
             stop_group(p)
-            out, err = p.communicate()
+            out, err = _rest_of_output(p)
             return None, _text(out), _text(err) + f"\n(stopped after {self.timeout:g} seconds)"
         finally:
             kill_group(p)  # what it left running
             self.running.discard(p)
         return p.returncode, _text(out), _text(err)
+
+
+def _rest_of_output(p: subprocess.Popen) -> tuple[bytes, bytes]:
+    """What a stopped command printed; nothing, if a process that left its
+    group (a daemon in a session of its own) keeps the output open."""
+    try:
+        return p.communicate(timeout=5 * GRACE)
+    except subprocess.TimeoutExpired:
+        for stream in (p.stdout, p.stderr):
+            stream.close()
+        p.wait()
+        return b"", b"(a process outside the command's process group kept its output open)"
 
 
 def stop_group(p: subprocess.Popen) -> None:
