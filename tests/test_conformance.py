@@ -1,17 +1,16 @@
-"""Every case of conformance/ (the spec as data) runs on this implementation,
-in process, through the same files and arguments `--impl` uses."""
+"""Every case of the shipped suite (runvil/conformance/, the spec as data)
+runs on this implementation, in process, through the same files and
+arguments `--impl` uses."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from runvil.host.conformance import check
 from runvil.host.cases import load_cases
+from runvil.host.conformance import check
+from runvil.host.suite import suite_folder
 
-ROOT = Path(__file__).resolve().parents[1]
-CASES = load_cases([str(ROOT / "conformance")])
+CASES = load_cases([str(suite_folder())])
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

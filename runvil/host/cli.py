@@ -77,8 +77,8 @@ USAGE = """usage: runvil COMMAND ...   (runvil COMMAND --help for its options)
                                              a Lua REPL inside a section of a prompt
   runvil chat [--system TEXT] [-m MODEL] [--script WORLD.yaml]
                                              chat with a model, one turn per line
-  runvil conformance [--impl CMD] [-k PATTERN] [-q|-v] [--junit FILE] [DIR...]
-                                             run conformance cases (default: conformance/)
+  runvil conformance [--impl CMD] [-k PATTERN] [-j N] [-q|-v] [--junit FILE] [--list] [--export DIR] [DIR...]
+                                             run conformance cases (default: the shipped suite)
   runvil batch PROMPT.md DATA [-j N] [--db FILE] [--retry-failed] [--limit N] [--jsonl FILE]
                                              run a prompt once per row of a data set, into SQLite
   runvil view LOG.jsonl [-o FILE.html]       render a run log as one HTML page

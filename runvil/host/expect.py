@@ -1,5 +1,5 @@
 """Comparing a case's `expect` with the JSON a run printed
-(conformance/FORMAT.md "How results are compared"), and showing each field
+(runvil/conformance/FORMAT.md "How results are compared"), and showing each field
 that differs as want and got.
 
 Values compare as JSON: `true` is not `1`, `1` is `1.0`, mappings compare
@@ -17,7 +17,14 @@ import json
 import re
 from dataclasses import dataclass
 
-ABSENT = object()  # a field the output does not have
+class _Absent:
+    """A field the output does not have; one object, in worker processes too."""
+
+    def __reduce__(self):
+        return "ABSENT"
+
+
+ABSENT = _Absent()
 LONG = 60  # characters past which a value is shown as a line diff
 
 

@@ -112,7 +112,7 @@ def corpus() -> str:
             for x in v:
                 strings(x)
 
-    for f in (ROOT / "conformance").rglob("*.yaml"):
+    for f in (ROOT / "runvil" / "conformance").rglob("*.yaml"):
         data = yaml.safe_load(f.read_text(encoding="utf-8"))
         for case in data if isinstance(data, list) else [data]:
             strings(case.get("expect"))

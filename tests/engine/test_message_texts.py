@@ -52,5 +52,5 @@ def test_text_is_asserted_by_a_test(name, text):
         pytest.skip("a joiner, not a message")
     head = re.split(r"\{[a-z_0-9]*\}", text)[0][:40] or re.split(r"\{[a-z_0-9]*\}", text)[1][:40]
     sources = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("test_*.py") if p.name != Path(__file__).name)
-    sources += "".join(p.read_text(encoding="utf-8") for p in (ROOT / "conformance").rglob("*.yaml"))
+    sources += "".join(p.read_text(encoding="utf-8") for p in (ROOT / "runvil" / "conformance").rglob("*.yaml"))
     assert head in sources, text

@@ -17,12 +17,14 @@ from pathlib import Path
 import pytest
 
 from runvil.host.cli import main
+from runvil.host.suite import suite_folder, suite_info
 
 from ..engine.prompts import chat_prompt
 from .terminal import on_a_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
-FIRST_CHAT = ROOT / "conformance" / "starting-a-conversation" / "first-chat.yaml"
+SUITE = suite_folder()
+FIRST_CHAT = SUITE / "starting-a-conversation" / "first-chat.yaml"
 PY = shlex.quote(sys.executable)
 RUNVIL_RUN = f"{PY} -m runvil.host.cli run"  # `runvil run` without relying on PATH
 
@@ -118,11 +120,13 @@ def test_a_pipe_gets_plain_lines_and_a_terminal_a_progress_bar(tmp_path):
     args = [sys.executable, "-m", "runvil.host.cli", "conformance", "-k", "hello", "-k", "fresh", str(FIRST_CHAT)]
     piped = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
     assert piped.returncode == 0 and "\r" not in piped.stdout
-    assert piped.stdout.splitlines() == ["2 passed, 0 failed"]  # a passing case says nothing in a pipe
+    lines = piped.stdout.splitlines()
+    assert lines[-2:] == [f"suite runvil-conformance {suite_info()['version']}", "2 passed, 0 failed"]
+    assert not any(line.startswith(("PASS", "FAIL")) for line in lines)  # a passing case says nothing in a pipe
     verbose = subprocess.run(args + ["-v"], capture_output=True, text=True, cwd=ROOT)
-    assert verbose.stdout.splitlines() == ["PASS starting-a-conversation/first-chat.yaml::hello",
-                                           "PASS starting-a-conversation/first-chat.yaml::fresh-lists",
-                                           "2 passed, 0 failed"]
+    assert verbose.stdout.splitlines()[:2] == ["PASS starting-a-conversation/first-chat.yaml::hello",
+                                               "PASS starting-a-conversation/first-chat.yaml::fresh-lists"]
+    assert verbose.stdout.endswith("\n2 passed, 0 failed\n")
     code, _, seen = on_a_terminal(args, streams=("stdout",), timeout=60)
     assert code == 0
     text = seen.decode()
@@ -157,7 +161,7 @@ def test_the_case_folder_holds_the_case_files(tmp_path, capsys):
 
 
 def test_the_reference_adapter_plugs_another_command_line_in(tmp_path, capsys):
-    adapter = ROOT / "conformance" / "adapters" / "example_adapter.py"
+    adapter = SUITE / "adapters" / "example_adapter.py"
     template = f"{sys.executable} -m runvil.host.cli run --json --script {{world}} {{prompt}}"
     impl = f"{PY} {shlex.quote(str(adapter))} {shlex.quote(template)}"
     code, out, err = conformance(capsys, "--impl", impl, "-k", "hello", "-k", "shared", str(FIRST_CHAT))
@@ -181,7 +185,7 @@ def test_the_worked_example_of_format_md_is_true(tmp_path, capsys, monkeypatch):
     import json
     import re
 
-    text = (ROOT / "conformance" / "FORMAT.md").read_text(encoding="utf-8")
+    text = (SUITE / "FORMAT.md").read_text(encoding="utf-8")
     example = text.split("## A worked example")[1]
     case_yaml = re.search(r"````yaml\n(.*?)````", example, re.S).group(1)
     world_yaml, printed = re.findall(r"```(?:yaml|json)\n(.*?)```", example.split("````", 2)[2], re.S)[:2]

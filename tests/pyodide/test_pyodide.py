@@ -55,7 +55,7 @@ RUNS = {
     "check": ["check", "examples/hello.md"],
     "coroutines": ["lua", "-e", CHUNK],
     "hello": ["run", "examples/hello.md"],
-    "conformance": ["conformance", "conformance"],
+    "conformance": ["conformance"],
     "yields": ["lua", "/repo/tests/lua/programs/yield_in_callbacks.lua"],
     "notebook": ["@python", NOTEBOOK_CELL],
     # late: a crash of the interpreter would spoil the runs after it
@@ -187,7 +187,7 @@ def cpython_conformance() -> tuple[float, str]:
     process, start-up excluded): its seconds and its closing line."""
     code = ("import contextlib, io, time; from runvil.host.cli import main\n"
             "t = time.perf_counter(); out = io.StringIO()\n"
-            "with contextlib.redirect_stdout(out): main(['conformance', 'conformance'])\n"
+            "with contextlib.redirect_stdout(out): main(['conformance', '-j', '1'])\n"
             "print(time.perf_counter() - t); print(out.getvalue().strip().splitlines()[-1])")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=900)
     seconds, last = done.stdout.strip().splitlines()[-2:]

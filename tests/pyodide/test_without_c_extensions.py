@@ -74,6 +74,6 @@ def test_a_run_that_uses_a_pack_imports_it(tmp_path):
 
 
 def test_conformance_passes_without_greenlet():
-    out, err, info = cli("conformance", "conformance", "-k", "task")
+    out, err, info = cli("conformance", "-k", "task")
     assert out.strip().splitlines()[-1] == "10 passed, 0 failed", out[-2000:]
     assert info["code"] == 0
