@@ -25,7 +25,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "docs" / "reference"
-CONFORMANCE = ROOT / "conformance"
+CONFORMANCE = ROOT / "runvil" / "conformance"
 
 #: the prompt a `lua example` block runs in: its body is the section's one block
 EXAMPLE_PROMPT = """---

@@ -152,7 +152,7 @@ def chat_command(argv: list[str]) -> int:
         return usage_error(f"cannot write the run log {args.log}: {e.strerror or e}", answer)
     console = Console("chat_history")
     if console.interactive:
-        from .. import __version__
+        from ..version import __version__
 
         print(f"runvil chat {__version__} · type a message; Ctrl-D ends the chat, Ctrl-C stops a reply", file=sys.stderr)
     interrupted = []

@@ -19,7 +19,7 @@ def _main(argv: list[str] | None = None) -> int:
         print(USAGE)
         return 0 if argv else 2
     if argv[0] in ("--version", "-V"):
-        from .. import __version__
+        from ..version import __version__
 
         print(f"runvil {__version__}")
         return 0

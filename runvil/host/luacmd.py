@@ -229,7 +229,7 @@ def run_lua_command(chunks: list[str], file: str | None, script_args: list[str],
 def repl(state: LuaState) -> int:
     """A `lua -i`-like loop: expressions print their values; an incomplete
     chunk continues on the next line (`>>`); Ctrl-C stops a running chunk."""
-    from .. import __version__
+    from ..version import __version__
 
     console = Console("lua_history")
     if console.interactive:

@@ -207,3 +207,20 @@ def test_keeping_a_run_costs_a_few_milliseconds(logs):
         history.keep_run(HELLO, b"p", run, meter)
         cpu.append(time.process_time() - t)
     assert sorted(cpu)[len(cpu) // 2] < 0.02
+
+
+def test_the_history_is_in_the_user_s_data_folder(monkeypatch, tmp_path):
+    """XDG_DATA_HOME, else ~/.local/share, on Linux, as platformdirs has it."""
+    import sys
+
+    from runvil.host.history import history_path
+
+    monkeypatch.delenv("RUNVIL_LOGS")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    if sys.platform.startswith("linux"):
+        assert history_path() == str(tmp_path / "data" / "runvil" / "runs.db")
+        monkeypatch.delenv("XDG_DATA_HOME")
+        assert history_path() == str(tmp_path / ".local" / "share" / "runvil" / "runs.db")
+    platformdirs = pytest.importorskip("platformdirs")
+    assert history_path() == os.path.join(platformdirs.user_data_dir("runvil", appauthor=False), "runs.db")

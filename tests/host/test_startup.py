@@ -24,6 +24,8 @@ PARSER_CODE = {"lark", "runvil.lua.syntax.parser", "runvil.lua.compiler.codegen"
 #: heavy modules a run with warm caches does without (each costs milliseconds)
 CLASS_CODE = {"attrs", "attr", "dataclasses", "inspect", "typing", "datetime"}
 YAML_CODE = {"yaml", "runvil.prompt.frontmatter"}
+#: what keeping a run in the history of runs adds (sqlite3 imports datetime)
+HISTORY_CODE = {"datetime"}
 
 WORLD = """\
 input: hi
@@ -103,7 +105,7 @@ def test_check_then_run_share_the_compiled_chunks(hello, env):
     names, p = imports(["run", "hello.md"], env, hello)
     assert p.returncode == 0 and p.stdout == "echo: hello\n"
     assert not names & (PARSER_CODE | YAML_CODE)  # the blocks and the frontmatter came from the cache `check` filled
-    assert not names & CLASS_CODE
+    assert not names & (CLASS_CODE - HISTORY_CODE)
     assert sorted(Path(env["RUNVIL_CACHE_DIR"]).glob("chunk-*.bin")) == chunks
 
 
@@ -138,9 +140,14 @@ def test_version_imports_neither_the_lua_layer_nor_yaml(tmp_path, env):
 def test_a_second_echo_run_imports_neither_yaml_nor_attrs(hello, env):
     names, p = imports(["run", "hello.md"], env, hello)
     assert p.returncode == 0 and "yaml" in names  # a cold cache: the frontmatter is read once
-    names, p = imports(["run", "hello.md"], env, hello)
+    names, p = imports(["run", "hello.md", "--no-log"], env, hello)
     assert p.returncode == 0 and p.stdout == "echo: hello\n"
     assert not names & (PARSER_CODE | YAML_CODE | CLASS_CODE | PROVIDER_CODE | TERMINAL_CODE)
+    more, p = imports(["run", "hello.md"], env, hello)  # kept in the history of runs: SQLite, which imports datetime
+    assert p.returncode == 0 and more - names <= {"sqlite3", "sqlite3.dbapi2", "_sqlite3", "datetime", "_datetime",
+                                                  "runvil.host.history", "runvil.host.batch", "runvil.host.batch.store",
+                                                  "runvil.host.batch.stored_run", "runvil.host.batch.key", "runvil.host.batch.command", "hashlib",
+                                                  "_hashlib", "_blake2"}
 
 
 def test_a_run_with_a_bad_frontmatter_reads_the_yaml_every_time(hello, env):

@@ -124,9 +124,7 @@ serve()
 def _start(bundle: dict, share: int) -> _Worker:
     import subprocess
 
-    import runvil
-
-    root = os.path.dirname(os.path.dirname(os.path.abspath(runvil.__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # holds runvil/
     proc = subprocess.Popen([sys.executable, "-c", BOOT, root], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, start_new_session=True)
     worker = _Worker(proc, share)

@@ -21,6 +21,8 @@ import zipfile
 from importlib import metadata
 from pathlib import Path
 
+from ...version import __version__
+
 #: native code a browser cannot load
 NATIVE_SUFFIXES = (".so", ".pyd", ".dylib", ".dll")
 _NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
@@ -206,9 +208,7 @@ def dependency_wheel(dist: metadata.Distribution, out: Path) -> Path:
 def runvil_wheel(out: Path) -> Path:
     """runvil's own wheel, from its package folder (an editable install
     included): every file but compiled bytecode, and its metadata."""
-    import runvil
-
-    package = Path(runvil.__file__).parent
+    package = Path(__file__).resolve().parents[2]  # runvil/host/playground/wheels.py
     files = {}
     for path in sorted(package.rglob("*")):
         rel = path.relative_to(package.parent).as_posix()
@@ -219,7 +219,7 @@ def runvil_wheel(out: Path) -> Path:
     entry_points = dist.read_text("entry_points.txt")
     if entry_points:
         info["entry_points.txt"] = entry_points.encode()
-    return write_wheel(out, "runvil", runvil.__version__, files, info)
+    return write_wheel(out, "runvil", __version__, files, info)
 
 
 def write_wheels(out: Path, env: dict) -> list[Path]:
