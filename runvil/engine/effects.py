@@ -73,6 +73,9 @@ class ModelFailure(Struct, frozen=True):
     unreachable: str | None = None
     message: str | None = None  # a message the backend itself chose
     partial: str | None = None  # the text streamed before the failure (never a reply)
+    # for the Host's help lines, never a message (`provider`, `url`, `hint`);
+    # left out of comparison, so a failure is equal to one without them
+    facts: dict | None = field(default=None, eq=False)
 
 
 class ToolResult(Struct, frozen=True):

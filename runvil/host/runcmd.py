@@ -220,7 +220,7 @@ def _run_command(argv: list[str]) -> int:
             {
                 "ok": outcome.ok,
                 "result": outcome.result,
-                "error": error_json(prompt, outcome.error, run.events.events) if outcome.error is not None else None,
+                "error": error_json(prompt, outcome.error, run.events.events, run) if outcome.error is not None else None,
                 "requests": requests,
                 "usage": meter.as_json(),
             }
@@ -243,6 +243,9 @@ def _run_command(argv: list[str]) -> int:
         from .diagnostics import show_run_error
 
         show_run_error(prompt, outcome.error, run.events.events, errors)
+        from .hints import help_lines, write_help
+
+        write_help(errors, help_lines(prompt, outcome.error, run))
     if live is not None:
         live.closing(meter.closing_line())
     if not stored:
@@ -250,12 +253,15 @@ def _run_command(argv: list[str]) -> int:
     return EXIT_OK if outcome.ok else EXIT_FAILED
 
 
-def error_json(prompt, error, events) -> dict:
-    """`--json`'s error: the run error's fields, and where it happened
-    (`file`, `line`, `section`) when that is known."""
+def error_json(prompt, error, events, run=None) -> dict:
+    """`--json`'s error: the run error's fields, where it happened (`file`,
+    `line`, `section`) when that is known, and `help`, the hints the
+    `help:` lines give, when there are any."""
     from .diagnostics import error_place
+    from .hints import help_lines
 
-    return {**error.as_json(), **error_place(prompt, error, events)}
+    hints = help_lines(prompt, error, run)
+    return {**error.as_json(), **error_place(prompt, error, events), **({"help": hints} if hints else {})}
 
 
 def write_record(path: str, recorder, made: bool) -> None:
