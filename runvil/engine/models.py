@@ -139,7 +139,7 @@ def infer(vm, handle_role: str | None, prompt):
     answer = yield from send_round(vm, role, msgs, [], "infer")
     if isinstance(answer, ModelFailure):
         if is_overflow(answer):
-            raise exhausted("provider", {**(answer.facts or {}), "server": answer.stream_error or answer.body,
+            raise exhausted("provider", {"server": answer.stream_error or answer.body, **(answer.facts or {}),
                                          "model": model, "window": window})
         raise failure_error(answer)
     if answer.empty:

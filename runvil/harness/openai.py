@@ -278,6 +278,7 @@ class OpenAIProvider:
             unreachable=None if f.unreachable is None else self.redact(f.unreachable),
             message=None if f.message is None else self.redact(f.message),
             partial=None if f.partial is None else self.redact(f.partial),
+            facts=f.facts,
         )
 
     def answer(
@@ -346,8 +347,10 @@ class OpenAIProvider:
             text = read_text(resp, 4 * MAX_BODY, cut=True)[:MAX_BODY]
         except (self._errors.TransportError, WireError):  # the status is what counts; its body was lost or refused
             text = ""
+        said = detail(text, self._key)  # the server's own words, for the Host's help lines too
         failure = ModelFailure(status=resp.status_code, body=text,
-                               message=rejected_message(resp.status_code, text, self._key))
+                               message=rejected_message(resp.status_code, text, self._key),
+                               facts={"server": said} if said else None)
         return _Retry(failure, resp.headers) if retryable_status(resp.status_code, text) else failure
 
     def _read_reply(self, resp, builder: ReplyBuilder, stream: bool):
@@ -377,8 +380,8 @@ class OpenAIProvider:
             if stream and events == 0:
                 return _Silent()
             return _with_partial(ModelFailure(message=STREAM_ENDED), builder)
-        if builder.finish_reason is None:
-            return _with_partial(ModelFailure(message=STREAM_UNFINISHED), builder)
+        if builder.finish_reason is None:  # the Host names the server option that avoids it
+            return _with_partial(ModelFailure(message=STREAM_UNFINISHED, facts={"hint": "interrupted"}), builder)
         return builder.reply()
 
 

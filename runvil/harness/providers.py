@@ -143,6 +143,8 @@ class ProviderSet:
                 on_retry(effect, attempt, status, wait)
 
         answer = provider.answer(effect, on_fragment=fragment, on_retry=retry)
+        if isinstance(answer, ModelFailure):  # what the Host's help lines name
+            answer = with_provider_facts(answer, model.provider, self.config.providers[model.provider].base_url)
         if stream is not None:
             rest = stream.end()
             if rest:
@@ -162,6 +164,13 @@ class ProviderSet:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def with_provider_facts(failure: ModelFailure, provider: str, url: str) -> ModelFailure:
+    """The failure with its provider's name and URL among its facts."""
+    from ..structs import replace
+
+    return replace(failure, facts={**(failure.facts or {}), "provider": provider, "url": url})
 
 
 def answer_concurrently(effects, answer: Callable, max_workers: int = MAX_WORKERS) -> dict:
