@@ -73,7 +73,9 @@ def chat_command(argv: list[str]) -> int:
     from .usage import UsageMeter, report_retries
     from .runcmd import EXIT_FAILED, EXIT_OK, EXIT_USAGE, drive_closing, open_log, usage_error, world_for
 
-    p = argparse.ArgumentParser(
+    from .argparsing import Parser
+
+    p = Parser(
         prog="runvil chat",
         description="Chat with a model: each line is a turn, run by models.loop under a summarizing compactor.",
         epilog="examples:\n  runvil chat                                   offline, on the echo model"

@@ -66,7 +66,9 @@ def run_parser():
     """The argparse parser of `runvil run`'s arguments."""
     import argparse
 
-    p = argparse.ArgumentParser(prog="runvil run", description="Run a prompt and print its result.",
+    from .argparsing import Parser
+
+    p = Parser(prog="runvil run", description="Run a prompt and print its result.",
                                 epilog=RUN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("prompt", metavar="PROMPT.md", help="the prompt file to run")
     p.add_argument("--input", metavar="TEXT", help="the run's input (the `input` global)")
