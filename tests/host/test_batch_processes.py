@@ -196,9 +196,11 @@ def test_ctrl_c_ends_the_workers_with_the_batch_and_a_rerun_finishes_the_rest(tm
     workers = workers_of(p.pid)
     assert len(workers) == 2  # the rows run in two worker processes
     p.send_signal(signal.SIGINT)
-    sent = time.monotonic()
+    asked = len(slow_server.bodies)
     out, err = p.communicate(timeout=30)
-    assert time.monotonic() - sent < 2.0  # at once
+    # at once: no row starts after Ctrl-C but the few already on their way
+    # (-j 6), whatever the load (a wall-clock bound failed on a busy machine)
+    assert len(slow_server.bodies) - asked <= 6 + 6
     assert p.returncode == 130, err
     assert "runvil: interrupted" in err and "Traceback" not in err
     assert not any(alive(w) for w in workers)  # no worker outlives the batch
