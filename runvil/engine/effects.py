@@ -56,6 +56,8 @@ class ModelReply(Struct, frozen=True):
     # the backend's own phrase for an empty reply; a reply a Host builds
     # itself has none, and its empty_model_reply message falls back
     empty_phrase: str | None = None
+    # for the Host, never the Engine (`hint`: "tools_ignored"); not compared
+    facts: dict | None = field(default=None, eq=False)
 
     @property
     def empty(self) -> bool:

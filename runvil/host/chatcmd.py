@@ -137,7 +137,12 @@ def chat_command(argv: list[str]) -> int:
               "Ctrl-C stops a reply", file=sys.stderr)
     else:
         print(f"runvil chat: {model}", file=sys.stderr)
-    meter = UsageMeter(Turns(console, answer, screen, model))
+    if not args.script:  # a real server may ignore the tools it is offered: said once
+        from .hints import WarnOnce
+
+        meter = UsageMeter(Turns(console, WarnOnce(answer, sys.stderr), screen, model))
+    else:
+        meter = UsageMeter(Turns(console, answer, screen, model))
     outcome = drive_closing(run, meter, answer, log)
     if console.interactive:
         print(meter.closing_line(), file=sys.stderr)

@@ -24,6 +24,8 @@ LIMIT_KEYS = (
     ("time limit exceeded", "block_seconds"),
     ("memory limit exceeded", "block_memory (a block's) or memory (the run's)"),
 )
+TOOLS_IGNORED = ("runvil: warning: the model was offered tools, but its server ignores them: llama.cpp's server "
+                 "(llama-cpp-python) calls no tool unless it is started with --chat_format chatml-function-calling")
 NO_INPUT = "the run has no input: pass --input TEXT or --input-file F, or pipe the input on stdin"
 _NIL_GLOBAL = re.compile(r"global `([^`]+)` is nil")
 
@@ -126,3 +128,22 @@ def write_help(stream, lines: list[str]) -> None:
     """The `help:` lines under an error line."""
     for line in lines:
         stream.write(f"help: {line}\n")
+
+
+class WarnOnce:
+    """An answerer that passes every effect on and says once, on `stream`,
+    that a server ignores the tools it is offered (a reply's facts say so:
+    runvil.harness.openai), since such a run otherwise just never calls one."""
+
+    def __init__(self, answer, stream):
+        self.answer, self.stream = answer, stream
+        self.concurrent = getattr(answer, "concurrent", False)
+        self.warned = False
+
+    def __call__(self, effect):
+        got = self.answer(effect)
+        facts = getattr(got, "facts", None)
+        if facts and facts.get("hint") == "tools_ignored" and not self.warned:
+            self.warned = True
+            self.stream.write(TOOLS_IGNORED + "\n")
+        return got

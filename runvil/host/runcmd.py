@@ -165,6 +165,10 @@ def _run_command(argv: list[str]) -> int:
         return usage_error(f"cannot write the recorded world {args.record}: {e.strerror or e}", answer)
     answering = answer if recorder is None else recorder.wrap(answer, input_text, bindings)
     answering = meter = UsageMeter(answering)  # usage for --json and the closing line
+    if not args.script:  # a real server may ignore the tools it is offered: said once
+        from .hints import WarnOnce
+
+        answering = WarnOnce(answering, sys.stderr)
     report_retries(answer, run)
     if live is not None:
         run.events.listeners.append(live.listen)

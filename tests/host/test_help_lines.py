@@ -210,3 +210,63 @@ def test_llama_cpp_without_the_readme_options_gets_the_fix(cli, tmp_path, mode):
             "tokens (1026 in the messages, 0 in the completion).",
             "if the server's window is smaller than 4096 tokens, set the `context` key of [models.\"local/small\"] "
             "in the config to the server's"]
+
+
+class _ToolBlind(BaseHTTPRequestHandler):
+    """llama-cpp-python's server started without a tool-aware chat format:
+    it lists its models as `owned_by: me` and streams plain text to a
+    request that offers tools."""
+
+    owner = "me"
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        body = json.dumps({"object": "list", "data": [{"id": "small", "object": "model", "owned_by": self.owner,
+                                                       "permissions": []}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        chunk = {"choices": [{"index": 0, "delta": {"content": "no tool"}, "finish_reason": "stop"}]}
+        body = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+TOOLS = """## Ask
+
+```lua
+models.use('writer')
+tools.offer_local('clock', 'the time', {}, function() return 'noon' end)
+messages:user('what time is it?')
+models.loop()
+messages:user('and now?')
+models.loop()
+return messages[#messages].content
+```
+"""
+
+
+@pytest.mark.parametrize("owner, warned", [("me", True), ("vllm", False)])
+def test_a_server_that_ignores_tools_is_named_once(cli, tmp_path, owner, warned):
+    server = LoopbackServer(type("Handler", (_ToolBlind,), {"owner": owner})).start()
+    try:
+        prompt(tmp_path, TOOLS)
+        url = f"http://127.0.0.1:{server.port}/v1"
+        (tmp_path / "runvil.toml").write_text(CONFIG.format(url=url, context=4096), encoding="utf-8")
+        code, out, err = cli("run", "p.md", "--bind", "writer=local/small")
+    finally:
+        server.stop()
+    assert (code, out) == (0, "no tool\n")
+    warning = ("runvil: warning: the model was offered tools, but its server ignores them: llama.cpp's server "
+               "(llama-cpp-python) calls no tool unless it is started with --chat_format chatml-function-calling")
+    assert err.count(warning) == (1 if warned else 0)  # once, though two rounds offered tools
