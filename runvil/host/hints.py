@@ -95,6 +95,8 @@ def _lua(prompt, message: str, run) -> list[str]:
     nil = _NIL_GLOBAL.search(message)
     if nil is not None:
         return _nil_global(nil.group(1), run)
+    if "a nil value (global 'input')" in message and run is not None and run.input is None:
+        return [NO_INPUT]  # `input:lower()` on a run given no input
     return []
 
 

@@ -118,6 +118,15 @@ def test_a_nil_input_in_prose_says_how_to_give_one(cli, tmp_path):
     assert helps(err) == ["the run has no input: pass --input TEXT or --input-file F, or pipe the input on stdin"]
 
 
+def test_indexing_a_nil_input_says_how_to_give_one(cli, tmp_path):
+    prompt(tmp_path, "## Ask\n\n```lua\nreturn input:upper()\n```\n")
+    code, out, err = cli("run", "p.md")
+    assert code == 1
+    assert error_line(err).endswith("attempt to index a nil value (global 'input')")
+    assert helps(err) == ["the run has no input: pass --input TEXT or --input-file F, or pipe the input on stdin"]
+    assert cli("run", "p.md", "--input", "hi")[:2] == (0, "HI\n")
+
+
 def test_a_nil_var_suggests_the_var_that_is_set(cli, tmp_path):
     prompt(tmp_path, "```lua\nmodels.default('writer')\nvar.n = 'x'\n```\n\n## Ask\n\nAnswer {{var.m}}.\n")
     code, out, err = cli("run", "p.md")
