@@ -254,22 +254,28 @@ class Pass:
             self._pack(line, callee, name, None)
 
     def _pack(self, line: int, fn: str, pack: str, tool: str | None) -> None:
-        from ..engine.tools import NOT_IN_USES, UNKNOWN_PACK, UNKNOWN_TOOL  # (a prompt with uses only)
-
         if pack not in self.uses:
+            from ..engine.tools import NOT_IN_USES
+
             return self._fail(line, NOT_IN_USES.format(fn=fn, pack=pack), pack)
         packs = self.packs()
         if pack not in packs:
+            from ..engine.tools import UNKNOWN_PACK
+
             return self._fail(line, UNKNOWN_PACK.format(fn=fn, pack=pack), pack)
         if tool is not None and tool not in packs[pack]:
+            from ..engine.tools import UNKNOWN_TOOL
+
             self._fail(line, UNKNOWN_TOOL.format(fn=fn, pack=pack, tool=tool,
                                                  known=names_hint(tool, packs[pack], "its tools")), tool)
 
     def packs(self) -> dict:
+        """Pack -> its tool names, for the Packs the prompt uses (read once:
+        only a prompt that names a Pack's tool imports the Packs)."""
         if self._packs is None:
-            from ..harness.answerer import schemas_of_packs
+            from ..harness.packs import discover_packs, pack_schemas
 
-            self._packs = {p: list(tools) for p, tools in schemas_of_packs(self.uses).items()}
+            self._packs = {p: list(tools) for p, tools in pack_schemas(discover_packs(wanted=self.uses)).items()}
         return self._packs
 
     def _model_selected(self, section) -> None:
