@@ -85,6 +85,11 @@ def test_misspelt_options_and_commands(cli, tmp_path):
     assert code == 2 and err.splitlines()[0] == "runvil: unknown command 'rnu' (did you mean 'run'?)"
     code, out, err = cli("models", "--jsno")
     assert code == 2 and err.splitlines()[-1].endswith("(did you mean '--json'?)")
+    code, out, err = cli("lua", "--cpuu", "3", "-e", "print(1)")
+    assert (code, err) == (2, "runvil: unrecognized option '--cpuu' (did you mean '--cpu'? runvil lua --help lists "
+                              "the options)\n")
+    code, out, err = cli("chek", "p.md")
+    assert code == 2 and err.splitlines()[0] == "runvil: unknown command 'chek' (did you mean 'check'?)"
 
 
 def test_a_misspelt_case_key(tmp_path):
