@@ -134,7 +134,7 @@ def infer(vm, handle_role: str | None, prompt):
     tokens = estimate(msgs)
     if not admit(window, max_tokens, tokens):
         vm.run.events.emit("model_turn_failed", vm.execution_id, vm.section, origin="infer", reason="precheck")
-        raise exhausted("precheck", {"estimate": tokens, "window": window, "model": model,
+        raise exhausted("precheck", {"estimate": tokens, "window": window, "model": model, "origin": "infer",
                                      "reserve": output_reserve(window, max_tokens)})
     answer = yield from send_round(vm, role, msgs, [], "infer")
     if isinstance(answer, ModelFailure):

@@ -58,9 +58,11 @@ def _exhausted(facts: dict) -> list[str]:
         lines.append(f"the compactor {compactor} did not shrink the list (estimated {facts.get('before')} tokens "
                      f"before it ran, {facts.get('after')} after)")
     if "estimate" in facts:
+        fix = ("models.infer has no compactor: send it a shorter prompt" if facts.get("origin") == "infer" else
+               "give models.loop a compactor that shrinks the list, or send less")
         lines.append(f"the request was estimated at {facts['estimate']} tokens against the window of "
                      f"{facts['window']} of the model {facts.get('model')}, with {facts['reserve']} kept for "
-                     "the reply: give models.loop a compactor that shrinks the list, or send less")
+                     f"the reply: {fix}")
     server = facts.get("server")
     if server:
         said = " ".join(str(server).split())

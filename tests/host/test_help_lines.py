@@ -100,6 +100,15 @@ def test_the_precheck_overflow_gives_its_figures_and_keeps_the_spec_message(cli,
                              "list, or send less"]
 
 
+def test_an_infer_overflow_is_told_to_send_less(cli, tmp_path):
+    prompt(tmp_path, "## Ask\n\n```lua\nmodels.use('writer')\nreturn models.infer(string.rep('x', 2000))\n```\n",
+           world="models: {writer: {context: 600, max_tokens: 100}}\nreplies: [{text: hi}]\n")
+    code, out, err = cli("run", "p.md", "--script", "w.yaml")
+    assert code == 1
+    assert helps(err) == ["the request was estimated at 504 tokens against the window of 600 of the model writer, "
+                          "with 100 kept for the reply: models.infer has no compactor: send it a shorter prompt"]
+
+
 def test_a_block_step_limit_names_the_config_key(cli, tmp_path):
     prompt(tmp_path, "## Spin\n\n```lua\nwhile true do end\n```\n")
     (tmp_path / "p.md").write_text((tmp_path / "p.md").read_text().replace("models:\n  writer: {}\n", ""))
