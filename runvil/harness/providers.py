@@ -144,7 +144,8 @@ class ProviderSet:
 
         answer = provider.answer(effect, on_fragment=fragment, on_retry=retry)
         if isinstance(answer, ModelFailure):  # what the Host's help lines name
-            answer = with_provider_facts(answer, model.provider, self.config.providers[model.provider].base_url)
+            answer = with_provider_facts(answer, model.provider,
+                                         self.scrubber.text(self.config.providers[model.provider].base_url))
         if stream is not None:
             rest = stream.end()
             if rest:
