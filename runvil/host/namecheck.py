@@ -46,6 +46,7 @@ _TOKEN = re.compile(r"""
 """, re.S | re.X)
 _PLAIN_STRING = re.compile(r"[^\\]*")
 _VAR_REF = re.compile(r"(?<!\\)\{\{\s*var\.([A-Za-z_][A-Za-z_0-9]*)")
+_GLOBAL_REF = re.compile(r"(?<!\\)\{\{\s*([A-Za-z_][A-Za-z_0-9]*)\s*(?:\.|\}\})")
 
 
 class Finding(Struct, frozen=True):
@@ -307,6 +308,12 @@ class Pass:
             if hasattr(piece, "code"):
                 continue
             for k, line in enumerate(piece.text.split("\n")):
+                for m in _GLOBAL_REF.finditer(line):
+                    name = m.group(1)
+                    if name in self.var_set and name not in ENGINE_GLOBALS and name not in self.shadowed:
+                        self._fail(piece.line + k, f"{{{{{name}}}}} reads a global that no block sets, so the run "
+                                   f"fails with global `{name}` is nil", name,
+                                   help=f"var.{name} is set: write {{{{var.{name}}}}}", level="warning")
                 for m in _VAR_REF.finditer(line):
                     name = m.group(1)
                     if name in self.var_set:

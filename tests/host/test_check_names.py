@@ -128,6 +128,15 @@ Say {{var.unset}}.
     assert out == "ok: 1 file, 1 warning\n"
 
 
+def test_a_bare_name_for_a_var_is_a_warning(cli, tmp_path):
+    (tmp_path / "p.md").write_text(HEAD.replace("{extra}", "") + "```lua\nmodels.default('writer')\nvar.topic = 'x'\n```"
+                                   "\n\n## A\n\nWrite about {{topic}}.\n", encoding="utf-8")
+    code, out, err = cli("check", "p.md")
+    assert (code, out) == (0, "ok: 1 file, 1 warning\n")
+    assert err.splitlines() == ["warning[Name]: p.md:18: {{topic}} reads a global that no block sets, so the run "
+                                "fails with global `topic` is nil", "help: var.topic is set: write {{var.topic}}"]
+
+
 def test_a_folder_is_checked_recursively_and_its_readme_is_no_prompt(cli, tmp_path):
     shutil.copytree(EXAMPLES, tmp_path / "ex")
     (tmp_path / "ex" / "README.md").write_text("# Examples\n", encoding="utf-8")
