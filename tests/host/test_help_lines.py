@@ -109,6 +109,22 @@ def test_an_infer_overflow_is_told_to_send_less(cli, tmp_path):
                           "with 100 kept for the reply: models.infer has no compactor: send it a shorter prompt"]
 
 
+def test_lua_sees_none_of_the_hosts_facts(cli, tmp_path):
+    prompt(tmp_path, """\
+        ## Send
+
+        ```lua
+        models.use('writer')
+        messages:user(string.rep('x', 2000))
+        local ok, err = pcall(models.loop, function() messages:user('more') end)
+        return tostring(err) .. '|' .. tostring(err.estimate) .. '|' .. tostring(err.compactor) .. '|' .. err.reason
+        ```
+        """, world="models: {writer: {context: 600}}\nreplies: [{text: hi}]\n")
+    code, out, err = cli("run", "p.md", "--script", "w.yaml")
+    assert (code, out) == (0, "context exhausted: the request precheck overflowed the model's context window"
+                              "|nil|nil|precheck\n")
+
+
 def test_a_block_step_limit_names_the_config_key(cli, tmp_path):
     prompt(tmp_path, "## Spin\n\n```lua\nwhile true do end\n```\n")
     (tmp_path / "p.md").write_text((tmp_path / "p.md").read_text().replace("models:\n  writer: {}\n", ""))
