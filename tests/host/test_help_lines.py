@@ -119,7 +119,7 @@ def test_lua_sees_none_of_the_hosts_facts(cli, tmp_path):
         local ok, err = pcall(models.loop, function() messages:user('more') end)
         return tostring(err) .. '|' .. tostring(err.estimate) .. '|' .. tostring(err.compactor) .. '|' .. err.reason
         ```
-        """, world="models: {writer: {context: 600}}\nreplies: [{text: hi}]\n")
+        """, world="models: {writer: {context: 600, max_tokens: 100}}\nreplies: [{text: hi}]\n")
     code, out, err = cli("run", "p.md", "--script", "w.yaml")
     assert (code, out) == (0, "context exhausted: the request precheck overflowed the model's context window"
                               "|nil|nil|precheck\n")
