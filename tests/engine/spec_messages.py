@@ -124,6 +124,17 @@ MESSAGES = [
       f"{C} § When replace refuses an edit",
       lua="messages:user('a'):assistant('b'):user('c'):assistant('d')\n"
           "models.compact(function() messages:replace(2, 5) end, 'r')"),
+    m("messages[2] content must be a string or a non-empty array of content parts", f"{C} § When replace refuses an edit",
+      lua="messages:user('a')\n"
+          "models.compact(function() messages:replace(1, 1, {role = 'user', content = 'ok'}, {role = 'user'}) end, 'r')"),
+    m("replace(3, 1) is out of bounds on a list of 4 records", f"{C} § When replace refuses an edit",
+      "replace(3, 1) is out of bounds on a list of 4 records: it needs 1 <= first <= last + 1 <= 5",
+      lua="messages:user('a'):assistant('b'):user('c'):assistant('d')\n"
+          "models.compact(function() messages:replace(3, 1) end, 'r')"),
+    m("compactor must be a function, got {type}", f"{C} § Compacting between loop calls",
+      "compactor must be a function, got nil", lua="models.compact(nil, 'why')"),
+    m("reason must be a string, got {type}", f"{C} § Compacting between loop calls", "reason must be a string, got nil",
+      lua="models.compact(compactors.clear)"),
     m("replace first must be an integer, got 1.5", f"{R} § 12",
       lua="messages:user('a'); models.compact(function() messages:replace(1.5, 1) end, 'r')"),
     # The loop's argument errors
