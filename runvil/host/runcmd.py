@@ -259,6 +259,8 @@ def piped(stdin) -> bool:
     /dev/null, not a socket): what `echo text | runvil run p.md` gives."""
     import stat
 
+    if sys.platform in ("emscripten", "wasi"):  # the browser's stdin is no pipe a user set up
+        return False
     try:
         mode = os.fstat(stdin.fileno()).st_mode
     except (AttributeError, OSError, ValueError):  # no real stdin (closed, or a test's stand-in)
