@@ -137,7 +137,8 @@ class ScriptedWorld:
         except OSError as e:  # in words, without Python's `[Errno N]` and the path again
             raise WorldError(f"cannot read the scripted world {path}: {e.strerror or e}") from None
         except UnicodeDecodeError as e:
-            raise WorldError(f"cannot read the scripted world {path}: the byte at offset {e.start} is not UTF-8") from None
+            raise WorldError(f"cannot read the scripted world {path}: the byte at offset {e.start} is not UTF-8") \
+                from None
         try:
             return cls(read_world_text(text), on_fragment=on_fragment, roles=roles)
         except WorldError as e:

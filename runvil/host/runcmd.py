@@ -289,7 +289,7 @@ def report_run(args, prompt, run, outcome, meter, requests: list, live, errors) 
             {
                 "ok": outcome.ok,
                 "result": outcome.result,
-                "error": error_json(prompt, outcome.error, run.events.events, run) if outcome.error is not None else None,
+                "error": None if outcome.error is None else error_json(prompt, outcome.error, run.events.events, run),
                 "requests": requests,
                 "usage": meter.as_json(),
             }

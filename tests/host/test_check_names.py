@@ -129,8 +129,8 @@ Say {{var.unset}}.
 
 
 def test_a_bare_name_for_a_var_is_a_warning(cli, tmp_path):
-    (tmp_path / "p.md").write_text(HEAD.replace("{extra}", "") + "```lua\nmodels.default('writer')\nvar.topic = 'x'\n```"
-                                   "\n\n## A\n\nWrite about {{topic}}.\n", encoding="utf-8")
+    body = "```lua\nmodels.default('writer')\nvar.topic = 'x'\n```\n\n## A\n\nWrite about {{topic}}.\n"
+    (tmp_path / "p.md").write_text(HEAD.replace("{extra}", "") + body, encoding="utf-8")
     code, out, err = cli("check", "p.md")
     assert (code, out) == (0, "ok: 1 file, 1 warning\n")
     assert err.splitlines() == ["warning[Name]: p.md:18: {{topic}} reads a global that no block sets, so the run "

@@ -71,8 +71,8 @@ def run_loop(vm, handle_role: str | None, compactor):
                                                          "reserve": output_reserve(window, max_tokens)})
                     answer = yield from send_round(vm, role, messages, tools, "chat")
                     if isinstance(answer, ModelFailure) and is_overflow(answer):
-                        raise _Overflow("provider", {"server": answer.stream_error or answer.body, **(answer.facts or {}),
-                                                     "model": model, "window": window})
+                        raise _Overflow("provider", {"server": answer.stream_error or answer.body,
+                                                     **(answer.facts or {}), "model": model, "window": window})
                 except _Overflow as o:
                     reason = o.reason
                     if retried:
