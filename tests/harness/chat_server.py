@@ -82,6 +82,7 @@ class ChatServer(LoopbackServer):
     def __init__(self):
         self.replies: list[Reply] = []
         self.requests: list[dict] = []
+        self.gates_timed_out = 0  # Events of a stream that were never set: waited out their 2 s
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -151,7 +152,8 @@ class ChatServer(LoopbackServer):
         h.wfile.flush()
         for c in r.chunks:
             if isinstance(c, threading.Event):
-                c.wait(2.0)
+                if not c.wait(2.0):
+                    self.gates_timed_out += 1
                 continue
             if isinstance(c, (int, float)):
                 self._wait(c)
