@@ -56,6 +56,8 @@ class ModelReply(Struct, frozen=True):
     # the backend's own phrase for an empty reply; a reply a Host builds
     # itself has none, and its empty_model_reply message falls back
     empty_phrase: str | None = None
+    # for the Host, never the Engine (`hint`: "tools_ignored"); not compared
+    facts: dict | None = field(default=None, eq=False)
 
     @property
     def empty(self) -> bool:
@@ -73,6 +75,9 @@ class ModelFailure(Struct, frozen=True):
     unreachable: str | None = None
     message: str | None = None  # a message the backend itself chose
     partial: str | None = None  # the text streamed before the failure (never a reply)
+    # for the Host's help lines, never a message (`provider`, `url`, `hint`);
+    # left out of comparison, so a failure is equal to one without them
+    facts: dict | None = field(default=None, eq=False)
 
 
 class ToolResult(Struct, frozen=True):

@@ -38,16 +38,21 @@ def names_hint(name: str, names, label: str) -> str:
 
 
 class ErrorValue(Userdata):
-    """An Engine error value: `err.kind`, `err.message`, its fields."""
+    """An Engine error value: `err.kind`, `err.message`, its fields.
 
-    __slots__ = ("kind", "message", "fields", "where")
+    `facts` are for the Host's report only (figures, a provider's URL, a
+    server's own text): Lua never sees them, so a message the spec fixes
+    stays exactly as the spec writes it while the Host still says what to do."""
+
+    __slots__ = ("kind", "message", "fields", "where", "facts")
     lua_type_name = "userdata"
 
-    def __init__(self, kind: str, message: str, **fields):
+    def __init__(self, kind: str, message: str, facts: dict | None = None, **fields):
         assert kind in RUN_ERROR_KIND, kind
         self.kind = kind
         self.message = message
         self.fields = {k: v for k, v in fields.items() if v is not None}
+        self.facts = dict(facts) if facts else {}
         # the prompt line of the call that raised it ("section `A` prologue:14: ")
         self.where = caller_where()
 
@@ -83,9 +88,19 @@ def message_type(v) -> str:
     return type_name(v)
 
 
-def engine_error(kind: str, message: str, **fields) -> LuaError:
+def engine_error(kind: str, message: str, facts: dict | None = None, **fields) -> LuaError:
     """A LuaError carrying an Engine error value, ready to raise."""
-    return LuaError(ErrorValue(kind, message, **fields))
+    return LuaError(ErrorValue(kind, message, facts, **fields))
+
+
+def add_facts(error: BaseException, kind: str, facts: dict) -> None:
+    """Adds facts for the Host to an Engine error value of `kind` that is
+    on its way out (kept where the raiser set them already)."""
+    value = getattr(error, "value", None)
+    if isinstance(value, ErrorValue) and value.kind == kind:
+        for k, v in facts.items():
+            if v is not None:
+                value.facts.setdefault(k, v)
 
 
 def raise_lua(message: str):
@@ -102,6 +117,7 @@ class RunError(Exception):
         self.message = message
         self.fields = {k: v for k, v in fields.items() if v is not None}
         self.where = ""  # `section `A` prologue:14: ` when an error value knew its line
+        self.facts: dict = {}  # for the Host's help lines, never in the message (ErrorValue.facts)
 
     def as_json(self) -> dict:
         return {"kind": self.kind, "message": self.message, **self.fields}
@@ -119,6 +135,7 @@ def run_error_from(value, text: str | None = None) -> RunError:
         message = _text(value.where) + value.message if kind == "Lua" else value.message
         error = RunError(kind, message, **value.fields)
         error.where = _text(value.where)  # the prompt line that raised it, for the Host to point at
+        error.facts = dict(value.facts)
         return error
     if type(value) is str:
         return RunError("Lua", _text(value))

@@ -12,7 +12,7 @@ from ..lua.api import Multi, Userdata
 from ..lua.api import lib_table
 from .conversation.compaction import NOT_A_FUNCTION, exhausted, models_compact
 from .conversation.loop import run_loop
-from .conversation.precheck import admit, estimate
+from .conversation.precheck import admit, estimate, output_reserve
 from .conversation.rounds import (
     EMPTY_REPLY,  # noqa: F401  the Harness's empty-reply phrase, read from here
     REJECTED,  # noqa: F401  the Harness's rejection text, read from here
@@ -130,14 +130,17 @@ def infer(vm, handle_role: str | None, prompt):
         raise_lua(f"models.infer needs a prompt string, got {message_type(prompt)}")
 
     msgs = [{"role": "user", "content": from_lua_str(prompt)}]
-    window, max_tokens, _model = reserve_of(vm, role)
-    if not admit(window, max_tokens, estimate(msgs)):
+    window, max_tokens, model = reserve_of(vm, role)
+    tokens = estimate(msgs)
+    if not admit(window, max_tokens, tokens):
         vm.run.events.emit("model_turn_failed", vm.execution_id, vm.section, origin="infer", reason="precheck")
-        raise exhausted("precheck")
+        raise exhausted("precheck", {"estimate": tokens, "window": window, "model": model, "origin": "infer",
+                                     "reserve": output_reserve(window, max_tokens)})
     answer = yield from send_round(vm, role, msgs, [], "infer")
     if isinstance(answer, ModelFailure):
         if is_overflow(answer):
-            raise exhausted("provider")
+            raise exhausted("provider", {"server": answer.stream_error or answer.body, **(answer.facts or {}),
+                                         "model": model, "window": window})
         raise failure_error(answer)
     if answer.empty:
         raise empty_reply_error(answer)

@@ -240,6 +240,7 @@ class OpenAIProvider:
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
         self._deadline = Deadline()  # the reply's headers must arrive within `timeout` in all
+        self._tools_ignored: bool | None = None  # _ignores_tools, asked once
         self.lean = lean and transport is None and _lean_usable(self.url)
         if self.lean:
             from . import http11
@@ -281,6 +282,7 @@ class OpenAIProvider:
             unreachable=None if f.unreachable is None else self.redact(f.unreachable),
             message=None if f.message is None else self.redact(f.message),
             partial=None if f.partial is None else self.redact(f.partial),
+            facts=f.facts,
         )
 
     def answer(
@@ -303,7 +305,11 @@ class OpenAIProvider:
                 body = encode_body(request_body(effect, self.model_name, self.settings, stream))
                 continue
             if not isinstance(outcome, _Retry):
-                return self._redacted(outcome) if isinstance(outcome, ModelFailure) else outcome
+                if isinstance(outcome, ModelFailure):
+                    return self._redacted(outcome)
+                if stream and effect.tools and not outcome.tool_calls and self._ignores_tools():
+                    return replace(outcome, facts={"hint": "tools_ignored"})
+                return outcome
             if retries >= self.retry.max_retries:
                 return self._redacted(outcome.failure)
             retries += 1
@@ -311,6 +317,23 @@ class OpenAIProvider:
             if on_retry is not None:
                 on_retry(retries, outcome.failure.status, wait)
             time.sleep(wait)
+
+    def _ignores_tools(self) -> bool:
+        """Whether the server is llama-cpp-python's without a tool-aware chat
+        format: it streamed a reply to a request that offered tools (with
+        such a format it answers that with an empty 200), and its model
+        listing says `owned_by: me`. Asked once per provider."""
+        if self._tools_ignored is None:
+            self._tools_ignored = False
+            if not self.lean:
+                try:
+                    listing = self._client.get(self.url[: -len("/chat/completions")] + "/models", timeout=2.0)
+                    data = safe_loads(listing.text) if listing.status_code == 200 else {}
+                    owners = {m.get("owned_by") for m in data.get("data", []) if isinstance(m, dict)}
+                    self._tools_ignored = owners == {"me"}
+                except Exception:  # noqa: BLE001 - a hint only: any trouble means no hint
+                    pass
+        return self._tools_ignored
 
     def _try(self, body: bytes, stream: bool, on_fragment):
         """One request: a ModelReply, a ModelFailure, a _Retry or _Silent."""
@@ -355,8 +378,10 @@ class OpenAIProvider:
             text = read_text(resp, 4 * MAX_BODY, cut=True)[:MAX_BODY]
         except (self._errors.TransportError, WireError):  # the status is what counts; its body was lost or refused
             text = ""
+        said = detail(text, self._key)  # the server's own words, for the Host's help lines too
         failure = ModelFailure(status=resp.status_code, body=text,
-                               message=rejected_message(resp.status_code, text, self._key))
+                               message=rejected_message(resp.status_code, text, self._key),
+                               facts={"server": said} if said else None)
         return _Retry(failure, resp.headers) if retryable_status(resp.status_code, text) else failure
 
     def _read_reply(self, resp, builder: ReplyBuilder, stream: bool):
@@ -386,8 +411,8 @@ class OpenAIProvider:
             if stream and events == 0:
                 return _Silent()
             return _with_partial(ModelFailure(message=STREAM_ENDED), builder)
-        if builder.finish_reason is None:
-            return _with_partial(ModelFailure(message=STREAM_UNFINISHED), builder)
+        if builder.finish_reason is None:  # the Host names the server option that avoids it
+            return _with_partial(ModelFailure(message=STREAM_UNFINISHED, facts={"hint": "interrupted"}), builder)
         return builder.reply()
 
 

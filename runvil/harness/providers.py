@@ -153,6 +153,9 @@ class ProviderSet:
             if self.scrubber.text(said) == said:
                 raise
             raise RuntimeError(self.scrubber.text(said)) from None
+        if isinstance(answer, ModelFailure):  # what the Host's help lines name
+            answer = with_provider_facts(answer, model.provider,
+                                         self.scrubber.text(self.config.providers[model.provider].base_url))
         if stream is not None:
             rest = stream.end()
             if rest:
@@ -172,6 +175,13 @@ class ProviderSet:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def with_provider_facts(failure: ModelFailure, provider: str, url: str) -> ModelFailure:
+    """The failure with its provider's name and URL among its facts."""
+    from ..structs import replace
+
+    return replace(failure, facts={**(failure.facts or {}), "provider": provider, "url": url})
 
 
 def answer_concurrently(effects, answer: Callable, max_workers: int = MAX_WORKERS) -> dict:

@@ -132,8 +132,13 @@ class ScriptedWorld:
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
-        except (OSError, UnicodeDecodeError) as e:
-            raise WorldError(f"cannot read the scripted world {path}: {e}") from None
+        except FileNotFoundError:
+            raise WorldError(f"the scripted world {path} does not exist") from None
+        except OSError as e:  # in words, without Python's `[Errno N]` and the path again
+            raise WorldError(f"cannot read the scripted world {path}: {e.strerror or e}") from None
+        except UnicodeDecodeError as e:
+            raise WorldError(f"cannot read the scripted world {path}: the byte at offset {e.start} is not UTF-8") \
+                from None
         try:
             return cls(read_world_text(text), on_fragment=on_fragment, roles=roles)
         except WorldError as e:

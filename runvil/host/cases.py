@@ -20,6 +20,9 @@ import yaml
 from .features import FEATURES, detected_features
 
 
+CASE_KEYS = ("name", "spec", "prompt", "world", "input", "expect", "features")
+
+
 class CaseError(Exception):
     """A case file or folder that cannot be used (a usage error)."""
 
@@ -131,6 +134,12 @@ def _case(item, f: Path, i: int, group: str) -> Case:
     where = f"{f}: case {i}"
     if not isinstance(item, dict) or not isinstance(item.get("prompt"), str):
         raise CaseError(f"{where} must be a mapping with a `prompt` (the prompt's text or a path)")
+    for key in item:
+        if key not in CASE_KEYS:  # a misspelt `expect` would pass unchecked
+            from .argparsing import did_you_mean
+
+            raise CaseError(f"{where}: unknown key '{key}'{did_you_mean(str(key), CASE_KEYS)}; a case has "
+                            + ", ".join(CASE_KEYS))
     name = item.get("name")
     if name is None:
         name = str(i)

@@ -11,7 +11,6 @@ the next turn starts from the last good reply.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 CHAT_PROMPT = """---
@@ -69,16 +68,15 @@ end
 """
 
 
-def chat_command(argv: list[str]) -> int:
-    from .usage import UsageMeter, report_retries
-    from .runcmd import EXIT_FAILED, EXIT_OK, EXIT_USAGE, drive_closing, open_log, usage_error, world_for
+def chat_parser():
+    from .argparsing import Parser
 
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="runvil chat",
-        description="Chat with a model: each line is a turn, run by models.loop under a summarizing compactor.",
+        description="Chat with a model: each line is a turn, run by models.loop under a summarizing compactor."
+                    "\nLines the chat answers itself: " + ", ".join(c for c, _ in COMMANDS) + ".",
         epilog="examples:\n  runvil chat                                   offline, on the echo model"
                "\n  runvil chat -m openai/gpt-4o-mini --system \"Answer in French.\"",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--system", metavar="TEXT", help="a system message that leads the chat")
     p.add_argument("--bind", action="append", default=[], metavar="ROLE=MODEL",
@@ -92,8 +90,21 @@ def chat_command(argv: list[str]) -> int:
     p.add_argument("--script", metavar="WORLD.yaml", help="answer from a scripted world instead of real providers")
     p.add_argument("--log", metavar="FILE", help="write the run log (events as JSON Lines)")
     p.add_argument("--no-log", action="store_true", help="keep this chat out of the history of runs (runvil logs)")
+    return p
+
+
+#: lines the chat answers itself, never sent to the model
+COMMANDS = (("/help", "this list"), ("/model", "which model the chat talks to"), ("/exit", "end the chat (as Ctrl-D)"))
+
+
+def chat_command(argv: list[str]) -> int:
+    """Runs the chat; exit 1 when the chat failed, or when a turn read from
+    a pipe failed (a script learns that a turn got no reply)."""
+    from .runcmd import EXIT_FAILED, EXIT_OK, EXIT_USAGE, drive_closing, open_log, usage_error, world_for
+    from .usage import UsageMeter, report_retries
+
     try:
-        args = p.parse_args(argv)
+        args = chat_parser().parse_args(argv)
     except SystemExit as e:
         return EXIT_USAGE if e.code else EXIT_OK
     from .outputs import clash, config_input
@@ -102,25 +113,16 @@ def chat_command(argv: list[str]) -> int:
     if clashing:
         print(f"runvil: {clashing}", file=sys.stderr)
         return EXIT_USAGE
-    from ..engine.effects import UserTurn
     from ..engine.run import Run
     from ..prompt import parse_text
-    from .repl import INTERRUPTED, Console
-
+    from .repl import Console
     from .termtext import TerminalStream
 
     prompt = parse_text(CHAT_PROMPT, path="<chat>")
-    live = sys.stdout.isatty()
-    streamed = []
     out, err = TerminalStream(sys.stdout), TerminalStream(sys.stderr)  # model text: no control sequence obeyed
-
-    def fragment(effect, text):
-        streamed.append(text)
-        out.write(text)
-        sys.stdout.flush()
-
+    screen = Screen(out, err, live=sys.stdout.isatty())
     try:
-        bindings, answer, note = world_for(args, prompt, on_fragment=fragment if live else None)
+        bindings, answer, note = world_for(args, prompt, on_fragment=screen.fragment if screen.live else None)
     except ValueError as e:
         print(f"runvil: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -131,45 +133,26 @@ def chat_command(argv: list[str]) -> int:
         system = answer.world_input  # the world's `input` leads the chat, as `runvil run` reads it
     run = Run(prompt, input=system, bindings=bindings, chat=True)
     report_retries(answer, run)  # each provider retry is a model_retry event, as for `runvil run`
-
-    def show(ev):
-        if ev.type == "reply" and ev.execution_id == "0":
-            out.write("\n" if streamed else ev.data["text"] + "\n")
-            sys.stdout.flush()
-            streamed.clear()
-        elif ev.type == "print":
-            streamed.clear()
-            if interrupted:  # the failed turn's error: Ctrl-C says it shorter
-                interrupted.clear()
-                print(("\n" if live else "") + INTERRUPTED, file=sys.stderr)
-            else:
-                print(ev.data["text"], file=err)
-
-    run.events.listeners.append(show)
+    run.events.listeners.append(screen.show)
     try:
         log = open_log(args.log, run) if args.log else None
     except OSError as e:
         return usage_error(f"cannot write the run log {args.log}: {e.strerror or e}", answer)
     console = Console("chat_history")
+    model = model_line(bindings["chat"], args)
     if console.interactive:
         from ..version import __version__
 
-        print(f"runvil chat {__version__} · type a message; Ctrl-D ends the chat, Ctrl-C stops a reply", file=sys.stderr)
-    interrupted = []
+        print(f"runvil chat {__version__} · {model} · type a message, /help for help; Ctrl-D ends the chat, "
+              "Ctrl-C stops a reply", file=sys.stderr)
+    else:
+        print(f"runvil chat: {model}", file=sys.stderr)
+    if not args.script:  # a real server may ignore the tools it is offered: said once
+        from .hints import WarnOnce
 
-    def answer_or_read(effect):
-        if isinstance(effect, UserTurn):
-            return read_turn(console)
-        try:
-            return answer(effect)
-        except KeyboardInterrupt:
-            # the turn fails and is taken back, as any failed turn is
-            from ..engine.effects import ModelFailure
-
-            interrupted.append(True)
-            return ModelFailure(message=INTERRUPTED)
-
-    meter = UsageMeter(answer_or_read)
+        meter = UsageMeter(Turns(console, WarnOnce(answer, sys.stderr), screen, model))
+    else:
+        meter = UsageMeter(Turns(console, answer, screen, model))
     outcome = drive_closing(run, meter, answer, log)
     if not args.no_log:
         from .history import keep_run
@@ -180,7 +163,84 @@ def chat_command(argv: list[str]) -> int:
     if not outcome.ok:
         print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=err)
         return EXIT_FAILED
+    if screen.failed_turns and not console.interactive:
+        return EXIT_FAILED
     return EXIT_OK
+
+
+def model_line(binding, args) -> str:
+    """`talking to openai/gpt-4o-mini (context 128000)`: the model the
+    chat talks to, as the banner and /model say it."""
+    how = " (the scripted world)" if args.script else " (offline: its reply is your message)" if (
+        binding.id == "echo") else ""
+    return f"talking to {binding.name or binding.id}{how}, context {binding.context}"
+
+
+class Screen:
+    """What the chat shows: streamed text and replies on stdout, a failed
+    turn's error on stderr (counted: a piped chat's exit status says it)."""
+
+    def __init__(self, out, err, live: bool):
+        self.out, self.err, self.live = out, err, live
+        self.streamed: list[str] = []
+        self.interrupted: list[bool] = []
+        self.failed_turns = 0
+
+    def fragment(self, effect, text: str) -> None:
+        self.streamed.append(text)
+        self.out.write(text)
+        sys.stdout.flush()
+
+    def show(self, ev) -> None:
+        from .repl import INTERRUPTED
+
+        if ev.type == "reply" and ev.execution_id == "0":
+            self.out.write("\n" if self.streamed else ev.data["text"] + "\n")
+            sys.stdout.flush()
+            self.streamed.clear()
+        elif ev.type == "print":  # the chat prompt prints only a failed turn's error
+            self.streamed.clear()
+            self.failed_turns += 1
+            if self.interrupted:  # the failed turn's error: Ctrl-C says it shorter
+                self.interrupted.clear()
+                print(("\n" if self.live else "") + INTERRUPTED, file=sys.stderr)
+            else:
+                print(ev.data["text"], file=self.err)
+
+
+class Turns:
+    """Answers the chat's effects: a user turn from the console (the lines
+    the chat answers itself are answered here), anything else from the
+    answerer; Ctrl-C during a reply fails that turn, which is taken back."""
+
+    def __init__(self, console, answer, screen: Screen, model: str):
+        self.console, self.answer, self.screen, self.model = console, answer, screen, model
+
+    def __call__(self, effect):
+        from ..engine.effects import ModelFailure, UserTurn
+        from .repl import INTERRUPTED
+
+        if isinstance(effect, UserTurn):
+            return self.read()
+        try:
+            return self.answer(effect)
+        except KeyboardInterrupt:
+            self.screen.interrupted.append(True)
+            return ModelFailure(message=INTERRUPTED)
+
+    def read(self):
+        while True:
+            line = read_turn(self.console)
+            command = line.strip() if line is not None else None
+            if command == "/help":
+                print("\n".join(f"{c:<8} {what}" for c, what in COMMANDS)
+                      + "\nany other line is a message to the model", file=sys.stderr)
+            elif command == "/model":
+                print(self.model, file=sys.stderr)
+            elif command in ("/exit", "/quit"):
+                return None  # the end of the chat, as Ctrl-D gives it
+            else:
+                return line
 
 
 def read_turn(console) -> str | None:

@@ -64,10 +64,13 @@ def _main(argv: list[str] | None = None) -> int:
         from .playground import playground_command
 
         return playground_command(rest)
-    print(f"runvil: unknown command '{cmd}'\n{USAGE}", file=sys.stderr)
+    from .argparsing import did_you_mean
+
+    print(f"runvil: unknown command '{cmd}'{did_you_mean(cmd, COMMANDS)}\n{USAGE}", file=sys.stderr)
     return 2
 
 
+COMMANDS = ("run", "check", "models", "lua", "chat", "conformance", "view", "batch", "playground", "logs")
 USAGE = """usage: runvil COMMAND ...   (runvil COMMAND --help for its options)
   runvil run PROMPT.md [--input TEXT] [-m MODEL] [--script WORLD.yaml] [--json] [--log FILE] [--view FILE.html]
                                              run a prompt; print its result

@@ -194,7 +194,40 @@ def load_config(cli_path: str | None = None, environ=None, cwd: str | Path | Non
         raise ConfigError(f"{path}: not valid TOML: {CONFIG_HUGE_INTEGER}") from None
     except RecursionError:  # tomllib recurses: a hostile file nests past the stack
         raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
-    return parse_config(data, str(path))
+    try:
+        return parse_config(data, str(path))
+    except ConfigError as e:
+        line = key_line(raw.decode("utf-8"), *e.key) if getattr(e, "key", None) else None
+        if line is None:
+            raise
+        raise ConfigError(f"{path}:{line}:{str(e)[len(str(path)) + 1:]}") from None
+
+
+def key_line(text: str, table: str, key: str) -> int | None:
+    """The line of `key` in `[table]` (or `table` itself, a `[table]` heading
+    or a dotted key), for an error that names a key the file sets."""
+    quoted = rf'(?:{re.escape(key)}|"{re.escape(key)}")'
+    current = ""
+    for n, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        heading = re.match(r"^\[\[?\s*([^\]]+?)\s*\]\]?", stripped)
+        if heading:
+            current = heading.group(1).replace('"', "")
+            full = (f"{table}.{key}" if table else key).replace('"', "")
+            if current == full or current.startswith(full + "."):
+                return n
+            continue
+        if current.replace('"', "") == table.replace('"', "") and re.match(rf"^{quoted}\s*[.=]", stripped):
+            return n
+    return None
+
+
+def did_you_mean(name: str, names) -> str:
+    """`; did you mean 'block_steps'?` when a name is close to `name`."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
@@ -254,7 +287,8 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
         if not isinstance(mid, str):
             fail(f"bind.{_key(role)} must be a model id string")
         if mid not in models:
-            fail(f"bind.{_key(role)}: unknown model '{mid}' (no [models.\"{mid}\"] table)")
+            fail_at(fail, f"bind.{_key(role)}: unknown model '{mid}' (no [models.\"{mid}\"] table)"
+                    + did_you_mean(mid, models), "bind", role)
         bind[role] = mid
 
     default = data.get("default_model")
@@ -262,7 +296,8 @@ def parse_config(data: dict, source: str = DEFAULT_FILE) -> Config:
         if not isinstance(default, str):
             fail("default_model must be a model id string")
         if default not in models:
-            fail(f"default_model: unknown model '{default}' (no [models.\"{default}\"] table)")
+            fail_at(fail, f"default_model: unknown model '{default}' (no [models.\"{default}\"] table)"
+                    + did_you_mean(default, models), "", "default_model")
     return Config(default, providers, models, bind, source, parse_pack_settings(data, fail),
                   parse_limit_settings(data, fail))
 
@@ -307,7 +342,16 @@ def _key(k: str) -> str:
 def _known(table: dict, allowed: set, where: str, fail) -> None:
     for k in table:
         if k not in allowed:
-            fail(f"unknown key '{where + '.' if where else ''}{k}'")
+            fail_at(fail, f"unknown key '{where + '.' if where else ''}{k}'" + did_you_mean(k, allowed), where, k)
+
+
+def fail_at(fail, message: str, table: str, key: str):
+    """fail(message) for a key the file sets: load_config names its line."""
+    try:
+        fail(message)
+    except ConfigError as e:
+        e.key = (table, key)
+        raise
 
 
 def _table(data: dict, key: str, fail) -> dict:

@@ -44,6 +44,7 @@ examples:
 Exit status: 0 success; 1 an error in a chunk, or a FILE that cannot be
 opened (as `lua`); 2 an option it does not know."""
 
+LUA_OPTIONS = ("--prompt", "--script", "--cpu", "--help")  # the long ones a typo is matched against
 BAD_CPU = "runvil: '--cpu' needs a positive number of seconds or 'off', got '{value}'"
 
 
@@ -87,7 +88,11 @@ def lua_command(args: list[str]) -> int:
             i += 1
             break
         elif a.startswith("-") and a != "-":
-            print(f"runvil: unrecognized option '{a}' (runvil lua --help lists the options)", file=sys.stderr)
+            import difflib
+
+            close = difflib.get_close_matches(a, LUA_OPTIONS, n=1, cutoff=0.6)
+            meant = f"did you mean '{close[0]}'? " if close else ""
+            print(f"runvil: unrecognized option '{a}' ({meant}runvil lua --help lists the options)", file=sys.stderr)
             return 2
         else:
             break

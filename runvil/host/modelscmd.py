@@ -22,7 +22,9 @@ EXAMPLES = """examples:
 def models_parser():
     from .config import add_binding_options
 
-    p = argparse.ArgumentParser(prog="runvil models", description="List the catalog models and the role bindings.",
+    from .argparsing import Parser
+
+    p = Parser(prog="runvil models", description="List the catalog models and the role bindings.",
                                 epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("prompt", nargs="?", metavar="PROMPT.md", help="also show how this prompt's roles are bound")
     p.add_argument("--config", metavar="FILE",

@@ -17,12 +17,12 @@ from types import SimpleNamespace
 
 from .exits import EXIT_FAILED, EXIT_OK, EXIT_PARSE, EXIT_TERMINATED, EXIT_USAGE
 from .usage import NO_USAGE, UsageMeter, report_retries
-from .termtext import valid_utf8
+from .termtext import TerminalStream, valid_utf8
 
 
 #: the run's input from --input-file, at most (a prompt file's own limit)
 MAX_INPUT_BYTES = 16 * 1024 * 1024
-INPUT_TOO_BIG = "--input-file {path} is more than {limit} bytes, the most a run's input may be"
+INPUT_TOO_BIG = "{what} is more than {limit} bytes, the most a run's input may be"
 
 
 class Terminated(KeyboardInterrupt):
@@ -66,11 +66,15 @@ def run_parser():
     """The argparse parser of `runvil run`'s arguments."""
     import argparse
 
-    p = argparse.ArgumentParser(prog="runvil run", description="Run a prompt and print its result.",
+    from .argparsing import Parser
+
+    p = Parser(prog="runvil run", description="Run a prompt and print its result.",
                                 epilog=RUN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("prompt", metavar="PROMPT.md", help="the prompt file to run")
     p.add_argument("--input", metavar="TEXT", help="the run's input (the `input` global)")
-    p.add_argument("--input-file", metavar="F", help="the run's input, read from a file exactly as it is")
+    p.add_argument("--input-file", metavar="F",
+                   help="the run's input, read from a file exactly as it is ('-' reads stdin; with neither "
+                        "--input nor --input-file, piped stdin is the input)")
     from .config import add_binding_options
 
     add_binding_options(p)
@@ -101,63 +105,21 @@ RUN_DEFAULTS = {"input": None, "input_file": None, "model": None, "config": None
 
 
 def _run_command(argv: list[str]) -> int:
-    if len(argv) == 1 and not argv[0].startswith("-"):
-        # a lone prompt path, the common case, read without argparse: building
-        # the parser costs about 5 ms, a twentieth of a run on the echo model
-        args = SimpleNamespace(prompt=argv[0], bind=[], **RUN_DEFAULTS)
-    else:
-        try:
-            args = run_parser().parse_args(argv)
-        except SystemExit as e:
-            return EXIT_USAGE if e.code else EXIT_OK
-        from .outputs import clash, config_input
-
-        clashing = clash([("--log", args.log), ("--view", args.view), ("--record", args.record), ("--db", args.db)],
-                         [(f"the prompt {args.prompt}", args.prompt), (f"the world {args.script}", args.script),
-                          (f"the input file {args.input_file}", args.input_file), config_input(args.config)])
-        if clashing:
-            print(f"runvil: {clashing}", file=sys.stderr)
-            return EXIT_USAGE
-    from ..prompt import ParseError, parse_file
-    from .termtext import TerminalStream
-
+    args = read_arguments(argv)
+    if isinstance(args, int):
+        return args
     errors = TerminalStream(sys.stderr)  # model and prompt text in errors: no control sequence obeyed
-    try:
-        prompt = parse_file(args.prompt)
-    except ParseError as e:
-        print(f"error[Parse]: {e}", file=errors)
-        from .diagnostics import show_parse_error  # for errors only: its patterns cost start-up
-
-        show_parse_error(e, errors)
-        if args.json:
-            _print_json({"ok": False, "result": None,
-                         "error": {"kind": "Parse", "message": str(e), "file": e.path, "line": e.line},
-                         "requests": [], "usage": NO_USAGE})
-        return EXIT_PARSE
-    except OSError as e:
-        print(f"runvil: cannot read {e.filename or args.prompt}: {e.strerror or e}", file=sys.stderr)
-        return EXIT_USAGE
-
+    prompt = read_prompt(args, errors)
+    if isinstance(prompt, int):
+        return prompt
     from ..engine.run import PrepareError, Run
     from ..harness.answerer import packs_perform, recording, schemas_of_packs, with_packs
 
-    input_text = args.input
-    if args.input is not None and args.input_file is not None:
-        print("runvil: --input and --input-file both give the run's input: pass one of them", file=sys.stderr)
+    try:
+        input_text = run_input(args)
+    except ValueError as e:
+        print(f"runvil: {e}", file=sys.stderr)
         return EXIT_USAGE
-    if args.input_file is not None:
-        try:
-            with open(args.input_file, "rb") as f:
-                # the file's bytes exactly: no newline translation; bytes that
-                # are not UTF-8 reach Lua as they are, as with --input
-                data = f.read(MAX_INPUT_BYTES + 1)  # bounded: --input-file /dev/zero
-        except OSError as e:
-            print(f"runvil: cannot read {args.input_file}: {e.strerror or e}", file=sys.stderr)
-            return EXIT_USAGE
-        if len(data) > MAX_INPUT_BYTES:
-            print(f"runvil: {INPUT_TOO_BIG.format(path=args.input_file, limit=MAX_INPUT_BYTES)}", file=sys.stderr)
-            return EXIT_USAGE
-        input_text = data.decode("utf-8", "surrogateescape")
     try:
         live = None
         if sys.stderr.isatty():  # rich is imported for a terminal only
@@ -186,10 +148,8 @@ def _run_command(argv: list[str]) -> int:
             return usage_error(f"cannot use the workspace folder {args.workspace}: {e.strerror or e}", answer)
         answer = with_packs(answer, tools)
         workspace = tools.workspace.path
-    requests: list = []
-    schemas = schemas_of_packs(uses)
     try:
-        run = Run(prompt, input=input_text, bindings=bindings, packs=schemas, debug=args.debug,
+        run = Run(prompt, input=input_text, bindings=bindings, packs=schemas_of_packs(uses), debug=args.debug,
                   limits=limits, run_limits=run_limits)
     except PrepareError as e:
         return usage_error(str(e), answer)
@@ -207,21 +167,130 @@ def _run_command(argv: list[str]) -> int:
         return usage_error(f"cannot write the recorded world {args.record}: {e.strerror or e}", answer)
     answering = answer if recorder is None else recorder.wrap(answer, input_text, bindings)
     answering = meter = UsageMeter(answering)  # usage for --json and the closing line
+    if not args.script:  # a real server may ignore the tools it is offered: said once
+        from .hints import WarnOnce
+
+        answering = WarnOnce(answering, sys.stderr)
     report_retries(answer, run)
     if live is not None:
         run.events.listeners.append(live.listen)
         answering = live.answerer(answering)
+    requests: list = []
     try:
         outcome = drive_closing(run, answering, answer, log, requests)
     finally:  # a failed run is recorded too: its failure is part of the world
         if recorder is not None:
             write_record(args.record, recorder, made_record)
+    return report_run(args, prompt, run, outcome, meter, requests, live, errors)
+
+
+def read_arguments(argv: list[str]):
+    """`runvil run`'s arguments, or the exit status of a usage error."""
+    if len(argv) == 1 and not argv[0].startswith("-"):
+        # a lone prompt path, the common case, read without argparse: building
+        # the parser costs about 5 ms, a twentieth of a run on the echo model
+        return SimpleNamespace(prompt=argv[0], bind=[], **RUN_DEFAULTS)
+    try:
+        args = run_parser().parse_args(argv)
+    except SystemExit as e:
+        return EXIT_USAGE if e.code else EXIT_OK
+    from .outputs import clash, config_input
+
+    clashing = clash([("--log", args.log), ("--view", args.view), ("--record", args.record), ("--db", args.db)],
+                     [(f"the prompt {args.prompt}", args.prompt), (f"the world {args.script}", args.script),
+                      (f"the input file {args.input_file}", args.input_file), config_input(args.config)])
+    if clashing:
+        print(f"runvil: {clashing}", file=sys.stderr)
+        return EXIT_USAGE
+    return args
+
+
+def read_prompt(args, errors):
+    """The parsed prompt, or the exit status after saying why it is not."""
+    from ..prompt import ParseError, parse_file
+
+    try:
+        return parse_file(args.prompt)
+    except ParseError as e:
+        print(f"error[Parse]: {e}", file=errors)
+        from .diagnostics import show_parse_error  # for errors only: its patterns cost start-up
+
+        show_parse_error(e, errors)
+        if args.json:
+            _print_json({"ok": False, "result": None,
+                         "error": {"kind": "Parse", "message": str(e), "file": e.path, "line": e.line},
+                         "requests": [], "usage": NO_USAGE})
+        return EXIT_PARSE
+    except OSError as e:
+        print(f"runvil: cannot read {e.filename or args.prompt}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def run_input(args, stdin=None) -> str | None:
+    """The run's input (host.md): `--input`, else `--input-file` (`-` is
+    stdin), else stdin when it is a pipe or a regular file (a terminal,
+    /dev/null or a socket is not read; an empty one is no input); None
+    leaves the world's `input`. ValueError for a usage error."""
+    if args.input is not None and args.input_file is not None:
+        raise ValueError("--input and --input-file both give the run's input: pass one of them")
+    if args.input is not None:
+        return args.input
+    stdin = sys.stdin if stdin is None else stdin
+    if args.input_file == "-":
+        data = _read_bounded(_binary(stdin), "--input-file -")
+    elif args.input_file is not None:
+        try:
+            with open(args.input_file, "rb") as f:
+                data = _read_bounded(f, f"--input-file {args.input_file}")
+        except OSError as e:
+            raise ValueError(f"cannot read {args.input_file}: {e.strerror or e}") from None
+    elif piped(stdin):
+        data = _read_bounded(_binary(stdin), "stdin")
+        if not data:
+            return None  # `runvil run p.md < /dev/null`-like: an empty pipe gives no input
+    else:
+        return None
+    # the bytes exactly: no newline translation; bytes that are not UTF-8
+    # reach Lua as they are, as with --input
+    return data.decode("utf-8", "surrogateescape")
+
+
+def piped(stdin) -> bool:
+    """Whether stdin is a pipe or a regular file (not a terminal, not
+    /dev/null, not a socket): what `echo text | runvil run p.md` gives."""
+    import stat
+
+    if sys.platform in ("emscripten", "wasi"):  # the browser's stdin is no pipe a user set up
+        return False
+    try:
+        mode = os.fstat(stdin.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):  # no real stdin (closed, or a test's stand-in)
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
+
+
+def _binary(stream):
+    return getattr(stream, "buffer", stream)
+
+
+def _read_bounded(f, what: str) -> bytes:
+    """At most MAX_INPUT_BYTES from f (bounded: --input-file /dev/zero)."""
+    data = f.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise ValueError(INPUT_TOO_BIG.format(what=what, limit=MAX_INPUT_BYTES))
+    return data
+
+
+def report_run(args, prompt, run, outcome, meter, requests: list, live, errors) -> int:
+    """Prints the run's end (host.md): the result or `--json`'s object on
+    stdout; the error line, its picture and its `help:` lines on stderr;
+    then writes the viewer page and the database row asked for."""
     if args.json:
         _print_json(
             {
                 "ok": outcome.ok,
                 "result": outcome.result,
-                "error": error_json(prompt, outcome.error, run.events.events) if outcome.error is not None else None,
+                "error": None if outcome.error is None else error_json(prompt, outcome.error, run.events.events, run),
                 "requests": requests,
                 "usage": meter.as_json(),
             }
@@ -246,8 +315,10 @@ def _run_command(argv: list[str]) -> int:
     if not outcome.ok:
         print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=errors)
         from .diagnostics import show_run_error
+        from .hints import help_lines, write_help
 
         show_run_error(prompt, outcome.error, run.events.events, errors)
+        write_help(errors, help_lines(prompt, outcome.error, run))
     if live is not None:
         live.closing(meter.closing_line())
     if not stored:
@@ -265,12 +336,15 @@ def prompt_bytes(path: str, prompt) -> bytes:
         return "\n".join(prompt.source_lines).encode("utf-8", "surrogateescape")
 
 
-def error_json(prompt, error, events) -> dict:
-    """`--json`'s error: the run error's fields, and where it happened
-    (`file`, `line`, `section`) when that is known."""
+def error_json(prompt, error, events, run=None) -> dict:
+    """`--json`'s error: the run error's fields, where it happened (`file`,
+    `line`, `section`) when that is known, and `help`, the hints the
+    `help:` lines give, when there are any."""
     from .diagnostics import error_place
+    from .hints import help_lines
 
-    return {**error.as_json(), **error_place(prompt, error, events)}
+    hints = help_lines(prompt, error, run)
+    return {**error.as_json(), **error_place(prompt, error, events), **({"help": hints} if hints else {})}
 
 
 def write_record(path: str, recorder, made: bool) -> None:

@@ -51,6 +51,7 @@ from .structure import MESSAGE
 NOT_A_MAPPING = "the frontmatter must be a mapping of keys, got {raw}"
 MISSING_KEY = "missing required key '{key}'"
 UNKNOWN_KEY = "unknown key '{key}' (only keys starting with 'x-' may be added)"
+DID_YOU_MEAN = "; did you mean '{name}'?"  # after UNKNOWN_KEY or UNKNOWN_OPTION, when a name is close
 DUPLICATE_KEY = "duplicate key '{key}'"
 BAD_NAME = "name must be lowercase letters, digits and '-', got {raw}"
 BAD_DESCRIPTION = "description must be a non-empty string, got {raw}"
@@ -253,7 +254,8 @@ class _Checker:
                 if checked is not _BAD:
                     fields[key] = checked
             else:
-                self.fail(knode, UNKNOWN_KEY.format(key=self.key_text(key, knode)))
+                self.fail(knode, UNKNOWN_KEY.format(key=self.key_text(key, knode))
+                          + did_you_mean(key, (*REQUIRED, *OPTIONAL)))
         for key in REQUIRED:
             if key not in present:
                 self.fail(None, MISSING_KEY.format(key=key))
@@ -342,7 +344,8 @@ class _Checker:
         ok = True
         for option, knode, vnode in self.pairs(node):
             if option not in ROLE_OPTIONS:
-                self.fail(knode, UNKNOWN_OPTION.format(role=role, option=self.key_text(option, knode)))
+                self.fail(knode, UNKNOWN_OPTION.format(role=role, option=self.key_text(option, knode))
+                          + did_you_mean(option, ROLE_OPTIONS))
                 ok = False
                 continue
             v = self.value(vnode)
@@ -365,6 +368,16 @@ class _Checker:
 
 
 _BAD = object()
+
+
+def did_you_mean(name, names) -> str:
+    """`; did you mean 'models'?` for a misspelt key (`modles`), else ""."""
+    if not isinstance(name, str):
+        return ""
+    import difflib  # here: only a refused key pays for it
+
+    close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.6)
+    return DID_YOU_MEAN.format(name=close[0]) if close else ""
 
 
 def _finite_number(v) -> bool:

@@ -12,13 +12,16 @@ from runvil.engine import models
 from runvil.engine.conversation import compaction, compose, loop, messages, records, replace, rounds, views
 
 ROOT = Path(__file__).resolve().parents[2]
-SPEC = ROOT.parent / "shared" / "spec" / "conversations.md"
+# the spec beside the repo, or beside the folder of its worktrees
+SPEC = next((p for p in (ROOT.parent / "shared" / "spec" / "conversations.md",
+                         ROOT.parent.parent / "shared" / "spec" / "conversations.md") if p.exists()),
+            ROOT.parent / "shared" / "spec" / "conversations.md")
 MODULES = (records, messages, views, replace, compaction, loop, compose, rounds, models)
 # texts the chapter leaves to us (spec/runvil.md §12 or our own wording)
 NOT_IN_CHAPTER = {"REJECTED", "UNREACHABLE", "RAW_MODEL_CONTEXT", "H_RECEIVER", "USER_SEPARATOR", "SYSTEM_SEPARATOR",
                   "META_LIMIT", "ROLES", "FIELDS", "OVERFLOW_PHRASES", "EXHAUSTED", "DETAIL", "REASONING_IGNORED", "EMPTY_FALLBACK",
                   "MISSING_MODEL", "SYSTEM_PARTS", "TRUNCATED_TOOL_ROUND",
-                  "DID_NOT_SHRINK", "STILL_OVERFLOWS", "COMPACTOR_AT"}  # issue 27: a compactor named
+                  "COMPACTOR_AT"}  # a help line names the compactor
 
 
 def texts():

@@ -481,22 +481,22 @@ def build(n):
 def test_speed_10k_messages():
     msgs = build(10_000)
     cache = ByteCache()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     cold = estimate(msgs, cache)
-    t1 = time.perf_counter()
+    t1 = time.process_time()
     # a freshly composed list of the same records, plus one appended message
     fresh = [dict(m) for m in msgs] + [user("one more")]
-    t2 = time.perf_counter()
+    t2 = time.process_time()
     warm = estimate(fresh, cache)
-    t3 = time.perf_counter()
+    t3 = time.process_time()
     assert warm == estimate(msgs + [user("one more")])
     assert cold == estimate(msgs)
     a = Anchor(cache)
     a.measured("m", fresh, {"prompt_tokens": 1000, "completion_tokens": 10})
     request = [dict(m) for m in fresh] + [assistant("r"), user("again")]
-    t4 = time.perf_counter()
+    t4 = time.process_time()
     anchored = a.count("m", request)
-    t5 = time.perf_counter()
+    t5 = time.process_time()
     assert anchored == 1010 + estimate([user("again")])
     print(f"\ncold {1e3 * (t1 - t0):.2f} ms, warm+1 {1e3 * (t3 - t2):.2f} ms, anchored {1e3 * (t5 - t4):.2f} ms")
-    assert t3 - t2 < 2 and t5 - t4 < 2  # generous: a loaded machine
+    assert t3 - t2 < 2 and t5 - t4 < 2  # CPU seconds: a loaded machine does not stretch them

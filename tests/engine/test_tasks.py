@@ -247,7 +247,9 @@ def test_the_round_cap_error_is_kept_when_a_started_task_is_abandoned():
     got = run_case({"prompt": src, "world": {"replies": {"writer": [
         {"tool_calls": [call("c1", "task", section="Slow")]}]}}})
     assert got["error"] == {"kind": "Tool", "message": "tool-call loop did not converge",
-                            "file": "prompt.md", "line": 16, "section": "Main"}  # the models.loop() line
+                            "file": "prompt.md", "line": 16, "section": "Main",  # the models.loop() line
+                            "help": ["section `Main` reached the round cap, max_tool_iterations = 1: raise it in "
+                                     "the frontmatter (at most 1000), or ask the model to answer in fewer tool rounds"]}
 
 
 def test_bad_arguments_and_unknown_ids():

@@ -88,6 +88,7 @@ class ChatServer(LoopbackServer):
         self.requests: list[dict] = []
         self.listing: dict[str, object] = {}
         self.gets: list[dict] = []
+        self.gates_timed_out = 0  # Events of a stream that were never set: waited out their 2 s
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -168,7 +169,8 @@ class ChatServer(LoopbackServer):
         h.wfile.flush()
         for c in r.chunks:
             if isinstance(c, threading.Event):
-                c.wait(2.0)
+                if not c.wait(2.0):
+                    self.gates_timed_out += 1
                 continue
             if isinstance(c, (int, float)):
                 self._wait(c)

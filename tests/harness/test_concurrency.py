@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 
 import pytest
 
@@ -90,18 +89,15 @@ def test_five_slow_fetches_of_one_batch_overlap(tmp_path, servers):
     urls = [web.url(f"/slow?n={i}") for i in range(5)]
     chat.reply(stream(chunk({"role": "assistant", "tool_calls": fetch_calls(urls)}), chunk({}, finish="tool_calls")),
                text_stream("fetched"))
-    t0 = time.monotonic()
     code, out = run_cli(tmp_path, chat)
-    elapsed = time.monotonic() - t0
     assert (code, out["ok"], out["result"]) == (0, True, "fetched")
     slow = [h for h in web.hits if h["path"].startswith("/slow")]
     assert len(slow) == 5
-    first_start, last_start = min(h["start"] for h in slow), max(h["start"] for h in slow)
-    last_end = max(h["end"] for h in slow)
-    # one after another they take 1.5 s; at once, about 0.3 s
-    assert last_start - first_start < 0.25, [h["start"] - first_start for h in slow]
-    assert last_end - first_start < 1.0
-    assert elapsed < 5.0
+    # at once: every fetch had started before the first one ended (one after
+    # another, each would start after the one before it ended); no wall-clock
+    # bound, which a loaded machine stretches
+    first_end = min(h["end"] for h in slow)
+    assert all(h["start"] < first_end for h in slow), [(h["start"], h["end"]) for h in slow]
     tool_records = [m for m in out["requests"][1]["messages"] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_records] == [f"call_{i}" for i in range(5)]  # the model's order
     assert [m["content"].strip() for m in tool_records] == [f"slow page {i}" for i in range(5)]

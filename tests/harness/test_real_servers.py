@@ -197,7 +197,9 @@ def test_done_without_a_finish_reason_names_the_interrupted_stream(tmp_path, cap
         "kind": "Completion",
         "message": "the model backend ended the reply stream without finishing the reply (no finish reason; "
                    "llama.cpp's server does this when another request interrupts a reply)",
-        "partial": "The capital of", "file": str(tmp_path / "p.md"), "line": 23, "section": "Ask"}
+        "partial": "The capital of", "file": str(tmp_path / "p.md"), "line": 23, "section": "Ask",
+        "help": ["start llama.cpp's server with --interrupt_requests False, so that it serves concurrent requests "
+                 "one after the other"]}
     (partial,) = [e for e in events if e["type"] == "model_reply_partial"]
     assert partial["text"] == "The capital of"
     assert len(server.requests) == 1

@@ -36,12 +36,36 @@ def test_a_failed_turn_is_reported_and_taken_back(tmp_path, monkeypatch, capsys)
     world = {"replies": [{"text": "hi"}, {"error": {"status": 500, "body": "down"}}, {"text": "back"}]}
     code, events = chat(tmp_path, monkeypatch, ["hello", "broken", "again"], world)
     out = capsys.readouterr()
-    assert code == 0
+    assert code == 1  # piped: a script learns that a turn got no reply; the later turns still ran
     assert out.out == "hi\nback\n"
     assert "error: the model backend rejected the request (status 500)" in out.err
     last = [e for e in events if e["type"] == "chat"][-1]
     # the failed turn is gone: the third request adds only the new turn
     assert (last["start"], last["messages"]) == (3, [{"role": "user", "content": "again"}])
+
+
+def test_the_chat_says_its_model_and_answers_help_itself(tmp_path, monkeypatch, capsys):
+    world = {"models": {"chat": {"model": "tiny", "context": 4096}}, "replies": [{"text": "hi"}]}
+    code, events = chat(tmp_path, monkeypatch, ["/help", "/model", "hello", "/exit", "never sent"], world)
+    out = capsys.readouterr()
+    assert (code, out.out) == (0, "hi\n")
+    err = out.err.splitlines()
+    assert err[0] == "runvil chat: talking to tiny (the scripted world), context 4096"
+    assert err[1:5] == ["/help    this list", "/model   which model the chat talks to",
+                        "/exit    end the chat (as Ctrl-D)", "any other line is a message to the model"]
+    assert err[5] == "talking to tiny (the scripted world), context 4096"
+    sent = [e for e in events if e["type"] == "chat"]
+    assert [m["content"] for e in sent for m in e["messages"]] == ["hello"]  # no command reached the model
+
+
+def test_the_echo_model_is_named_as_such(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RUNVIL_CONFIG", raising=False)
+    monkeypatch.setattr("sys.stdin", io.StringIO("hello\n"))
+    assert main(["chat"]) == 0
+    out = capsys.readouterr()
+    assert out.out == "echo: hello\n"
+    assert "runvil chat: talking to echo (offline: its reply is your message), context " in out.err
 
 
 def test_a_long_chat_is_summarized_instead_of_failing(tmp_path, monkeypatch, capsys):

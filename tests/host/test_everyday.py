@@ -132,10 +132,11 @@ def test_a_prose_fill_error_names_its_section_and_line(tmp_path, cli):
                                        "\n\n```lua\nreturn prose\n```\n")
     code, out, err = cli("run", p)
     assert code == 1
-    assert err.endswith("error[Lua]: global `var.plann` is nil\n  --> p.md:18 (section `Plan`)\n")
+    assert err.endswith("error[Lua]: global `var.plann` is nil\n  --> p.md:18 (section `Plan`)\n"
+                        "help: did you mean `var.plan`? (set: plan)\n")
     code, out, err = cli("run", p, "--json")
     assert json.loads(out)["error"] == {"kind": "Lua", "message": "global `var.plann` is nil", "file": "p.md",
-                                       "line": 18, "section": "Plan"}
+                                       "line": 18, "section": "Plan", "help": ["did you mean `var.plan`? (set: plan)"]}
 
 
 def test_a_lua_error_in_the_h1_body_has_no_section(tmp_path, cli):

@@ -102,14 +102,14 @@ def audit(name: str, f, lists: list, state: LuaState) -> list[str]:
     problems = []
     for args in lists:
         state.reset_limits()
-        started = time.monotonic()
+        started = time.process_time()  # CPU time: a loaded machine stretches only the wall clock
         try:
             r = LC.calln(pcall, f, *args)
         except Exception as e:  # the point of the audit: nothing escapes pcall
             problems.append(f"{name}{show(args)}: {type(e).__name__}: {e}"[:300])
             continue
-        if time.monotonic() - started > 5:
-            problems.append(f"{name}{show(args)}: took {time.monotonic() - started:.1f} s")
+        if time.process_time() - started > 5:
+            problems.append(f"{name}{show(args)}: took {time.process_time() - started:.1f} s of CPU")
         if r and r[0] is False and type(r[1]) is str and "internal error" in r[1]:
             problems.append(f"{name}{show(args)}: {r[1]}"[:300])
     return problems

@@ -194,6 +194,6 @@ def test_the_expected_outputs_are_lua_5_4s(name, tmp_path):
 
 def test_unbounded_coroutine_nesting_stops_at_once():
     # issue 12: it "runs for 86 s and ends in can't start new thread"
-    start = time.monotonic()
+    start = time.process_time()  # CPU time, which a loaded machine does not stretch
     assert ours(WRAP_NESTING, "=input").endswith("C stack overflow\n")
-    assert time.monotonic() - start < 20  # generous: a loaded machine
+    assert time.process_time() - start < 20

@@ -209,7 +209,7 @@ def test_finished_coroutines_leave_nothing_behind():
 def test_a_hundred_thousand_suspended_coroutines():
     # issue 10: "100,000 coroutines (can't start new thread at ~32,000)"
     st = LuaState(stdout=lambda s: None)
-    start = time.monotonic()
+    start = time.process_time()  # CPU time, which a loaded machine does not stretch
     (n,) = st.execute(
         """
         local cos = {}
@@ -225,7 +225,7 @@ def test_a_hundred_thousand_suspended_coroutines():
     )
     assert n == 100000
     st.close()
-    assert time.monotonic() - start < 120  # generous: a loaded machine
+    assert time.process_time() - start < 120
 
 
 def test_resume_yield_pair_is_cheap():

@@ -43,7 +43,7 @@ REFUSED = [
     # required keys and their types
     (["name: t2"], "duplicate key 'name'", 5),
     (["foo: 1"], "unknown key 'foo' (only keys starting with 'x-' may be added)", 5),
-    (["Name: t"], "unknown key 'Name' (only keys starting with 'x-' may be added)", 5),
+    (["Name: t"], "unknown key 'Name' (only keys starting with 'x-' may be added); did you mean 'name'?", 5),
     (["1: t"], "unknown key '1' (only keys starting with 'x-' may be added)", 5),
     # models
     (["models: [writer]"], "models must be a mapping of role names to options, got [writer]", 5),

@@ -61,10 +61,10 @@ def test_a_billion_laughs_is_refused_quickly():
     lines = ['x-a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
     for prev, name in zip("abcdefghi", "bcdefghij"):
         lines.append(f"x-{name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]")
-    start = time.monotonic()
+    start = time.process_time()  # CPU time, which a loaded machine does not stretch
     e = only_error(fm(*lines))
     assert e.message == FM + f"the YAML holds more than {MAX_NODES} nodes (an alias counts as the nodes it names)"
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
 
 
 def test_an_alias_inside_its_own_node_is_refused():
@@ -100,9 +100,9 @@ def test_a_block_over_the_size_limit_is_a_named_lua_parse_error():
 def _check_seconds(blocks: int) -> float:
     salt = os.urandom(8).hex()  # fresh code each time: no compile cache helps
     body = "# T\n" + "".join(f"\n## S{i}\n\n```lua\nlocal x = {i} -- {salt}\n```\n" for i in range(blocks))
-    start = time.monotonic()
+    start = time.process_time()  # CPU time: the ratio holds on a loaded machine too
     assert check_text(doc(body), "p.md") == []
-    return time.monotonic() - start
+    return time.process_time() - start
 
 
 def test_many_blocks_check_in_linear_time():
@@ -126,10 +126,10 @@ def test_a_long_field_chain_parses_in_linear_time():
     from runvil.lua.runtime.contexts import run_lua
     from runvil.lua.syntax.parser import parse
 
-    start = time.monotonic()
+    start = time.process_time()  # the whole process's CPU time: the parse runs on a thread of its own
     chunk = run_lua(lambda: parse("local t = {} return t" + ".a" * 40_000, "=x"))
     assert chunk.body.stmts
-    assert time.monotonic() - start < 10  # was quadratic: 47 s with the compile
+    assert time.process_time() - start < 10  # was quadratic: 47 s with the compile
 
 
 def test_digits_past_int64_in_a_reference_read_a_float_key():

@@ -40,8 +40,8 @@ sorted 3,2,1
 nested inner deep!
 done true end after 2 resumes
 """
-#: `runvil check examples/hello.md`: no output, status 0
-CHECKED = (0, "", "")
+#: `runvil check examples/hello.md`: its summary line, status 0
+CHECKED = (0, "ok: 1 file, 0 warnings\n", "")
 RECURSION = "local function f(n) return 1 + f(n + 1) end "
 #: the %%runvil magic's core (JupyterLite's own bundle is out of reach here)
 NOTEBOOK_CELL = """

@@ -4,7 +4,8 @@ robustness tests' subprocess: one interpreter start for many cases.
 Reads a JSON list of argv lists on stdin; for each, calls the CLI's `main`
 with stdout and stderr captured through strict UTF-8 text streams (as a
 real terminal's would be), and writes one JSON line per case to the real
-stdout: `rc`, the ends of `out` and `err`, `seconds`, and `json_ok` (for
+stdout: `rc`, the ends of `out` and `err`, `seconds` (CPU seconds: a
+loaded machine stretches the wall clock, not the work), and `json_ok` (for
 `--json`: stdout is one valid JSON object).
 """
 
@@ -25,7 +26,7 @@ def run_case(argv: list[str]) -> dict:
     err = io.TextIOWrapper(err_bytes, encoding="utf-8", errors="backslashreplace", write_through=True)
     real = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = out, err
-    start = time.monotonic()
+    start = time.process_time()
     try:
         rc = main(argv)
     except SystemExit as e:
@@ -34,7 +35,7 @@ def run_case(argv: list[str]) -> dict:
         rc = f"raised {type(e).__name__}: {e}"
     finally:
         sys.stdout, sys.stderr = real
-    seconds = time.monotonic() - start
+    seconds = time.process_time() - start
     stdout = out_bytes.getvalue()
     stderr = err_bytes.getvalue().decode("utf-8", "replace")
     json_ok = None

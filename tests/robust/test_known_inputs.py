@@ -151,7 +151,9 @@ def test_each_configured_limit_stops_its_runaway(tmp_path):
     results = assert_robust(cases, tmp_path, files.texts)
     for (_, _, message), result in zip(RUNAWAYS, results):
         assert result["rc"] == 1
-        assert result["err"].rstrip("\n").endswith(message)
+        error_line = [line for line in result["err"].splitlines() if line.startswith("error[")][-1]
+        assert error_line.endswith(message)
+        assert "help: a longer budget is set by [limits] " in result["err"]  # the key that raises it
         assert result["seconds"] < 1 + 2 + 3
 
 

@@ -21,29 +21,25 @@ COMPACT_RUNNING = "models.compact cannot start while a loop or a compactor is ru
 CLEAR_OUTSIDE = (
     "compactors.clear works only inside a compactor; empty messages with models.compact(compactors.clear, reason)"
 )
-# After an overflow ("The rules a compaction must pass"): the spec's message,
-# then which compactor failed the size rules (issue 27: an error names its place)
-DID_NOT_SHRINK = ("{exhausted}; the compactor {compactor} did not shrink the list (estimated {before} tokens "
-                  "before it ran, {after} after)")
-STILL_OVERFLOWS = "{exhausted}; the list the compactor {compactor} left overflowed again"
 COMPACTOR_AT = "defined at {where}"  # a Lua function: where its `function` is
 
 
-def exhausted(reason: str, message: str | None = None) -> LuaError:
-    """A context_exhausted error value for a reason (a Python string)."""
-    return engine_error("context_exhausted", message or exhausted_message(reason), reason=reason)
+def exhausted(reason: str, facts: dict | None = None) -> LuaError:
+    """A context_exhausted error value for a reason (a Python string). Its
+    message is the spec's, always: what the Host adds goes in `facts`."""
+    return engine_error("context_exhausted", exhausted_message(reason), facts, reason=reason)
 
 
 def did_not_shrink(reason: str, compactor, before: int, after: int) -> LuaError:
     """context_exhausted for a compacted list whose estimate is not below
-    the overflowed one's: the spec's message, naming the compactor."""
-    return exhausted(reason, DID_NOT_SHRINK.format(exhausted=exhausted_message(reason), compactor=named(compactor),
-                                                   before=before, after=after))
+    the overflowed one's ("The rules a compaction must pass"); the Host
+    names the compactor and the two estimates on a help line."""
+    return exhausted(reason, {"compactor": named(compactor), "before": before, "after": after})
 
 
 def still_overflows(reason: str, compactor) -> LuaError:
     """context_exhausted for a retried round that overflowed again."""
-    return exhausted(reason, STILL_OVERFLOWS.format(exhausted=exhausted_message(reason), compactor=named(compactor)))
+    return exhausted(reason, {"compactor": named(compactor), "overflowed_again": True})
 
 
 def named(compactor) -> str:

@@ -13,7 +13,7 @@ exit; anything else is an empty_model_reply.
 from __future__ import annotations
 
 from ..effects import ModelFailure, ToolCall, ToolDropped, ToolFailure, ToolResult
-from ..errors import engine_error, names_hint, raise_lua
+from ..errors import add_facts, engine_error, names_hint, raise_lua
 from ..luajson import NotJSON, encode_compact, from_json, record_views, to_json
 from ..strings import from_lua_str
 from ..tasks import deliver_notices, run_task_tool
@@ -31,8 +31,9 @@ TRUNCATING = ("length", "content_filter")
 
 
 class _Overflow(Exception):
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, facts: dict):
         self.reason = reason
+        self.facts = facts  # what the Host says under a context_exhausted that ends the run
 
 
 def run_loop(vm, handle_role: str | None, compactor):
@@ -64,18 +65,22 @@ def run_loop(vm, handle_role: str | None, compactor):
                         run.events.emit("model_turn_failed", vm.execution_id, vm.section, origin="chat",
                                         reason="precheck", tokens=tokens, window=window,
                                         start=start, messages=added)  # what the refused request added
-                        raise _Overflow("precheck")
+                        raise _Overflow("precheck", {"estimate": tokens, "window": window, "model": model,
+                                                     "reserve": output_reserve(window, max_tokens)})
                     report_chat(vm, messages, precheck={"tokens": tokens, "window": window,
                                                          "reserve": output_reserve(window, max_tokens)})
                     answer = yield from send_round(vm, role, messages, tools, "chat")
                     if isinstance(answer, ModelFailure) and is_overflow(answer):
-                        raise _Overflow("provider")
+                        raise _Overflow("provider", {"server": answer.stream_error or answer.body,
+                                                     **(answer.facts or {}), "model": model, "window": window})
                 except _Overflow as o:
                     reason = o.reason
                     if retried:
                         # the retry overflowed again: back to before the compaction
                         vm.messages.records[:] = before_compaction
-                        raise still_overflows(reason, compactor) from None
+                        error = still_overflows(reason, compactor)
+                        add_facts(error, "context_exhausted", o.facts)
+                        raise error from None
                     before_compaction = list(vm.messages.records)
                     overflowed = estimate(messages)
 
@@ -87,7 +92,11 @@ def run_loop(vm, handle_role: str | None, compactor):
                             if after >= overflowed:
                                 raise did_not_shrink(reason, compactor, overflowed, after)
 
-                    yield from run_compactor(vm, compactor, reason, rules)
+                    try:
+                        yield from run_compactor(vm, compactor, reason, rules)
+                    except BaseException as e:
+                        add_facts(e, "context_exhausted", o.facts)
+                        raise
                     retried = True
                     continue
                 break
@@ -106,7 +115,8 @@ def run_loop(vm, handle_role: str | None, compactor):
                 vm.messages.records.extend(tool_records)
                 answered_tool = True
                 if rounds >= cap:
-                    raise engine_error("tool_loop_exhausted", NOT_CONVERGED)
+                    raise engine_error("tool_loop_exhausted", NOT_CONVERGED,
+                                       {"max_tool_iterations": cap, "section": vm.section})
                 continue
             if not answer.empty:
                 vm.messages.records.append(Record("assistant", answer.text))

@@ -180,7 +180,7 @@ def failure_message(f: ModelFailure) -> str:
 
 def failure_error(f: ModelFailure):
     """The error a failed round raises when it is not a context overflow."""
-    return engine_error("internal", failure_message(f), status=f.status, partial=f.partial or None)
+    return engine_error("internal", failure_message(f), f.facts, status=f.status, partial=f.partial or None)
 
 
 def is_overflow(f: ModelFailure) -> bool:

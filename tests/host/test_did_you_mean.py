@@ -1,0 +1,107 @@
+"""A misspelt name is answered with the name meant: frontmatter keys and
+role options, config keys (with their line), `default_model` and `[bind]`
+models, command-line options and commands, conformance case keys; a file
+that is not there is said in runvil's words, not Python's."""
+
+from __future__ import annotations
+
+import pytest
+
+from runvil.host.cases import CaseError, read_case_file
+from runvil.host.cli import main
+
+HEAD = "---\nname: t\ndescription: A test prompt.\nrunvil: 0\n{fm}---\n\n# T\n"
+
+
+@pytest.fixture
+def cli(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RUNVIL_CONFIG", raising=False)
+
+    def run(*argv):
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def test_a_misspelt_frontmatter_key_and_role_option(cli, tmp_path):
+    (tmp_path / "a.md").write_text(HEAD.format(fm="modles:\n  writer: {}\n"), encoding="utf-8")
+    (tmp_path / "b.md").write_text(HEAD.format(fm="models:\n  writer: {temprature: 0.2}\n"), encoding="utf-8")
+    code, out, err = cli("run", "a.md")
+    assert code == 3
+    assert err == ("error[Parse]: a.md:5: invalid frontmatter: unknown key 'modles' (only keys starting with 'x-' "
+                   "may be added); did you mean 'models'?\n")
+    code, out, err = cli("run", "b.md")
+    assert err == ("error[Parse]: b.md:6: invalid frontmatter: models.writer: unknown option 'temprature'; "
+                   "did you mean 'temperature'?\n")
+
+
+CONFIG = """\
+default_model = "local/small"
+
+[providers.local]
+base_url = "http://127.0.0.1:9/v1"
+{provider}
+[models."local/small"]
+provider = "local"
+context = 8192
+{model}
+[limits]
+{limits}
+"""
+
+
+@pytest.mark.parametrize("fill, said", [
+    ({"limits": "block_step = 5"}, "c.toml:11: unknown key 'limits.block_step'; did you mean 'block_steps'?"),
+    ({"provider": "timout = 3"}, "c.toml:5: unknown key 'providers.local.timout'; did you mean 'timeout'?"),
+    ({"model": "contxt = 3"}, "c.toml:9: unknown key 'models.\"local/small\".contxt'; did you mean 'context'?"),
+])
+def test_a_misspelt_config_key_names_its_line_and_the_key_meant(cli, tmp_path, fill, said):
+    (tmp_path / "c.toml").write_text(CONFIG.format(**{"provider": "", "model": "", "limits": "", **fill}),
+                                     encoding="utf-8")
+    (tmp_path / "p.md").write_text(HEAD.format(fm=""), encoding="utf-8")
+    code, out, err = cli("run", "p.md", "--config", "c.toml")
+    assert (code, err) == (2, f"runvil: {said}\n")
+
+
+def test_a_misspelt_default_model(cli, tmp_path):
+    (tmp_path / "c.toml").write_text(CONFIG.format(provider="", model="", limits="").replace(
+        'default_model = "local/small"', 'default_model = "local/smal"'), encoding="utf-8")
+    (tmp_path / "p.md").write_text(HEAD.format(fm=""), encoding="utf-8")
+    code, out, err = cli("run", "p.md", "--config", "c.toml")
+    assert (code, err) == (2, "runvil: c.toml:1: default_model: unknown model 'local/smal' (no "
+                              "[models.\"local/smal\"] table); did you mean 'local/small'?\n")
+
+
+def test_misspelt_options_and_commands(cli, tmp_path):
+    (tmp_path / "p.md").write_text(HEAD.format(fm=""), encoding="utf-8")
+    code, out, err = cli("run", "p.md", "--jsn", "--scirpt=w.yaml")
+    assert code == 2
+    assert err.splitlines()[-1] == ("runvil run: error: unrecognized arguments: --jsn --scirpt=w.yaml "
+                                    "(did you mean '--json', '--script'?)")
+    code, out, err = cli("rnu", "p.md")
+    assert code == 2 and err.splitlines()[0] == "runvil: unknown command 'rnu' (did you mean 'run'?)"
+    code, out, err = cli("models", "--jsno")
+    assert code == 2 and err.splitlines()[-1].endswith("(did you mean '--json'?)")
+    code, out, err = cli("lua", "--cpuu", "3", "-e", "print(1)")
+    assert (code, err) == (2, "runvil: unrecognized option '--cpuu' (did you mean '--cpu'? runvil lua --help lists "
+                              "the options)\n")
+    code, out, err = cli("chek", "p.md")
+    assert code == 2 and err.splitlines()[0] == "runvil: unknown command 'chek' (did you mean 'check'?)"
+
+
+def test_a_misspelt_case_key(tmp_path):
+    case = tmp_path / "c.yaml"
+    case.write_text("- name: x\n  prompt: |\n    a\n    b\n  expct: {ok: true}\n", encoding="utf-8")
+    with pytest.raises(CaseError) as e:
+        read_case_file(case)
+    assert str(e.value) == (f"{case}: case 1: unknown key 'expct' (did you mean 'expect'?); a case has name, spec, "
+                            "prompt, world, input, expect")
+
+
+def test_a_missing_world_file_is_said_in_words(cli, tmp_path):
+    (tmp_path / "p.md").write_text(HEAD.format(fm=""), encoding="utf-8")
+    code, out, err = cli("run", "p.md", "--script", "nope.yaml")
+    assert (code, err) == (2, "runvil: the scripted world nope.yaml does not exist\n")
