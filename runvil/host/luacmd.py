@@ -130,56 +130,18 @@ def arg_table(command_line: list[str], script_at: int | None) -> LuaTable:
     return arg
 
 
-def open_require(state: LuaState, folder: str) -> None:
-    """`require(name)` for the modules beside the script (the current folder
-    for -e and the REPL): `a.b` loads `a/b.lua`, runs it once with the name
-    as its argument, and keeps its value in `package.loaded`, as the prompt
-    VMs' require does."""
-    from ..lua.api import ArgError, builtin, caller_where, lua_error
+def open_require(state: LuaState, folder: str | None) -> None:
+    """`package` and `require` as Lua 5.4's: with a folder (the script's,
+    or the current one for -e and the REPL), the sandbox's templates
+    `./?.lua;./?/init.lua` inside it and nowhere else; with None (`--allow
+    all`), lua5.4's own paths, relative to the current directory."""
+    from ..lua.api import ModuleFiles, open_package, package_defaults
 
-    base = os.path.abspath(folder)  # os.path, not pathlib: a `lua` start imports no more than it needs
-    loaded = LuaTable()
-    package = LuaTable()
-    package.set_str("loaded", loaded)
-    state.set_global("package", package)
-
-    def require(*args):
-        name = args[0] if args else None
-        if type(name) is not str:
-            raise ArgError(1, "require", f"string expected, got {_type(name)}", caller_where())
-        cached = loaded.get(name)
-        if cached is not None and cached is not False:
-            return cached
-        rel = name.encode("latin-1").decode("utf-8", "surrogateescape").replace(".", "/") + ".lua"
-        path = os.path.join(base, rel)
-        try:
-            found = os.path.isfile(path)
-        except (OSError, ValueError):  # a NUL in the name, a name too long for the file system
-            found = False
-        if not found:
-            lua_error(f"module '{name}' not found:\n\tno file '{to_lua(path)}'")
-        try:
-            with open(path, "rb") as f:
-                source = file_source(f.read())
-        except OSError as e:
-            lua_error(f"cannot read '{to_lua(path)}': {e.strerror}")
-        fn = state.load(source, "@" + to_lua(os.path.relpath(path)), cache=True)
-        results = state.call(fn, name, to_lua(path))
-        if results and results[0] is not None:
-            loaded.set(name, results[0])
-        value = loaded.get(name)
-        if value is None:
-            value = True
-            loaded.set(name, value)
-        return value
-
-    state.set_global("require", builtin(require))
-
-
-def _type(v) -> str:
-    from ..lua.api import type_name
-
-    return "no value" if v is None else type_name(v)
+    if folder is None:
+        path, cpath = package_defaults()
+        open_package(state, ModuleFiles(None), path, cpath, load_cache=True)
+    else:
+        open_package(state, ModuleFiles(folder), load_cache=True)
 
 
 def run_lua_command(chunks: list[str], file: str | None, script_args: list[str], interactive: bool = False,
