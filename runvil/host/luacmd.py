@@ -15,7 +15,7 @@ import sys
 from ..lua.api import Limits, LuaError, LuaState, LuaSyntaxError, LuaTable
 from ..lua.api import file_source
 from ..structs import replace
-from .luaoutput import STANDALONE_LIMITS, error_message, write_stdout
+from .luaoutput import ALL_GRANTS, STANDALONE_LIMITS, error_message, read_stdin_bytes, uncaught_report, write_stdout
 from .repl import INTERRUPTED, Console, Interrupt, compile_chunk, incomplete, show_values, to_lua
 
 HELP = """usage: runvil lua [options] [FILE [ARGS...]]
@@ -31,7 +31,11 @@ options:
   --script WORLD.yaml   with --prompt: answer model rounds from this scripted
                         world instead of the offline echo model
   --cpu SECONDS         the CPU time each chunk may use (default 10); 'off'
-                        lifts the limit for a long script
+                        lifts it and the step budget, for a long script
+  --allow LIST          open what the sandbox leaves out (comma-separated):
+                        io, os, debug, base (collectgarbage, dofile,
+                        loadfile), process (io.popen, os.execute), or all
+                        (every one, and require resolves as lua5.4's)
   -h, --help            show this help and exit
   --                    stop reading options
   FILE                  a Lua file to run ('-' reads stdin); ARGS go to `arg`
@@ -39,12 +43,13 @@ options:
 examples:
   runvil lua -e "print(string.format('%5.2f', math.pi))"
   runvil lua script.lua one two      arg[1] is "one"; require finds modules beside script.lua
-  runvil lua --prompt examples/hello.md   a REPL in a section of hello.md
+  runvil lua --allow all --cpu off test.lua   as `lua5.4 test.lua` would run it
 
 Exit status: 0 success; 1 an error in a chunk, or a FILE that cannot be
 opened (as `lua`); 2 an option it does not know."""
 
 BAD_CPU = "runvil: '--cpu' needs a positive number of seconds or 'off', got '{value}'"
+BAD_ALLOW = "runvil: '--allow' takes io, os, debug, base, process or all (comma-separated), got '{value}'"
 
 
 def lua_command(args: list[str]) -> int:
@@ -52,6 +57,7 @@ def lua_command(args: list[str]) -> int:
     chunks: list[str] = []
     interactive = False
     prompt = script = None
+    grants: set[str] = set()
     limits = STANDALONE_LIMITS
     i = 0
     while i < len(args):
@@ -59,7 +65,7 @@ def lua_command(args: list[str]) -> int:
         if a in ("-h", "--help"):
             print(HELP)
             return 0
-        if a in ("-e", "--prompt", "--script", "--cpu"):
+        if a in ("-e", "--prompt", "--script", "--cpu", "--allow"):
             if i + 1 >= len(args):
                 print(f"runvil: '{a}' needs argument", file=sys.stderr)
                 return 2
@@ -73,7 +79,16 @@ def lua_command(args: list[str]) -> int:
                 if seconds is False:
                     print(BAD_CPU.format(value=value), file=sys.stderr)
                     return 2
-                limits = replace(limits, cpu_seconds=seconds)
+                # off: no CPU limit and no step budget either
+                limits = replace(limits, cpu_seconds=seconds) if seconds else replace(limits, cpu_seconds=None, steps=None)
+            elif a == "--allow":
+                from ..lua.api import parse_grants
+
+                granted = parse_grants(value)
+                if type(granted) is str:
+                    print(BAD_ALLOW.format(value=granted), file=sys.stderr)
+                    return 2
+                grants |= granted
             else:
                 script = value
             i += 2
@@ -96,6 +111,9 @@ def lua_command(args: list[str]) -> int:
         if chunks or file is not None:
             print("runvil: --prompt opens a REPL; it takes no -e or FILE", file=sys.stderr)
             return 2
+        if grants:
+            print("runvil: --prompt takes no --allow: prompts never get grants", file=sys.stderr)
+            return 2
         from .promptrepl import prompt_repl
 
         return prompt_repl(prompt, script, limits)
@@ -103,7 +121,7 @@ def lua_command(args: list[str]) -> int:
         print("runvil: --script needs --prompt", file=sys.stderr)
         return 2
     return run_lua_command(chunks, file, args[i + 1 :], interactive, command_line=args,
-                           script_at=i if file is not None else None, limits=limits)
+                           script_at=i if file is not None else None, limits=limits, grants=grants)
 
 
 def cpu_seconds(value: str):
@@ -146,20 +164,23 @@ def open_require(state: LuaState, folder: str | None) -> None:
 
 def run_lua_command(chunks: list[str], file: str | None, script_args: list[str], interactive: bool = False,
                     command_line: list[str] | None = None, script_at: int | None = None,
-                    limits: Limits = STANDALONE_LIMITS) -> int:
+                    limits: Limits = STANDALONE_LIMITS, grants=frozenset()) -> int:
+    from ..lua.api import LuaExit, open_grants
+
     state = LuaState(stdout=write_stdout, allow_load=True, limits=limits)
     if command_line is None:
         command_line = [w for c in chunks for w in ("-e", c)] + ([file, *script_args] if file else [])
         script_at = 2 * len(chunks) if file is not None else None
     state.set_global("arg", arg_table(command_line, script_at))
+    open_grants(state, grants)
     folder = os.path.dirname(file) if file not in (None, "-") else "."
-    open_require(state, folder or ".")
+    open_require(state, None if ALL_GRANTS <= set(grants) else folder or ".")
     try:
         for code in chunks:  # the disk cache of compiled chunks serves -e and FILE
             state.call(state.load(code, "=(command line)", cache=True))
         if file is not None:
             if file == "-":
-                source = file_source(sys.stdin.buffer.read())
+                source = file_source(read_stdin_bytes())
                 name = "=stdin"
             else:
                 try:
@@ -175,17 +196,28 @@ def run_lua_command(chunks: list[str], file: str | None, script_args: list[str],
             state.call(fn, *script_args)
         if interactive or (file is None and not chunks):
             return repl(state)
+    except LuaExit as e:
+        return e.code
     except LuaSyntaxError as e:
         sys.stdout.flush()
         print(f"runvil: {e.value}", file=sys.stderr)
         return 1
     except LuaError as e:
         sys.stdout.flush()
-        print(f"runvil: {error_message(e.value)}", file=sys.stderr)
+        print(f"runvil: {uncaught_report(state, e, grants)}", file=sys.stderr)
         return 1
     finally:
-        sys.stdout.flush()
+        _flush_all()
+        state.close()
     return 0
+
+
+def _flush_all() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
 
 
 def repl(state: LuaState) -> int:
