@@ -102,6 +102,7 @@ class LuaState:
         self.cpu_spent = 0.0  # CPU seconds of this execution up to `_cpu_mark`
         self._cpu_mark = self._last_check = self._measured = time.process_time()
         self._unmeasured = 0  # steps since the resident size was read, at `_measured` (CPU time)
+        self.count_hook = None  # debug.sethook's count hook: (every so many steps, the hook)
         self.machine = Machine()  # bound to this state by its libraries' install
         self.ns = self._namespace()
         self.G.set_str("_G", self.G)
@@ -144,6 +145,8 @@ class LuaState:
     def _rearm(self):
         lim = self.limits.steps
         n = self._interval if lim is None else max(0, min(self._interval, lim - self.steps_used))
+        if self.count_hook is not None and n > self.count_hook[0]:
+            n = self.count_hook[0]
         if IN_PIECES and n > SMALL_STACK_STEPS:
             self._unarmed = n - SMALL_STACK_STEPS
             n = SMALL_STACK_STEPS
@@ -199,6 +202,8 @@ class LuaState:
                 self._steps[0] = 0
                 self._armed = 0
                 raise budget.exceeded()
+        if self.count_hook is not None:
+            self.count_hook[1]()
         self._rearm()
 
     def reset_limits(self) -> None:

@@ -22,6 +22,7 @@ from ..errors import BUILTIN_CODES, LUA_CODE, QUALNAMES, call_site, lua_frames, 
 from ..runtime import values as V
 from ..runtime.args import arg_error, check_int, opt_str, type_error
 from ..runtime.calls import call
+from ..runtime.helpers import call_handler
 from ..runtime.machine import RUNNING
 from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, Multi
@@ -64,6 +65,8 @@ def code_info(code) -> dict:
     last = max((lines[n] for _s, _e, n in code.co_lines() if n is not None and n < len(lines)), default=first)
     vararg = bool(code.co_flags & 4) and code.co_varnames[code.co_argcount] == "VA"
     ups = [v for v in code.co_freevars if lua_name(v) is not None]
+    if "_ENV" not in map(lua_name, ups) and {"_Gh", "_gget", "_gset"} & set(code.co_names):
+        ups.append("_ENV")  # globals are read through _ENV, an upvalue in Lua
     return {"source": source_of(chunk), "short_src": chunk, "what": "main" if first == 0 else "Lua",
             "linedefined": first, "lastlinedefined": 0 if first == 0 else last,
             "nparams": code.co_argcount, "isvararg": vararg or first == 0, "nups": len(ups)}
@@ -79,7 +82,30 @@ def current_line(frame) -> int:
 
 
 def levels(frame) -> list:
-    """The Lua levels from `frame` (level 0) outwards: their frames."""
+    """The Lua levels from `frame` (level 0) outwards: their frames. Under
+    xpcall's message handler, Lua's stack still holds the levels that
+    raised the error (the handler runs on top of them): they are found in
+    the error being handled, between the handler's levels and xpcall's."""
+    handler = frame
+    while handler is not None and handler.f_code is not _HANDLER_CODE:
+        handler = handler.f_back
+    if handler is not None:
+        error = sys.exc_info()[1]
+        tb = getattr(error, "__traceback__", None)
+        if tb is not None:
+            while tb.tb_next is not None:
+                tb = tb.tb_next
+            above = set()
+            f = frame
+            while f is not handler:
+                above.add(id(f))
+                f = f.f_back
+            upper = []
+            for f, _w in lua_frames(frame):
+                if id(f) not in above:
+                    break
+                upper.append(f)
+            return upper + [f for f, _w in lua_frames(tb.tb_frame)]
     return [f for f, _w in lua_frames(frame)]
 
 
@@ -211,6 +237,7 @@ def function_info(fn, what: str) -> LuaTable:
 
 
 _C_CODE = (lambda: None).__code__
+_HANDLER_CODE = call_handler.__code__
 
 
 def traceback(message, frame, level: int = 1, loaded=None, bottom: bool = True) -> str:
@@ -225,8 +252,9 @@ def traceback(message, frame, level: int = 1, loaded=None, bottom: bool = True) 
         entries.append(_traceback_line(frames, i, loaded))
     if bottom and RUNNING[0].co is None:
         entries.append("\n\t[C]: in ?")
-    if len(entries) > LEVELS1 + LEVELS2:
-        skipped = len(entries) - LEVELS1 - LEVELS2
+    if len(entries) > LEVELS1 + LEVELS2 + 1:
+        # (lauxlib.c counts one level fewer than it leaves out)
+        skipped = len(entries) - LEVELS1 - LEVELS2 - 1
         entries = entries[:LEVELS1] + [f"\n\t...\t(skipping {skipped} levels)"] + entries[-LEVELS2:]
     return "".join(lines) + "".join(entries)
 
@@ -253,49 +281,41 @@ def _traceback_line(frames: list, i: int, loaded) -> str:
 
 
 class Hooks:
-    """debug.sethook's hook of a state: a count hook through the step
-    meter, line/call/return hooks through Python's trace function."""
+    """debug.sethook's hook of a state: a count hook fires from the step
+    meter's check (`LuaState.count_hook`: the countdown is armed at most
+    `count` steps at a time while one is set); line, call and return hooks
+    use Python's trace function on the Lua thread."""
 
     def __init__(self, state):
         self.state = state
         self.hook = None
         self.mask = ""
         self.count = 0
-        self.left = 0
         self.running = False
         self.last_line = {}
 
     def set(self, hook, mask: str, count: int) -> None:
-        ns = self.state.ns
-        original = getattr(self.state, "_tick_unhooked", None)
-        if original is not None:
-            ns["_tick"] = original
-            self.state._tick_unhooked = None
+        state = self.state
+        state.count_hook = None
         sys.settrace(None)
         _untrace(sys._getframe())
         self.hook, self.mask, self.count = hook, mask, count
+        self.last_line = {}
         if hook is None:
             return
         if count > 0:
-            self.state._tick_unhooked = tick = ns["_tick"]
-            self.left = count
-            steps = ns["_S"]
-
-            def hooked_tick():
-                self.left -= 1
-                if self.left <= 0:
-                    self.left = self.count
-                    self.fire("count", None)
-                if steps[0] < 0:
-                    tick()
-            ns["_tick"] = hooked_tick
-            steps[0] = min(steps[0], 0)
+            state.count_hook = (count, lambda: self.fire("count", None))
+            excess = state._steps[0] - count
+            if excess > 0:  # the countdown armed now ends within `count` steps
+                state._steps[0] -= excess
+                state._armed -= excess
         if any(c in mask for c in "lcr"):
             trace = self.trace
             f = sys._getframe().f_back
             while f is not None:
                 if f.f_code.co_filename in LUA_CODE:
                     f.f_trace = trace
+                    self.last_line[id(f)] = current_line(f)  # the line running now is no new one
                 f = f.f_back
             sys.settrace(trace)
 
@@ -366,7 +386,7 @@ def open_lib(state) -> None:
         what = opt_str(rest, 2, "getinfo", "flnSrtu")
         target = rest[0] if rest else None
         if what.startswith(">"):
-            arg_error(2, "getinfo", "invalid option")
+            arg_error(2, "getinfo", "invalid option '>'")
         for c in what:
             if c not in "SlnrutfL":
                 arg_error(2, "getinfo", "invalid option")
@@ -408,7 +428,7 @@ def open_lib(state) -> None:
         n = check_int(args, 2, "getupvalue")
         ups = _upvalues(fn)
         if not 0 < n <= len(ups):
-            return None
+            return EMPTY
         name, cell = ups[n - 1]
         try:
             return Multi((name, cell.cell_contents))
