@@ -202,8 +202,6 @@ class LuaState:
                 self._steps[0] = 0
                 self._armed = 0
                 raise budget.exceeded()
-        if self.count_hook is not None:
-            self.count_hook[1]()
         self._rearm()
 
     def reset_limits(self) -> None:

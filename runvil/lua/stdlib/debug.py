@@ -281,10 +281,10 @@ def _traceback_line(frames: list, i: int, loaded) -> str:
 
 
 class Hooks:
-    """debug.sethook's hook of a state: a count hook fires from the step
-    meter's check (`LuaState.count_hook`: the countdown is armed at most
-    `count` steps at a time while one is set); line, call and return hooks
-    use Python's trace function on the Lua thread."""
+    """debug.sethook's hook of a state: a count hook fires where compiled
+    code calls the step meter's check (`LuaState.count_hook`: the countdown
+    is armed at most `count` steps at a time while one is set); line, call
+    and return hooks use Python's trace function on the Lua thread."""
 
     def __init__(self, state):
         self.state = state
@@ -296,7 +296,9 @@ class Hooks:
 
     def set(self, hook, mask: str, count: int) -> None:
         state = self.state
-        state.count_hook = None
+        if state.count_hook is not None:  # the step meter's own check again
+            state.ns["_tick"] = state.count_hook[1]
+            state.count_hook = None
         sys.settrace(None)
         _untrace(sys._getframe())
         self.hook, self.mask, self.count = hook, mask, count
@@ -304,7 +306,17 @@ class Hooks:
         if hook is None:
             return
         if count > 0:
-            state.count_hook = (count, lambda: self.fire("count", None))
+            # compiled code calls `_tick` from the namespace when its
+            # countdown runs out, which is armed at most `count` steps
+            # while the hook is set (LuaState._rearm)
+            tick = state.ns["_tick"]
+
+            def hooked_tick():
+                tick()
+                self.fire("count", None)
+
+            state.count_hook = (count, tick)
+            state.ns["_tick"] = hooked_tick
             excess = state._steps[0] - count
             if excess > 0:  # the countdown armed now ends within `count` steps
                 state._steps[0] -= excess
