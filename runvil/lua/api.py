@@ -67,7 +67,7 @@ _EXPORTS = {
     "parse_grants": ("stdlib.grants", "parse_grants"),
     "open_grants": ("stdlib.grants", "open_grants"),
     "LuaExit": ("stdlib.os", "LuaExit"),
-    "lua_traceback": ("stdlib.debug", "traceback"),
+    "lua_traceback": ("stdlib.luastack", "traceback"),
     "run_lua": ("stack", "run_lua"),
     "INLINE": ("stack", "INLINE"),
     "contexts": ("runtime.contexts", None),
