@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 from ..lua.api import Limits, LuaError, LuaTable, Userdata
 from ..lua.api import builtin
@@ -93,7 +92,7 @@ class SectionVM:
         # the prompt's folder; the module runs through the Engine's call, so
         # it may wait (models.*) as a block does. Like Lua's registry copy,
         # package.loaded stays the same table when `package` is rebound
-        folder = str(Path(self.run.prompt.folder).resolve())
+        folder = str(self.run.prompt.folder)
         self.package = open_package(st, ModuleFiles(folder, MAX_BLOCK_BYTES, chunk_name=_module_chunk_name))
         G.set_str("require", waiting_builtin("require", self._require))
         st.ns["_package_loaded"] = self.package.loaded

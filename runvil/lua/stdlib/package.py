@@ -53,7 +53,8 @@ class ModuleFiles:
     chunk name of a module found as `filename` (Lua's: "@" + filename)."""
 
     def __init__(self, root: str | None = None, max_bytes: int = MAX_MODULE_BYTES, chunk_name=None):
-        self.root = None if root is None else os.path.realpath(root)
+        self.root = root
+        self._real_root = None  # resolved at the first lookup: most states never require
         self.max_bytes = max_bytes
         self.chunk_name = chunk_name or (lambda filename: "@" + filename)
 
@@ -66,11 +67,14 @@ class ModuleFiles:
             return raw
         if os.path.isabs(raw):
             return None
+        if self._real_root is None:
+            self._real_root = os.path.realpath(self.root)
+        root = self._real_root
         try:
-            real = os.path.realpath(os.path.join(self.root, raw))
+            real = os.path.realpath(os.path.join(root, raw))
         except (OSError, ValueError):
             return None
-        if not real.startswith(self.root.rstrip(os.sep) + os.sep):
+        if not real.startswith(root.rstrip(os.sep) + os.sep):
             return None
         return real
 
