@@ -38,6 +38,8 @@ class StdStream:
         buffer = getattr(stream, "buffer", None)
         if buffer is not None:
             buffer.write(data)
+            if self.name == "stderr":  # unbuffered, as C's stderr
+                buffer.flush()
         else:
             stream.write(data.decode("utf-8", "surrogateescape"))
 
