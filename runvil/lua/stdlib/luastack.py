@@ -123,7 +123,7 @@ def name_from_caller(frames: list, i: int) -> tuple[str, str]:
     if i + 1 >= len(frames):
         return "", ""
     caller = frames[i + 1]
-    if caller.f_code.co_filename not in LUA_CODE:  # called by a builtin: Lua knows no name
+    if caller is None or caller.f_code.co_filename not in LUA_CODE:  # called by a builtin: Lua knows no name
         return "", ""
     site = call_site(caller)
     if site is None:
