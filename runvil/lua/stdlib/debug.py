@@ -19,8 +19,9 @@ from ..runtime.machine import RUNNING
 from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, Multi
 from . import lib_table
-from .luastack import (UpvalueId, active_locals, current_line, function_info, level_info, levels, lua_name,
-                       traceback, upvalues, vararg)
+from .luastack import (UpvalueId, active_locals, cell_value, current_line, function_info, level_info, levels,
+                       lua_name, set_cell_value, traceback, upvalues, vararg)
+
 
 class Hooks:
     """debug.sethook's hook of a state: a count hook fires where compiled
@@ -107,12 +108,12 @@ def _untrace(frame) -> None:
         frame = frame.f_back
 
 
-
 def thread_args(args):
     """Lua's optional first argument, a thread: (thread, the rest)."""
     if args and V.type_name(args[0]) == "thread":
         return args[0], args[1:]
     return None, args
+
 
 def d_getlocal(*args):
     thread, rest = thread_args(args)
@@ -133,6 +134,7 @@ def d_getlocal(*args):
         return Multi(found[n - 1])
     return None
 
+
 def d_getupvalue(*args):
     fn = args[0] if args else None
     n = check_int(args, 2, "getupvalue")
@@ -140,10 +142,8 @@ def d_getupvalue(*args):
     if not 0 < n <= len(ups):
         return EMPTY
     name, cell = ups[n - 1]
-    try:
-        return Multi((name, cell.cell_contents))
-    except ValueError:
-        return Multi((name, None))
+    return Multi((name, cell_value(cell)))
+
 
 def d_setupvalue(*args):
     fn = args[0] if args else None
@@ -153,8 +153,9 @@ def d_setupvalue(*args):
     if not 0 < n <= len(ups):
         return None
     name, cell = ups[n - 1]
-    cell.cell_contents = value
+    set_cell_value(cell, value)
     return name
+
 
 def d_upvalueid(*args):
     fn = args[0] if args else None
@@ -164,16 +165,20 @@ def d_upvalueid(*args):
         return None
     return UpvalueId(ups[n - 1][1])
 
+
 def d_getmetatable(*args):
     if not args:
         arg_error(1, "getmetatable", "value expected")
     return V.getmetatable(args[0])
 
+
 def d_getuservalue(*args):
     return Multi((None, False))
 
+
 def d_setuservalue(*args):
     return args[0] if args else None
+
 
 def d_upvaluejoin(*args):
     f1, n1 = args[0] if args else None, check_int(args, 2, "upvaluejoin")
@@ -184,16 +189,37 @@ def d_upvaluejoin(*args):
     if not 0 < n2 <= len(ups2):
         arg_error(4, "upvaluejoin", "invalid upvalue index")
     try:
-        ups1[n1 - 1][1].cell_contents = ups2[n2 - 1][1].cell_contents
+        set_cell_value(ups1[n1 - 1][1], cell_value(ups2[n2 - 1][1]))
     except ValueError:
         pass
     return EMPTY
 
+
 def d_setcstacklimit(*args):
     return 0
 
+
 def d_setlocal(*args):
     return None
+
+
+def set_string_meta(state, mt) -> None:
+    """debug.setmetatable of strings: the state's string metatable, and
+    what compiled code reads of it at once (`_SIh`, the hash of its
+    __index; the flags of the methods it answers inline), which watches
+    only the state's own metatable: another one is read as it is now."""
+    from ..compiler.contract import INLINE_STRING_METHODS
+
+    own = state.string_meta_opened = getattr(state, "string_meta_opened", state.string_meta)
+    state.string_meta = mt
+    state.machine.string_meta = RUNNING[0].string_meta = mt
+    if mt is own and getattr(state, "index_watcher", None) is not None:
+        state.index_watcher()
+        return
+    index = mt.hash.get("__index") if mt is not None else None
+    state.ns["_SIh"] = index.hash if type(index) is LuaTable else {}
+    for ok, _chars in INLINE_STRING_METHODS.values():
+        state.ns[ok] = False
 
 
 def open_lib(state) -> None:
@@ -271,8 +297,7 @@ def open_lib(state) -> None:
             except AttributeError:
                 pass
         elif type(v) is str:
-            state.string_meta = mt
-            RUNNING[0].string_meta = mt
+            set_string_meta(state, mt)
         return v
 
     def d_getregistry(*args):

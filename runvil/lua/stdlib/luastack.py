@@ -56,7 +56,7 @@ def code_info(code) -> dict:
     last = max((lines[n] for _s, _e, n in code.co_lines() if n is not None and n < len(lines)), default=first)
     vararg = bool(code.co_flags & 4) and code.co_varnames[code.co_argcount] == "VA"
     ups = [v for v in code.co_freevars if lua_name(v) is not None]
-    if "_ENV" not in map(lua_name, ups) and {"_Gh", "_gget", "_gset"} & set(code.co_names):
+    if "_ENV" not in map(lua_name, ups) and reads_globals(code):
         ups.append("_ENV")  # globals are read through _ENV, an upvalue in Lua
     return {"source": source_of(chunk), "short_src": chunk, "what": "main" if first == 0 else "Lua",
             "linedefined": first, "lastlinedefined": 0 if first == 0 else last,
@@ -289,7 +289,55 @@ def upvalues(fn) -> list:
     cells = fn.__closure__ or ()
     if code.co_filename not in LUA_CODE:
         return [("", c) for c in cells]
-    return [(lua_name(v), c) for v, c in zip(code.co_freevars, cells) if lua_name(v) is not None]
+    ups = [(lua_name(v), c) for v, c in zip(code.co_freevars, cells) if lua_name(v) is not None]
+    if reads_globals(code) and all(name != "_ENV" for name, _c in ups):
+        ups.append(("_ENV", GLOBALS_CELL))
+    return ups
+
+
+def reads_globals(code) -> bool:
+    """Whether compiled code reaches globals through the state's table
+    directly (where Lua has an _ENV upvalue)."""
+    return bool({"_Gh", "_gget", "_gset"} & set(code.co_names))
+
+
+def cell_value(cell):
+    """An upvalue's value: a local that is assigned after it is captured
+    lives in a one-item list (the compiler's box), no Lua value is a list."""
+    try:
+        value = cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
+    return value[0] if type(value) is list else value
+
+
+def set_cell_value(cell, value) -> None:
+    try:
+        box = cell.cell_contents
+    except ValueError:
+        box = None
+    if type(box) is list:
+        box[0] = value
+    else:
+        cell.cell_contents = value
+
+
+class GlobalsCell:
+    """The _ENV upvalue of a function that reads the state's globals
+    directly: reads give the globals table (as Lua 5.1-style getfenv
+    emulations expect); a write changes nothing."""
+
+    @property
+    def cell_contents(self):
+        state = RUNNING[0].state
+        return state.G if state is not None else None
+
+    @cell_contents.setter
+    def cell_contents(self, value):
+        pass
+
+
+GLOBALS_CELL = GlobalsCell()
 
 
 def active_locals(frame) -> list:
@@ -300,7 +348,7 @@ def active_locals(frame) -> list:
     for var, value in frame.f_locals.items():
         m = _LOCAL.match(var)
         if m is not None and var not in frame.f_code.co_freevars:
-            found.append((int(m.group(2)), m.group(1), value))
+            found.append((int(m.group(2)), m.group(1), value[0] if type(value) is list else value))
     found.sort()
     return [(name, value) for _n, name, value in found]
 

@@ -52,3 +52,28 @@ print(calls >= 2)
 print(debug.getinfo(100))
 print(pcall(debug.getinfo, 1, ">"))
 print(debug.getmetatable("").__index == string)
+-- getfenv/setfenv emulations (Penlight's compat) read _ENV through upvalues
+local function getfenv(f)
+  f = (type(f) == 'function' and f or debug.getinfo(f + 1, 'f').func)
+  local name, val
+  local up = 0
+  repeat
+    up = up + 1
+    name, val = debug.getupvalue(f, up)
+  until name == '_ENV' or name == nil
+  return val
+end
+local function uses_globals() return tostring end
+print(getfenv(uses_globals) == _G, getfenv(1) == _G)
+local counter = 0
+local function bump() counter = counter + 1 return counter end
+bump()
+print(debug.getupvalue(bump, 1))
+print(debug.setupvalue(bump, 1, 41), bump(), counter)
+-- the string metatable removed and put back, as Penlight's pretty.read does
+local smt = getmetatable("")
+debug.setmetatable("", nil)
+print(pcall(function() return ("woo"):upper() end))
+print(pcall(function() return ("x"):rep(2) end))
+debug.setmetatable("", smt)
+print(("woo"):upper(), ("x"):rep(2), ("a"):upper())
