@@ -133,6 +133,8 @@ def test_io_read_from_stdin(tmp_path):
     "local function r(n) if n == 0 then error('deep') end return 1 + r(n - 1) end r(40)",
     "string.rep()",
     "coroutine.wrap(function() error('in a coroutine') end)()",
+    "local function leaf() error('deep') end local function mid() return leaf() end"
+    " local function top() local r = mid() return r end top()",
 ])
 def test_uncaught_errors_print_lua_traceback(tmp_path, chunk):
     same_as_lua(tmp_path, {}, ["-e", chunk])

@@ -13,7 +13,7 @@ import re
 import sys
 from types import FunctionType
 
-from ..errors import LUA_CODE, QUALNAMES, call_site, lua_frames, metamethod_event
+from ..errors import LUA_CODE, QUALNAMES, call_site, in_direct_tail, lua_frames, metamethod_event
 from ..runtime import values as V
 from ..runtime.helpers import call_handler
 from ..runtime.machine import RUNNING
@@ -114,13 +114,29 @@ def global_name(code, loaded) -> str | None:
     return None
 
 
+def tail_called(frames: list, i: int) -> bool:
+    """Whether level i was entered by a tail call: a Lua frame in a direct
+    tail call (no level of Lua's) stands between it and the next level."""
+    f = frames[i]
+    outer = frames[i + 1] if i + 1 < len(frames) else None
+    f = f.f_back if f is not None else None
+    for _ in range(64):
+        if f is None or f is outer:
+            return False
+        if f.f_code.co_filename in LUA_CODE and in_direct_tail(f):
+            return True
+        f = f.f_back
+    return False
+
+
 def name_from_caller(frames: list, i: int) -> tuple[str, str]:
-    """(namewhat, name) of level i as its caller's code names it."""
+    """(namewhat, name) of level i as its caller's code names it (none
+    for a function entered by a tail call)."""
     f = frames[i]
     event = metamethod_event(f.f_back) if f.f_back is not None else None
     if event is not None:
         return "metamethod", event
-    if i + 1 >= len(frames):
+    if i + 1 >= len(frames) or tail_called(frames, i):
         return "", ""
     caller = frames[i + 1]
     if caller is None or caller.f_code.co_filename not in LUA_CODE:  # called by a builtin: Lua knows no name
@@ -164,7 +180,7 @@ def level_info(frames: list, i: int, what: str, loaded=None) -> LuaTable:
         if name:
             t.set_str("name", name)
     if "t" in what:
-        t.set_str("istailcall", False)
+        t.set_str("istailcall", tail_called(frames, i))
     if "r" in what:
         t.set_str("ftransfer", 0)
         t.set_str("ntransfer", 0)
@@ -251,16 +267,17 @@ def _traceback_line(frames: list, i: int, loaded) -> str:
     info = code_info(f.f_code)
     line = current_line(f)
     head = f"\n\t{info['short_src']}:" + (f"{line}:" if line > 0 else "") + " in "
+    tail = "\n\t(...tail calls...)" if info["what"] != "C" and tail_called(frames, i) else ""
     name = QUALNAMES.get(f.f_code) if info["what"] == "C" else global_name(f.f_code, loaded)
     if name is not None:
-        return head + f"function '{name}'"
+        return head + f"function '{name}'" + tail
     namewhat, called = name_from_caller(frames, i)
     if namewhat:
-        return head + f"{namewhat} '{called}'"
+        return head + f"{namewhat} '{called}'" + tail
     if info["what"] == "main":
-        return head + "main chunk"
+        return head + "main chunk" + tail
     if info["what"] != "C":
-        return head + f"function <{info['short_src']}:{info['linedefined']}>"
+        return head + f"function <{info['short_src']}:{info['linedefined']}>" + tail
     return head + "?"
 
 
