@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import sys
 
-from ..lua.api import Limits, LuaError
+from ..lua.api import GRANTS, Limits, LuaError
 from ..lua.api import getmetamethod, tostring, tostring_basic, type_name
 
 # A standalone program may compute for longer than a prompt block
@@ -42,7 +42,7 @@ def read_stdin_bytes() -> bytes:
 
 
 #: every grant of `runvil lua --allow` (`all`)
-ALL_GRANTS = frozenset(("io", "os", "debug", "base", "process"))
+ALL_GRANTS = frozenset(GRANTS)
 
 #: what an absent library's failure reads like -> the grant that opens it
 _ABSENT = re.compile(r"attempt to (?:index|call) a nil value \((global|field|method) '([^']*)'\)")
@@ -57,8 +57,6 @@ _NEEDS = {
 
 def grant_help(message: str, grants) -> str | None:
     """The `help:` line for an error on a library the sandbox leaves out."""
-    from ..lua.api import GRANTS
-
     m = _ABSENT.search(message)
     if m is None:
         return None
