@@ -68,3 +68,10 @@ def test_every_command_runs_under_text_streams(hello, tmp_path):
     for command in ("run", "lua", "check", "models", "view", "conformance", "batch"):
         code, out, err = embedded(command, "--help")
         assert code == 0 and "usage:" in out, (command, err)
+
+
+def test_the_repl_and_stdin_chunks_read_a_text_stdin(hello, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("print(1)\n1 + 1\nerror('x')\n"))
+    assert embedded("lua") == (0, "1\n2\n", "stdin:1: x\n")
+    monkeypatch.setattr("sys.stdin", io.StringIO("print('from stdin', ...)\n"))
+    assert embedded("lua", "-", "a") == (0, "from stdin\ta\n", "")
