@@ -7,12 +7,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from pathlib import Path
 
 from ..lua.api import Limits, LuaError, LuaTable, Userdata
 from ..lua.api import builtin
-from ..lua.api import file_source
 from ..lua.api import lib_table
+from ..lua.api import ModuleFiles, open_package
 from ..lua.api import fmt_number, getmetamethod, type_name
 from ..prompt import MAX_BLOCK_BYTES
 from ..prompt.interpolate import NULL, InterpolationError, fill
@@ -90,15 +89,15 @@ class SectionVM:
         if self.run.chat:
             G.set_str("chat", self._open_chat())
         G.set_str("jump", builtin(lambda *a: self._jump(*a)))
+        # `require` and `package` as Lua's (spec/runvil.md §4), confined to
+        # the prompt's folder; the module runs through the Engine's call, so
+        # it may wait (models.*) as a block does. Like Lua's registry copy,
+        # package.loaded stays the same table when `package` is rebound
+        folder = str(self.run.prompt.folder)
+        self.package = open_package(st, ModuleFiles(folder, MAX_BLOCK_BYTES, chunk_name=_module_chunk_name))
+        self.package.on_read = self._module_read
         G.set_str("require", waiting_builtin("require", self._require))
-        # `require` caches modules in `package.loaded` (spec/runvil.md §4), a
-        # table the block can read and fill; like Lua's registry copy, the
-        # cache stays the same table when the `package` global is rebound
-        loaded = LuaTable()
-        package = LuaTable()
-        package.set_str("loaded", loaded)
-        G.set_str("package", package)
-        st.ns["_package_loaded"] = loaded
+        st.ns["_package_loaded"] = self.package.loaded
         # `messages` is not a raw global: reads come through __index, and
         # assigning the global is refused, leaving the same list in place.
         lst = self.messages
@@ -166,36 +165,18 @@ class SectionVM:
         name = args[0] if args else None
         if type(name) is not str:
             raise_lua("require needs a module name")
-        loaded = self.state.ns["_package_loaded"]
-        cached = loaded.get(name)
+        package = self.package
+        cached = package.loaded.get(name)
         if cached is not None and cached is not False:
             return cached
-        folder = Path(self.run.prompt.folder).resolve()
-        rel = from_lua_str(name).replace(".", "/") + ".lua"
-        try:  # a name with NUL, or too long for the file system, names no file
-            path = (folder / rel).resolve()
-            found = folder in path.parents and path.is_file()
-        except (OSError, ValueError):
-            found = False
-        if not found:
-            raise_lua(f"module '{from_lua_str(name)}' not found: no file '{rel}' beside the prompt")
-        with open(path, "rb") as f:  # the size first, then a bounded read: a huge file is never read
-            size = os.fstat(f.fileno()).st_size
-            data = f.read(MAX_BLOCK_BYTES + 1) if size <= MAX_BLOCK_BYTES else b""
-        if max(size, len(data)) > MAX_BLOCK_BYTES:  # compiling costs as much as a block's
-            raise_lua(f"module '{from_lua_str(name)}' is {max(size, len(data))} bytes of Lua; "
-                      f"the limit is {MAX_BLOCK_BYTES} bytes")
-        source = file_source(data)  # as luaL_loadfilex: a BOM and a '#' line skipped
-        self.run.required[os.path.relpath(path, folder)] = hashlib.sha256(data).hexdigest()
-        fn = self.state.load(source, "@" + os.path.relpath(path, folder))
-        results = yield from self.state.call_g(fn, name)
-        if results and results[0] is not None:
-            loaded.set(name, results[0])
-        value = loaded.get(name)
-        if value is None:  # a module returning nothing (and not setting its entry) gives true
-            value = True
-            loaded.set(name, value)
-        return value
+        loader, data = package.find_loader(name)
+        results = yield from self.state.call_g(loader, name, data)
+        return package.store(name, results[0] if results else None, data)
+
+    def _module_read(self, filename: str, data: bytes) -> None:
+        """The run keeps each module's hash by its path in the prompt's
+        folder: a batch's stored row holds only while they still match."""
+        self.run.required[os.path.normpath(filename)] = hashlib.sha256(data).hexdigest()
 
     # --------------------------------------------------------------- pieces
 
@@ -382,6 +363,12 @@ def _path_key(key: str):
     if len(key) <= 19 and int(key) < 2**63:
         return int(key)
     return float(key)
+
+
+def _module_chunk_name(filename: str) -> str:
+    """A module's chunk is named by its path in the prompt's folder
+    (`util/text.lua`), as the host's error pictures find it."""
+    return "@" + os.path.normpath(filename)
 
 
 def _engine_lua_error(message: str):

@@ -15,7 +15,7 @@ import sys
 from ..lua.api import Limits, LuaError, LuaState, LuaSyntaxError, LuaTable
 from ..lua.api import file_source
 from ..structs import replace
-from .luaoutput import STANDALONE_LIMITS, error_message, write_stdout
+from .luaoutput import ALL_GRANTS, STANDALONE_LIMITS, error_message, read_stdin_bytes, uncaught_report, write_stdout
 from .repl import INTERRUPTED, Console, Interrupt, compile_chunk, incomplete, show_values, to_lua
 
 HELP = """usage: runvil lua [options] [FILE [ARGS...]]
@@ -31,7 +31,11 @@ options:
   --script WORLD.yaml   with --prompt: answer model rounds from this scripted
                         world instead of the offline echo model
   --cpu SECONDS         the CPU time each chunk may use (default 10); 'off'
-                        lifts the limit for a long script
+                        lifts it and the step budget, for a long script
+  --allow LIST          open what the sandbox leaves out (comma-separated):
+                        io, os, debug, base (collectgarbage, dofile,
+                        loadfile), process (io.popen, os.execute), or all
+                        (every one, and require resolves as lua5.4's)
   -h, --help            show this help and exit
   --                    stop reading options
   FILE                  a Lua file to run ('-' reads stdin); ARGS go to `arg`
@@ -39,13 +43,14 @@ options:
 examples:
   runvil lua -e "print(string.format('%5.2f', math.pi))"
   runvil lua script.lua one two      arg[1] is "one"; require finds modules beside script.lua
-  runvil lua --prompt examples/hello.md   a REPL in a section of hello.md
+  runvil lua --allow all --cpu off test.lua   as `lua5.4 test.lua` would run it
 
 Exit status: 0 success; 1 an error in a chunk, or a FILE that cannot be
 opened (as `lua`); 2 an option it does not know."""
 
 LUA_OPTIONS = ("--prompt", "--script", "--cpu", "--help")  # the long ones a typo is matched against
 BAD_CPU = "runvil: '--cpu' needs a positive number of seconds or 'off', got '{value}'"
+BAD_ALLOW = "runvil: '--allow' takes io, os, debug, base, process or all (comma-separated), got '{value}'"
 
 
 def lua_command(args: list[str]) -> int:
@@ -53,6 +58,7 @@ def lua_command(args: list[str]) -> int:
     chunks: list[str] = []
     interactive = False
     prompt = script = None
+    grants: set[str] = set()
     limits = STANDALONE_LIMITS
     i = 0
     while i < len(args):
@@ -60,7 +66,7 @@ def lua_command(args: list[str]) -> int:
         if a in ("-h", "--help"):
             print(HELP)
             return 0
-        if a in ("-e", "--prompt", "--script", "--cpu"):
+        if a in ("-e", "--prompt", "--script", "--cpu", "--allow"):
             if i + 1 >= len(args):
                 print(f"runvil: '{a}' needs argument", file=sys.stderr)
                 return 2
@@ -74,7 +80,16 @@ def lua_command(args: list[str]) -> int:
                 if seconds is False:
                     print(BAD_CPU.format(value=value), file=sys.stderr)
                     return 2
-                limits = replace(limits, cpu_seconds=seconds)
+                # off: no CPU limit and no step budget either
+                limits = replace(limits, cpu_seconds=seconds) if seconds else replace(limits, cpu_seconds=None, steps=None)
+            elif a == "--allow":
+                from ..lua.api import parse_grants
+
+                granted = parse_grants(value)
+                if type(granted) is str:
+                    print(BAD_ALLOW.format(value=granted), file=sys.stderr)
+                    return 2
+                grants |= granted
             else:
                 script = value
             i += 2
@@ -101,6 +116,9 @@ def lua_command(args: list[str]) -> int:
         if chunks or file is not None:
             print("runvil: --prompt opens a REPL; it takes no -e or FILE", file=sys.stderr)
             return 2
+        if grants:
+            print("runvil: --prompt takes no --allow: prompts never get grants", file=sys.stderr)
+            return 2
         from .promptrepl import prompt_repl
 
         return prompt_repl(prompt, script, limits)
@@ -108,7 +126,7 @@ def lua_command(args: list[str]) -> int:
         print("runvil: --script needs --prompt", file=sys.stderr)
         return 2
     return run_lua_command(chunks, file, args[i + 1 :], interactive, command_line=args,
-                           script_at=i if file is not None else None, limits=limits)
+                           script_at=i if file is not None else None, limits=limits, grants=grants)
 
 
 def cpu_seconds(value: str):
@@ -135,74 +153,39 @@ def arg_table(command_line: list[str], script_at: int | None) -> LuaTable:
     return arg
 
 
-def open_require(state: LuaState, folder: str) -> None:
-    """`require(name)` for the modules beside the script (the current folder
-    for -e and the REPL): `a.b` loads `a/b.lua`, runs it once with the name
-    as its argument, and keeps its value in `package.loaded`, as the prompt
-    VMs' require does."""
-    from ..lua.api import ArgError, builtin, caller_where, lua_error
+def open_require(state: LuaState, folder: str | None) -> None:
+    """`package` and `require` as Lua 5.4's: with a folder (the script's,
+    or the current one for -e and the REPL), the sandbox's templates
+    `./?.lua;./?/init.lua` inside it and nowhere else; with None (`--allow
+    all`), lua5.4's own paths, relative to the current directory."""
+    from ..lua.api import ModuleFiles, open_package, package_defaults
 
-    base = os.path.abspath(folder)  # os.path, not pathlib: a `lua` start imports no more than it needs
-    loaded = LuaTable()
-    package = LuaTable()
-    package.set_str("loaded", loaded)
-    state.set_global("package", package)
-
-    def require(*args):
-        name = args[0] if args else None
-        if type(name) is not str:
-            raise ArgError(1, "require", f"string expected, got {_type(name)}", caller_where())
-        cached = loaded.get(name)
-        if cached is not None and cached is not False:
-            return cached
-        rel = name.encode("latin-1").decode("utf-8", "surrogateescape").replace(".", "/") + ".lua"
-        path = os.path.join(base, rel)
-        try:
-            found = os.path.isfile(path)
-        except (OSError, ValueError):  # a NUL in the name, a name too long for the file system
-            found = False
-        if not found:
-            lua_error(f"module '{name}' not found:\n\tno file '{to_lua(path)}'")
-        try:
-            with open(path, "rb") as f:
-                source = file_source(f.read())
-        except OSError as e:
-            lua_error(f"cannot read '{to_lua(path)}': {e.strerror}")
-        fn = state.load(source, "@" + to_lua(os.path.relpath(path)), cache=True)
-        results = state.call(fn, name, to_lua(path))
-        if results and results[0] is not None:
-            loaded.set(name, results[0])
-        value = loaded.get(name)
-        if value is None:
-            value = True
-            loaded.set(name, value)
-        return value
-
-    state.set_global("require", builtin(require))
-
-
-def _type(v) -> str:
-    from ..lua.api import type_name
-
-    return "no value" if v is None else type_name(v)
+    if folder is None:
+        path, cpath = package_defaults()
+        open_package(state, ModuleFiles(None), path, cpath, load_cache=True)
+    else:
+        open_package(state, ModuleFiles(folder), load_cache=True)
 
 
 def run_lua_command(chunks: list[str], file: str | None, script_args: list[str], interactive: bool = False,
                     command_line: list[str] | None = None, script_at: int | None = None,
-                    limits: Limits = STANDALONE_LIMITS) -> int:
+                    limits: Limits = STANDALONE_LIMITS, grants=frozenset()) -> int:
+    from ..lua.api import LuaExit, open_grants
+
     state = LuaState(stdout=write_stdout, allow_load=True, limits=limits)
     if command_line is None:
         command_line = [w for c in chunks for w in ("-e", c)] + ([file, *script_args] if file else [])
         script_at = 2 * len(chunks) if file is not None else None
     state.set_global("arg", arg_table(command_line, script_at))
+    open_grants(state, grants)
     folder = os.path.dirname(file) if file not in (None, "-") else "."
-    open_require(state, folder or ".")
+    open_require(state, None if ALL_GRANTS <= set(grants) else folder or ".")
     try:
         for code in chunks:  # the disk cache of compiled chunks serves -e and FILE
             state.call(state.load(code, "=(command line)", cache=True))
         if file is not None:
             if file == "-":
-                source = file_source(sys.stdin.buffer.read())
+                source = file_source(read_stdin_bytes())
                 name = "=stdin"
             else:
                 try:
@@ -218,17 +201,28 @@ def run_lua_command(chunks: list[str], file: str | None, script_args: list[str],
             state.call(fn, *script_args)
         if interactive or (file is None and not chunks):
             return repl(state)
+    except LuaExit as e:
+        return e.code
     except LuaSyntaxError as e:
         sys.stdout.flush()
         print(f"runvil: {e.value}", file=sys.stderr)
         return 1
     except LuaError as e:
         sys.stdout.flush()
-        print(f"runvil: {error_message(e.value)}", file=sys.stderr)
+        print(f"runvil: {uncaught_report(state, e, grants)}", file=sys.stderr)
         return 1
     finally:
-        sys.stdout.flush()
+        _flush_all()
+        state.close()
     return 0
+
+
+def _flush_all() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
 
 
 def repl(state: LuaState) -> int:

@@ -12,6 +12,8 @@ state, does not import the runtime.
 | compiling | compile_lua, Compiled, file_source |
 | values | LuaTable, Multi, Userdata, EMPTY, tostring, tostring_basic, type_name, getmetamethod, fmt_number, float_to_int, MAXI, MINI, check_string_size |
 | errors | LuaError, LuaSyntaxError, LimitExceeded, ArgError, lua_error, caller_where, current_where, chunkid |
+| `require` and `package` | open_package, ModuleFiles (where modules may be read), package_defaults (lua5.4's paths) |
+| grants of a host (`runvil lua --allow`) | GRANTS, parse_grants, open_grants, LuaExit (os.exit), lua_traceback |
 | builtins | builtin, lib_table, BUILTIN_CODES, QUALNAMES, lua_position (the Lua line of generated code) |
 | where Lua runs | run_lua, contexts (the execution contexts the Engine schedules on), INLINE, SUSPEND, C_BOUNDARY, drive |
 | the running machine (runtime/machine.py), which a context switch swaps | running_machine, switch_machine |
@@ -58,6 +60,14 @@ _EXPORTS = {
     "QUALNAMES": ("errors", "QUALNAMES"),
     "lua_position": ("errors", "lua_position"),
     "lib_table": ("stdlib", "lib_table"),
+    "open_package": ("stdlib.package", "open_package"),
+    "ModuleFiles": ("stdlib.package", "ModuleFiles"),
+    "package_defaults": ("stdlib.package", "package_defaults"),
+    "GRANTS": ("stdlib.grants", "GRANTS"),
+    "parse_grants": ("stdlib.grants", "parse_grants"),
+    "open_grants": ("stdlib.grants", "open_grants"),
+    "LuaExit": ("stdlib.os", "LuaExit"),
+    "lua_traceback": ("stdlib.luastack", "traceback"),
     "run_lua": ("stack", "run_lua"),
     "INLINE": ("stack", "INLINE"),
     "contexts": ("runtime.contexts", None),

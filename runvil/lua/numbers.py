@@ -12,7 +12,11 @@ import re
 MAXI = 2**63 - 1
 MINI = -(2**63)
 INF = float("inf")
-DEFAULT_NAN = INF * 0.0  # the platform's default NaN, as C's 0.0/0.0 gives
+#: the NaN x86-64's C gives for 0.0/0.0 (its sign bit set: `-nan`), made
+#: so on every platform, as runvil prints NaN as x86-64 lua5.4 does
+DEFAULT_NAN = math.copysign(math.nan, -1.0)
+#: the NaN of the C library's own results (glibc's log10(-1), ...): `nan`
+POSITIVE_NAN = math.copysign(math.nan, 1.0)
 
 
 def wrap(i: int) -> int:
@@ -148,7 +152,9 @@ def tointeger(v):
 def float_div(x: float, y: float) -> float:
     """`/` on two floats, as C divides (a zero divisor gives inf or NaN)."""
     if y == 0.0:
-        if x == 0.0 or x != x:
+        if x != x:
+            return x  # C passes a NaN operand on, its sign with it
+        if x == 0.0:
             return DEFAULT_NAN
         return math.copysign(INF, x) * math.copysign(1.0, y)
     return x / y
@@ -164,7 +170,11 @@ def float_idiv(x: float, y: float) -> float:
 
 def fmod_lua(x: float, y: float) -> float:
     """Lua's float modulo: C fmod, then moved toward the divisor's sign."""
-    if y == 0.0 or x != x or y != y or math.isinf(x):
+    if x != x:
+        return x  # a NaN operand passes on, its sign with it
+    if y != y:
+        return y
+    if y == 0.0 or math.isinf(x):
         return DEFAULT_NAN
     if math.isinf(y):
         if x == 0.0 or (x > 0) == (y > 0):
@@ -176,14 +186,17 @@ def fmod_lua(x: float, y: float) -> float:
     return r
 
 
-_POS_NAN = float("nan")
-
-
 def float_pow(x: float, y: float) -> float:
-    """`^` on two floats, as C's pow gives it."""
+    """`^` on two floats, as C's pow gives it: a NaN operand passes on
+    with its sign (except where pow is 1 whatever the other operand)."""
+    if y == 0.0 or x == 1.0:
+        return 1.0
+    if x != x:
+        return x
+    if y != y:
+        return y
     try:
-        r = math.pow(x, y)
-        return r if r == r else _POS_NAN  # C's pow gives a positive NaN
+        return math.pow(x, y)
     except OverflowError:
         return INF if x > 0 or y % 2 == 0 else -INF
     except ValueError:

@@ -107,6 +107,7 @@ class LuaState:
         self.cpu_spent = 0.0  # CPU seconds of this execution up to `_cpu_mark`
         self._cpu_mark = self._last_check = self._measured = time.process_time()
         self._unmeasured = 0  # steps since the resident size was read, at `_measured` (CPU time)
+        self.count_hook = None  # debug.sethook's count hook: (every so many steps, the hook)
         self.machine = Machine()  # bound to this state by its libraries' install
         self.collector = Collector()  # weak tables and finalizers (runtime/collector.py)
         self._collected = self._cpu_mark  # CPU time of the last automatic collection
@@ -151,6 +152,8 @@ class LuaState:
     def _rearm(self):
         lim = self.limits.steps
         n = self._interval if lim is None else max(0, min(self._interval, lim - self.steps_used))
+        if self.count_hook is not None and n > self.count_hook[0]:
+            n = self.count_hook[0]
         if IN_PIECES and n > SMALL_STACK_STEPS:
             self._unarmed = n - SMALL_STACK_STEPS
             n = SMALL_STACK_STEPS

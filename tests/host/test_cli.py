@@ -151,11 +151,14 @@ def test_lua_command(tmp_path):
     # a short relative name: Lua shortens a long one to `...` and its end
     code, out, err = runvil("lua", "e.lua", cwd=tmp_path)
     assert (code, out) == (1, "hi\t0.5\n")
-    assert err == "runvil: e.lua:3: attempt to index a nil value (local 't')\n"
+    assert err == ("runvil: e.lua:3: attempt to index a nil value (local 't')\n"
+                   "stack traceback:\n\te.lua:3: in main chunk\n\t[C]: in ?\n")  # as lua5.4's
     assert runvil("lua", "-e", "x = 2", "-e", "print(x * 21)") == (0, "42\n", "")
     code, out, err = runvil("lua", stdin="1 + 1\nfunction f()\nreturn 3\nend\nprint(f())\n")
     assert code == 0 and out == "2\n3\n"
-    assert runvil("lua", "-e", "error({})")[2] == "runvil: (error object is a table value)\n"
+    assert runvil("lua", "-e", "error({})")[2] == ("runvil: (error object is a table value)\nstack traceback:\n"
+                                                  "\t[C]: in function 'error'\n\t(command line):1: in main chunk\n"
+                                                  "\t[C]: in ?\n")
 
 
 def test_log_and_debug_capture(tmp_path):

@@ -252,7 +252,7 @@ def test_runvil_lua_for_over_pairs_fixes_the_keys(tmp_path):
     (["nofile.lua"], 1, "runvil: cannot open nofile.lua: No such file or directory\n"),
     (["."], 1, "runvil: cannot read .: Is a directory\n"),
     (["-e", "error('boom', 0)"], 1, "runvil: boom\n"),
-    (["-e", "require('nope')"], 1, "runvil: (command line):1: module 'nope' not found:\n\tno file '"),
+    (["-e", "require('nope')"], 1, "runvil: (command line):1: module 'nope' not found:\n\tno field package.preload['nope']\n\tno file './nope.lua'"),
     (["-x"], 2, "runvil: unrecognized option '-x'"),
 ])
 def test_runvil_lua_exit_statuses_are_those_the_reference_states(tmp_path, args, status, message):

@@ -22,7 +22,7 @@ from . import lib_table
 
 
 _M64 = 0xFFFFFFFFFFFFFFFF
-_POS_NAN = float("nan")  # the positive NaN glibc's asin/acos return
+_POS_NAN = _m.copysign(_m.nan, 1.0)  # the positive NaN glibc's asin/acos/log10 return
 
 
 def _is_int(args, n: int) -> bool:
@@ -246,7 +246,7 @@ def m_log(*args):
     if base == 2.0:
         return _c_log(x, _m.log2)
     if base == 10.0:
-        return _c_log(x, _m.log10)
+        return _POS_NAN if x < 0.0 else _c_log(x, _m.log10)
     return _c_div(_c_log(x), _c_log(base))
 
 
@@ -266,6 +266,61 @@ def m_atan(*args):
     x = args[1] if len(args) >= 2 else None
     x = 1.0 if x is None else _flt(args, 2, "atan")
     return _m.atan2(y, x)
+
+
+# ------------------------------------------- Lua 5.3's, in 5.4's default build
+# (LUA_COMPAT_MATHLIB, which LUA_COMPAT_5_3 turns on in Lua's makefile and Debian's)
+
+
+def m_pow(*args):
+    return LO.float_pow(_flt(args, 1, "pow"), _flt(args, 2, "pow"))
+
+
+def m_ldexp(*args):
+    x = _flt(args, 1, "ldexp")
+    e = check_int(args, 2, "ldexp")
+    e = ((e + 2**31) & 0xFFFFFFFF) - 2**31  # C's (int) cast
+    if x != x or x in (0.0, INF, -INF):
+        return x
+    try:
+        return _m.ldexp(x, e)
+    except OverflowError:
+        return _m.copysign(INF, x)
+
+
+def m_frexp(*args):
+    x = _flt(args, 1, "frexp")
+    if x != x or x in (INF, -INF):
+        return Multi((x, 0))
+    m, e = _m.frexp(x)
+    return Multi((m, e))
+
+
+def m_cosh(*args):
+    x = _flt(args, 1, "cosh")
+    return _libm(x, _m.cosh) if x == x else x
+
+
+def m_sinh(*args):
+    x = _flt(args, 1, "sinh")
+    if x != x:
+        return x
+    try:
+        return _m.sinh(x)
+    except OverflowError:
+        return _m.copysign(INF, x)
+
+
+def m_tanh(*args):
+    x = _flt(args, 1, "tanh")
+    return x if x != x else _m.tanh(x)
+
+
+def m_log10(*args):
+    x = _flt(args, 1, "log10")
+    if x < 0.0:
+        return _POS_NAN  # glibc's log10 of a negative number
+    return _c_log(x, _m.log10)
 
 
 # ------------------------------------------------------------- random
@@ -390,6 +445,13 @@ def open_lib(state) -> None:
             "atan": m_atan,
             "random": m_random,
             "randomseed": m_randomseed,
+            "cosh": m_cosh,
+            "sinh": m_sinh,
+            "tanh": m_tanh,
+            "pow": m_pow,
+            "frexp": m_frexp,
+            "ldexp": m_ldexp,
+            "log10": m_log10,
         },
         "math.",
     )

@@ -1,6 +1,7 @@
-"""The part of Lua 5.4's `os` library (loslib.c) that a sandbox may offer:
-`time`, `clock` and `date`. Nothing that touches files, processes or the
-environment is provided.
+"""Lua 5.4's `os` library (loslib.c). The sandbox has `time`, `clock` and
+`date`; what touches files, processes or the environment (`getenv`,
+`exit`, `remove`, `rename`, `tmpname`, `difftime`, `setlocale`, and
+`execute`) only a host's grant opens (`open_host`, `open_process`).
 
 Dates go through the C library as in Lua (Python's `time` module wraps
 localtime/gmtime/mktime/strftime), in the C locale.
@@ -8,6 +9,8 @@ localtime/gmtime/mktime/strftime), in the C locale.
 
 from __future__ import annotations
 
+import os as _os
+import sys as _sys
 import time as _time
 
 from ..runtime import values as V
@@ -186,3 +189,131 @@ def o_date(*args):
 def open_lib(state) -> None:
     lib = lib_table({"clock": o_clock, "date": o_date, "time": o_time}, "os.")
     state.G.set_str("os", lib)
+
+
+# ------------------------------------------------- granted by the host
+
+
+class LuaExit(BaseException):
+    """`os.exit(code)`: ends the Lua run (not the host's process: the host
+    that ran it returns `code`). Not a Lua error, so no pcall stops it."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
+def _path(name: str) -> str:
+    return name.encode("latin-1").decode("utf-8", "surrogateescape")
+
+
+def _fileresult(e: OSError, filename: str):
+    return V.Multi((None, f"{filename}: {e.strerror}", e.errno or 0))
+
+
+def o_getenv(*args):
+    name = check_str(args, 1, "getenv")
+    value = _os.environ.get(_path(name))
+    return None if value is None else value.encode("utf-8", "surrogateescape").decode("latin-1")
+
+
+def o_exit(*args):
+    status = args[0] if args else None
+    if status is None or status is True:
+        code = 0
+    elif status is False:
+        code = 1
+    else:
+        code = check_int(args, 1, "exit")
+    raise LuaExit(code)
+
+
+def o_remove(*args):
+    name = check_str(args, 1, "remove")
+    try:
+        if _os.path.isdir(_path(name)) and not _os.path.islink(_path(name)):
+            _os.rmdir(_path(name))  # C's remove takes empty folders too
+        else:
+            _os.remove(_path(name))
+    except OSError as e:
+        return _fileresult(e, name)
+    return True
+
+
+def o_rename(*args):
+    old = check_str(args, 1, "rename")
+    new = check_str(args, 2, "rename")
+    try:
+        _os.rename(_path(old), _path(new))
+    except OSError as e:  # (loslib.c names no file here)
+        return V.Multi((None, e.strerror, e.errno or 0))
+    return True
+
+
+def o_tmpname(*args):
+    """A new empty file's name, `/tmp/lua_XXXXXX` as loslib.c's mkstemp."""
+    import random
+    import tempfile
+
+    folder = "/tmp" if _os.path.isdir("/tmp") else tempfile.gettempdir()
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+    for _ in range(100):
+        name = _os.path.join(folder, "lua_" + "".join(random.choices(letters, k=6)))
+        try:
+            _os.close(_os.open(name, _os.O_CREAT | _os.O_EXCL | _os.O_RDWR, 0o600))
+        except FileExistsError:
+            continue
+        except OSError:
+            break
+        return name.encode("utf-8", "surrogateescape").decode("latin-1")
+    _error("unable to generate a unique filename")
+
+
+def o_difftime(*args):
+    t1 = check_int(args, 1, "difftime")
+    t2 = check_int(args, 2, "difftime")  # (5.4.4 requires both)
+    return float(t1 - t2)
+
+
+def o_setlocale(*args):
+    locale = args[0] if args else None
+    if locale is not None:
+        locale = check_str(args, 1, "setlocale")
+    category = args[1] if len(args) > 1 and args[1] is not None else "all"
+    if category not in ("all", "collate", "ctype", "monetary", "numeric", "time"):
+        arg_error(2, "setlocale", f"invalid option '{category}'")
+    return "C" if locale in (None, "", "C", "POSIX") else None
+
+
+def o_execute(*args):
+    import subprocess
+
+    if not args or args[0] is None:
+        return True  # a shell is there
+    command = check_str(args, 1, "execute")
+    for stream in (_sys.stdout, _sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    try:
+        code = subprocess.call(_path(command), shell=True)
+    except OSError as e:
+        return _fileresult(e, command)
+    if code < 0:
+        return V.Multi((None, "signal", -code))
+    return V.Multi((True if code == 0 else None, "exit", code))
+
+
+def open_host(state) -> None:
+    """The rest of Lua's os, for a host that grants it (`--allow os`)."""
+    funcs = {"difftime": o_difftime, "exit": o_exit, "getenv": o_getenv, "remove": o_remove, "rename": o_rename,
+             "setlocale": o_setlocale, "tmpname": o_tmpname}
+    os_table = state.G.get("os")
+    for name, f in lib_table(funcs, "os.").hash.items():
+        os_table.set_str(name, f)
+
+
+def open_process(state) -> None:
+    """`os.execute` (the `process` grant)."""
+    state.G.get("os").set_str("execute", lib_table({"execute": o_execute}, "os.").hash["execute"])

@@ -1,0 +1,7 @@
+print(math.pow(2, 10), math.pow(2, 0.5), math.ldexp(1, 10), math.ldexp(0.5, 3.0), math.frexp(8))
+print(math.frexp(0)) print(math.frexp(-3.5)) print(math.frexp(1/0)) print(math.frexp(0/0))
+print(math.cosh(1), math.sinh(1), math.tanh(1), math.log10(1000), math.log10(0), math.log10(-1), math.cosh(1000), math.sinh(-1000))
+print(pcall(math.ldexp, 1, 1.5)) print(pcall(math.pow, "x")) print(math.ldexp(1, 2000), math.ldexp(1, -2000), math.ldexp(3, 1 << 62))
+print(math.frexp(5e-324)) print(math.frexp(math.huge*-1)) print(math.pow(-8, 1/3), math.ldexp(1, math.mininteger), math.ldexp(-0.0, 3))
+print(math.pow("2", "3"), math.ldexp(1.5, "2"), math.tanh(-1/0), math.cosh(-1/0), math.log10(1/0), pcall(math.frexp))
+print(math.frexp(123456789), math.ldexp(1, -1074), math.ldexp(1, -1075), math.ldexp(-1, 1024))

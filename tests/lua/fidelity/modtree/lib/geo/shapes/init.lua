@@ -1,0 +1,2 @@
+local base = (...):match("^(.-)%.shapes$") or "geo"
+return {names = {"circle", "square"}, base = base}

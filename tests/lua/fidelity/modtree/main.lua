@@ -1,0 +1,16 @@
+-- a module tree found through package.path edits, with init.lua files
+package.path = "./lib/?.lua;./lib/?/init.lua;./vendor/?/init.lua;" .. package.path
+local geo, where = require("geo")
+print("geo from", where)
+print(geo.version, geo.vec.new(3, 4):len(), tostring(geo.vec.new(1, 2) + geo.vec.new(3, 4)))
+local circle = require("geo.shapes.circle")
+print(circle.area(2) == math.pi * 4, package.loaded["geo.shapes.circle"] == circle)
+print(require("geo.shapes") == geo.shapes, #geo.shapes.names, table.concat(geo.shapes.names, ","))
+local json = require("json")
+print(json.encode({1, 2, "x"}), json.name)
+print(package.searchpath("geo.vec", package.path))
+print(select(2, package.searchpath("geo.nope", "./lib/?.lua;./lib/?/init.lua")))
+print(pcall(require, "geo.broken"))
+local ok, err = pcall(require, "geo.fails")
+print(ok, err)
+print(package.loaded["geo.fails"])
