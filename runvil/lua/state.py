@@ -315,7 +315,7 @@ class LuaState:
         uninstall(self)
 
     #: attributes through which the libraries' hooks refer back to the state
-    _HOOKS = ("enable_twins", "install_twins", "has_twin", "twin_of", "twin_call", "twin_protected",
+    _HOOKS = ("enable_twins", "install_twins", "twins", "has_twin", "twin_of", "twin_call", "twin_protected",
               "yield_watcher", "index_watcher", "iterators", "stdout", "guard", "meter")
 
     def release(self) -> None:

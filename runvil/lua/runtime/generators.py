@@ -30,7 +30,7 @@ from .contexts import suspend as leave_context
 from .calldepth import LUAI_MAXCCALLS, NeedsContext, charge_meta, check
 from .machine import RUNNING
 from ..errors import LUA_CODE, QUALNAMES, CoroutineKill, LuaError, add_stack_hop, builtin
-from .helpers import _tbc_check, _tbc_close, fixed
+from .helpers import _tbc_check, _tbc_close, call_handler, caught_value, fixed
 from .tables import LuaTable, watch
 from .values import TAILCALL, Multi
 
@@ -236,7 +236,9 @@ _SAFE_WHEN = {
 }
 
 
-def _safe_builtins(libs: dict) -> dict:
+def safe_builtins(libs: dict) -> dict:
+    """The builtins (of `libs`, as opened) that run no Lua code: each with
+    None, or the test of the arguments for which it runs none."""
     safe = {}
 
     def lookup(lib: str, name: str):
@@ -256,29 +258,116 @@ def _safe_builtins(libs: dict) -> dict:
     return safe
 
 
-def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
-    """Binds the twins' names in a state's namespace (at its first
-    coroutine): `yield_fn` is its coroutine.yield; a coroutine.wrap function
-    (code `wrapped_code`) only resumes another coroutine; `libs`, the
-    builtins as opened (copied by stdlib/coroutine.py); `lib`, the coroutine
-    library as opened."""
-    if INLINE:  # an Engine wait may pass up through a resume: resume and wrap functions are twins' calls
-        wrapped_code = None
-        libs = dict(libs, coroutine={k: v for k, v in libs.get("coroutine", {}).items() if k != "resume"})
-    ns = state.ns
-    giter = ns["_giter"]
-    steps, tick = state._steps, state._tick
-    safe = _safe_builtins(libs)
-    missing = object()
+class GLoop:
+    """A twin's generic for whose iterator function may run Lua code, or
+    whose closing value has a __close: each item is asked for through
+    `yield from step()` (compiler/shapes.py FOR_ITERATOR)."""
 
-    def runs_no_lua(f, args: tuple) -> bool:
-        test = safe.get(f, missing)
-        if test is missing:
+    __slots__ = ("twins", "f", "s", "c", "close", "n", "walk", "done")
+
+    def __init__(self, twins: Twins, f, s, c, close, n, callee=None):
+        if close is not None:
+            _tbc_check(close, "(for state)")
+        self.twins = twins
+        self.f, self.s, self.c, self.close, self.n = f, s, c, close, n
+        self.done = False
+        # next, a raw ipairs and builtins walk natively, as giter does
+        self.walk = twins.giter(f, s, c, None, n, callee) if twins.loops_no_lua(f, s) else None
+
+    def step(self):
+        if self.walk is not None:
+            return next(self.walk, GDONE)
+        twins = self.twins
+        steps = twins.steps
+        steps[0] -= 1
+        if steps[0] < 0:
+            twins.tick()
+        f = self.f
+        if type(f) is not FunctionType:  # a value called through __call (or Lua's error), looked up each time
+            f = LC.resolve_callable(f, "for iterator 'for iterator'")
+        r = yield from twins.gcall(f, (self.s, self.c))
+        vals = fixed(r, self.n)
+        if vals[0] is None:
+            return GDONE
+        self.c = vals[0]
+        return vals[0] if self.n == 1 else vals
+
+
+#: no builtin's test in Twins.safe: what runs_no_lua tells apart from None
+#: (a twin's call-site caches also start at it: `_GNEVER` is no callee)
+_MISSING = object()
+
+
+class Twins:
+    """The generator twins of one state: what its twins call, bound into
+    its namespace at its first coroutine (`_gcall`, `_gtail`, `_gop`, ...:
+    compiler/generators.py writes the calls), and what they know of its
+    builtins as opened. The hot methods run once or more per call a twin
+    makes; they read the object's slots as they need them (a slot read
+    costs about what a closure's cell read does)."""
+
+    __slots__ = ("state", "ns", "yield_fn", "wrapped_code", "lib", "safe", "calling_back", "finals", "giter",
+                 "steps", "tick", "next_fn", "ipairs_aux", "pairs_fn", "concatn", "concat", "G")
+
+    def __init__(self, state, yield_fn, wrapped_code, libs: dict, lib: LuaTable):
+        """`yield_fn` is the state's coroutine.yield; a coroutine.wrap
+        function (code `wrapped_code`) only resumes another coroutine;
+        `libs`, the builtins as opened (copied by stdlib/coroutine.py);
+        `lib`, the coroutine library as opened."""
+        if INLINE:  # an Engine wait may pass up through a resume: resume and wrap functions are twins' calls
+            wrapped_code = None
+            libs = dict(libs, coroutine={k: v for k, v in libs.get("coroutine", {}).items() if k != "resume"})
+        self.state, self.ns, self.G = state, state.ns, state.G
+        self.yield_fn, self.wrapped_code, self.lib = yield_fn, wrapped_code, lib
+        self.giter = self.ns["_giter"]
+        self.steps, self.tick = state._steps, state._tick
+        self.next_fn, self.ipairs_aux = state.iterators
+        self.safe = safe_builtins(libs)
+        self.pairs_fn = pairs_fn = libs.get("pairs")
+        #: builtins that call back only through a metamethod, and their twins
+        #: (used when the builtin is not known to run no Lua code here)
+        self.calling_back = {pairs_fn: self.pairs} if pairs_fn is not None else {}
+        for name, own in (("pcall", self.pcall), ("xpcall", self.xpcall)):  # what a twin runs for them,
+            real = libs.get(name)  # as for a Lua function's
+            if real is not None:
+                real.lua_twin = own
+        self.finals = {self.ns[name]: post for name, post in _FINAL_METAMETHOD.items()}
+        self.concatn, self.concat = self.ns["_concatn"], self.ns["_concat"]
+
+    def install(self) -> None:
+        """Binds the twins' names in the state's namespace, and the state's
+        hooks (LuaState._HOOKS) to this object's methods."""
+        state, ns, safe = self.state, self.ns, self.safe
+        state.yield_watcher = self.watched  # (the tables hold it weakly: the state keeps it)
+        watch(self.G, state.yield_watcher)
+        watch(self.lib, state.yield_watcher)
+        self.watched()
+        ns.update({
+            "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
+            "_GWHEN": {f: test for f, test in safe.items() if test is not None}, "_GLEAFT": LEAF_TWIN,
+            "_gleaf": self.known_leaf, "_GNUMT": NUMERIC_TWIN, "_gexact": exact,
+            "_YIELD": self.yield_fn, "_gcall": self.gcall, "_gtail": self.gtail, "_gop": self.operator,
+            "_ggiter": self.ggiter, "_gloop_end": self.gloop_end, "_GLoop": GLoop, "_GDONE": GDONE,
+            "_GNEVER": _MISSING,
+        })  # fmt: skip
+        state.twins = self
+        state.twin_of = self.twin_of
+        state.has_twin = self.has_twin
+        state.twin_call = self.gcall
+        state.twin_protected = self.protected  # a call of f as one nested C call (LuaState.call_g)
+
+    # ------------------------------------------------- what a twin knows
+
+    def runs_no_lua(self, f, args: tuple) -> bool:
+        """Whether the call f(*args) runs no Lua code (so may run directly
+        on a twin's stack)."""
+        test = self.safe.get(f, _MISSING)
+        if test is _MISSING:
             code = f.__code__
-            return code is wrapped_code or code in LEAF_CODES
+            return code is self.wrapped_code or code in LEAF_CODES
         return test is None or test(args)
 
-    def twin_of(f):
+    def twin_of(self, f):
         """f's generator twin, or None (a builtin, or a function without
         one); kept on the function."""
         try:
@@ -306,6 +395,11 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         f.lua_twin = twin
         return twin
 
+    def has_twin(self, f) -> bool:
+        """Whether a coroutine on f runs as a twin (a leaf's is f itself)."""
+        return self.twin_of(f) is not None or f.__code__ in LEAF_CODES
+
+    @staticmethod
     def known_leaf(f) -> bool:
         """f's code is a leaf's (f, a closure of it that no twin has called
         yet): marked as one, for its next calls."""
@@ -314,30 +408,85 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
             return True
         return False
 
-    def gcall(f, args: tuple):
+    def loops_no_lua(self, f, s) -> bool:
+        """Whether a generic for's iterator runs no Lua code."""
+        if f is self.next_fn:
+            return True
+        if f is self.ipairs_aux:
+            return type(s) is LuaTable and s.meta is None
+        # a builtin that runs no Lua code whatever its arguments (the test of
+        # one that depends on them would hold for the first item only)
+        return self.safe.get(f, _MISSING) is None or type(f) is FunctionType and f.__code__ is self.wrapped_code
+
+    def watched(self) -> None:
+        """`_GYOK`: the global table's raw `coroutine` is the library and its
+        raw `yield` the state's, so a twin's `coroutine.yield(...)` yields at
+        once. Kept true to both by set_str, which calls this after each write
+        of those keys in those tables (tables.watch)."""
+        lib = self.lib
+        self.ns["_GYOK"] = self.G.hash.get("coroutine") is lib and lib.hash.get("yield") is self.yield_fn
+
+    # ------------------------------------------------------------ calls
+
+    def gcall(self, f, args: tuple):
         """A call from a twin (or a coroutine's body): a twin runs as a
         generator, with its tail calls in this loop (a proper tail call)."""
         while True:
             try:
                 twin = f.lua_twin
             except AttributeError:
-                twin = twin_of(f)
+                twin = self.twin_of(f)
             if twin is LEAF_TWIN:  # known to run no Lua code (call_builtin would hash its code to see that)
                 return f(*args)
             if twin is NUMERIC_TWIN:
                 twin = f.lua_numeric_twin
             elif twin is None:
-                return (yield from call_builtin(f, args))
+                return (yield from self.call_builtin(f, args))
             r = yield from twin(*args)
             if type(r) is not Multi or not r or r[0] is not TAILCALL:
                 return r
             f, args = r[1], r[2]
 
-    from .helpers import call_handler, caught_value
+    def gtail(self, f, args: tuple):
+        """`return f(args)` in a twin: a Lua function becomes the pending
+        call `gcall` runs; anything else runs now, as `values.tail` does."""
+        yield_fn = self.yield_fn
+        while True:
+            if f is yield_fn:
+                return Multi((yield args))
+            if type(f) is FunctionType and f.__code__ is LC.LATE_CODE:  # a value that is no function
+                f = LC.resolve_callable(*LC.late_callee(f))  # (what calling it calls now)
+                continue
+            tm = getattr(f, "lua_tm", None)
+            if tm is not None:  # through __call: the metamethod is the tail call
+                f, args = tm[0], tm[1] + args
+                continue
+            if is_lua(f):
+                return Multi((TAILCALL, f, args))
+            return (yield from self.call_builtin(f, args))
 
-    pcall_fn, xpcall_fn = libs.get("pcall"), libs.get("xpcall")
+    def call_builtin(self, f, args: tuple):
+        """A callee without a twin: directly if it runs no Lua code, as its
+        own generator if it has one (pcall, xpcall, the Engine's waiting
+        builtins), else escalated."""
+        if self.runs_no_lua(f, args):
+            return f(*args)
+        if f is self.yield_fn:  # (called by a name no call site knew, or by pcall)
+            return Multi((yield args))
+        if f.__code__ is LC.LATE_CODE:  # a value that is no function: what calling it calls now
+            return (yield from self.gcall(LC.resolve_callable(*LC.late_callee(f)), args))
+        tm = getattr(f, "lua_tm", None)
+        if tm is not None:  # a value called through __call: its metamethod, with the value before the arguments
+            charge_meta(tm[0])
+            return (yield from self.gcall(tm[0], tm[1] + args))
+        own = getattr(f, "lua_twin", None)  # pcall's, xpcall's, a waiting builtin's (runvil.engine)
+        if own is None:
+            own = self.calling_back.get(f)
+        if own is not None and own is not LEAF_TWIN and own is not NUMERIC_TWIN:
+            return (yield from own(*args))
+        return (yield from escalate(f, args))
 
-    def protected(f, args: tuple):
+    def protected(self, f, args: tuple):
         """base.pcall's call of f, on a twin: a nested C call, then f as
         any call of a twin (so f may yield, as under lua_pcallk)."""
         m = RUNNING[0]
@@ -349,28 +498,28 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         try:
             if type(f) is not FunctionType:
                 f = LC.resolve_callable(f, None)
-            return V.expand((yield from gcall(f, args)))
+            return V.expand((yield from self.gcall(f, args)))
         finally:
             RUNNING[0].depth -= 1  # the count goes on from where the coroutine was resumed last
             held(co, -1)
 
     @builtin
-    def pcall(*args):
+    def pcall(self, *args):
         """base.pcall, in a twin (a builtin level in messages, as pcall)."""
         if not args:
             arg_error(1, "pcall", "value expected")
         try:
-            r = yield from protected(args[0], args[1:])
+            r = yield from self.protected(args[0], args[1:])
         except (LuaError, RecursionError, MemoryError) as e:
             return Multi((False, caught_value(e)))
         return (True, *r)  # several results: a tuple (values.Multi is tuple)
 
     @builtin
-    def xpcall(*args):
+    def xpcall(self, *args):
         """base.xpcall, in a twin."""
         handler = check_function(args, 2, "xpcall")
         try:
-            r = yield from protected(args[0], args[2:])
+            r = yield from self.protected(args[0], args[2:])
         except (LuaError, RecursionError, MemoryError) as e:
             try:  # the handler's first result replaces the error value
                 h = call_handler(handler, caught_value(e))
@@ -379,29 +528,20 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
             return Multi((False, h[0] if h else None))
         return (True, *r)  # several results: a tuple (values.Multi is tuple)
 
-    pairs_fn = libs.get("pairs")
-
     @builtin
-    def pairs(*args):
+    def pairs(self, *args):
         """base.pairs on a value with __pairs, in a twin: the metamethod runs
         as any call of a twin (it may yield, as under lua_callk)."""
         h = V.getmetamethod(args[0], "__pairs") if args else None
         if h is None:
-            return pairs_fn(*args)
-        r = V.expand((yield from gcall(h if type(h) is FunctionType else LC.resolve_callable(h, None), args[:1])))
+            return self.pairs_fn(*args)
+        callee = h if type(h) is FunctionType else LC.resolve_callable(h, None)
+        r = V.expand((yield from self.gcall(callee, args[:1])))
         return Multi((r + (None, None, None))[:3])
 
-    #: builtins that call back only through a metamethod, and their twins
-    #: (used when the builtin is not known to run no Lua code here)
-    calling_back = {pairs_fn: pairs} if pairs_fn is not None else {}
-    QUALNAMES[pcall.__code__], QUALNAMES[xpcall.__code__], QUALNAMES[pairs.__code__] = "pcall", "xpcall", "pairs"
-    for real, own in ((pcall_fn, pcall), (xpcall_fn, xpcall)):  # what a twin runs for them, as for a Lua function's
-        if real is not None:
-            real.lua_twin = own
+    # -------------------------------------------------------- operators
 
-    finals = {ns[name]: post for name, post in _FINAL_METAMETHOD.items()}
-
-    def operator(helper, args: tuple):
+    def operator(self, helper, args: tuple):
         """An operator helper called from a twin (`_gop`): directly; when it
         reaches a metamethod that is its last step, the metamethod runs as
         any call of a twin, as cstack.meta_call calls it (a nested C call, a
@@ -415,9 +555,9 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
             h, operands = e.args
         finally:
             m.direct = False
-        post = finals.get(helper)
-        if helper is concatn:  # a chain: each pair as an operator of its own (no pair ran a metamethod yet)
-            return (yield from concat_pairs(*args))
+        if helper is self.concatn:  # a chain: each pair as an operator of its own (no pair ran a metamethod yet)
+            return (yield from self.concat_pairs(*args))
+        post = self.finals.get(helper)
         n = m.depth + 1
         if post is None or type(h) is not FunctionType or n >= LUAI_MAXCCALLS:  # (the overflow's message: escalated)
             return (yield from escalate(helper, args))
@@ -425,112 +565,31 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         m.depth = n
         co = held(m.co, 1)
         try:
-            return post((yield from gcall(h, operands)))
+            return post((yield from self.gcall(h, operands)))
         finally:
             RUNNING[0].depth -= 1  # the count goes on from where the coroutine was resumed last
             held(co, -1)
 
-    concatn = ns["_concatn"]
-    concat = ns["_concat"]
-
-    def concat_pairs(parts: tuple, descs: tuple):
+    def concat_pairs(self, parts: tuple, descs: tuple):
         """`a .. b .. c` right to left, as runtime's _concat_right, each
         pair through `operator`: a metamethod in any pair runs as a twin."""
         acc = parts[-1]
+        concat = self.concat
         for i in range(len(parts) - 2, -1, -1):
             pair = (parts[i], acc, descs[i], descs[i + 1] if i + 1 == len(parts) - 1 else None)
-            acc = yield from operator(concat, pair)
+            acc = yield from self.operator(concat, pair)
         return acc
 
-    def gtail(f, args: tuple):
-        """`return f(args)` in a twin: a Lua function becomes the pending
-        call `gcall` runs; anything else runs now, as `values.tail` does."""
-        while True:
-            if f is yield_fn:
-                return Multi((yield args))
-            if type(f) is FunctionType and f.__code__ is LC.LATE_CODE:  # a value that is no function
-                f = LC.resolve_callable(*LC.late_callee(f))  # (what calling it calls now)
-                continue
-            tm = getattr(f, "lua_tm", None)
-            if tm is not None:  # through __call: the metamethod is the tail call
-                f, args = tm[0], tm[1] + args
-                continue
-            if is_lua(f):
-                return Multi((TAILCALL, f, args))
-            return (yield from call_builtin(f, args))
+    # ---------------------------------------------------- generic fors
 
-    def call_builtin(f, args: tuple):
-        """A callee without a twin: directly if it runs no Lua code, as its
-        own generator if it has one (pcall, xpcall, the Engine's waiting
-        builtins), else escalated."""
-        if runs_no_lua(f, args):
-            return f(*args)
-        if f is yield_fn:  # (called by a name no call site knew, or by pcall)
-            return Multi((yield args))
-        if f.__code__ is LC.LATE_CODE:  # a value that is no function: what calling it calls now
-            return (yield from gcall(LC.resolve_callable(*LC.late_callee(f)), args))
-        tm = getattr(f, "lua_tm", None)
-        if tm is not None:  # a value called through __call: its metamethod, with the value before the arguments
-            charge_meta(tm[0])
-            return (yield from gcall(tm[0], tm[1] + args))
-        own = getattr(f, "lua_twin", None)  # pcall's, xpcall's, a waiting builtin's (runvil.engine)
-        if own is None:
-            own = calling_back.get(f)
-        if own is not None and own is not LEAF_TWIN and own is not NUMERIC_TWIN:
-            return (yield from own(*args))
-        return (yield from escalate(f, args))
-
-    class GLoop:
-        """A generic for whose iterator function may run Lua code, or whose
-        closing value has a __close: each item is asked for through
-        `yield from step()`."""
-
-        __slots__ = ("f", "s", "c", "close", "n", "walk", "done")
-
-        def __init__(self, f, s, c, close, n, callee=None):
-            if close is not None:
-                _tbc_check(close, "(for state)")
-            self.f, self.s, self.c, self.close, self.n = f, s, c, close, n
-            self.done = False
-            # next, a raw ipairs and builtins walk natively, as giter does
-            self.walk = giter(f, s, c, None, n, callee) if loops_no_lua(f, s) else None
-
-        def step(self):
-            if self.walk is not None:
-                return next(self.walk, GDONE)
-            steps[0] -= 1
-            if steps[0] < 0:
-                tick()
-            f = self.f
-            if type(f) is not FunctionType:  # a value called through __call (or Lua's error), looked up each time
-                f = LC.resolve_callable(f, "for iterator 'for iterator'")
-            r = yield from gcall(f, (self.s, self.c))
-            vals = fixed(r, self.n)
-            if vals[0] is None:
-                return GDONE
-            self.c = vals[0]
-            return vals[0] if self.n == 1 else vals
-
-    next_fn, ipairs_aux = state.iterators
-
-    def loops_no_lua(f, s) -> bool:
-        """Whether a generic for's iterator runs no Lua code."""
-        if f is next_fn:
-            return True
-        if f is ipairs_aux:
-            return type(s) is LuaTable and s.meta is None
-        # a builtin that runs no Lua code whatever its arguments (the test of
-        # one that depends on them would hold for the first item only)
-        return safe.get(f, missing) is None or type(f) is FunctionType and f.__code__ is wrapped_code
-
-    def ggiter(f, s, c, close, n, callee=None):
+    def ggiter(self, f, s, c, close, n, callee=None):
         """A twin's generic for (compiler/shapes.py FOR_ITERATOR): giter's
         when its iterator runs no Lua code, else a GLoop."""
-        if close is None and loops_no_lua(f, s):
-            return giter(f, s, c, close, n, callee)
-        return GLoop(f, s, c, close, n, callee)
+        if close is None and self.loops_no_lua(f, s):
+            return self.giter(f, s, c, close, n, callee)
+        return GLoop(self, f, s, c, close, n, callee)
 
-    def gloop_end(it, what: str, *args):
+    def gloop_end(self, it, what: str, *args):
         """`it.close()` / `it.throw(e)` as a generic for is left: runs the
         closing value's __close once (never while a twin is being dropped)."""
         if type(it) is not GLoop:
@@ -541,30 +600,16 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         err = args[0] if args else None
         if it.close is None or isinstance(err, GeneratorExit):
             return None
-        return (yield from operator(_tbc_close, (it.close, err)))
+        return (yield from self.operator(_tbc_close, (it.close, err)))
 
-    # `_GYOK`: the global table's raw `coroutine` is the library and its raw
-    # `yield` the state's: a twin's `coroutine.yield(...)` yields at once.
-    # Kept true to both by set_str, which calls `watched` after each write of
-    # those keys in those tables (tables.watch)
-    G = state.G
 
-    def watched():
-        ns["_GYOK"] = G.hash.get("coroutine") is lib and lib.hash.get("yield") is yield_fn
+QUALNAMES[Twins.pcall.__code__], QUALNAMES[Twins.xpcall.__code__] = "pcall", "xpcall"
+QUALNAMES[Twins.pairs.__code__] = "pairs"
 
-    state.yield_watcher = watched  # (the tables hold it weakly: the state keeps it)
-    watch(G, watched)
-    watch(lib, watched)
-    watched()
-    ns.update({
-        "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
-        "_GWHEN": {f: test for f, test in safe.items() if test is not None}, "_GLEAFT": LEAF_TWIN, "_gleaf": known_leaf,
-        "_GNUMT": NUMERIC_TWIN, "_gexact": exact,
-        "_YIELD": yield_fn, "_gcall": gcall, "_gtail": gtail, "_gop": operator, "_ggiter": ggiter,
-        "_gloop_end": gloop_end, "_GLoop": GLoop, "_GDONE": GDONE, "_GNEVER": missing,
-    })  # fmt: skip
-    state.twin_of = twin_of
-    state.has_twin = lambda f: twin_of(f) is not None or f.__code__ in LEAF_CODES
-    state.twin_call = gcall
-    state.twin_protected = protected  # a call of f as one nested C call (LuaState.call_g)
 
+def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> Twins:
+    """Makes a state's twins (at its first coroutine) and binds them into
+    its namespace (see Twins)."""
+    twins = Twins(state, yield_fn, wrapped_code, libs, lib)
+    twins.install()
+    return twins
