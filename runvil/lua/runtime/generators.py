@@ -6,10 +6,10 @@ stack of whoever resumes it: `coroutine.yield` in the twin is a `yield`,
 and a Lua call is `yield from _gcall(...)`, so a yield at any depth of
 twins reaches the resumer through the generators alone. Where Lua code
 would run on that stack outside a twin (a builtin that calls back, a
-metamethod, a function without a twin), the call is *escalated*: it runs
-on an execution context of its own (runvil.lua.runtime.contexts), where a yield
-suspends the context, and the twin that escalated passes the yield on with
-its own `yield`.
+metamethod, a function without a twin), the call is *escalated*
+(runtime/escalation.py): it runs on an execution context of its own, where
+a yield suspends the context, and the twin that escalated passes the yield
+on with its own `yield`.
 
 RUNVIL_TWINS=0 turns twins off: every coroutine then runs on a context
 (stdlib/coroutine.py reads it, and imports this module only at a state's
@@ -18,35 +18,27 @@ first coroutine).
 
 from __future__ import annotations
 
-import sys
 from types import FunctionType
 
 from . import values as V
 from . import calls as LC
 from .args import arg_error, check_function
-from .contexts import INLINE, Context
-from .contexts import resume as run_context
-from .contexts import suspend as leave_context
+from .contexts import INLINE
+from .escalation import escalate, held
 from .calldepth import LUAI_MAXCCALLS, NeedsContext, charge_meta, check
 from .machine import RUNNING
-from ..errors import LUA_CODE, QUALNAMES, CoroutineKill, LuaError, add_stack_hop, builtin
+from ..debuginfo import CHUNKS, QUALNAMES, builtin, chunk_info
+from ..errors import LuaError
 from .helpers import _tbc_check, _tbc_close, call_handler, caught_value, fixed
 from .tables import LuaTable, watch
 from .values import TAILCALL, Multi
 
-try:  # what a dropped greenlet is unwound with: a worker lets it through
-    from greenlet import GreenletExit as _EXIT
-except ImportError:
-    _EXIT = None
-
 #: a generic for's iterator has no more items
 GDONE = object()
-#: codes of Lua functions that call nothing that may run Lua code (their
-#: twin would never yield): a twin calls them as they are
-LEAF_CODES: set = set()
-#: a leaf's `lua_twin`: a twin's call site tests it first and calls the
-#: leaf as it is (one attribute read; a code's hash is not cached, so the
-#: `in LEAF_CODES` test costs a third of such a call)
+#: a leaf's `lua_twin` (a Lua function that calls nothing that may run Lua
+#: code: its twin would never yield): a twin's call site tests it first and
+#: calls the leaf as it is (one attribute read; its chunk's ChunkInfo.leaves
+#: knows the leaves by name, for closures no twin has called yet: is_leaf)
 LEAF_TWIN = object()
 #: the `lua_twin` of a numeric leaf (compiler/generators.numeric_leaf): a
 #: twin's call site calls it as it is when its arguments are numbers; its
@@ -54,43 +46,8 @@ LEAF_TWIN = object()
 NUMERIC_TWIN = object()
 
 
-class Worker:
-    """The execution context a coroutine's twin escalates calls to, kept
-    for the next one (a new greenlet or thread for each would cost 10 to
-    100 times more). Its frames continue, for positions and levels, at the
-    twin that escalated the running call."""
-
-    __slots__ = ("ctx", "fn", "args", "result", "error", "busy", "from_frame")
-
-    def __init__(self):
-        self.ctx = Context(self.serve, "lua-escalation")
-        self.fn = self.args = self.result = self.error = self.from_frame = None
-        self.busy = False
-
-    def serve(self):
-        """The context's body: runs one call each time it is resumed, and
-        suspends when it ends (or when the coroutine yields inside it)."""
-        while True:
-            try:
-                r = self.fn(*self.args)
-                if type(r) is Multi and r and r[0] is TAILCALL:  # run here: it may yield
-                    r = Multi(V.expand(r))
-                self.result = r
-            except BaseException as e:  # raised again in the twin; a dropped context just ends
-                if _EXIT is not None and isinstance(e, _EXIT):
-                    raise
-                self.error = e
-            self.busy = False
-            self.fn = self.args = None
-            leave_context()
-
-
-add_stack_hop(Worker.serve.__code__, lambda frame: frame.f_locals["self"].from_frame)
-
-
 #: the code flag of a function with `*args` (inspect.CO_VARARGS)
 _CO_VARARGS = 0x04
-_exact_codes: dict = {}  # a Lua function's code -> its code without the `*_` (see exact)
 
 
 def exact(f, nargs: int):
@@ -99,84 +56,22 @@ def exact(f, nargs: int):
     function has for extra arguments, when nargs fit its parameters (then
     the `*_` is empty, and the function never reads it), else f itself.
     Kept on f; the copy is f's code with that flag cleared, the same
-    lines, names and cells."""
+    lines, names and cells (one per function of a chunk, kept in its
+    ChunkInfo without the info constant: debuginfo.own)."""
     try:
         e = f.lua_exact
     except AttributeError:
         code = f.__code__
         e = f
         if code.co_flags & _CO_VARARGS and code.co_varnames[code.co_argcount + code.co_kwonlyargcount] == "_":
-            bare = _exact_codes.get(code)
+            info = chunk_info(code)
+            bare = info.exact.get(code.co_qualname)
             if bare is None:
-                bare = _exact_codes[code] = code.replace(co_flags=code.co_flags & ~_CO_VARARGS)
+                bare = info.exact[code.co_qualname] = code.replace(co_flags=code.co_flags & ~_CO_VARARGS,
+                                                                   co_consts=code.co_consts[:-1])
             e = FunctionType(bare, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
         f.lua_exact = e
     return e if e is f or nargs <= e.__code__.co_argcount else f
-
-
-def held(co, n: int):
-    """A nested C call that a twin of `co` (None: the main coroutine) enters
-    (n = 1) or leaves (n = -1), counted in co's depth as it happens: a yield
-    may come from inside it, and walk_wrapped does not count the calls a
-    twin holds when it yields (Coroutine.depth)."""
-    if co is not None:
-        co.depth += n
-    return co
-
-
-def escalate(fn, args: tuple):
-    """Runs fn(*args) on the coroutine's worker context; a yield of the
-    coroutine inside it is passed on as this generator's yield. Inline
-    there is no context: fn runs here, where no yield can reach the twin
-    (one inside fails as a yield across a C call does)."""
-    co = RUNNING[0].co
-    if INLINE:
-        return (yield from _direct(fn, args, co))
-    w = co.worker
-    if w is None or w.busy:  # busy: its call was left suspended by a twin that is gone
-        w = co.worker = Worker()
-    w.fn, w.args, w.from_frame, w.busy = fn, args, sys._getframe(1), True
-    co.escalations.append(w.ctx)
-    depth = co.depth
-    base = RUNNING[0].depth - depth  # where the coroutine was resumed (what its depth counts from)
-    try:
-        while True:
-            run_context(w.ctx)
-            if not w.busy:
-                err, r = w.error, w.result
-                w.error = w.result = w.from_frame = None
-                if err is not None:
-                    raise err
-                return r
-            # a yield inside: its depth is the calls it holds, those of the
-            # escalated call too (Coroutine.yield_ counts them from a base
-            # that walk_wrapped does not set)
-            co.depth = RUNNING[0].depth - base
-            _kind, values = co._transfer  # set by the yield inside (Coroutine.yield_)
-            try:
-                co._transfer = yield values
-            except CoroutineKill:  # coroutine.close: the call unwinds (co._kill is set)
-                continue
-            finally:
-                base = RUNNING[0].depth - co.depth  # resumed: from where, this time
-    finally:
-        co.escalations.pop()
-        co.depth = depth
-
-
-def _direct(fn, args: tuple, co):
-    """escalate's call on the inline backend."""
-    if co is not None:
-        co.nny += 1
-    try:
-        r = fn(*args)
-        if type(r) is Multi and r and r[0] is TAILCALL:  # run here, as a worker runs it
-            r = Multi(V.expand(r))
-        return r
-    finally:
-        if co is not None:
-            co.nny -= 1
-    yield  # (a generator, as escalate's callers take it)
 
 
 def _truth(r) -> bool:
@@ -196,7 +91,14 @@ _FINAL_METAMETHOD = {
 
 
 def is_lua(f) -> bool:
-    return f.__code__.co_filename in LUA_CODE
+    return f.__code__.co_filename in CHUNKS
+
+
+def is_leaf(code) -> bool:
+    """Whether a Lua function's code is known to be a leaf's (its twin
+    would never yield: it calls nothing that may run Lua code)."""
+    info = chunk_info(code)
+    return info is not None and code.co_qualname in info.leaves
 
 
 def _plain(v) -> bool:
@@ -364,7 +266,7 @@ class Twins:
         test = self.safe.get(f, _MISSING)
         if test is _MISSING:
             code = f.__code__
-            return code is self.wrapped_code or code in LEAF_CODES
+            return code is self.wrapped_code or is_leaf(code)
         return test is None or test(args)
 
     def twin_of(self, f):
@@ -384,7 +286,7 @@ class Twins:
 
             code = twin_code(f.__code__)
             if code is LEAF:
-                LEAF_CODES.add(f.__code__)
+                chunk_info(f.__code__).leaves.add(f.__code__.co_qualname)
                 f.lua_twin = LEAF_TWIN
                 return None
             if code is not None:
@@ -397,13 +299,13 @@ class Twins:
 
     def has_twin(self, f) -> bool:
         """Whether a coroutine on f runs as a twin (a leaf's is f itself)."""
-        return self.twin_of(f) is not None or f.__code__ in LEAF_CODES
+        return self.twin_of(f) is not None or is_leaf(f.__code__)
 
     @staticmethod
     def known_leaf(f) -> bool:
         """f's code is a leaf's (f, a closure of it that no twin has called
         yet): marked as one, for its next calls."""
-        if f.__code__ in LEAF_CODES:
+        if is_leaf(f.__code__):
             f.lua_twin = LEAF_TWIN
             return True
         return False

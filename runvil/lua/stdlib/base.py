@@ -13,7 +13,8 @@ from ..runtime import indexing as LI
 from ..runtime.args import arg_error, check_any, check_function, check_int, check_table, opt_int, opt_str, type_error
 from ..runtime.calldepth import CCall
 from ..runtime.calls import ccall
-from ..errors import LuaError, LuaSyntaxError, builtin, where
+from ..debuginfo import builtin, where
+from ..errors import LuaError, LuaSyntaxError
 from ..runtime.helpers import call_handler, caught_value
 from ..errors import chunkid
 from ..runtime.tables import LuaTable

@@ -32,7 +32,8 @@ from ..runtime.contexts import resume as run_context
 from ..runtime.contexts import suspend as leave_context
 from ..runtime.calldepth import LUAI_MAXCCALLS, check
 from ..runtime.machine import RUNNING
-from ..errors import CoroutineKill, LuaError, add_stack_hop, builtin, caller_where, current_where
+from ..debuginfo import add_stack_hop, builtin, caller_where, current_where
+from ..errors import CoroutineKill, LuaError
 from ..runtime.helpers import walk_calls
 from ..errors import stack_overflow_message
 from ..runtime.tables import LuaTable
@@ -388,7 +389,7 @@ def ended_by(e: BaseException) -> tuple:
 
 
 V.register_type(Coroutine, "thread")
-# a twin's Lua stack begins where its coroutine is resumed (errors.up stops there)
+# a twin's Lua stack begins where its coroutine is resumed (debuginfo.up stops there)
 for _bottom in (Coroutine.resume, Coroutine._step_twin, Coroutine._twin_returned):
     add_stack_hop(_bottom.__code__, lambda frame: None)
 
