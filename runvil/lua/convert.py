@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import FunctionType
 
-from .errors import builtin
+from .debuginfo import builtin
 from .runtime.tables import LuaTable
 from .runtime.values import EMPTY, Multi, Userdata
 

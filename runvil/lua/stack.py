@@ -132,6 +132,7 @@ def _serve() -> None:
         finally:
             sys.setrecursionlimit(old)
             job.done.release()
+        del job  # (kept until the next job, it would keep the last call's function and state alive)
 
 
 @functools.cache

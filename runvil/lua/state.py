@@ -34,7 +34,8 @@ from .stack import CAN_THREAD, INLINE, on_lua_thread, run_lua
 from .runtime.calldepth import HOST_CCALLS
 from .runtime.calls import ccall
 from .runtime.machine import IDLE, RUNNING, Machine, switch
-from .errors import LimitExceeded, LuaError, chunkid, current_where, stack_overflow_message
+from .debuginfo import current_where
+from .errors import LimitExceeded, LuaError, chunkid, stack_overflow_message
 from .stdlib.limits import MemoryBudget
 from .runtime.helpers import base_namespace, make_forprep, make_giter
 from .runtime.tables import LuaTable
@@ -330,7 +331,7 @@ class LuaState:
         uninstall(self)
 
     #: attributes through which the libraries' hooks refer back to the state
-    _HOOKS = ("enable_twins", "install_twins", "has_twin", "twin_of", "twin_call", "twin_protected",
+    _HOOKS = ("enable_twins", "install_twins", "twins", "has_twin", "twin_of", "twin_call", "twin_protected",
               "yield_watcher", "index_watcher", "iterators", "stdout", "guard", "meter")
 
     def release(self) -> None:

@@ -315,7 +315,7 @@ def test_a_private_name_within_its_own_package_is_allowed(tmp_path):
 #: runvil/lua's stages, bottom first (issue 23, items 1 and 4): each module
 #: (by its path below runvil.lua; a package name covers what is in it)
 #: imports only its own stage or those beneath. The most specific prefix wins.
-LUA_STAGES = [("base", ["errors", "numbers", "stack", "files", "cache", "cache.disk"]),
+LUA_STAGES = [("base", ["errors", "debuginfo", "numbers", "stack", "files", "cache", "cache.disk"]),
               ("syntax", ["syntax"]), ("compiler", ["compiler"]), ("runtime", ["runtime"]),
               ("stdlib", ["stdlib"]), ("embedding", ["", "state", "convert", "api"])]
 

@@ -571,7 +571,7 @@ def test_a_leaf_function_is_called_as_it_is():
     st = LuaState(stdout=lambda s: None)
     leaf, = st.execute("local function leaf(a, b) return a end\n"
                        "coroutine.wrap(function() coroutine.yield(leaf(1, 2)) end)()\nreturn leaf")
-    assert leaf.__code__ in T.LEAF_CODES
+    assert T.is_leaf(leaf.__code__)
     st.close()
 
 
@@ -794,7 +794,6 @@ def test_a_call_of_coroutine_yield_is_known_at_once():
     test of a flag (`_GYOK`); a local `coroutine`, or any other field, takes
     the general call path."""
     from runvil.lua.compiler.generators import twin_code
-    from runvil.lua.compiler.chunk import PY_SOURCE
     from runvil.lua.compiler.chunkcache import compile_lua
 
     src = ("local function a(x) coroutine.yield(x) end\n"
@@ -804,7 +803,7 @@ def test_a_call_of_coroutine_yield_is_known_at_once():
            "return a, b, c, d")
     compiled = compile_lua(src, "=known")
     codes = {c.co_name: c for c in _function_codes(compiled.code) if ".<locals>." in c.co_qualname}
-    assert PY_SOURCE.get(compiled.code.co_filename) is not None
+    assert compiled.info.source
     fast = {}
     for name, code in codes.items():
         made = twin_code(code)

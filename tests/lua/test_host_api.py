@@ -50,7 +50,7 @@ class Counter(Userdata):
 
 
 def python_walk(fn):
-    from runvil.lua.errors import builtin
+    from runvil.lua.debuginfo import builtin
 
     return builtin(fn)
 

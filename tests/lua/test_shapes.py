@@ -23,7 +23,6 @@ import pytest
 from runvil.lua import LuaState
 from runvil.lua.compiler import generators as twins
 from runvil.lua.compiler import shapes as S
-from runvil.lua.compiler.chunk import PY_SOURCE
 from runvil.lua.compiler.codegen import compile_chunk
 from runvil.lua.compiler.contract import INLINE_STRING_METHODS
 from runvil.lua.compiler.resolve import LOCAL_PREFIX
@@ -70,7 +69,7 @@ def generated_trees() -> dict[str, ast.Module]:
             compiled = compile_chunk(source, "=" + name)
         except LuaSyntaxError:
             continue
-        trees[name] = ast.parse(PY_SOURCE[compiled.code.co_filename][0])
+        trees[name] = ast.parse(compiled.info.source)
     return trees
 
 
@@ -206,10 +205,12 @@ def test_every_helper_of_the_namespace_is_in_the_table():
 #: none of them runs Lua code
 NOT_LUA = {
     ("LuaTable.set_str", "w"): "the weak reference to a watcher of a watched key (tables.watch)",
-    ("LuaTable.set_str", "f"): "the watcher: runtime/generators.install's `watched`, which sets `_GYOK`, or "
+    ("LuaTable.set_str", "f"): "the watcher: runtime/generators.Twins.watched, which sets `_GYOK`, or "
                                "stdlib/string._watch_index's, which sets `_SIh`",
     ("_sites_at", "hit[0]"): "a weak reference to a code object",
-    ("up", "hop"): "a stack hop of errors.add_stack_hop: reads a frame's locals",
+    ("_sites_at", "ref"): "a weak reference to a chunk's ChunkInfo (debuginfo.CHUNKS)",
+    ("lua_position", "ref"): "a weak reference to a chunk's ChunkInfo (debuginfo.CHUNKS)",
+    ("up", "hop"): "a stack hop of debuginfo.add_stack_hop: reads a frame's locals",
 }
 
 

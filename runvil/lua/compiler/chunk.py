@@ -11,23 +11,26 @@ import itertools
 #: (`c7_2`, `<lua:7>`) carry it, so chunks sharing a namespace never clash
 chunk_ids = itertools.count(1)
 
-#: chunk file name (`<lua:7>`) -> (its Python source, the cache's renamer or
-#: None): what generator twins are made from (compiler/generators.py)
-PY_SOURCE: dict = {}
-
-
 class Compiled:
     """A compiled chunk: Python code made once, instantiated per state.
 
     `instantiate(namespace, env)` runs the code's definitions in a state's
     namespace and returns the chunk's main function with `env` as _ENV.
+    `info` is what the chunk knows of itself (runvil.lua.debuginfo.ChunkInfo:
+    its line map, call sites, generated source), held by its codes too.
     """
 
-    __slots__ = ("name", "code", "main", "env_is_cell", "source")
+    __slots__ = ("name", "code", "main", "env_is_cell", "info")
 
-    def __init__(self, name, code, main, env_is_cell, source):
+    def __init__(self, name, code, main, env_is_cell, info):
         self.name, self.code, self.main = name, code, main
-        self.env_is_cell, self.source = env_is_cell, source
+        self.env_is_cell, self.info = env_is_cell, info
+
+    @property
+    def source(self) -> str:
+        """The generated Python source (identifiers as this process names them)."""
+        info = self.info
+        return info.rename.text(info.source) if info.rename is not None else info.source
 
     def instantiate(self, namespace: dict, env):
         exec(self.code, namespace)

@@ -23,8 +23,8 @@ import types
 from importlib.util import MAGIC_NUMBER
 
 from ..cache import disk as diskcache
-from .chunk import PY_SOURCE, Compiled, chunk_ids
-from ..errors import CALL_SITES, LUA_CODE
+from .chunk import Compiled, chunk_ids
+from ..debuginfo import ChunkInfo, own, unowned
 
 _VERSION = b"chunk-17"
 
@@ -67,11 +67,10 @@ def _store(path: str, key: bytes, compiled: Compiled) -> None:
     m = re.fullmatch(r"<lua:(\d+)>", filename)
     if m is None:
         return
-    linemap = LUA_CODE[filename][1]
-    sites = CALL_SITES.get(filename)
+    info = compiled.info
     try:
-        payload = marshal.dumps((key, int(m.group(1)), compiled.code, compiled.main, compiled.env_is_cell,
-                                 compiled.source, linemap, sites))
+        payload = marshal.dumps((key, int(m.group(1)), unowned(compiled.code), compiled.main, compiled.env_is_cell,
+                                 info.source, info.lines, info.sites or None))
     except (ValueError, RecursionError):  # nested too deep for marshal: compile it each time
         return
     diskcache.write(path, payload)
@@ -92,12 +91,9 @@ def _load(path: str, key: bytes, chunkname: str) -> Compiled | None:
     new_id = next(chunk_ids)
     rename = _Renamer(old_id, new_id)
     code = rename.code(code)
-    filename = f"<lua:{new_id}>"
-    LUA_CODE[filename] = (chunkname, linemap)
-    if sites:
-        CALL_SITES[filename] = sites
-    PY_SOURCE[filename] = (source, rename)  # twins are compiled from the stored text, then renamed
-    return Compiled(chunkname, code, rename.name(main), env_is_cell, rename.text(source))
+    # twins are compiled from the stored text, then renamed
+    info = ChunkInfo(chunkname, f"<lua:{new_id}>", linemap, sites, source, rename)
+    return Compiled(chunkname, own(code, info), rename.name(main), env_is_cell, info)
 
 
 class _Renamer:

@@ -7,8 +7,9 @@ that is captured and assigned after capture lives in a one-item list (a
 cell). Operators are inline fast paths for the common types that fall back
 to the slow paths of `values` (metamethods, coercions, error messages).
 
-Every generated line maps back to a Lua line (`errors.LUA_CODE`), so error
-positions cost nothing until an error happens.
+Every generated line maps back to a Lua line (the chunk's
+`debuginfo.ChunkInfo`), so error positions cost nothing until an error
+happens.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from .loops import LoopCompiler
 from .nesting import NestingHoister
 from .weigh import block_cost
 from .stores import StoreCompiler
-from .chunk import PY_SOURCE, Compiled
+from .chunk import Compiled
 from .chunk import chunk_ids as _chunk_ids
-from ..errors import CALL_SITES, LUA_CODE, LuaSyntaxError
+from ..debuginfo import ChunkInfo, own
+from ..errors import LuaSyntaxError
 from .kinds import local_kinds, table_uses
 from .resolve import FuncScope, GlobalRef, LocalVar, plain_local, resolve
 
@@ -600,13 +602,10 @@ def _compile_tree(chunk: A.Chunk, fast_env: bool) -> Compiled:
     finally:
         clear_folds()
     filename = f"<lua:{cc.id}>"
-    LUA_CODE[filename] = (chunk.name, linemap)
-    PY_SOURCE[filename] = (src, None)
-    if cc.call_sites:
-        CALL_SITES[filename] = cc.call_sites
     with warnings.catch_warnings():
         # generated code is never the user's business (and should give none)
         warnings.simplefilter("ignore")
         code = compile(src, filename, "exec")
+    info = ChunkInfo(chunk.name, filename, linemap, cc.call_sites, src)
     env_var = chunk.scope.parent.blocks[0].vars[0]
-    return Compiled(chunk.name, code, main, env_var.is_cell, src)
+    return Compiled(chunk.name, own(code, info), main, env_var.is_cell, info)

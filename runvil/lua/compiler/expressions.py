@@ -477,7 +477,7 @@ class ExprCompiler(OperatorCompiler):
     def call_mark(self, n, direct_tail: bool = False) -> str:
         """A marker before a call's text: where Lua names the called
         function in `bad argument` messages (the name at the call site);
-        a direct tail call's site says so (errors.lua_frames skips its
+        a direct tail call's site says so (debuginfo.lua_frames skips its
         frame, as Lua's stack has no level for a function that made a tail
         call)."""
         if type(n) is A.MethodCall:

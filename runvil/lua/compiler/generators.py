@@ -29,8 +29,9 @@ A function with nested Python functions (an expression or block hoisted
 for CPython's nesting limits) has no twin: a call of it from a twin is
 escalated, and a coroutine on it runs on a context of its own.
 
-Twins are made on first use, per function code, from the chunk's Python
-source (compiled.PY_SOURCE), and bound to each closure's own cells. What
+Twins are made on first use, per function, from the chunk's Python
+source, and bound to each closure's own cells; the chunk's ChunkInfo
+(runvil.lua.debuginfo) keeps them, so they go with the chunk. What
 the twin makes of each shape of generated code and of each helper it calls
 is written in the contract between the two compilers, compiler/shapes.py:
 a shape is found by the pattern of its own template, and its twin form is
@@ -45,7 +46,7 @@ import itertools
 import types
 
 from . import shapes as S
-from .chunk import PY_SOURCE
+from ..debuginfo import chunk_info
 from .resolve import LOCAL_PREFIX
 
 #: Python syntax a twin cannot hold: a `yield` inside would belong to the
@@ -53,9 +54,6 @@ from .resolve import LOCAL_PREFIX
 _NO_TWIN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
             ast.DictComp, ast.GeneratorExp, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)
 
-_trees: dict[str, dict] = {}  # chunk file name -> {factory name: its ast}
-_codes: dict = {}  # a function's code -> its twin's code (None: it has none)
-_numeric: set = set()  # twins' codes whose function is a leaf when its arguments are numbers (see numeric_leaf)
 #: what twin_code gives for a function that calls nothing that may run Lua
 #: code: its twin would never yield, so a twin calls it as it is
 LEAF = "leaf"
@@ -68,16 +66,21 @@ class NoTwin(Exception):
 
 
 def twin_code(code: types.CodeType):
-    """The code of `code`'s twin, LEAF, or None (made once per code)."""
+    """The code of `code`'s twin, LEAF, or None (made once per function of
+    a chunk, kept in its ChunkInfo)."""
+    info = chunk_info(code)
+    if info is None:
+        return None
+    qual = code.co_qualname
     try:
-        return _codes[code]
+        return info.twins[qual]
     except KeyError:
         pass
     try:
-        made = _make(code)
+        made = _make(code, info)
     except NoTwin:
         made = None
-    _codes[code] = made
+    info.twins[qual] = made
     return made
 
 
@@ -87,7 +90,8 @@ def numeric_leaf(twin: types.CodeType) -> bool:
     constants, and its only operators are arithmetic and comparisons (a
     metamethod is reached only through a value with a metatable, and numbers
     have none). A twin's call site calls it as it is on such arguments."""
-    return twin in _numeric
+    info = chunk_info(twin)
+    return info is not None and twin.co_qualname in info.numeric
 
 
 def bind(f: types.FunctionType, code: types.CodeType) -> types.FunctionType:
@@ -97,17 +101,16 @@ def bind(f: types.FunctionType, code: types.CodeType) -> types.FunctionType:
     return types.FunctionType(code, f.__globals__, code.co_name, f.__defaults__, closure)
 
 
-def _make(code: types.CodeType):
-    source = PY_SOURCE.get(code.co_filename)
+def _make(code: types.CodeType, info):
     qual = code.co_qualname.split(".<locals>.")
-    if source is None or len(qual) != 2:
+    if len(qual) != 2:
         raise NoTwin
     factory_name = qual[0]
-    text, rename = source
-    factories = _trees.get(code.co_filename)
+    rename = info.rename
+    factories = info.trees
     if factories is None:  # the chunk's factories, parsed once
-        tree = ast.parse(text)
-        factories = _trees[code.co_filename] = {d.name: d for d in tree.body if isinstance(d, ast.FunctionDef)}
+        tree = ast.parse(info.source)
+        factories = info.trees = {d.name: d for d in tree.body if isinstance(d, ast.FunctionDef)}
     factory = factories.get(rename.old_name(factory_name) if rename else factory_name)
     if factory is None:
         raise NoTwin
@@ -128,7 +131,7 @@ def _make(code: types.CodeType):
     if rename is not None:
         made = rename.code(made)
     if numeric:
-        _numeric.add(made)
+        info.numeric.add(made.co_qualname)
     return made
 
 
@@ -458,7 +461,7 @@ class _Twin(ast.NodeTransformer):
         called = ast.YieldFrom(ast.Call(_name("_gcall"), [callee, copy.deepcopy(packed)], []))
         # `coroutine.yield(args)` itself: while the global table's raw `coroutine`
         # is the library and its raw `yield` the state's (`_GYOK`, kept by
-        # runtime/generators.install: raw hits, so no metamethod could have
+        # runtime/generators.Twins.watched: raw hits, so no metamethod could have
         # given them), the arguments, yielded; else the general path
         known = copy.deepcopy(self.args_tuple(args)) if known_yield else None
         numeric = None

@@ -12,7 +12,7 @@ leaves the block crosses the function boundary as its return value: None
 (fell through), `_BRK` (a break), a label's name (a goto), or a 1-tuple
 holding the Lua function's return value; the call site then does the same
 thing one level out. `_deep` functions count as their Lua function in
-positions and stack levels (`errors.lua_frames`).
+positions and stack levels (`debuginfo.lua_frames`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ builtin named `fname` and raise Lua's own messages:
 
 from __future__ import annotations
 
-from ..errors import ArgError, builtin_context
+from ..debuginfo import builtin_context
+from ..errors import ArgError
 from .tables import LuaTable
 from .values import Userdata, float_to_int, fmt_number, str2number, type_name
 

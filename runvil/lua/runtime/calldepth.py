@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import LuaError, where
+from ..debuginfo import where
+from ..errors import LuaError
 from ..compiler.costs import META_CALL_COST
 from .machine import RUNNING
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import sys
 from types import FunctionType
 
-from ..errors import BUILTIN_CODES, LUA_CODE, metamethod_event, rt_error
+from ..debuginfo import BUILTIN_CODES, CHUNKS, metamethod_event
+from ..errors import rt_error
 from ..stack import on_lua_thread, run_lua
 from ..compiler.costs import META_CALL_COST
 from .calldepth import _NONE, LUAI_MAXCCALLS, REFUSAL, CCall, charge_meta, check
@@ -107,7 +108,7 @@ def tail(f, args: tuple):
     # The code object is told apart by its file name or its id: CPython
     # recomputes a code object's hash (from its bytecode) on every lookup.
     code = f.__code__
-    if code.co_filename in LUA_CODE:  # a compiled Lua function (never a builtin)
+    if code.co_filename in CHUNKS:  # a compiled Lua function (never a builtin)
         return Multi((TAILCALL, f, args))
     if id(code) in _RUNS_NOW:
         return f(*args)

@@ -6,10 +6,10 @@ stack of whoever resumes it: `coroutine.yield` in the twin is a `yield`,
 and a Lua call is `yield from _gcall(...)`, so a yield at any depth of
 twins reaches the resumer through the generators alone. Where Lua code
 would run on that stack outside a twin (a builtin that calls back, a
-metamethod, a function without a twin), the call is *escalated*: it runs
-on an execution context of its own (runvil.lua.runtime.contexts), where a yield
-suspends the context, and the twin that escalated passes the yield on with
-its own `yield`.
+metamethod, a function without a twin), the call is *escalated*
+(runtime/escalation.py): it runs on an execution context of its own, where
+a yield suspends the context, and the twin that escalated passes the yield
+on with its own `yield`.
 
 RUNVIL_TWINS=0 turns twins off: every coroutine then runs on a context
 (stdlib/coroutine.py reads it, and imports this module only at a state's
@@ -18,35 +18,27 @@ first coroutine).
 
 from __future__ import annotations
 
-import sys
 from types import FunctionType
 
 from . import values as V
 from . import calls as LC
 from .args import arg_error, check_function
-from .contexts import INLINE, Context
-from .contexts import resume as run_context
-from .contexts import suspend as leave_context
+from .contexts import INLINE
+from .escalation import escalate, held
 from .calldepth import LUAI_MAXCCALLS, NeedsContext, charge_meta, check
 from .machine import RUNNING
-from ..errors import LUA_CODE, QUALNAMES, CoroutineKill, LuaError, add_stack_hop, builtin
-from .helpers import _tbc_check, _tbc_close, fixed
+from ..debuginfo import CHUNKS, QUALNAMES, builtin, chunk_info
+from ..errors import LuaError
+from .helpers import _tbc_check, _tbc_close, call_handler, caught_value, fixed
 from .tables import LuaTable, watch
 from .values import TAILCALL, Multi
 
-try:  # what a dropped greenlet is unwound with: a worker lets it through
-    from greenlet import GreenletExit as _EXIT
-except ImportError:
-    _EXIT = None
-
 #: a generic for's iterator has no more items
 GDONE = object()
-#: codes of Lua functions that call nothing that may run Lua code (their
-#: twin would never yield): a twin calls them as they are
-LEAF_CODES: set = set()
-#: a leaf's `lua_twin`: a twin's call site tests it first and calls the
-#: leaf as it is (one attribute read; a code's hash is not cached, so the
-#: `in LEAF_CODES` test costs a third of such a call)
+#: a leaf's `lua_twin` (a Lua function that calls nothing that may run Lua
+#: code: its twin would never yield): a twin's call site tests it first and
+#: calls the leaf as it is (one attribute read; its chunk's ChunkInfo.leaves
+#: knows the leaves by name, for closures no twin has called yet: is_leaf)
 LEAF_TWIN = object()
 #: the `lua_twin` of a numeric leaf (compiler/generators.numeric_leaf): a
 #: twin's call site calls it as it is when its arguments are numbers; its
@@ -54,43 +46,8 @@ LEAF_TWIN = object()
 NUMERIC_TWIN = object()
 
 
-class Worker:
-    """The execution context a coroutine's twin escalates calls to, kept
-    for the next one (a new greenlet or thread for each would cost 10 to
-    100 times more). Its frames continue, for positions and levels, at the
-    twin that escalated the running call."""
-
-    __slots__ = ("ctx", "fn", "args", "result", "error", "busy", "from_frame")
-
-    def __init__(self):
-        self.ctx = Context(self.serve, "lua-escalation")
-        self.fn = self.args = self.result = self.error = self.from_frame = None
-        self.busy = False
-
-    def serve(self):
-        """The context's body: runs one call each time it is resumed, and
-        suspends when it ends (or when the coroutine yields inside it)."""
-        while True:
-            try:
-                r = self.fn(*self.args)
-                if type(r) is Multi and r and r[0] is TAILCALL:  # run here: it may yield
-                    r = Multi(V.expand(r))
-                self.result = r
-            except BaseException as e:  # raised again in the twin; a dropped context just ends
-                if _EXIT is not None and isinstance(e, _EXIT):
-                    raise
-                self.error = e
-            self.busy = False
-            self.fn = self.args = None
-            leave_context()
-
-
-add_stack_hop(Worker.serve.__code__, lambda frame: frame.f_locals["self"].from_frame)
-
-
 #: the code flag of a function with `*args` (inspect.CO_VARARGS)
 _CO_VARARGS = 0x04
-_exact_codes: dict = {}  # a Lua function's code -> its code without the `*_` (see exact)
 
 
 def exact(f, nargs: int):
@@ -99,84 +56,22 @@ def exact(f, nargs: int):
     function has for extra arguments, when nargs fit its parameters (then
     the `*_` is empty, and the function never reads it), else f itself.
     Kept on f; the copy is f's code with that flag cleared, the same
-    lines, names and cells."""
+    lines, names and cells (one per function of a chunk, kept in its
+    ChunkInfo without the info constant: debuginfo.own)."""
     try:
         e = f.lua_exact
     except AttributeError:
         code = f.__code__
         e = f
         if code.co_flags & _CO_VARARGS and code.co_varnames[code.co_argcount + code.co_kwonlyargcount] == "_":
-            bare = _exact_codes.get(code)
+            info = chunk_info(code)
+            bare = info.exact.get(code.co_qualname)
             if bare is None:
-                bare = _exact_codes[code] = code.replace(co_flags=code.co_flags & ~_CO_VARARGS)
+                bare = info.exact[code.co_qualname] = code.replace(co_flags=code.co_flags & ~_CO_VARARGS,
+                                                                   co_consts=code.co_consts[:-1])
             e = FunctionType(bare, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
         f.lua_exact = e
     return e if e is f or nargs <= e.__code__.co_argcount else f
-
-
-def held(co, n: int):
-    """A nested C call that a twin of `co` (None: the main coroutine) enters
-    (n = 1) or leaves (n = -1), counted in co's depth as it happens: a yield
-    may come from inside it, and walk_wrapped does not count the calls a
-    twin holds when it yields (Coroutine.depth)."""
-    if co is not None:
-        co.depth += n
-    return co
-
-
-def escalate(fn, args: tuple):
-    """Runs fn(*args) on the coroutine's worker context; a yield of the
-    coroutine inside it is passed on as this generator's yield. Inline
-    there is no context: fn runs here, where no yield can reach the twin
-    (one inside fails as a yield across a C call does)."""
-    co = RUNNING[0].co
-    if INLINE:
-        return (yield from _direct(fn, args, co))
-    w = co.worker
-    if w is None or w.busy:  # busy: its call was left suspended by a twin that is gone
-        w = co.worker = Worker()
-    w.fn, w.args, w.from_frame, w.busy = fn, args, sys._getframe(1), True
-    co.escalations.append(w.ctx)
-    depth = co.depth
-    base = RUNNING[0].depth - depth  # where the coroutine was resumed (what its depth counts from)
-    try:
-        while True:
-            run_context(w.ctx)
-            if not w.busy:
-                err, r = w.error, w.result
-                w.error = w.result = w.from_frame = None
-                if err is not None:
-                    raise err
-                return r
-            # a yield inside: its depth is the calls it holds, those of the
-            # escalated call too (Coroutine.yield_ counts them from a base
-            # that walk_wrapped does not set)
-            co.depth = RUNNING[0].depth - base
-            _kind, values = co._transfer  # set by the yield inside (Coroutine.yield_)
-            try:
-                co._transfer = yield values
-            except CoroutineKill:  # coroutine.close: the call unwinds (co._kill is set)
-                continue
-            finally:
-                base = RUNNING[0].depth - co.depth  # resumed: from where, this time
-    finally:
-        co.escalations.pop()
-        co.depth = depth
-
-
-def _direct(fn, args: tuple, co):
-    """escalate's call on the inline backend."""
-    if co is not None:
-        co.nny += 1
-    try:
-        r = fn(*args)
-        if type(r) is Multi and r and r[0] is TAILCALL:  # run here, as a worker runs it
-            r = Multi(V.expand(r))
-        return r
-    finally:
-        if co is not None:
-            co.nny -= 1
-    yield  # (a generator, as escalate's callers take it)
 
 
 def _truth(r) -> bool:
@@ -196,7 +91,14 @@ _FINAL_METAMETHOD = {
 
 
 def is_lua(f) -> bool:
-    return f.__code__.co_filename in LUA_CODE
+    return f.__code__.co_filename in CHUNKS
+
+
+def is_leaf(code) -> bool:
+    """Whether a Lua function's code is known to be a leaf's (its twin
+    would never yield: it calls nothing that may run Lua code)."""
+    info = chunk_info(code)
+    return info is not None and code.co_qualname in info.leaves
 
 
 def _plain(v) -> bool:
@@ -236,7 +138,9 @@ _SAFE_WHEN = {
 }
 
 
-def _safe_builtins(libs: dict) -> dict:
+def safe_builtins(libs: dict) -> dict:
+    """The builtins (of `libs`, as opened) that run no Lua code: each with
+    None, or the test of the arguments for which it runs none."""
     safe = {}
 
     def lookup(lib: str, name: str):
@@ -256,29 +160,116 @@ def _safe_builtins(libs: dict) -> dict:
     return safe
 
 
-def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
-    """Binds the twins' names in a state's namespace (at its first
-    coroutine): `yield_fn` is its coroutine.yield; a coroutine.wrap function
-    (code `wrapped_code`) only resumes another coroutine; `libs`, the
-    builtins as opened (copied by stdlib/coroutine.py); `lib`, the coroutine
-    library as opened."""
-    if INLINE:  # an Engine wait may pass up through a resume: resume and wrap functions are twins' calls
-        wrapped_code = None
-        libs = dict(libs, coroutine={k: v for k, v in libs.get("coroutine", {}).items() if k != "resume"})
-    ns = state.ns
-    giter = ns["_giter"]
-    steps, tick = state._steps, state._tick
-    safe = _safe_builtins(libs)
-    missing = object()
+class GLoop:
+    """A twin's generic for whose iterator function may run Lua code, or
+    whose closing value has a __close: each item is asked for through
+    `yield from step()` (compiler/shapes.py FOR_ITERATOR)."""
 
-    def runs_no_lua(f, args: tuple) -> bool:
-        test = safe.get(f, missing)
-        if test is missing:
+    __slots__ = ("twins", "f", "s", "c", "close", "n", "walk", "done")
+
+    def __init__(self, twins: Twins, f, s, c, close, n, callee=None):
+        if close is not None:
+            _tbc_check(close, "(for state)")
+        self.twins = twins
+        self.f, self.s, self.c, self.close, self.n = f, s, c, close, n
+        self.done = False
+        # next, a raw ipairs and builtins walk natively, as giter does
+        self.walk = twins.giter(f, s, c, None, n, callee) if twins.loops_no_lua(f, s) else None
+
+    def step(self):
+        if self.walk is not None:
+            return next(self.walk, GDONE)
+        twins = self.twins
+        steps = twins.steps
+        steps[0] -= 1
+        if steps[0] < 0:
+            twins.tick()
+        f = self.f
+        if type(f) is not FunctionType:  # a value called through __call (or Lua's error), looked up each time
+            f = LC.resolve_callable(f, "for iterator 'for iterator'")
+        r = yield from twins.gcall(f, (self.s, self.c))
+        vals = fixed(r, self.n)
+        if vals[0] is None:
+            return GDONE
+        self.c = vals[0]
+        return vals[0] if self.n == 1 else vals
+
+
+#: no builtin's test in Twins.safe: what runs_no_lua tells apart from None
+#: (a twin's call-site caches also start at it: `_GNEVER` is no callee)
+_MISSING = object()
+
+
+class Twins:
+    """The generator twins of one state: what its twins call, bound into
+    its namespace at its first coroutine (`_gcall`, `_gtail`, `_gop`, ...:
+    compiler/generators.py writes the calls), and what they know of its
+    builtins as opened. The hot methods run once or more per call a twin
+    makes; they read the object's slots as they need them (a slot read
+    costs about what a closure's cell read does)."""
+
+    __slots__ = ("state", "ns", "yield_fn", "wrapped_code", "lib", "safe", "calling_back", "finals", "giter",
+                 "steps", "tick", "next_fn", "ipairs_aux", "pairs_fn", "concatn", "concat", "G")
+
+    def __init__(self, state, yield_fn, wrapped_code, libs: dict, lib: LuaTable):
+        """`yield_fn` is the state's coroutine.yield; a coroutine.wrap
+        function (code `wrapped_code`) only resumes another coroutine;
+        `libs`, the builtins as opened (copied by stdlib/coroutine.py);
+        `lib`, the coroutine library as opened."""
+        if INLINE:  # an Engine wait may pass up through a resume: resume and wrap functions are twins' calls
+            wrapped_code = None
+            libs = dict(libs, coroutine={k: v for k, v in libs.get("coroutine", {}).items() if k != "resume"})
+        self.state, self.ns, self.G = state, state.ns, state.G
+        self.yield_fn, self.wrapped_code, self.lib = yield_fn, wrapped_code, lib
+        self.giter = self.ns["_giter"]
+        self.steps, self.tick = state._steps, state._tick
+        self.next_fn, self.ipairs_aux = state.iterators
+        self.safe = safe_builtins(libs)
+        self.pairs_fn = pairs_fn = libs.get("pairs")
+        #: builtins that call back only through a metamethod, and their twins
+        #: (used when the builtin is not known to run no Lua code here)
+        self.calling_back = {pairs_fn: self.pairs} if pairs_fn is not None else {}
+        for name, own in (("pcall", self.pcall), ("xpcall", self.xpcall)):  # what a twin runs for them,
+            real = libs.get(name)  # as for a Lua function's
+            if real is not None:
+                real.lua_twin = own
+        self.finals = {self.ns[name]: post for name, post in _FINAL_METAMETHOD.items()}
+        self.concatn, self.concat = self.ns["_concatn"], self.ns["_concat"]
+
+    def install(self) -> None:
+        """Binds the twins' names in the state's namespace, and the state's
+        hooks (LuaState._HOOKS) to this object's methods."""
+        state, ns, safe = self.state, self.ns, self.safe
+        state.yield_watcher = self.watched  # (the tables hold it weakly: the state keeps it)
+        watch(self.G, state.yield_watcher)
+        watch(self.lib, state.yield_watcher)
+        self.watched()
+        ns.update({
+            "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
+            "_GWHEN": {f: test for f, test in safe.items() if test is not None}, "_GLEAFT": LEAF_TWIN,
+            "_gleaf": self.known_leaf, "_GNUMT": NUMERIC_TWIN, "_gexact": exact,
+            "_YIELD": self.yield_fn, "_gcall": self.gcall, "_gtail": self.gtail, "_gop": self.operator,
+            "_ggiter": self.ggiter, "_gloop_end": self.gloop_end, "_GLoop": GLoop, "_GDONE": GDONE,
+            "_GNEVER": _MISSING,
+        })  # fmt: skip
+        state.twins = self
+        state.twin_of = self.twin_of
+        state.has_twin = self.has_twin
+        state.twin_call = self.gcall
+        state.twin_protected = self.protected  # a call of f as one nested C call (LuaState.call_g)
+
+    # ------------------------------------------------- what a twin knows
+
+    def runs_no_lua(self, f, args: tuple) -> bool:
+        """Whether the call f(*args) runs no Lua code (so may run directly
+        on a twin's stack)."""
+        test = self.safe.get(f, _MISSING)
+        if test is _MISSING:
             code = f.__code__
-            return code is wrapped_code or code in LEAF_CODES
+            return code is self.wrapped_code or is_leaf(code)
         return test is None or test(args)
 
-    def twin_of(f):
+    def twin_of(self, f):
         """f's generator twin, or None (a builtin, or a function without
         one); kept on the function."""
         try:
@@ -295,7 +286,7 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
 
             code = twin_code(f.__code__)
             if code is LEAF:
-                LEAF_CODES.add(f.__code__)
+                chunk_info(f.__code__).leaves.add(f.__code__.co_qualname)
                 f.lua_twin = LEAF_TWIN
                 return None
             if code is not None:
@@ -306,38 +297,98 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         f.lua_twin = twin
         return twin
 
+    def has_twin(self, f) -> bool:
+        """Whether a coroutine on f runs as a twin (a leaf's is f itself)."""
+        return self.twin_of(f) is not None or is_leaf(f.__code__)
+
+    @staticmethod
     def known_leaf(f) -> bool:
         """f's code is a leaf's (f, a closure of it that no twin has called
         yet): marked as one, for its next calls."""
-        if f.__code__ in LEAF_CODES:
+        if is_leaf(f.__code__):
             f.lua_twin = LEAF_TWIN
             return True
         return False
 
-    def gcall(f, args: tuple):
+    def loops_no_lua(self, f, s) -> bool:
+        """Whether a generic for's iterator runs no Lua code."""
+        if f is self.next_fn:
+            return True
+        if f is self.ipairs_aux:
+            return type(s) is LuaTable and s.meta is None
+        # a builtin that runs no Lua code whatever its arguments (the test of
+        # one that depends on them would hold for the first item only)
+        return self.safe.get(f, _MISSING) is None or type(f) is FunctionType and f.__code__ is self.wrapped_code
+
+    def watched(self) -> None:
+        """`_GYOK`: the global table's raw `coroutine` is the library and its
+        raw `yield` the state's, so a twin's `coroutine.yield(...)` yields at
+        once. Kept true to both by set_str, which calls this after each write
+        of those keys in those tables (tables.watch)."""
+        lib = self.lib
+        self.ns["_GYOK"] = self.G.hash.get("coroutine") is lib and lib.hash.get("yield") is self.yield_fn
+
+    # ------------------------------------------------------------ calls
+
+    def gcall(self, f, args: tuple):
         """A call from a twin (or a coroutine's body): a twin runs as a
         generator, with its tail calls in this loop (a proper tail call)."""
         while True:
             try:
                 twin = f.lua_twin
             except AttributeError:
-                twin = twin_of(f)
+                twin = self.twin_of(f)
             if twin is LEAF_TWIN:  # known to run no Lua code (call_builtin would hash its code to see that)
                 return f(*args)
             if twin is NUMERIC_TWIN:
                 twin = f.lua_numeric_twin
             elif twin is None:
-                return (yield from call_builtin(f, args))
+                return (yield from self.call_builtin(f, args))
             r = yield from twin(*args)
             if type(r) is not Multi or not r or r[0] is not TAILCALL:
                 return r
             f, args = r[1], r[2]
 
-    from .helpers import call_handler, caught_value
+    def gtail(self, f, args: tuple):
+        """`return f(args)` in a twin: a Lua function becomes the pending
+        call `gcall` runs; anything else runs now, as `values.tail` does."""
+        yield_fn = self.yield_fn
+        while True:
+            if f is yield_fn:
+                return Multi((yield args))
+            if type(f) is FunctionType and f.__code__ is LC.LATE_CODE:  # a value that is no function
+                f = LC.resolve_callable(*LC.late_callee(f))  # (what calling it calls now)
+                continue
+            tm = getattr(f, "lua_tm", None)
+            if tm is not None:  # through __call: the metamethod is the tail call
+                f, args = tm[0], tm[1] + args
+                continue
+            if is_lua(f):
+                return Multi((TAILCALL, f, args))
+            return (yield from self.call_builtin(f, args))
 
-    pcall_fn, xpcall_fn = libs.get("pcall"), libs.get("xpcall")
+    def call_builtin(self, f, args: tuple):
+        """A callee without a twin: directly if it runs no Lua code, as its
+        own generator if it has one (pcall, xpcall, the Engine's waiting
+        builtins), else escalated."""
+        if self.runs_no_lua(f, args):
+            return f(*args)
+        if f is self.yield_fn:  # (called by a name no call site knew, or by pcall)
+            return Multi((yield args))
+        if f.__code__ is LC.LATE_CODE:  # a value that is no function: what calling it calls now
+            return (yield from self.gcall(LC.resolve_callable(*LC.late_callee(f)), args))
+        tm = getattr(f, "lua_tm", None)
+        if tm is not None:  # a value called through __call: its metamethod, with the value before the arguments
+            charge_meta(tm[0])
+            return (yield from self.gcall(tm[0], tm[1] + args))
+        own = getattr(f, "lua_twin", None)  # pcall's, xpcall's, a waiting builtin's (runvil.engine)
+        if own is None:
+            own = self.calling_back.get(f)
+        if own is not None and own is not LEAF_TWIN and own is not NUMERIC_TWIN:
+            return (yield from own(*args))
+        return (yield from escalate(f, args))
 
-    def protected(f, args: tuple):
+    def protected(self, f, args: tuple):
         """base.pcall's call of f, on a twin: a nested C call, then f as
         any call of a twin (so f may yield, as under lua_pcallk)."""
         m = RUNNING[0]
@@ -349,28 +400,28 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         try:
             if type(f) is not FunctionType:
                 f = LC.resolve_callable(f, None)
-            return V.expand((yield from gcall(f, args)))
+            return V.expand((yield from self.gcall(f, args)))
         finally:
             RUNNING[0].depth -= 1  # the count goes on from where the coroutine was resumed last
             held(co, -1)
 
     @builtin
-    def pcall(*args):
+    def pcall(self, *args):
         """base.pcall, in a twin (a builtin level in messages, as pcall)."""
         if not args:
             arg_error(1, "pcall", "value expected")
         try:
-            r = yield from protected(args[0], args[1:])
+            r = yield from self.protected(args[0], args[1:])
         except (LuaError, RecursionError, MemoryError) as e:
             return Multi((False, caught_value(e)))
         return (True, *r)  # several results: a tuple (values.Multi is tuple)
 
     @builtin
-    def xpcall(*args):
+    def xpcall(self, *args):
         """base.xpcall, in a twin."""
         handler = check_function(args, 2, "xpcall")
         try:
-            r = yield from protected(args[0], args[2:])
+            r = yield from self.protected(args[0], args[2:])
         except (LuaError, RecursionError, MemoryError) as e:
             try:  # the handler's first result replaces the error value
                 h = call_handler(handler, caught_value(e))
@@ -379,29 +430,20 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
             return Multi((False, h[0] if h else None))
         return (True, *r)  # several results: a tuple (values.Multi is tuple)
 
-    pairs_fn = libs.get("pairs")
-
     @builtin
-    def pairs(*args):
+    def pairs(self, *args):
         """base.pairs on a value with __pairs, in a twin: the metamethod runs
         as any call of a twin (it may yield, as under lua_callk)."""
         h = V.getmetamethod(args[0], "__pairs") if args else None
         if h is None:
-            return pairs_fn(*args)
-        r = V.expand((yield from gcall(h if type(h) is FunctionType else LC.resolve_callable(h, None), args[:1])))
+            return self.pairs_fn(*args)
+        callee = h if type(h) is FunctionType else LC.resolve_callable(h, None)
+        r = V.expand((yield from self.gcall(callee, args[:1])))
         return Multi((r + (None, None, None))[:3])
 
-    #: builtins that call back only through a metamethod, and their twins
-    #: (used when the builtin is not known to run no Lua code here)
-    calling_back = {pairs_fn: pairs} if pairs_fn is not None else {}
-    QUALNAMES[pcall.__code__], QUALNAMES[xpcall.__code__], QUALNAMES[pairs.__code__] = "pcall", "xpcall", "pairs"
-    for real, own in ((pcall_fn, pcall), (xpcall_fn, xpcall)):  # what a twin runs for them, as for a Lua function's
-        if real is not None:
-            real.lua_twin = own
+    # -------------------------------------------------------- operators
 
-    finals = {ns[name]: post for name, post in _FINAL_METAMETHOD.items()}
-
-    def operator(helper, args: tuple):
+    def operator(self, helper, args: tuple):
         """An operator helper called from a twin (`_gop`): directly; when it
         reaches a metamethod that is its last step, the metamethod runs as
         any call of a twin, as cstack.meta_call calls it (a nested C call, a
@@ -415,9 +457,9 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
             h, operands = e.args
         finally:
             m.direct = False
-        post = finals.get(helper)
-        if helper is concatn:  # a chain: each pair as an operator of its own (no pair ran a metamethod yet)
-            return (yield from concat_pairs(*args))
+        if helper is self.concatn:  # a chain: each pair as an operator of its own (no pair ran a metamethod yet)
+            return (yield from self.concat_pairs(*args))
+        post = self.finals.get(helper)
         n = m.depth + 1
         if post is None or type(h) is not FunctionType or n >= LUAI_MAXCCALLS:  # (the overflow's message: escalated)
             return (yield from escalate(helper, args))
@@ -425,112 +467,31 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         m.depth = n
         co = held(m.co, 1)
         try:
-            return post((yield from gcall(h, operands)))
+            return post((yield from self.gcall(h, operands)))
         finally:
             RUNNING[0].depth -= 1  # the count goes on from where the coroutine was resumed last
             held(co, -1)
 
-    concatn = ns["_concatn"]
-    concat = ns["_concat"]
-
-    def concat_pairs(parts: tuple, descs: tuple):
+    def concat_pairs(self, parts: tuple, descs: tuple):
         """`a .. b .. c` right to left, as runtime's _concat_right, each
         pair through `operator`: a metamethod in any pair runs as a twin."""
         acc = parts[-1]
+        concat = self.concat
         for i in range(len(parts) - 2, -1, -1):
             pair = (parts[i], acc, descs[i], descs[i + 1] if i + 1 == len(parts) - 1 else None)
-            acc = yield from operator(concat, pair)
+            acc = yield from self.operator(concat, pair)
         return acc
 
-    def gtail(f, args: tuple):
-        """`return f(args)` in a twin: a Lua function becomes the pending
-        call `gcall` runs; anything else runs now, as `values.tail` does."""
-        while True:
-            if f is yield_fn:
-                return Multi((yield args))
-            if type(f) is FunctionType and f.__code__ is LC.LATE_CODE:  # a value that is no function
-                f = LC.resolve_callable(*LC.late_callee(f))  # (what calling it calls now)
-                continue
-            tm = getattr(f, "lua_tm", None)
-            if tm is not None:  # through __call: the metamethod is the tail call
-                f, args = tm[0], tm[1] + args
-                continue
-            if is_lua(f):
-                return Multi((TAILCALL, f, args))
-            return (yield from call_builtin(f, args))
+    # ---------------------------------------------------- generic fors
 
-    def call_builtin(f, args: tuple):
-        """A callee without a twin: directly if it runs no Lua code, as its
-        own generator if it has one (pcall, xpcall, the Engine's waiting
-        builtins), else escalated."""
-        if runs_no_lua(f, args):
-            return f(*args)
-        if f is yield_fn:  # (called by a name no call site knew, or by pcall)
-            return Multi((yield args))
-        if f.__code__ is LC.LATE_CODE:  # a value that is no function: what calling it calls now
-            return (yield from gcall(LC.resolve_callable(*LC.late_callee(f)), args))
-        tm = getattr(f, "lua_tm", None)
-        if tm is not None:  # a value called through __call: its metamethod, with the value before the arguments
-            charge_meta(tm[0])
-            return (yield from gcall(tm[0], tm[1] + args))
-        own = getattr(f, "lua_twin", None)  # pcall's, xpcall's, a waiting builtin's (runvil.engine)
-        if own is None:
-            own = calling_back.get(f)
-        if own is not None and own is not LEAF_TWIN and own is not NUMERIC_TWIN:
-            return (yield from own(*args))
-        return (yield from escalate(f, args))
-
-    class GLoop:
-        """A generic for whose iterator function may run Lua code, or whose
-        closing value has a __close: each item is asked for through
-        `yield from step()`."""
-
-        __slots__ = ("f", "s", "c", "close", "n", "walk", "done")
-
-        def __init__(self, f, s, c, close, n, callee=None):
-            if close is not None:
-                _tbc_check(close, "(for state)")
-            self.f, self.s, self.c, self.close, self.n = f, s, c, close, n
-            self.done = False
-            # next, a raw ipairs and builtins walk natively, as giter does
-            self.walk = giter(f, s, c, None, n, callee) if loops_no_lua(f, s) else None
-
-        def step(self):
-            if self.walk is not None:
-                return next(self.walk, GDONE)
-            steps[0] -= 1
-            if steps[0] < 0:
-                tick()
-            f = self.f
-            if type(f) is not FunctionType:  # a value called through __call (or Lua's error), looked up each time
-                f = LC.resolve_callable(f, "for iterator 'for iterator'")
-            r = yield from gcall(f, (self.s, self.c))
-            vals = fixed(r, self.n)
-            if vals[0] is None:
-                return GDONE
-            self.c = vals[0]
-            return vals[0] if self.n == 1 else vals
-
-    next_fn, ipairs_aux = state.iterators
-
-    def loops_no_lua(f, s) -> bool:
-        """Whether a generic for's iterator runs no Lua code."""
-        if f is next_fn:
-            return True
-        if f is ipairs_aux:
-            return type(s) is LuaTable and s.meta is None
-        # a builtin that runs no Lua code whatever its arguments (the test of
-        # one that depends on them would hold for the first item only)
-        return safe.get(f, missing) is None or type(f) is FunctionType and f.__code__ is wrapped_code
-
-    def ggiter(f, s, c, close, n, callee=None):
+    def ggiter(self, f, s, c, close, n, callee=None):
         """A twin's generic for (compiler/shapes.py FOR_ITERATOR): giter's
         when its iterator runs no Lua code, else a GLoop."""
-        if close is None and loops_no_lua(f, s):
-            return giter(f, s, c, close, n, callee)
-        return GLoop(f, s, c, close, n, callee)
+        if close is None and self.loops_no_lua(f, s):
+            return self.giter(f, s, c, close, n, callee)
+        return GLoop(self, f, s, c, close, n, callee)
 
-    def gloop_end(it, what: str, *args):
+    def gloop_end(self, it, what: str, *args):
         """`it.close()` / `it.throw(e)` as a generic for is left: runs the
         closing value's __close once (never while a twin is being dropped)."""
         if type(it) is not GLoop:
@@ -541,30 +502,16 @@ def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> None:
         err = args[0] if args else None
         if it.close is None or isinstance(err, GeneratorExit):
             return None
-        return (yield from operator(_tbc_close, (it.close, err)))
+        return (yield from self.operator(_tbc_close, (it.close, err)))
 
-    # `_GYOK`: the global table's raw `coroutine` is the library and its raw
-    # `yield` the state's: a twin's `coroutine.yield(...)` yields at once.
-    # Kept true to both by set_str, which calls `watched` after each write of
-    # those keys in those tables (tables.watch)
-    G = state.G
 
-    def watched():
-        ns["_GYOK"] = G.hash.get("coroutine") is lib and lib.hash.get("yield") is yield_fn
+QUALNAMES[Twins.pcall.__code__], QUALNAMES[Twins.xpcall.__code__] = "pcall", "xpcall"
+QUALNAMES[Twins.pairs.__code__] = "pairs"
 
-    state.yield_watcher = watched  # (the tables hold it weakly: the state keeps it)
-    watch(G, watched)
-    watch(lib, watched)
-    watched()
-    ns.update({
-        "_GSAFE": frozenset(f for f, test in safe.items() if test is None),
-        "_GWHEN": {f: test for f, test in safe.items() if test is not None}, "_GLEAFT": LEAF_TWIN, "_gleaf": known_leaf,
-        "_GNUMT": NUMERIC_TWIN, "_gexact": exact,
-        "_YIELD": yield_fn, "_gcall": gcall, "_gtail": gtail, "_gop": operator, "_ggiter": ggiter,
-        "_gloop_end": gloop_end, "_GLoop": GLoop, "_GDONE": GDONE, "_GNEVER": missing,
-    })  # fmt: skip
-    state.twin_of = twin_of
-    state.has_twin = lambda f: twin_of(f) is not None or f.__code__ in LEAF_CODES
-    state.twin_call = gcall
-    state.twin_protected = protected  # a call of f as one nested C call (LuaState.call_g)
 
+def install(state, yield_fn, wrapped_code, libs: dict, lib: LuaTable) -> Twins:
+    """Makes a state's twins (at its first coroutine) and binds them into
+    its namespace (see Twins)."""
+    twins = Twins(state, yield_fn, wrapped_code, libs, lib)
+    twins.install()
+    return twins

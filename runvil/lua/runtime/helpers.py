@@ -223,7 +223,8 @@ def make_giter(steps: list, tick, next_fn, ipairs_aux, pairs_fn):
         if close is not None:
             _tbc_check(close, "(for state)")
         if f is next_fn and type(s) is not LuaTable:
-            from ..errors import ArgError, current_where
+            from ..debuginfo import current_where
+            from ..errors import ArgError
 
             got = V.type_name(s)
             raise ArgError(1, "for iterator", f"table expected, got {got}", current_where())

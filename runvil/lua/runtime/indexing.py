@@ -39,7 +39,7 @@ def tostring(v) -> str:
 
 def method_of(o, name: str, desc=None):
     """The callable for `o:name(...)` (a builtin's argument errors count
-    from the method's first explicit argument: see errors.builtin_context)."""
+    from the method's first explicit argument: see debuginfo.builtin_context)."""
     f = _chain_method(o, name)
     if f is None:
         f = index(o, name, desc)

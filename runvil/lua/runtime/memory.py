@@ -7,7 +7,8 @@ the standard library reach it downward."""
 from __future__ import annotations
 
 from ..compiler.contract import TINY_RESULT  # noqa: F401  (read from here by the runtime)
-from ..errors import LimitExceeded, current_where
+from ..debuginfo import current_where
+from ..errors import LimitExceeded
 from .machine import RUNNING
 
 #: the longest result of `..` built inline; a longer one is reserved first

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import FunctionType
 
-from ..errors import BUILTIN_CODES, QUALNAMES, builtin
+from ..debuginfo import BUILTIN_CODES, QUALNAMES, builtin
 from ..runtime.tables import LuaTable
 
 

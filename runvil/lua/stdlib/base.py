@@ -14,7 +14,8 @@ from ..runtime.args import arg_error, check_any, check_function, check_int, chec
 from ..runtime.calldepth import CCall
 from ..runtime.calls import ccall
 from ..runtime.machine import RUNNING
-from ..errors import LuaError, LuaSyntaxError, builtin, where
+from ..debuginfo import builtin, where
+from ..errors import LuaError, LuaSyntaxError
 from ..runtime.helpers import call_handler, caught_value
 from ..errors import chunkid
 from ..runtime.tables import LuaTable

@@ -32,7 +32,8 @@ from ..runtime.contexts import resume as run_context
 from ..runtime.contexts import suspend as leave_context
 from ..runtime.calldepth import LUAI_MAXCCALLS, check
 from ..runtime.machine import RUNNING
-from ..errors import CoroutineKill, LuaError, add_stack_hop, builtin, caller_where, current_where
+from ..debuginfo import add_stack_hop, builtin, caller_where, current_where
+from ..errors import CoroutineKill, LuaError
 from ..runtime.helpers import walk_calls
 from ..errors import stack_overflow_message
 from ..runtime.tables import LuaTable
@@ -388,155 +389,207 @@ def ended_by(e: BaseException) -> tuple:
 
 
 V.register_type(Coroutine, "thread")
-# a twin's Lua stack begins where its coroutine is resumed (errors.up stops there)
+# a twin's Lua stack begins where its coroutine is resumed (debuginfo.up stops there)
 for _bottom in (Coroutine.resume, Coroutine._step_twin, Coroutine._twin_returned):
     add_stack_hop(_bottom.__code__, lambda frame: None)
 
 
-def open_lib(state) -> None:
-    main = Coroutine(None, state)
-    main.status = "running"
-    state.coroutines = set()  # started and not dead: closed with the state
+def running_co():
+    """The running coroutine (None: the main one)."""
+    return RUNNING[0].co
 
-    def running_co():
-        return RUNNING[0].co
 
-    def check_co(args, n, fname) -> Coroutine:
-        co = args[n - 1] if len(args) >= n else None
-        if type(co) is not Coroutine:
-            type_error(args, n, fname, "thread")
-        return co
+def check_co(args, n, fname) -> Coroutine:
+    co = args[n - 1] if len(args) >= n else None
+    if type(co) is not Coroutine:
+        type_error(args, n, fname, "thread")
+    return co
 
-    def create(*args):
-        f = args[0] if args else None
-        if type(f) is not V.FunctionType:
-            type_error(args, 1, "create", "function")
-        return Coroutine(f, state)
 
-    def resume(*args):
-        co = args[0] if args else None
-        if type(co) is not Coroutine:
-            check_co(args, 1, "resume")
-        if co.status != "suspended" or (gen := co.gen) is not None and gen.gi_running or co is main:
-            return Multi((False, not_suspended(co)))  # (status_now, inline)
-        kind, values = co.resume(args[1:])
-        if kind == "error":
-            return Multi((False, values))
-        return (True, *values)  # several results: a tuple (values.Multi is tuple)
+def is_main(co: Coroutine) -> bool:
+    """Whether co is a state's main coroutine (the only one without a
+    function: coroutine.create takes one)."""
+    return co.fn is None
 
-    def resume_twin(*args):
-        """coroutine.resume as a twin calls it (inline): a wait inside passes up."""
-        co = args[0] if args else None
-        if type(co) is not Coroutine or co.status_now() != "suspended" or co is main:
-            return resume(*args)  # the refusals, as resume gives them
-        kind, values = yield from resume_passing(co, args[1:])
-        if kind == "error":
-            return Multi((False, values))
-        return (True, *values)
 
-    def yield_(*args):
-        co = RUNNING[0].co
-        if co is None or co.nny:
-            if co is None:
-                raise LuaError("attempt to yield from outside a coroutine")
-            raise LuaError("attempt to yield across a C-call boundary")
-        return co.yield_(args)  # the values it is resumed with: a tuple
+# The builtins below need nothing of their state: one function for every
+# state, known once to the twins and in messages (lib_table).
 
-    def status(*args):
-        co = check_co(args, 1, "status")
-        if co is main:
-            return "running" if running_co() is None else "normal"
-        st = co.status_now()
-        # "running" from its resume until it yields or ends: the coroutine that
-        # runs now, or one that resumed it (or resumed one that did)
-        return "normal" if st == "running" and co is not running_co() else st
 
-    def running(*args):
-        co = running_co()
+def resume(*args):
+    co = args[0] if args else None
+    if type(co) is not Coroutine:
+        check_co(args, 1, "resume")
+    if co.status != "suspended" or (gen := co.gen) is not None and gen.gi_running or co.fn is None:
+        return Multi((False, not_suspended(co)))  # (status_now, inline; is_main)
+    kind, values = co.resume(args[1:])
+    if kind == "error":
+        return Multi((False, values))
+    return (True, *values)  # several results: a tuple (values.Multi is tuple)
+
+
+def resume_twin(*args):
+    """coroutine.resume as a twin calls it (inline): a wait inside passes up."""
+    co = args[0] if args else None
+    if type(co) is not Coroutine or co.status_now() != "suspended" or is_main(co):
+        return resume(*args)  # the refusals, as resume gives them
+    kind, values = yield from resume_passing(co, args[1:])
+    if kind == "error":
+        return Multi((False, values))
+    return (True, *values)
+
+
+def yield_(*args):
+    co = RUNNING[0].co
+    if co is None or co.nny:
         if co is None:
-            return Multi((main, True))
-        return Multi((co, False))
+            raise LuaError("attempt to yield from outside a coroutine")
+        raise LuaError("attempt to yield across a C-call boundary")
+    return co.yield_(args)  # the values it is resumed with: a tuple
 
-    def isyieldable(*args):
-        co = check_co(args, 1, "isyieldable") if args else (running_co() or main)
-        return co is not main and not co.nny
 
-    def wrap(*args):
-        if not args or type(args[0]) is not V.FunctionType:
-            type_error(args, 1, "wrap", "function")
-        co = create(*args)
+def status(*args):
+    co = check_co(args, 1, "status")
+    if is_main(co):
+        return "running" if running_co() is None else "normal"
+    st = co.status_now()
+    # "running" from its resume until it yields or ends: the coroutine that
+    # runs now, or one that resumed it (or resumed one that did)
+    return "normal" if st == "running" and co is not running_co() else st
 
-        def wrapped(*a):
-            return resume_wrapped(co, a, caller_where)  # a tuple: several results
 
-        def walk(s, c, n: int, steps: list, tick):  # a for over it (of one variable: natively)
-            return walk_wrapped(co, s, c, steps, tick) if n == 1 else walk_calls(wrapped, s, c, n, steps, tick)
+def isyieldable(*args):
+    co = check_co(args, 1, "isyieldable") if args else running_co()
+    return co is not None and not is_main(co) and not co.nny
 
-        wrapped.lua_walk_calls = walk
-        if INLINE:
-            def twin(*a):  # a builtin level of its own while it runs (the positions of errors)
-                if co.status_now() != "suspended":
-                    return resume_wrapped(co, a, caller_where)  # the refusal
-                return wrapped_outcome(*(yield from resume_passing(co, a)), caller_where)
 
-            wrapped.lua_twin = builtin(twin)
-        return builtin(wrapped)
+def close(*args):
+    co = check_co(args, 1, "close")
+    st = status(co)
+    if st in ("running", "normal"):
+        raise LuaError(caller_where() + f"cannot close a {st} coroutine")
+    if st == "suspended":
+        co.kill()  # an error in a __close handler is its error now
+    if co.errored:  # reported once: the coroutine is reset, as lua_closethread does
+        err, co.error, co.errored = co.error, None, False
+        return Multi((False, err))
+    return True
 
-    def close(*args):
-        co = check_co(args, 1, "close")
-        st = status(co)
-        if st in ("running", "normal"):
-            raise LuaError(caller_where() + f"cannot close a {st} coroutine")
-        if st == "suspended":
-            co.kill()  # an error in a __close handler is its error now
-        if co.errored:  # reported once: the coroutine is reset, as lua_closethread does
-            err, co.error, co.errored = co.error, None, False
-            return Multi((False, err))
-        return True
 
-    # inline, a twin's resume is a generator an Engine wait passes up through
-    own_twins = {resume: resume_twin} if INLINE else {}
-    state.enable_twins = lambda: _enable_twins(state, yield_, wrap, lib, own_twins)
-    lib = lib_table(
-        {
-            "create": create,
-            "resume": resume,
-            "yield": yield_,
-            "status": status,
-            "running": running,
-            "isyieldable": isyieldable,
-            "wrap": wrap,
-            "close": close,
-        },
-        "coroutine.",
-    )
-    state.G.set_str("coroutine", lib)
+def wrapped_function(co: Coroutine):
+    """coroutine.wrap's function of co: a builtin level of its own, walked
+    natively by a generic for (`lua_walk_calls`); inline, with a twin of
+    its own that an Engine wait passes up through."""
+
+    def wrapped(*a):
+        return resume_wrapped(co, a, caller_where)  # a tuple: several results
+
+    def walk(s, c, n: int, steps: list, tick):  # a for over it (of one variable: natively)
+        return walk_wrapped(co, s, c, steps, tick) if n == 1 else walk_calls(wrapped, s, c, n, steps, tick)
+
+    wrapped.lua_walk_calls = walk
+    if INLINE:
+        def twin(*a):  # a builtin level of its own while it runs (the positions of errors)
+            if co.status_now() != "suspended":
+                return resume_wrapped(co, a, caller_where)  # the refusal
+            return wrapped_outcome(*(yield from resume_passing(co, a)), caller_where)
+
+        wrapped.lua_twin = builtin(twin)
+    return builtin(wrapped)
+
+
+#: the code of every coroutine.wrap function (Twins: it only resumes another coroutine)
+WRAPPED_CODE = next(c for c in wrapped_function.__code__.co_consts if getattr(c, "co_name", None) == "wrapped")
 
 
 #: RUNVIL_TWINS=0 turns generator twins off: every coroutine runs on a context
 TWINS = os.environ.get("RUNVIL_TWINS", "").strip() not in ("0", "off", "no", "false")
 
 
-def _enable_twins(state, yield_fn, wrap, lib: LuaTable, own_twins: dict) -> None:
-    """Lets the state's coroutines run as generator twins (runvil.lua.runtime.generators),
-    set up at its first coroutine: a state that makes none pays only for a
-    copy of its builtins as opened (and imports no runvil.lua.runtime.generators)."""
-    if not (TWINS or INLINE) or not hasattr(state, "iterators"):  # (inline needs them)
-        return
-    # the globals and library tables as the libraries have just opened them
-    # (a program may replace a builtin later: the twins must know the real ones)
-    libs = {k: v.hash.copy() if type(v) is LuaTable else v for k, v in state.G.hash.items()}
+class CoroutineLibrary:
+    """The coroutine library of one state: its main coroutine, the
+    builtins that need the state (create, running, wrap: the others are
+    this module's functions), and the switch to generator twins at the
+    state's first coroutine."""
 
-    def install():
+    __slots__ = ("state", "main", "table", "libs")
+
+    def __init__(self, state):
+        self.state = state
+        self.main = Coroutine(None, state)
+        self.main.status = "running"
+        self.libs = None  # the builtins as opened (enable_twins)
+        create, running, wrap = self.builtins()
+        self.table = lib_table(
+            {"create": create, "resume": resume, "yield": yield_, "status": status, "running": running,
+             "isyieldable": isyieldable, "wrap": wrap, "close": close},
+            "coroutine.",
+        )
+
+    def create(self, args: tuple) -> Coroutine:
+        f = args[0] if args else None
+        if type(f) is not V.FunctionType:
+            type_error(args, 1, "create", "function")
+        return Coroutine(f, self.state)
+
+    def running(self) -> Multi:
+        co = running_co()
+        if co is None:
+            return Multi((self.main, True))
+        return Multi((co, False))
+
+    def wrap(self, args: tuple):
+        if not args or type(args[0]) is not V.FunctionType:
+            type_error(args, 1, "wrap", "function")
+        return wrapped_function(Coroutine(args[0], self.state))
+
+    def builtins(self) -> tuple:
+        """create, running and wrap as Lua calls them. A builtin is a plain
+        function of its own (Lua values are told apart by type, a builtin's
+        name in messages is found by its code), so each of these is one
+        that calls this object's method."""
+
+        def create(*args):
+            return self.create(args)
+
+        def running(*args):
+            return self.running()
+
+        def wrap(*args):
+            return self.wrap(args)
+
+        return create, running, wrap
+
+    # ------------------------------------------------------------ twins
+
+    def enable_twins(self) -> None:
+        """Lets the state's coroutines run as generator twins
+        (runvil.lua.runtime.generators), set up at its first coroutine: a
+        state that makes none pays only for a copy of its builtins as opened
+        (and imports no runvil.lua.runtime.generators)."""
+        state = self.state
+        if not (TWINS or INLINE) or not hasattr(state, "iterators"):  # (inline needs them)
+            return
+        # the globals and library tables as the libraries have just opened them
+        # (a program may replace a builtin later: the twins must know the real ones)
+        self.libs = {k: v.hash.copy() if type(v) is LuaTable else v for k, v in state.G.hash.items()}
+        state.install_twins = self.install_twins
+
+    def install_twins(self) -> None:
+        """The state's first coroutine: its twins (see enable_twins)."""
         from ..runtime import generators as twins
 
-        state.install_twins = None
-        wrapped_code = next(c for c in wrap.__code__.co_consts if getattr(c, "co_name", None) == "wrapped")
-        twins.install(state, yield_fn, wrapped_code, libs, lib)
-        for real, twin in own_twins.items():
-            real.lua_twin = twin
+        self.state.install_twins = None
+        twins.install(self.state, yield_, WRAPPED_CODE, self.libs, self.table)
+        if INLINE:  # a twin's resume is a generator an Engine wait passes up through
+            resume.lua_twin = resume_twin
 
-    state.install_twins = install
+
+def open_lib(state) -> None:
+    lib = CoroutineLibrary(state)
+    state.coroutines = set()  # started and not dead: closed with the state
+    state.enable_twins = lib.enable_twins
+    state.G.set_str("coroutine", lib.table)
 
 
 def close_all(state) -> None:

@@ -34,7 +34,8 @@ through the running machine, with no registry of states.
 from __future__ import annotations
 
 from ..runtime import values
-from ..errors import LimitExceeded, current_where
+from ..debuginfo import current_where
+from ..errors import LimitExceeded
 from ..runtime.machine import RUNNING
 
 #: the size (bytes, items) from which a builtin's work charges steps in proportion

@@ -11,7 +11,7 @@ from operator import length_hint
 from re import Match
 
 from ..runtime.args import check_str, opt_int
-from ..errors import builtin
+from ..debuginfo import builtin
 from .patterns.matcher import GMATCH_PATTERNS, all_captures, compile_pattern
 from ..runtime.helpers import adjust
 from ..runtime.values import EMPTY, Multi

@@ -12,7 +12,7 @@ from ..runtime import values
 from ..runtime import calls as LC
 from ..runtime import operators as LO
 from ..runtime.args import arg_error, check_int, check_str, opt_int, opt_str
-from ..errors import builtin
+from ..debuginfo import builtin
 from .patterns.matcher import PATTERNS, all_captures, compile_pattern, error, find_match, has_specials
 from ..compiler.contract import INLINE_STRING_METHODS
 from ..runtime.tables import LuaTable, watch

@@ -225,7 +225,7 @@ def u_codes(*args):
 
 
 def open_lib(state) -> None:
-    from ..errors import builtin
+    from ..debuginfo import builtin
 
     builtin(_iter_strict)  # one code object for both iterators
     lib = lib_table(
