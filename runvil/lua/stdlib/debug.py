@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from types import FunctionType
 
-from ..errors import LUA_CODE
+from ..debuginfo import is_lua_code
 from ..runtime import values as V
 from ..runtime.args import arg_error, check_int, opt_str, type_error
 from ..runtime.calls import call
@@ -68,7 +68,7 @@ class Hooks:
             trace = self.trace
             f = sys._getframe().f_back
             while f is not None:
-                if f.f_code.co_filename in LUA_CODE:
+                if is_lua_code(f.f_code):
                     f.f_trace = trace
                     self.last_line[id(f)] = current_line(f)  # the line running now is no new one
                 f = f.f_back
@@ -84,7 +84,7 @@ class Hooks:
             self.running = False
 
     def trace(self, frame, event, arg):
-        if frame.f_code.co_filename not in LUA_CODE:
+        if not is_lua_code(frame.f_code):
             return None if event == "call" else self.trace
         if self.running:
             return self.trace

@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 from types import FunctionType
 
-from ..errors import builtin, lua_error
+from ..debuginfo import builtin
+from ..errors import lua_error
 from ..runtime import values as V
 from ..runtime.args import arg_error, check_int, check_str, opt_str, type_error
 from ..runtime.tables import LuaTable

@@ -13,7 +13,7 @@ import re
 import sys
 from types import FunctionType
 
-from ..errors import LUA_CODE, QUALNAMES, call_site, in_direct_tail, lua_frames, metamethod_event
+from ..debuginfo import QUALNAMES, call_site, chunk_info, in_direct_tail, is_lua_code, lua_frames, metamethod_event
 from ..runtime import values as V
 from ..runtime.helpers import call_handler
 from ..runtime.machine import RUNNING
@@ -47,11 +47,11 @@ def source_of(chunk: str) -> str:
 
 def code_info(code) -> dict:
     """What getinfo says of a function by its code."""
-    entry = LUA_CODE.get(code.co_filename)
-    if entry is None:
+    info = chunk_info(code)
+    if info is None:
         return {"source": "=[C]", "short_src": "[C]", "what": "C", "linedefined": -1, "lastlinedefined": -1,
                 "nparams": 0, "isvararg": True, "nups": 0}
-    chunk, lines = entry
+    chunk, lines = info.name, info.lines
     first = lines[code.co_firstlineno] if code.co_firstlineno < len(lines) else 0
     last = max((lines[n] for _s, _e, n in code.co_lines() if n is not None and n < len(lines)), default=first)
     vararg = bool(code.co_flags & 4) and code.co_varnames[code.co_argcount] == "VA"
@@ -64,10 +64,10 @@ def code_info(code) -> dict:
 
 
 def current_line(frame) -> int:
-    entry = LUA_CODE.get(frame.f_code.co_filename)
-    if entry is None:
+    info = chunk_info(frame.f_code)
+    if info is None:
         return -1
-    lines = entry[1]
+    lines = info.lines
     n = frame.f_lineno or 0
     return lines[n] if 0 <= n < len(lines) else -1
 
@@ -123,7 +123,7 @@ def tail_called(frames: list, i: int) -> bool:
     for _ in range(64):
         if f is None or f is outer:
             return False
-        if f.f_code.co_filename in LUA_CODE and in_direct_tail(f):
+        if is_lua_code(f.f_code) and in_direct_tail(f):
             return True
         f = f.f_back
     return False
@@ -139,7 +139,7 @@ def name_from_caller(frames: list, i: int) -> tuple[str, str]:
     if i + 1 >= len(frames) or tail_called(frames, i):
         return "", ""
     caller = frames[i + 1]
-    if caller is None or caller.f_code.co_filename not in LUA_CODE:  # called by a builtin: Lua knows no name
+    if caller is None or not is_lua_code(caller.f_code):  # called by a builtin: Lua knows no name
         return "", ""
     site = call_site(caller)
     if site is None:
@@ -204,11 +204,11 @@ def _function_of(frame):
 
 
 def _active_lines(code) -> LuaTable:
-    entry = LUA_CODE.get(code.co_filename)
+    info = chunk_info(code)
     t = LuaTable()
-    if entry is None:
+    if info is None:
         return t
-    lines = entry[1]
+    lines = info.lines
     for _s, _e, n in code.co_lines():
         if n is not None and n < len(lines) and lines[n] > 0:
             t.set(lines[n], True)
@@ -304,7 +304,7 @@ def upvalues(fn) -> list:
         return []
     code = fn.__code__
     cells = fn.__closure__ or ()
-    if code.co_filename not in LUA_CODE:
+    if not is_lua_code(code):
         return [("", c) for c in cells]
     ups = [(lua_name(v), c) for v, c in zip(code.co_freevars, cells) if lua_name(v) is not None]
     if reads_globals(code) and all(name != "_ENV" for name, _c in ups):
@@ -359,7 +359,7 @@ GLOBALS_CELL = GlobalsCell()
 
 def active_locals(frame) -> list:
     """(name, value) of a level's active locals, in declaration order."""
-    if frame.f_code.co_filename not in LUA_CODE:
+    if not is_lua_code(frame.f_code):
         return []
     found = []
     for var, value in frame.f_locals.items():
@@ -371,7 +371,7 @@ def active_locals(frame) -> list:
 
 
 def vararg(frame, n: int):
-    va = frame.f_locals.get("VA") if frame.f_code.co_filename in LUA_CODE else None
+    va = frame.f_locals.get("VA") if is_lua_code(frame.f_code) else None
     if not va or -n > len(va):
         return None
     return Multi(("(vararg)", va[-n - 1]))

@@ -16,7 +16,8 @@ from __future__ import annotations
 import os
 import stat
 
-from ..errors import LuaError, LuaSyntaxError, builtin, lua_error
+from ..debuginfo import builtin
+from ..errors import LuaError, LuaSyntaxError, lua_error
 from ..runtime import values as V
 from ..runtime.args import check_str, opt_str
 from ..runtime.calls import ccall
