@@ -1,4 +1,4 @@
-"""A section VM (spec/runvil.md §3, §4): a fresh sandboxed Lua state per
+"""A section VM (docs/reference/prompt-file.md): a fresh sandboxed Lua state per
 section entry, with the Engine globals installed, running the section's
 pieces top to bottom."""
 
@@ -90,7 +90,7 @@ class SectionVM:
             G.set_str("chat", self._open_chat())
         G.set_str("jump", builtin(lambda *a: self._jump(*a)))
         G.set_str("require", waiting_builtin("require", self._require))
-        # `require` caches modules in `package.loaded` (spec/runvil.md §4), a
+        # `require` caches modules in `package.loaded` (docs/reference/globals.md), a
         # table the block can read and fill; like Lua's registry copy, the
         # cache stays the same table when the `package` global is rebound
         loaded = LuaTable()

@@ -1,4 +1,4 @@
-"""`runvil check` (host.md): parse and compile prompts without running
+"""`runvil check` (docs/reference/commands.md): parse and compile prompts without running
 them, printing every parse error with its file line."""
 
 from __future__ import annotations

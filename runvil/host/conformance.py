@@ -1,5 +1,5 @@
 """`runvil conformance [--impl CMD] [-k PATTERN] [--junit FILE] [DIR...]`
-(host.md "Conformance for any implementation"; the case format is
+(docs/reference/commands.md "runvil conformance"; the case format is
 conformance/FORMAT.md).
 
 Each case runs as `CMD prompt.md --script world.yaml --json` in a fresh

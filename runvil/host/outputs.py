@@ -1,4 +1,4 @@
-"""Files a command writes must not be files it reads (issue 26, item 8):
+"""Files a command writes must not be files it reads:
 `runvil run --log p.md` would replace the prompt with its run log, and
 `runvil view run.html` the log with its page. Each output is compared with
 each input, and with the other outputs, by what the paths lead to: the

@@ -1,5 +1,5 @@
 """A compaction that fails the size rules names its compactor (issue 27,
-"errors without a place"): conversations.md "The rules a compaction must
+"errors without a place"): docs/reference/conversations.md "The rules a compaction must
 pass" says a list that did not shrink, or a retry that overflows again,
 raises context_exhausted with the overflow's reason; the message keeps the
 spec's `context exhausted: {detail}` and then says which compactor, where

@@ -1,4 +1,4 @@
-"""Compaction (conversations.md "Compactors and context exhaustion"): the
+"""Compaction (docs/reference/conversations.md "Compactors and context exhaustion"): the
 `compactors` global, `models.compact`, and running a compactor under a
 snapshot that any failure restores."""
 
@@ -22,7 +22,7 @@ CLEAR_OUTSIDE = (
     "compactors.clear works only inside a compactor; empty messages with models.compact(compactors.clear, reason)"
 )
 # After an overflow ("The rules a compaction must pass"): the spec's message,
-# then which compactor failed the size rules (issue 27: an error names its place)
+# then which compactor failed the size rules (an error names its place)
 DID_NOT_SHRINK = ("{exhausted}; the compactor {compactor} did not shrink the list (estimated {before} tokens "
                   "before it ran, {after} after)")
 STILL_OVERFLOWS = "{exhausted}; the list the compactor {compactor} left overflowed again"

@@ -1,4 +1,4 @@
-"""A batch's rows (host.md "Batches"), read from DATA by its extension:
+"""A batch's rows (docs/reference/commands.md "runvil batch"), read from DATA by its extension:
 `.jsonl` (one JSON object a line), `.csv` (a header row), anything else
 plain text (one input a line, empty lines skipped).
 

@@ -1,7 +1,7 @@
 """A batch made ready: the prompt compiled once, the rows checked, the
 world every row shares, the results database, and which rows to run.
 
-Decisions (host.md "Batches" leaves them open):
+Decisions (the specification leaves them open):
 - A row's identity is its id and its input; it is done when a batch stored
   a successful run of it for the same prompt text (sha256 of the file's
   bytes) and the same bindings (role to model id). A row whose stored runs
