@@ -1,5 +1,5 @@
-"""Small value classes without attrs or dataclasses, for start-up (issue 13,
-item 3): importing attrs and building some forty classes with it took about
+"""Small value classes without attrs or dataclasses, for start-up:
+importing attrs and building some forty classes with it took about
 a third of `runvil run`'s start-up, and `dataclasses` imports `inspect`.
 Every layer may use this module; it imports nothing of runvil.
 

@@ -1,4 +1,4 @@
-"""Engine failures as Lua error values (spec/runvil.md §5), and the run
+"""Engine failures as Lua error values (docs/reference/error-values.md), and the run
 error kinds an uncaught error ends a run with.
 
 An error value is userdata with a `kind` field, kind-specific fields and a
@@ -11,7 +11,7 @@ from ..lua.api import LuaError, LuaTable, Userdata
 from ..lua.api import caller_where
 from ..lua.api import tostring_basic, type_name
 
-#: error value kind -> run error kind (spec/runvil.md §5, "Run error kinds")
+#: error value kind -> run error kind (docs/reference/error-values.md, "Run error kinds")
 RUN_ERROR_KIND = {
     "lua": "Lua",
     "missing_model": "Lua",
@@ -79,7 +79,7 @@ class ErrorValue(Userdata):
 
 
 def message_type(v) -> str:
-    """A value's type name in Engine messages (spec/runvil.md §12): `integer`
+    """A value's type name in Engine messages (docs/reference/conversations.md): `integer`
     for an integer, `number` for a float, otherwise Lua's `type()` name."""
     if type(v) is int:
         return "integer"

@@ -1,5 +1,5 @@
-"""Run events (spec/runvil.md §11): reported in order, each with the
-execution id, the section, a sequence number and the time (host.md: UTC,
+"""Run events (docs/reference/conversations.md): reported in order, each with the
+execution id, the section, a sequence number and the time (UTC,
 ISO 8601 with milliseconds). The Host writes them as JSON Lines (the run
 log) and may show them live.
 
@@ -20,8 +20,8 @@ EVENT_TYPES = (
     "model_turn_completed",
     "model_turn_failed",
     "model_turn_truncated",
-    "model_reply_partial",  # the text a failed round streamed (host.md "Talking to real providers")
-    "model_retry",  # the Harness retries a round (host.md "Talking to real providers")
+    "model_reply_partial",  # the text a failed round streamed (docs/reference/configuration.md)
+    "model_retry",  # the Harness retries a round (docs/reference/configuration.md)
     "thinking",
     "assistant_reply",
     "tool_call_succeeded",
@@ -38,7 +38,7 @@ EVENT_TYPES = (
 
 
 def utc_now() -> str:
-    """The time now as host.md writes it: `2026-12-01T14:20:15.123Z`."""
+    """The time now as the specification writes it: `2026-12-01T14:20:15.123Z`."""
     seconds, ns = divmod(time.time_ns(), 1_000_000_000)  # as datetime.now(timezone.utc), without importing it
     return time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(seconds)) + f"{ns // 1_000_000:03d}Z"
 

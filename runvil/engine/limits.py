@@ -1,4 +1,4 @@
-"""The run's own budget (spec/runvil.md §9: "A run also has a budget of its
+"""The run's own budget (the specification: "A run also has a budget of its
 own across all its blocks (steps, wall time, section entries), so `jump`
 loops end with a `lua` error that names it").
 

@@ -1,4 +1,4 @@
-"""The one Lua <-> JSON converter of the Engine (spec/runvil.md §10), used by
+"""The one Lua <-> JSON converter of the Engine (docs/reference/json.md), used by
 records, `var`, `json.encode`/`json.decode` and tool arguments, and the
 `json` global that exposes it to Lua.
 
@@ -125,7 +125,7 @@ class NotJSON(Exception):
     `path`: where the offending value sits (`value.a[2]`), a Lua string;
     `lua_type`: its Lua type() name; `reason`: the converter's explanation
     (`unsupported value type \\`function\\``), for record messages;
-    `must_be_json` names the Lua type alone, as spec/runvil.md §4 and §10
+    `must_be_json` names the Lua type alone, as docs/reference/json.md
     write it (`got number` for NaN, `got table` for mixed keys or a cycle)."""
 
     def __init__(self, path: str, lua_type: str, reason: str):
@@ -179,7 +179,7 @@ class _Refusal(Exception):
 def record_views(ud):
     """The default `views` hook: a record view (`messages[i]`) inside a table
     converts to the JSON form of its record, meta included
-    (conversations.md "Using a view as a record"); other userdata have none.
+    (docs/reference/conversations.md "Using a view as a record"); other userdata have none.
     A userdata class with a JSON form says so with a `json_form` method, so
     this module needs no knowledge of the conversation's classes."""
     form = getattr(type(ud), "json_form", None)

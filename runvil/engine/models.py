@@ -1,4 +1,4 @@
-"""Models (spec/runvil.md §6; conversations.md "Loop arguments and
+"""Models (docs/reference/models.md; docs/reference/conversations.md "Loop arguments and
 errors"): the `models` global — roles, `use`, `default`, `get` and
 handles, `infer`, `loop` and `compact` with their arguments checked. The
 rounds themselves are conversation/rounds.py's, the loop

@@ -1,4 +1,4 @@
-"""The sans-IO run (spec/runvil.md §1, §3): `Run.step()` runs Lua until every
+"""The sans-IO run (docs/architecture.md): `Run.step()` runs Lua until every
 live context waits on an effect or the run ends, and returns the pending
 effects; `Run.resume(answers)` hands their answers back.
 
@@ -251,7 +251,7 @@ def _drop_frames(error: BaseException) -> None:
 
 class StartablePrompt(Prompt, frozen=True):
     """A parsed prompt that starts sans-IO runs, as `runvil.parse_file` and
-    `runvil.parse_text` return it (host.md "The Python API"): `run.step()`
+    `runvil.parse_text` return it (runvil/__init__.py): `run.step()`
     returns effects, `run.resume(answers)` continues. It lives here, not in
     the prompt layer, which knows nothing of the Engine."""
 

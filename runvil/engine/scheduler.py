@@ -1,4 +1,4 @@
-"""The run's execution contexts (ARCHITECTURE.md decision 2): every Lua
+"""The run's execution contexts (docs/DECISIONS.md, "Execution contexts"): every Lua
 execution context of a run (the walk, a task, a fan-out arm) is a context
 of runvil.lua.runtime.contexts (a greenlet, or a baton thread as the fallback), the
 same kind coroutines run on, and exactly one runs at a time.

@@ -1,5 +1,5 @@
 """Text at the Engine boundary: Lua strings are byte strings held as one
-char per byte (ARCHITECTURE.md, "Lua values"); every global and the VM turn
+char per byte (docs/DECISIONS.md, "Values"); every global and the VM turn
 them into Python text and back with these two.
 
 Each makes a copy, which the Engine keeps (a record, an event, a task's

@@ -1,4 +1,4 @@
-"""Tasks and fan-out (spec/runvil.md §8; conversations.md "Task notices and
+"""Tasks and fan-out (docs/reference/tasks.md; docs/reference/conversations.md "Task notices and
 task tools in the list").
 
 A task runs one section (and the sections it jumps to) in a fresh VM on its

@@ -1,4 +1,4 @@
-"""Tools (spec/runvil.md §7): the `tools` and `packs` globals — offers,
+"""Tools (docs/reference/tools.md): the `tools` and `packs` globals — offers,
 `tools.call` — and the section's tool list, rendered from the offers at its
 first loop round. The calls of a tool round are the loop's
 (conversation/loop.py).
@@ -21,7 +21,7 @@ NOT_IN_USES = "{fn}: pack '{pack}' is not listed in the frontmatter's uses"
 UNKNOWN_PACK = "{fn}: unknown pack '{pack}'"
 UNKNOWN_TOOL = "{fn}: pack '{pack}' has no tool '{tool}' ({known})"
 BAD_TOOL_NAME = "{fn}: a bound tool is named 'pack/tool', got {got}"
-# the texts of a tool round's failures (spec/runvil.md §7), raised by the loop
+# the texts of a tool round's failures (docs/reference/tools.md), raised by the loop
 OUT_OF_SCOPE = "the model called the tool '{name}', which is not in scope for this section ({known})"
 MALFORMED = "the model sent a malformed tool call: {why}"
 DROPPED = "the tool call {id} ({name}) was dropped before it was answered"

@@ -1,4 +1,4 @@
-"""The run's shared state, `var` (spec/runvil.md §4 "Keeping state in var"):
+"""The run's shared state, `var` (docs/reference/var.md):
 a store of JSON values by name, and the userdata each VM sees as `var`.
 
 - `var.x = v` stores a deep copy of v's JSON form (the converter of
@@ -101,7 +101,7 @@ class VarView(Userdata):
         try:
             if self.views is None:
                 # a bare view is refused; one inside a table stores its record
-                # (conversations.md "Using a view as a record")
+                # (docs/reference/conversations.md "Using a view as a record")
                 j = to_json(value, "var" + path_key(key))
             else:
                 j = copy_json(to_json(value, "var" + path_key(key), self.views))

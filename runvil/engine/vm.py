@@ -1,4 +1,4 @@
-"""A section VM (spec/runvil.md §3, §4): a fresh sandboxed Lua state per
+"""A section VM (docs/reference/prompt-file.md): a fresh sandboxed Lua state per
 section entry, with the Engine globals installed, running the section's
 pieces top to bottom."""
 

@@ -2,7 +2,7 @@
 `runvil chat`, `runvil batch` and the prompt REPL (`runvil lua --prompt`):
 a scripted world, the real providers, or the offline echo model; the
 Packs for the tool calls no scripted world plays; the recorder that keeps
-what the real world answered (host.md).
+what the real world answered (docs/reference/commands.md).
 
 The real providers are passed in: the host reads the config that names
 them (host/config.py) and hands over what makes them, so that this module

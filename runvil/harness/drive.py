@@ -24,8 +24,9 @@ def request_record(effect: ModelRound) -> dict:
 
 def drive(run, answer, requests: list | None = None):
     """Runs to the end; returns the run's outcome. Every model round that
-    reached a provider is recorded in `requests`, whatever came back (host.md
-    "--json"); a backend that could not be reached never received it."""
+    reached a provider is recorded in `requests`, whatever came back
+    (docs/reference/commands.md "runvil run"); a backend that could not be
+    reached never received it."""
     while True:
         effects = run.step()
         if run.done:

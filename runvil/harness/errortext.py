@@ -1,5 +1,5 @@
 """The provider's own words from an error reply, and keys masked out of
-every text a failure carries (host.md "Talking to real providers": "the
+every text a failure carries (the specification: "the
 provider's own message, cut to 300 characters, keys masked").
 
 Error bodies come in many shapes: `{"error": {"message": ...}}` (OpenAI and

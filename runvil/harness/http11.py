@@ -1,5 +1,4 @@
-"""A lean HTTP/1.1 client for the provider rounds of a batch (issue 24,
-"Speed").
+"""A lean HTTP/1.1 client for the provider rounds of a batch.
 
 httpx spends about 1.5 ms of CPU on each request (URL and header models,
 httpcore's pool and its locks); a batch sending hundreds of rounds a second

@@ -1,4 +1,4 @@
-"""Driving many runs at once in one process (host.md "Batches": `-j N` rows
+"""Driving many runs at once in one process (docs/reference/commands.md "runvil batch": `-j N` rows
 at a time).
 
 The Engine is sans-IO, so one driver (the calling thread) steps every run

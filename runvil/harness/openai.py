@@ -4,8 +4,7 @@ the lean client of http11.py, which raises exceptions of the same names),
 answered with a
 `ModelReply` or a `ModelFailure`.
 
-Decisions (spec/runvil.md §12 "Provider failures", host.md "Talking to
-real providers" and "keys never appear"):
+Decisions (docs/reference/configuration.md):
 
 - The request streams (`stream: true`, with `stream_options.include_usage`
   unless the provider's `stream_usage` is false) unless the provider's
@@ -120,8 +119,7 @@ def wire_tool(t: dict) -> dict:
 
 
 class WireSettings(Struct, frozen=True):
-    """A provider's settings for the request's shape (host.md "Talking to
-    real providers")."""
+    """A provider's settings for the request's shape (docs/reference/configuration.md)."""
 
     stream: bool = True
     tool_choice: str = "auto"  # "": no tool_choice field
@@ -291,7 +289,7 @@ class OpenAIProvider:
         on_fragment: Callable[[str], None] | None = None,
         on_retry: Callable[[int, int | None, float], None] | None = None,
     ):
-        """Sends one round, retrying as host.md says; returns a ModelReply or
+        """Sends one round, retrying as retries.py decides; returns a ModelReply or
         a ModelFailure (never raises for network or protocol trouble).
         `on_retry(attempt, status, wait)` is called before each retry's wait
         (status None for a connection that failed)."""

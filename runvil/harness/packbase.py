@@ -1,4 +1,4 @@
-"""What every Pack is (spec/runvil.md §7): an object with `name`, `tools`
+"""What every Pack is (docs/reference/tools.md): an object with `name`, `tools`
 (tool name -> {description, parameters}) and `perform(tool, arguments) ->
 str`, raising PackError for a failure the model should see. A Pack that
 holds connections or folders may also have `close()`."""

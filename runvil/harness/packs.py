@@ -1,4 +1,4 @@
-"""Packs: named sets of bound tools (spec/runvil.md §7). The built-in Packs
+"""Packs: named sets of bound tools (docs/reference/tools.md). The built-in Packs
 are `web` (search, fetch: web.py) and `files` (read, write, list in the
 run's workspace folder: workspace.py); others are Python plugins
 discovered by the entry point group `runvil.packs` (a Pack is described in
@@ -87,8 +87,8 @@ class PackTools:
 class WithPackTools:
     """An answerer whose model rounds go to `models` and whose bound tool
     calls go to the Packs (`PackTools`). It is always `concurrent`: the
-    bound calls of one batch are performed at the same time (host.md
-    "Talking to real providers"); rounds for a `models` that is not
+    bound calls of one batch are performed at the same time
+    (docs/reference/configuration.md); rounds for a `models` that is not
     concurrent itself are answered one at a time."""
 
     concurrent = True

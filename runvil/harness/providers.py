@@ -1,5 +1,5 @@
 """Which provider answers a model round, and answering the independent
-effects of one step concurrently (runvil.md §1 "Harness").
+effects of one step concurrently (docs/architecture.md).
 
 `ProviderSet` reads a host config by duck typing (`providers`: name ->
 object with `base_url`, `api_key_env`, `timeout`, `max_retries`, and

@@ -1,9 +1,9 @@
-"""Recording a run (`runvil run --record WORLD.yaml`, host.md): an answerer
+"""Recording a run (`runvil run --record WORLD.yaml`, docs/reference/commands.md): an answerer
 wrapper that passes every effect to the real world (providers, Packs) and
 keeps what came back, written at the end as a scripted world that
 `--script` replays offline with the same result, requests and events.
 
-What is kept, and how it maps onto the world (host.md "The scripted world"):
+What is kept, and how it maps onto the world (docs/reference/commands.md "The scripted world"):
 - the run's input, and each declared role's model (its name in requests,
   context window and max_tokens);
 - every model round, in the order the run posted them (effect ids), as one

@@ -1,5 +1,5 @@
 """A provider's reply, built from its chunks (or one plain completion) and
-checked at the door (issue 26, item 6; conversations.md "Tool calls the
+checked at the door (docs/reference/conversations.md "Tool calls the
 model makes"): text, reasoning, tool calls, the finish reason and usage,
 in the record form the Engine reads.
 

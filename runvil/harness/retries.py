@@ -1,5 +1,5 @@
 """When a provider request is retried, and how long to wait first
-(host.md "Talking to real providers").
+(docs/reference/configuration.md).
 
 - Statuses 408, 409, 429 and 5xx are retried, and so is a connection that
   fails before any reply byte. A 429 whose text says the request itself is

@@ -1,7 +1,7 @@
-"""The scripted world (host.md "The scripted world"): a YAML file standing
+"""The scripted world (docs/reference/commands.md "The scripted world"): a YAML file standing
 in for every provider and bound tool, so a run is offline and repeatable.
 
-Decisions where host.md is silent:
+Decisions where the specification is silent:
 - The file is read with the YAML 1.2 rules the prompt frontmatter uses
   (only `true`/`false` are booleans, so `text: no` is the text "no").
 - A world is checked when it is loaded (worldcheck.py): a shape other
@@ -23,7 +23,7 @@ Decisions where host.md is silent:
 - A reply's `fragments` are its streamed pieces: live output shows them (or
   the whole text, when there are none) as a real provider's stream; the
   reply text is `text` when given, else the fragments joined.
-- Beyond host.md, so that a recorded run (`runvil run --record`) replays
+- Beyond the specification, so that a recorded run (`runvil run --record`) replays
   exactly: a reply's `model` is the model the provider said served it
   (default: the round's model); `unreachable: DETAIL` is a backend that
   could not be reached; `failure: MESSAGE` is a failure the backend

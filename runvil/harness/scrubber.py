@@ -1,5 +1,5 @@
 """Keeping the providers' API keys out of every text that leaves the
-process (issue 26, item 2).
+process.
 
 A provider may send a key back: a debugging proxy or a broken gateway
 that echoes the `Authorization` header in its reply, an error body cut in

@@ -1,4 +1,4 @@
-"""The `web` Pack (host.md "Built-in Packs"): `web/search` asks a
+"""The `web` Pack (docs/reference/configuration.md): `web/search` asks a
 SearXNG-compatible JSON endpoint (`GET search_url?q=...&format=json`, whose
 `results` hold `title`, `url` and `content`), `web/fetch` gets a page and
 returns its text, HTML reduced to readable text by inscriptis (or, where

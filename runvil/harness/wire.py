@@ -1,5 +1,5 @@
-"""Bytes from a provider, bounded before they are decoded (issue 26, item
-5): a reply body is capped on the wire and again after its one content
+"""Bytes from a provider, bounded before they are decoded:
+a reply body is capped on the wire and again after its one content
 encoding is undone, an event stream's lines and events are capped, text is
 decoded only with a charset from a known list, and the wait for a reply's
 headers is bounded by the provider's `timeout` as a total.

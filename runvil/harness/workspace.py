@@ -1,5 +1,5 @@
 """The run's workspace folder and the `files` Pack that works in it
-(host.md "Built-in Packs").
+(docs/reference/configuration.md).
 
 Decisions:
 - `--workspace DIR` names a folder the user keeps: it is made when missing

@@ -1,6 +1,6 @@
-"""Reading and checking a scripted world file (host.md "The scripted
-world"): as strictly as `runvil.toml`, every problem named with the world
-file's line.
+"""Reading and checking a scripted world file (docs/reference/commands.md "The
+scripted world"): as strictly as `runvil.toml`, every problem named with the
+world file's line.
 
 The YAML is read with the prompt frontmatter's YAML 1.2 loader; mappings
 and lists remember the line of each key and item, and numbers their

@@ -1,4 +1,4 @@
-"""`runvil chat` (host.md): an interactive chat in the Workshop chat shape.
+"""`runvil chat` (docs/reference/commands.md): an interactive chat in the Workshop chat shape.
 Each turn is `messages:user(text)`, then `models.loop` under the chapter's
 summarizing compactor ("Writing your own compactor"), so a long chat is
 summarized instead of failing when it outgrows the model's window.

@@ -8,7 +8,7 @@ from .exits import guarded
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Runs a command (host.md); its exceptions become exit statuses
+    """Runs a command (docs/reference/commands.md); its exceptions become exit statuses
     (exits.guarded)."""
     return guarded(_main, argv)
 

@@ -1,6 +1,6 @@
-"""The config file `runvil.toml` (host.md "Configuration") and the binding
-of a prompt's model roles to catalog models (runvil.md §6 "Roles and
-binding").
+"""The config file `runvil.toml` (docs/reference/configuration.md) and the binding
+of a prompt's model roles to catalog models (docs/reference/models.md
+"How prepare binds and checks roles").
 
 Where the file is: `--config FILE`, else the `RUNVIL_CONFIG` variable, else
 `./runvil.toml`, else there is none. A file named by `--config` or
@@ -12,13 +12,13 @@ Decisions:
   variable named by `api_key_env`, and no error ever shows a key.
 - A provider's `timeout` (seconds to connect and between reply bytes, any
   positive finite number; default 600) and `max_retries` (0 or more;
-  default 2) are host.md's "Talking to real providers".
+  default 2) are described in docs/reference/configuration.md.
 - A provider's `stream` (default true), `tool_choice` (default "auto";
   any string, sent as given whenever tools are offered; "" sends none) and
   `stream_usage` (default true) shape its requests for the servers people
   run (docs/reference/commands.md has one example per server).
 - `[packs.web]` (`search_url`, `fetch_max_bytes`, `fetch_timeout`) is
-  host.md's "Built-in Packs"; `[packs.files] write_quota` (bytes, default
+  described in docs/reference/configuration.md; `[packs.files] write_quota` (bytes, default
   100,000,000) bounds what `files/write` adds to the workspace in one run.
 - `[limits]` sets the sandbox's limits: per block `block_steps`,
   `block_memory` (bytes), `block_seconds`, `block_cpu_seconds`, and the run's own budget
@@ -67,7 +67,7 @@ _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 CONFIG_ENV = "RUNVIL_CONFIG"
 ECHO = "echo"  # the offline model's id: always a model
 DEFAULT_FILE = "runvil.toml"
-DEFAULT_TIMEOUT = 600.0  # seconds (host.md)
+DEFAULT_TIMEOUT = 600.0  # seconds (docs/reference/configuration.md)
 DEFAULT_MAX_RETRIES = 2
 
 #: every key the file may hold, by table ("" the top level): what
@@ -108,7 +108,7 @@ class CatalogModel(Struct, frozen=True):
 
 
 class PackSettings(Struct, frozen=True):
-    """`[packs.web]` and `[packs.files]` (host.md "Built-in Packs")."""
+    """`[packs.web]` and `[packs.files]` (docs/reference/configuration.md)."""
 
     search_url: str | None = None
     fetch_max_bytes: int = 2_000_000

@@ -1,4 +1,4 @@
-"""The exit statuses of `runvil run` and `runvil check` (host.md): 0 a
+"""The exit statuses of `runvil run` and `runvil check` (docs/reference/commands.md): 0 a
 result; 1 the run failed (`error[Kind]: message` on stderr); 2 a usage
 error; 3 a parse error. A module of their own, so that `runvil check`
 imports none of `run`'s code. `guarded` turns what a command raises into

@@ -1,4 +1,4 @@
-"""Live output on stderr while a run goes (host.md): streamed model text,
+"""Live output on stderr while a run goes (docs/reference/commands.md): streamed model text,
 tool calls, retries, the prompt's `print` lines (dimmed), a spinner while a
 round waits, a mark after a reply cut short for length, and the closing
 line. Only when stderr is a terminal;

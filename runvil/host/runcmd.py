@@ -1,4 +1,4 @@
-"""`runvil run` (host.md): run a prompt against real providers, the
+"""`runvil run` (docs/reference/commands.md): run a prompt against real providers, the
 scripted world or the offline echo model; print the result, or one JSON
 object with `--json`. The exit statuses are in exits.py (`runvil check`,
 checkcmd.py, shares them).

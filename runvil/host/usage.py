@@ -1,5 +1,5 @@
-"""What the Host tells about a run's model rounds (host.md "`usage` in
-`--json`, and the closing line", "Talking to real providers"): usage summed
+"""What the Host tells about a run's model rounds (docs/reference/commands.md
+"runvil run", docs/reference/configuration.md): usage summed
 over the rounds that reached a backend, the closing line a terminal shows,
 and each provider retry as a `model_retry` run event.
 

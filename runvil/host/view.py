@@ -1,4 +1,4 @@
-"""`runvil view LOG.jsonl` (host.md "The run viewer"): a run log drawn as
+"""`runvil view LOG.jsonl` (docs/reference/commands.md "runvil view"): a run log drawn as
 one self-contained HTML page, the way a teacher would draw the run on a
 board: the sections as they ran; for each model round the messages as
 sent, the precheck's estimate against the window, the reply, its finish

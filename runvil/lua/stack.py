@@ -1,5 +1,5 @@
 """Where Lua runs: which execution backend this platform allows, and a
-stack deep enough for Lua's recursion (ARCHITECTURE.md decision 2).
+stack deep enough for Lua's recursion (docs/DECISIONS.md, "Execution contexts").
 
 Lua code, and the compiler's passes over a deeply nested chunk, recurse in
 Python. With threads, all Lua runs on the Lua thread (or, with the threads

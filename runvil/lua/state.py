@@ -1,7 +1,7 @@
 """LuaState: one sandboxed Lua state — globals, libraries, limits — and the
 host API to compile chunks, call Lua from Python and read results.
 
-Limits (ARCHITECTURE.md decision 7) are checked by the evaluator itself:
+Limits (docs/DECISIONS.md, "Checks without a clock") are checked by the evaluator itself:
 compiled code counts steps down in `_S[0]` at loop iterations and function
 entries and calls `_tick()` when the count runs out; `_tick` accounts the
 steps, the wall time, the CPU time and the memory, and raises a catchable

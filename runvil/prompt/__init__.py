@@ -1,5 +1,5 @@
 """runvil.prompt: a prompt file (Markdown + YAML frontmatter + Lua blocks)
-parsed into a `Prompt`, or into every `ParseError` it has (spec §2).
+parsed into a `Prompt`, or into every `ParseError` it has (docs/reference/prompt-file.md).
 
     prompt = parse_file("first-chat.md")     # raises the first ParseError
     prompt = parse_text(text, path="x.md")

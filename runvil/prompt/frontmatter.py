@@ -1,4 +1,4 @@
-"""Reading and checking the YAML frontmatter of a prompt file (spec §2).
+"""Reading and checking the YAML frontmatter of a prompt file (docs/reference/prompt-file.md).
 
 The frontmatter is the YAML between a first line `---` and the next `---`
 line. Every problem is reported as `invalid frontmatter: {detail}` on the

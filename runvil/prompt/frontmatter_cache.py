@@ -1,6 +1,6 @@
 """Frontmatter read before, from the disk cache: a prompt whose frontmatter
 was read without a problem starts without PyYAML (importing it and building
-its loader cost about as much as `python -c pass`; issue 13, item 3).
+its loader cost about as much as `python -c pass`).
 
 An entry (cache/disk.py: the folder, atomic writes, checksums) is keyed by
 the frontmatter's text and by what reads it: runvil's version and the size

@@ -1,4 +1,4 @@
-"""Filling `{{name}}` references in prose with Lua globals (spec §3,
+"""Filling `{{name}}` references in prose with Lua globals (docs/reference/prompt-file.md,
 "Inserting Lua globals by bare name").
 
 A reference is `{{`, a Lua identifier, any number of `.field` parts (each

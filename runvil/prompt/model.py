@@ -1,6 +1,6 @@
 """The parsed prompt file as frozen classes (runvil.structs), and the parse error.
 
-A `Prompt` is the whole file (spec runvil.md §2): its frontmatter, its H1
+A `Prompt` is the whole file (docs/reference/prompt-file.md): its frontmatter, its H1
 title and body, and its sections. Each section is a sequence of *pieces* in
 file order: `Prose` (kept verbatim, never blank) and `LuaBlock` (compiled
 with its chunk name and the prompt file's line numbers). Everything here is
@@ -13,7 +13,7 @@ from os import PathLike
 
 from ..structs import Struct, field
 
-#: The parse error kinds of spec §2 "Parse errors and their kinds".
+#: The parse error kinds of docs/reference/prompt-file.md "Parse errors and their kinds".
 KINDS = ("Frontmatter", "Structure", "Lua")
 
 
@@ -42,7 +42,7 @@ class ParseError(Exception):
 
 
 class RoleOptions(Struct, frozen=True):
-    """Options of one model role (`models:` in the frontmatter, spec §6).
+    """Options of one model role (`models:` in the frontmatter, docs/reference/models.md).
     An option that is not set is None."""
 
     model: str | None = None

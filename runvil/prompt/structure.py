@@ -3,7 +3,7 @@
 sections, and their pieces.
 
 Only the block structure the language needs is read, line by line, with
-CommonMark's rules for the parts it uses (spec §2, §3):
+CommonMark's rules for the parts it uses (docs/reference/prompt-file.md):
 
 - An **ATX heading** is up to 3 spaces, 1 to 6 `#`, then a space, a tab or
   the end of the line; an optional closing run of `#` is dropped and the

@@ -1,4 +1,4 @@
-"""The Python API of host.md: parse_file, run, prompt.start."""
+"""The Python API (runvil/__init__.py): parse_file, run, prompt.start."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every error text the chapter quotes (spec/conversations.md) is produced
+"""Every error text the specification's conversations chapter quotes is produced
 and asserted by some test or conformance case.
 
 The list below is the chapter's own texts, copied as the chapter writes

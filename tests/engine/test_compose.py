@@ -1,8 +1,8 @@
 """What the model receives: the cross-record rules and same-role merging
-(conversations.md "What the model receives", "Cross-record errors";
-spec/runvil.md §12). Each spec example that states a composed request or an
-error is a test quoting its sentence; hypothesis covers random valid lists
-and single corruptions."""
+(docs/reference/conversations.md "What the model receives", "Cross-record
+errors"). Each spec example that states a composed request or an error is a
+test quoting its sentence; hypothesis covers random valid lists and single
+corruptions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Examples of conversations.md, run through the Engine: each block and the
+"""Examples of the specification's conversations chapter, run through the Engine: each block and the
 result the chapter states for it."""
 
 from __future__ import annotations

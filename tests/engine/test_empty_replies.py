@@ -1,4 +1,4 @@
-"""Empty replies (conversations.md "What counts as an empty reply", "The
+"""Empty replies (docs/reference/conversations.md "What counts as an empty reply", "The
 empty_model_reply error value", "Events for an empty round")."""
 
 from __future__ import annotations

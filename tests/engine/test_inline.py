@@ -1,5 +1,5 @@
-"""The inline backend (issue 22, item 2; host.md "Running where Python
-runs"): where no thread can start, everything runs on the calling thread.
+"""The inline backend (docs/DECISIONS.md "The inline backend"): where no
+thread can start, everything runs on the calling thread.
 
 A process that plays Pyodide here is CPython with greenlet hidden, thread
 starts refused (`can't start new thread`, as Pyodide says) and

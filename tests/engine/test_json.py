@@ -1,4 +1,4 @@
-"""The Engine's JSON converter and the `json` global (spec/runvil.md §10),
+"""The Engine's JSON converter and the `json` global (docs/reference/json.md),
 run through real Lua. `VM` is shared with test_var.py."""
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ def test_encode_ignores_metatables(vm):
         ("{co = coroutine.create(print)}", "json.encode: value.co must be JSON data, got thread"),
         ("nil", "json.encode: value must be JSON data, got nil"),
         ("", "json.encode: value must be JSON data, got no value"),
-        # spec §4/§10: "got {type}" is the Lua type alone, no note such as "(nan)"
+        # docs/reference/json.md: "got {type}" is the Lua type alone, no note such as "(nan)"
         ("{n = 0/0}", "json.encode: value.n must be JSON data, got number"),
         ("{n = -(0/0)}", "json.encode: value.n must be JSON data, got number"),
         ("{1, math.huge}", "json.encode: value[2] must be JSON data, got number"),
@@ -306,7 +306,7 @@ def test_decode_errors(vm, text, message):
     assert vm.error("return json.decode(text)") == ("lua", message)
 
 
-# spec/runvil.md §12: Engine messages name an integer `integer`, a float `number`
+# docs/reference/conversations.md: Engine messages name an integer `integer`, a float `number`
 @pytest.mark.parametrize(
     "arg, got", [("nil", "nil"), ("", "no value"), ("5", "integer"), ("5.5", "number"), ("{}", "table")])
 def test_decode_wants_a_string(vm, arg, got):

@@ -134,7 +134,7 @@ def test_the_engine_imports_no_harness_host_or_http():
 
 
 def test_the_prompt_layer_imports_no_engine():
-    """`prompt.start()` (host.md "The Python API") is the Engine's
+    """`prompt.start()` (runvil/__init__.py) is the Engine's
     StartablePrompt, which `runvil.parse_file` returns: the prompt layer
     itself names the Engine nowhere, not even inside a function."""
     for path in (ROOT / "runvil" / "prompt").rglob("*.py"):

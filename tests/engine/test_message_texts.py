@@ -1,5 +1,5 @@
 """Every message text of the conversation modules is the chapter's own
-text (spec/conversations.md) and is asserted by some test."""
+text (the specification's conversations chapter) and is asserted by some test."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ SPEC = next((p for p in (ROOT.parent / "shared" / "spec" / "conversations.md",
                          ROOT.parent.parent / "shared" / "spec" / "conversations.md") if p.exists()),
             ROOT.parent / "shared" / "spec" / "conversations.md")
 MODULES = (records, messages, views, replace, compaction, loop, compose, rounds, models)
-# texts the chapter leaves to us (spec/runvil.md §12 or our own wording)
+# texts the chapter leaves to us (docs/reference/conversations.md or our own wording)
 NOT_IN_CHAPTER = {"REJECTED", "UNREACHABLE", "RAW_MODEL_CONTEXT", "H_RECEIVER", "USER_SEPARATOR", "SYSTEM_SEPARATOR",
                   "META_LIMIT", "ROLES", "FIELDS", "OVERFLOW_PHRASES", "EXHAUSTED", "DETAIL", "REASONING_IGNORED", "EMPTY_FALLBACK",
                   "MISSING_MODEL", "SYSTEM_PARTS", "TRUNCATED_TOOL_ROUND",
@@ -44,7 +44,7 @@ def pattern(text: str) -> str:
 @pytest.mark.parametrize("name, text", list(texts()))
 def test_text_is_the_chapters(name, text):
     if name in NOT_IN_CHAPTER:
-        pytest.skip("not a text of conversations.md")
+        pytest.skip("not a text of the conversations chapter")
     spec = SPEC.read_text(encoding="utf-8")
     assert re.search(pattern(text), spec), text
 

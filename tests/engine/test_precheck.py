@@ -1,5 +1,5 @@
-"""The context precheck and the provider anchor (conversations.md "The
-context precheck"; spec/runvil.md §12), with the chapter's numbers."""
+"""The context precheck and the provider anchor (docs/reference/conversations.md "The
+context precheck"), with the chapter's numbers."""
 
 from __future__ import annotations
 
@@ -434,7 +434,7 @@ def test_returning_to_an_earlier_model_estimates():
 
 
 def test_a_round_without_usage_on_another_model_keeps_the_measurement():
-    # spec/runvil.md §12: a round without usage leaves the remembered pair
+    # docs/reference/conversations.md: a round without usage leaves the remembered pair
     # unchanged; "only the latest round's measurement is kept"
     a, request = example_anchor()
     a.measured("m2", request, None)  # m2 served a round and reported nothing

@@ -1,4 +1,4 @@
-"""Prose in sections (spec/runvil.md §3, §10, §12): which prose is filled,
+"""Prose in sections (docs/reference/prompt-file.md): which prose is filled,
 how `{{...}}` reads JSON data, Engine objects and nil, the type names in
 the Engine's refusals, and HTML comments (each case failed before its fix)."""
 

@@ -1,4 +1,4 @@
-"""`require` in prompts (spec/runvil.md §4): modules are read beside the
+"""`require` in prompts (docs/reference/globals.md): modules are read beside the
 prompt, and `package.loaded` is the cache a module's result goes into and
 is read from, as in Lua."""
 

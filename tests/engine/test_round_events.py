@@ -1,4 +1,4 @@
-"""What each round reports (conversations.md "The round counter and what
+"""What each round reports (docs/reference/conversations.md "The round counter and what
 each round reports")."""
 
 from __future__ import annotations

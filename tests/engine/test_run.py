@@ -1,5 +1,5 @@
 """The sans-IO run, driven directly through step() and resume() with a fake
-harness (spec/runvil.md §1, §3, §5, §6)."""
+harness (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -326,7 +326,7 @@ def test_the_run_time_limit_counts_waits_on_models():
 
 
 # ------------------------------------------- the messages global stays fixed
-# conversations.md: "Assigning to the global itself, as in messages = {},
+# the specification: "Assigning to the global itself, as in messages = {},
 # raises this error and leaves the global holding the same list"
 
 ASSIGN = ("messages is the section's conversation and cannot be reassigned; add records with append(record),"

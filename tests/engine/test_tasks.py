@@ -1,5 +1,5 @@
-"""Tasks and fan-out (spec/runvil.md §8) and what they leave in the list
-(conversations.md "Task notices and task tools in the list", "Batches of
+"""Tasks and fan-out (docs/reference/tasks.md) and what they leave in the list
+(docs/reference/conversations.md "Task notices and task tools in the list", "Batches of
 tool calls"), run through `runvil run --script --json`."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ CHILD = ("Child", "return 'child done with ' .. tostring(input)")
 
 
 def test_the_roles_a_task_round_leaves_with_its_notice():
-    # conversations.md "Reading a record by position": user,assistant,tool,
+    # docs/reference/conversations.md "Reading a record by position": user,assistant,tool,
     # assistant,tool,user,assistant, where the second user is a task notice
     main = """
     models.use('writer')
@@ -171,7 +171,7 @@ def test_fanout_raises_the_failing_arms_error():
 
 
 def test_an_out_of_scope_call_to_task_appends_nothing():
-    # conversations.md "Batches of tool calls"
+    # docs/reference/conversations.md "Batches of tool calls"
     main = """
     models.use('writer')
     messages:user('hello')
@@ -277,7 +277,7 @@ def test_bad_task_tool_calls_are_answered_with_text(answer, text):
 
 
 def test_a_notice_joins_the_list_before_the_precheck_and_stays_when_it_refuses():
-    # conversations.md "When the precheck runs": notices count toward the
+    # docs/reference/conversations.md "When the precheck runs": notices count toward the
     # request and stay on the list even when the precheck refuses it
     main = """
     models.use('writer')

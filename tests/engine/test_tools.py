@@ -1,4 +1,4 @@
-"""Tools (spec/runvil.md §7): offers, the rendered list, bound and local
+"""Tools (docs/reference/tools.md): offers, the rendered list, bound and local
 calls, failures as untrusted text, tools.call, scope."""
 
 from __future__ import annotations

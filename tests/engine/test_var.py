@@ -1,4 +1,4 @@
-"""`var`, the run's shared state (spec/runvil.md §4 "Keeping state in var"),
+"""`var`, the run's shared state (docs/reference/var.md),
 run through real Lua."""
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def test_refused_write_leaves_the_old_value(vm):
 
 @pytest.mark.parametrize(
     "code, got",
-    # spec/runvil.md §12: Engine messages name an integer `integer`, a float `number`
+    # docs/reference/conversations.md: Engine messages name an integer `integer`, a float `number`
     [("var[1] = 2", "integer"), ("return var[1]", "integer"), ("var[true] = 1", "boolean"),
      ("return var[2.5]", "number"), ("var[{}] = 1", "table")],
 )

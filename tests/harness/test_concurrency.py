@@ -1,7 +1,7 @@
-"""Bound tool calls of one batch are performed concurrently (host.md
-"Talking to real providers": "Bound tool calls of one batch are performed
-concurrently."; conversations.md: "When one reply asks for several bound
-tools ... the loop issues those calls at once so they run in parallel").
+"""Bound tool calls of one batch are performed concurrently (the
+specification: "Bound tool calls of one batch are performed concurrently.";
+the specification: "When one reply asks for several bound tools ... the loop
+issues those calls at once so they run in parallel").
 
 Measured through `runvil run` against real loopback servers: a Chat
 Completions server whose model asks for five `web/fetch` calls, and a web

@@ -1,5 +1,5 @@
-"""runvil.toml and the binding of model roles (host.md "Configuration",
-runvil.md §6)."""
+"""runvil.toml and the binding of model roles (docs/reference/configuration.md,
+docs/reference/models.md)."""
 
 from __future__ import annotations
 
@@ -140,7 +140,7 @@ def test_file_errors(text, message):
 
 
 def test_timeout_and_max_retries_per_provider():
-    """host.md: "Per provider in the config: `timeout` (seconds to connect
+    """the specification: "Per provider in the config: `timeout` (seconds to connect
     and between reply bytes; default 600), `max_retries` (default 2)." """
     c = cfg("[providers.a]\nbase_url = 'http://x'\ntimeout = 2.5\nmax_retries = 0\n"
             "[providers.b]\nbase_url = 'http://y'\ntimeout = 30\n[providers.c]\nbase_url = 'http://z'\n")

@@ -1,4 +1,4 @@
-"""The built-in Packs (host.md "Built-in Packs"):
+"""The built-in Packs (docs/reference/configuration.md):
 
     `files` works in the run's workspace folder: `--workspace DIR`, default a
     fresh temporary folder. `web/search` queries a SearXNG-compatible JSON

@@ -1,7 +1,7 @@
-"""Honest failures from a real loopback server (host.md "Talking to real
-providers"): a cut stream fails, and every failure status carries the
-provider's own message, cut to 300 characters, keys masked, whatever shape
-its error body has."""
+"""Honest failures from a real loopback server
+(docs/reference/configuration.md): a cut stream fails, and every failure
+status carries the provider's own message, cut to 300 characters, keys masked,
+whatever shape its error body has."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_a_stream_that_ends_early_is_a_failure_not_a_reply(server, reply):
 
 
 def test_done_without_a_finish_reason_says_the_server_did_not_finish(server):
-    """host.md: "A stream that ends with `[DONE]` but no finish reason fails
+    """the specification: "A stream that ends with `[DONE]` but no finish reason fails
     the round, saying that the server ended the stream without finishing
     the reply" (llama.cpp's server, interrupted by another request)."""
     server.reply(stream(chunk({"content": "partial"})))

@@ -1,6 +1,6 @@
-"""Real servers as they are (issue 25; host.md "Talking to real
-providers"): a loopback server plays each behaviour found in llama.cpp's
-server and others, and `runvil run` or the provider meets it.
+"""Real servers as they are (docs/reference/configuration.md): a loopback
+server plays each behaviour found in llama.cpp's server and others, and
+`runvil run` or the provider meets it.
 
 - A streamed request the server cannot serve is answered with an empty
   200; asked without streaming, the same request is a 400 (an overflow).
@@ -66,7 +66,7 @@ def provider(server, **settings) -> OpenAIProvider:
 
 
 def test_a_silent_stream_is_asked_again_without_streaming(server):
-    """host.md: "A 2xx response whose stream ends before its first event is
+    """the specification: "A 2xx response whose stream ends before its first event is
     asked once more without streaming, and that answer stands"."""
     server.reply(*silent_stream_then(completion("bonjour", usage={"prompt_tokens": 9, "completion_tokens": 2})))
     seen = []
@@ -274,7 +274,7 @@ def test_stream_usage_false_asks_for_no_usage(server):
 
 
 def test_the_settings_in_the_config():
-    """host.md: `stream` (default true), `tool_choice` (default "auto"),
+    """docs/reference/configuration.md: `stream` (default true), `tool_choice` (default "auto"),
     `stream_usage` (default true), per provider."""
     base = {"providers": {"a": {"base_url": "http://127.0.0.1:1/v1"}}}
     p = parse_config(base).providers["a"]
@@ -327,7 +327,7 @@ def precheck_tokens(tmp_path, capsys, server, first_usage: dict) -> int:
 
 def test_the_precheck_anchors_only_on_usage_that_was_sent(tmp_path, capsys, server):
     """Usage of zeros is no usage: the second round's precheck counts by the
-    estimate; real usage anchors it (conversations.md "The provider anchor")."""
+    estimate; real usage anchors it (docs/reference/conversations.md "The provider anchor")."""
     estimated = precheck_tokens(tmp_path, capsys, server, {"prompt_tokens": 0, "completion_tokens": 0})
     server.requests.clear()
     anchored = precheck_tokens(tmp_path, capsys, server, {"prompt_tokens": 3000, "completion_tokens": 100})

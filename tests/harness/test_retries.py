@@ -1,5 +1,5 @@
-"""Retries against a real loopback server (host.md "Talking to real
-providers"): "A request that fails with status 408, 409, 429 or 5xx, or
+"""Retries against a real loopback server (the specification:
+"A request that fails with status 408, 409, 429 or 5xx, or
 whose connection fails before any reply byte, is retried: at most 2
 retries by default, exponential backoff from 0.5 s (with jitter) up to
 8 s, and a `retry-after` / `retry-after-ms` header honoured up to 60 s.

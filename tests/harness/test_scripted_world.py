@@ -1,4 +1,4 @@
-"""The scripted world (host.md "The scripted world"): the shape of the file
+"""The scripted world (docs/reference/commands.md "The scripted world"): the shape of the file
 is checked when it is loaded, scalars stand for their text, and a reply's
 fragments are streamed to live output."""
 
@@ -125,7 +125,7 @@ def test_numbers_are_text_as_written_and_data_as_numbers(tmp_path):
 
 
 def test_recorded_failures_and_the_serving_model(tmp_path):
-    """What `--record` writes beyond host.md's example replays as it came."""
+    """What `--record` writes beyond the specification's example replays as it came."""
     w = load(tmp_path, """
         replies:
           - {text: hi, model: gpt-4o-2024-08-06}
@@ -167,7 +167,8 @@ def test_a_dumped_world_is_block_style_with_literal_texts():
     assert text == "replies:\n- text: |-\n    Ligne un\n    ligne deux — fin\n  usage:\n    prompt_tokens: 3\n"
 
 
-# ------------------------------------------------ checked at load (host.md), through `runvil run`
+# ------------------------------------------------ checked at load
+# (docs/reference/commands.md), through `runvil run`
 
 HELLO = """---
 name: hello

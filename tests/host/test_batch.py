@@ -1,7 +1,7 @@
-"""`runvil batch` (host.md "Batches"), through the command line, against
+"""`runvil batch` (docs/reference/commands.md "runvil batch"), through the command line, against
 real loopback servers and real SQLite files.
 
-host.md: "`runvil batch PROMPT.md DATA [options]` runs the prompt once per
+the specification: "`runvil batch PROMPT.md DATA [options]` runs the prompt once per
 row of DATA, each row an independent run with the row's input, exactly as
 `runvil run PROMPT.md --input TEXT` would run it."
 """

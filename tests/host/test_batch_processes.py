@@ -3,7 +3,7 @@ issue 24 "Speed"): the same results as in one process, `-j` shared out,
 Ctrl-C ends the workers with the batch, a worker that dies costs its rows
 only, and where no process starts the batch runs in its own.
 
-host.md: "A row is done when the database holds a successful run of it
+the specification: "A row is done when the database holds a successful run of it
 for the same prompt text, the same model bindings and the same input;
 running the same command again runs only the rows not done. Results are
 written as each row ends, so Ctrl-C (exit 130) or a crash loses no

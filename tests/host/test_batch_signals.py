@@ -3,7 +3,7 @@ with every finished row kept (exit 130), and running it again finishes the
 rest without running a finished row twice; in a pipe no carriage return is
 written; on a terminal a progress bar shows.
 
-host.md: "Results are written as each row ends, so Ctrl-C (exit 130) or a
+the specification: "Results are written as each row ends, so Ctrl-C (exit 130) or a
 crash loses no finished row."
 """
 

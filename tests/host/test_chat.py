@@ -1,4 +1,4 @@
-"""`runvil chat` (host.md): one turn per input line, each a loop under the
+"""`runvil chat` (docs/reference/commands.md): one turn per input line, each a loop under the
 summarizing compactor; a failed turn is reported and taken back."""
 
 from __future__ import annotations
@@ -83,8 +83,9 @@ def test_a_long_chat_is_summarized_instead_of_failing(tmp_path, monkeypatch, cap
 
 
 def test_a_provider_retry_in_a_chat_is_a_model_retry_event(tmp_path, monkeypatch, capsys):
-    """A chat talks to real providers as `runvil run` does (host.md "Talking to
-    real providers"): a 503 is retried, and the retry is in the run log."""
+    """A chat talks to real providers as `runvil run` does
+    (docs/reference/configuration.md): a 503 is retried, and the retry is in
+    the run log."""
     from ..harness.chat_server import ChatServer, error, text_stream
 
     server = ChatServer().start()

@@ -1,4 +1,4 @@
-"""The runvil command as a user meets it (host.md): exit statuses, stdout
+"""The runvil command as a user meets it (docs/reference/commands.md): exit statuses, stdout
 and stderr, `--json` with the scripted world, `runvil check`, `runvil lua`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`runvil conformance` (host.md "Conformance for any implementation"):
+"""`runvil conformance` (docs/reference/commands.md "runvil conformance"):
 `--impl CMD` runs `CMD prompt.md --script world.yaml --json` in a fresh
 folder per case, failing fields are shown with want and got, `-k` selects by
 id, `--junit` writes one test case per case, a progress bar on a terminal

@@ -242,7 +242,7 @@ def test_runvil_lua_pairs_returns_next_as_lua(tmp_path, chunk):
 
 
 def test_runvil_lua_for_over_pairs_fixes_the_keys(tmp_path):
-    # spec/runvil.md §9: keys added during the walk are not visited, keys removed are skipped
+    # docs/reference/lua.md: keys added during the walk are not visited, keys removed are skipped
     chunk = ("local t = {} t.a = 1 t.b = 2 t.c = 3 local seen = {}"
              " for k, v in pairs(t) do seen[#seen + 1] = k t.c = nil t[k .. k] = v end print(table.concat(seen, ' '))")
     assert runvil_process("lua", "-e", chunk, cwd=tmp_path) == (0, "a b\n", "")

@@ -1,4 +1,4 @@
-"""Live output on a terminal's stderr (host.md): streamed text, tool calls,
+"""Live output on a terminal's stderr (docs/reference/commands.md): streamed text, tool calls,
 a spinner while a round waits."""
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def test_usage_meter_and_closing_line():
         "3 rounds · 30 prompt + 12 completion tokens (4 reasoning) (1 round without usage) · 1.8 s"
     empty = UsageMeter(lambda e: ModelReply(text="x"))
     empty(ModelRound(1, "w", "m", "chat", ()))
-    assert empty.closing_line(now=empty.started) == "1 round · tokens unknown · 0.0 s"  # host.md
+    assert empty.closing_line(now=empty.started) == "1 round · tokens unknown · 0.0 s"  # docs/reference/commands.md
 
 
 def test_a_reply_cut_short_for_length_is_marked():

@@ -1,6 +1,6 @@
-"""`runvil playground OUT [--pyodide URL_OR_DIR]` (host.md "The
-playground"): the site it writes, what its page runs (session.py, here on
-CPython), and the page itself in headless Chromium on Pyodide (opt-in
+"""`runvil playground OUT [--pyodide URL_OR_DIR]` (docs/reference/commands.md
+"runvil playground"): the site it writes, what its page runs (session.py, here
+on CPython), and the page itself in headless Chromium on Pyodide (opt-in
 with the Pyodide tier: RUNVIL_PYODIDE=1, see tests/pyodide/tier.py).
 
 "each tutorial example to the result the chapter shows": the chapters'

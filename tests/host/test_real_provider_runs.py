@@ -1,6 +1,6 @@
 """`runvil run --config ... --json --log ... --debug` against a real
-loopback Chat Completions server (host.md "Talking to real providers",
-"`usage` in `--json`, and the closing line"): retries, honest failures,
+loopback Chat Completions server (docs/reference/configuration.md,
+docs/reference/commands.md "runvil run"): retries, honest failures,
 usage summed over rounds, `time` on every run-log event, and the API key
 nowhere in stdout, stderr or the log."""
 
@@ -96,7 +96,7 @@ def test_503_then_success(server, files, capsys):
     code, data, _, events = run(files, capsys)
     assert code == 0 and data["result"] == "ok"
     (retry,) = [e for e in events if e["type"] == "model_retry"]
-    assert retry["status"] == 503 and 0.375 <= retry["wait"] <= 0.5  # host.md's first backoff, with jitter
+    assert retry["status"] == 503 and 0.375 <= retry["wait"] <= 0.5  # the first backoff of retries.py, with jitter
 
 
 def test_endless_429s_fail_after_a_bounded_number_of_tries(server, files, capsys):
@@ -115,7 +115,8 @@ def test_a_cut_stream_fails(server, files, capsys):
     server.reply(stream(chunk({"content": "half an ans"}), done=False))
     code, data, err, events = run(files, capsys)
     assert code == 1 and not data["ok"] and data["result"] is None
-    # host.md: the streamed part is kept, in `error.partial` and `model_reply_partial`, never as a reply
+    # docs/reference/commands.md: the streamed part is kept, in
+    # `error.partial` and `model_reply_partial`, never as a reply
     assert data["error"] == {"kind": "Completion", "message": "the model backend's reply stream ended early",
                              "partial": "half an ans", "file": files[0], "line": 17, "section": "A"}  # the models.loop() line
     assert len(data["requests"]) == 1 and len(server.requests) == 1  # reached the provider; never retried
@@ -229,7 +230,8 @@ def test_the_answer_is_shown_once_when_stdout_is_the_same_terminal(server, files
     env = {**os.environ, "RUNVIL_TEST_KEY": KEY}
     _, shown = run_on_a_terminal(["run", prompt, "--config", config], env, stdout_too=True)
     assert shown.count("only once") == 1
-    assert re.search(r"^1 round · tokens unknown · \d+\.\d s$", shown, re.M)  # no usage reported (host.md)
+    # no usage reported (docs/reference/commands.md)
+    assert re.search(r"^1 round · tokens unknown · \d+\.\d s$", shown, re.M)
 
 
 def test_error_bodies_of_every_shape_never_crash_a_run(server, files, capsys):

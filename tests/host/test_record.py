@@ -1,4 +1,4 @@
-"""`runvil run --record WORLD.yaml` (host.md "`runvil run` options"): a run
+"""`runvil run --record WORLD.yaml` (docs/reference/commands.md "runvil run"): a run
 against a real loopback Chat Completions server and real Pack tools is
 written as a scripted world, and `--script WORLD.yaml` replays it offline
 "with the same result and the same `requests`" (and the same events, times

@@ -1,5 +1,5 @@
 """`runvil run`, `runvil check`, `runvil chat` and the Python API against
-host.md: usage errors exit 2 without a traceback, the input file is read
+docs/reference/commands.md: usage errors exit 2 without a traceback, the input file is read
 exactly, check reads every file, bound tools come from the Packs, and the
 scripted world streams its fragments to a terminal."""
 
@@ -156,7 +156,7 @@ def test_numbers_in_tool_call_arguments_reach_lua_as_numbers(tmp_path, capsys):
 
 
 def test_every_json_object_carries_usage(tmp_path, capsys, monkeypatch):
-    """host.md: "`--json` also carries `"usage": {"rounds": R, "prompt_tokens": P,
+    """the specification: "`--json` also carries `"usage": {"rounds": R, "prompt_tokens": P,
     "completion_tokens": C, "reasoning_tokens": T}`"."""
     monkeypatch.delenv("RUNVIL_CONFIG", raising=False)
     monkeypatch.chdir(tmp_path)

@@ -1,4 +1,4 @@
-"""`runvil view` and `runvil run --view` (host.md "The run viewer"): one
+"""`runvil view` and `runvil run --view` (docs/reference/commands.md "runvil view"): one
 self-contained page showing every message, tool call, result, usage figure,
 precheck figure, compaction, notice and the outcome; hostile text escaped;
 drawn by a real browser when one is installed."""

@@ -1,5 +1,5 @@
-"""`runvil run --workspace DIR` and the run's temporary workspace (host.md
-"Built-in Packs": "`files` works in the run's workspace folder:
+"""`runvil run --workspace DIR` and the run's temporary workspace (the
+specification: "`files` works in the run's workspace folder:
 `--workspace DIR`, default a fresh temporary folder"), with `[packs]`
 settings read from the config.
 

@@ -16,7 +16,7 @@ EXPECTED = HERE / "expected"
 
 # Programs that differ from real Lua on purpose or for now, and why.
 KNOWN = {
-    "io_write": "no io library in the sandbox (spec/runvil.md §9)",
+    "io_write": "no io library in the sandbox (docs/reference/lua.md)",
     "io_files": "no io library in the sandbox",
     "debug_lib": "no debug library in the sandbox",
     "gc_misc": "no collectgarbage in the sandbox",

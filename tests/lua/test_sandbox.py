@@ -1,5 +1,5 @@
 """The sandbox: what is absent, what cannot be reached, and the limits on
-steps, memory, call depth and wall time (spec/runvil.md §9)."""
+steps, memory, call depth and wall time (docs/reference/limits.md)."""
 
 from __future__ import annotations
 

@@ -157,7 +157,7 @@ def test_next_walk_that_deletes_and_adds_keys():
 
 # ------------------------------------------------------------- pairs
 
-#: spec/runvil.md §9: "`pairs(t)` fixes the table's keys when the walk starts
+#: the specification: "`pairs(t)` fixes the table's keys when the walk starts
 #: (the sandbox `pairs`): keys added during the walk are not visited, keys
 #: removed are skipped, and the order is insertion order."
 FIXED_KEYS = (

@@ -1,4 +1,4 @@
-"""runvil on Pyodide, for real (host.md "Running where Python runs"): the
+"""runvil on Pyodide, for real (docs/DECISIONS.md "The browser"): the
 pinned `pyodide` npm package, run by Node (run_pyodide.mjs), loads
 runvil's wheel (built here by pip) and the pure-Python wheels of the
 dependencies declared for `sys_platform == "emscripten"` (from this

@@ -1,5 +1,5 @@
-"""runvil without its C extensions, as on Pyodide (host.md "Running where
-Python runs"): greenlet and inscriptis (with lxml) carry the marker
+"""runvil without its C extensions, as on Pyodide (docs/DECISIONS.md "The
+browser"): greenlet and inscriptis (with lxml) carry the marker
 `sys_platform != "emscripten"`, and runvil imports and runs without them.
 Runs in the default suite: a subprocess whose imports of those modules
 fail, driven through `runvil.host.cli.main`. It also checks that rich,

@@ -1,4 +1,4 @@
-"""Compaction (conversations.md "Compactors and context exhaustion"): the
+"""Compaction (docs/reference/conversations.md "Compactors and context exhaustion"): the
 `compactors` global, `models.compact`, and running a compactor under a
 snapshot that any failure restores."""
 

@@ -1,5 +1,5 @@
-"""What the model receives (conversations.md "What the model receives",
-"Cross-record errors"; spec/runvil.md §12 "Readings of conversations.md").
+"""What the model receives (docs/reference/conversations.md "What the model receives",
+"Cross-record errors").
 
 `compose(records)` runs the cross-record rules over the list as it stands
 and returns the messages the model receives, in the record form: dicts with
@@ -54,7 +54,7 @@ from __future__ import annotations
 from ..errors import raise_lua
 from .records import LATE_SYSTEM
 
-# The five cross-record messages (conversations.md "Cross-record errors";
+# The five cross-record messages (docs/reference/conversations.md "Cross-record errors";
 # the placement text is §12's reading). N is the record's 1-based position
 # in the list, not in the composed request; ids print in double quotes.
 SYSTEM_PARTS = (

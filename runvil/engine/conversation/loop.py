@@ -1,4 +1,4 @@
-"""The loop (conversations.md "How the loop runs", "Tool rounds and the
+"""The loop (docs/reference/conversations.md "How the loop runs", "Tool rounds and the
 round cap", "Empty replies and finish reasons", "Compactors and context
 exhaustion"): models.loop and h:loop once their arguments are checked
 (models.py), and the tool rounds they run.

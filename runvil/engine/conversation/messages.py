@@ -1,4 +1,4 @@
-"""The message list (conversations.md "Building a message list", "Reading
+"""The message list (docs/reference/conversations.md "Building a message list", "Reading
 records"): the `messages` userdata, its builders, and its reading rules.
 
 The list owns its records; its methods are the only way to change it. Every

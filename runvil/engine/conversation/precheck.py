@@ -1,7 +1,7 @@
-"""The context precheck (conversations.md "The context precheck": "When the
+"""The context precheck (docs/reference/conversations.md "The context precheck": "When the
 precheck runs" through "What a refusal leaves behind", and "Reading a
-context_exhausted error"; spec/runvil.md §12 "The estimate", "max_tokens of
-the model in use", "The anchor").
+context_exhausted error"; "How the estimate
+counts tokens").
 
 Pure arithmetic over composed messages (see compose.py): dicts of role,
 content (a string or a list of parts), tool_calls (a list of {id, name,
@@ -329,7 +329,7 @@ class Anchor:
         total = usage_total(usage)
         if total is None:
             # a round without usage, on any model, leaves the remembered
-            # pair unchanged (spec/runvil.md §12): it is no measurement
+            # pair unchanged (docs/reference/conversations.md): it is no measurement
             return
         self.model = model
         self.sent = tuple(sent)

@@ -1,7 +1,7 @@
-"""Message records (conversations.md "Message records"): the per-record
+"""Message records (docs/reference/conversations.md "Message records"): the per-record
 checks, in their fixed order, with their exact texts, and the record form.
 
-A record is stored once as its JSON form (ARCHITECTURE.md decision 5): a
+A record is stored once as its JSON form (docs/DECISIONS.md, "Records"): a
 `Record` holding plain Python JSON values, never changed after it is built.
 Edits build new records, so anything derived from a record can be cached.
 """

@@ -1,4 +1,4 @@
-"""Editing a list with replace (conversations.md "Editing a list with
+"""Editing a list with replace (docs/reference/conversations.md "Editing a list with
 replace"): only inside a compactor, the range rule and its messages, and
 all-or-nothing edits."""
 
@@ -26,7 +26,7 @@ def _bound(value, which: str) -> int:
             return i
         if math.isfinite(value) and not value.is_integer():
             # a float with a fraction shows itself; inf, nan and integral
-            # floats no integer holds are named by type (spec/runvil.md §12)
+            # floats no integer holds are named by type (docs/reference/conversations.md)
             raise_lua(NOT_INTEGER.format(which=which, got=fmt_number(value)))
     raise_lua(NOT_INTEGER.format(which=which, got=type_name(value)))
 

@@ -1,6 +1,6 @@
-"""Model rounds (conversations.md "The round counter and what each round
+"""Model rounds (docs/reference/conversations.md "The round counter and what each round
 reports", "Empty replies and finish reasons", "How a provider overflow is
-recognized"; spec/runvil.md §6 "Roles and binding"): which model a round
+recognized"; docs/reference/models.md "How prepare binds and checks roles"): which model a round
 runs on, one round posted as an effect and reported, and how a failed or
 empty answer reads. The loop and models.infer both send through here."""
 
@@ -143,7 +143,7 @@ def report_round(vm, effect: ModelRound, answer) -> int | None:
     emit = run.events.emit
     where = (vm.execution_id, vm.section)
     if isinstance(answer, ModelFailure):
-        if answer.partial:  # what live output already showed, kept (host.md)
+        if answer.partial:  # what live output already showed, kept (docs/reference/commands.md)
             emit("model_reply_partial", *where, round=effect.id, origin=effect.origin, model=effect.model,
                  text=answer.partial)
         emit("model_turn_failed", *where, round=effect.id, origin=effect.origin, model=effect.model,
@@ -169,8 +169,7 @@ def report_round(vm, effect: ModelRound, answer) -> int | None:
 
 def failure_message(f: ModelFailure) -> str:
     """What a failed round says: never the backend's response body, but a
-    message a real provider chose from it (host.md "Talking to real
-    providers")."""
+    message a real provider chose from it (docs/reference/configuration.md)."""
     if f.unreachable is not None:
         return UNREACHABLE.format(detail=f.unreachable)
     if f.status is not None:

@@ -1,4 +1,4 @@
-"""Record views (conversations.md "What a record view allows"): read-only
+"""Record views (docs/reference/conversations.md "What a record view allows"): read-only
 userdata over one record; every read of a table field builds a fresh Lua
 table from the record's JSON form."""
 

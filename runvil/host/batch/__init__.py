@@ -1,4 +1,4 @@
-"""`runvil batch` (host.md "Batches"): a prompt over a data set, `-j N`
+"""`runvil batch` (docs/reference/commands.md "runvil batch"): a prompt over a data set, `-j N`
 rows at a time in one process, in worker processes or on a Ray cluster,
 every run stored in a SQLite database as it ends, resumable.
 

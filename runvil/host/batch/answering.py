@@ -6,9 +6,9 @@ its own usage count).
 A 429 storm slows the batch down instead of failing its rows: the rounds
 in flight to the providers pass a `RateGate`, which each rate-limit answer
 halves and holds for the wait the provider asked for, and a round the
-provider still refuses with 429 after its own retries (host.md "Talking to
-real providers") is asked again through the gate, up to STORM_RETRIES
-times.
+provider still refuses with 429 after its own retries
+(docs/reference/configuration.md) is asked again through the gate, up to
+STORM_RETRIES times.
 """
 
 from __future__ import annotations

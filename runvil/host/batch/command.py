@@ -1,4 +1,4 @@
-"""`runvil batch PROMPT.md DATA` (host.md "Batches"): the prompt once per
+"""`runvil batch PROMPT.md DATA` (docs/reference/commands.md "runvil batch"): the prompt once per
 row, `-j N` rows at a time, each row's run stored in the results database
 as it ends.
 

@@ -1,5 +1,4 @@
-"""A batch's rows spread over worker processes on this machine (issue 24,
-"Speed").
+"""A batch's rows spread over worker processes on this machine.
 
 One Python process runs Python on one core at a time: a batch's Engine
 (about 1.5 ms of CPU a row) and its provider rounds could not keep up with

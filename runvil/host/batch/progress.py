@@ -1,4 +1,4 @@
-"""What a batch shows (host.md "Batches"): on a terminal a progress bar
+"""What a batch shows (docs/reference/commands.md "runvil batch"): on a terminal a progress bar
 (done, failed, total, rows per second, tokens, time left), nothing in a pipe
 (no carriage return ever reaches a file), and at the end one summary line:
 
@@ -40,7 +40,7 @@ class Tally:
 
     def summary(self, now: float | None = None) -> str:
         seconds = (time.monotonic() if now is None else now) - self.started
-        # as host.md writes it: counts of rows plain, tokens with thousands separators
+        # as the specification writes it: counts of rows plain, tokens with thousands separators
         head = f"{self.rows} row{'' if self.rows == 1 else 's'}: {self.ok} ok, {self.failed} failed"
         if self.kinds:
             head += " (" + ", ".join(f"{n} {kind}" for kind, n in _by_count(self.kinds)) + ")"

@@ -1,8 +1,8 @@
-"""The results database of batches and stored runs (host.md "Batches"):
+"""The results database of batches and stored runs (docs/reference/commands.md "runvil batch"):
 SQLite in WAL mode through the standard library, readable by the `sqlite3`
 shell, sqlite-utils and Datasette.
 
-Besides the columns host.md names, each run carries `prompt_path`,
+Besides the columns the specification names, each run carries `prompt_path`,
 `prompt_sha256` and `bindings`, so that a run stored by `runvil run --db`
 (no batch) says what ran, and `run_key` and `modules` (key.py), so that
 the question "is this row done?" is one indexed lookup and a hash of each

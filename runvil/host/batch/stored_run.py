@@ -1,4 +1,4 @@
-"""One ended run as the `runs` table holds it (host.md "Batches"), for a
+"""One ended run as the `runs` table holds it (docs/reference/commands.md "runvil batch"), for a
 batch's rows and for `runvil run --db FILE`."""
 
 from __future__ import annotations

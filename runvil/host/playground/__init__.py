@@ -1,5 +1,5 @@
-"""`runvil playground OUT [--pyodide URL_OR_DIR]` (host.md "The
-playground"): writes a static site that runs prompts in the browser.
+"""`runvil playground OUT [--pyodide URL_OR_DIR]` (docs/reference/commands.md
+"runvil playground"): writes a static site that runs prompts in the browser.
 
 OUT gets the page (site/: index.html, its script and style, worker.js,
 the examples menu), `wheels/` (runvil's wheel and its pure-Python

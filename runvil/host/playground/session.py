@@ -1,4 +1,4 @@
-"""What the playground's page runs (host.md "The playground"): its Web
+"""What the playground's page runs (docs/reference/commands.md "runvil playground"): its Web
 Worker calls these on Pyodide; the tests call them on CPython too.
 
 A run here is `runvil run prompt.md [--script world.yaml] [--input TEXT]`

@@ -1,6 +1,6 @@
 """Step costs: how many steps one loop iteration or function entry charges,
 so that every loop shape spends the step budget in about the same time
-(issue 10: from 2 s to 52 s, and more, before).
+(counted as one step each, shapes took from 2 s to 52 s, and more).
 
 A step is about one trip round an empty loop. The straight-line code a step
 point runs until the next one (a loop body without its nested loops and

@@ -198,8 +198,8 @@ FOR_CALL_ITERATOR = Shape(
     "{it} = _ggiter({f}, {s}, {c}, {close}, {n}, {callee})",
     "The iterator of a generic for over one call (`for k, v in pairs(t)`), "
     "with the function called: when it is the sandbox pairs and gave "
-    "`next, t, nil`, the walk fixes t's keys when it starts (spec/runvil.md "
-    "§9); `next` walked any other way is Lua's, live.",
+    "`next, t, nil`, the walk fixes t's keys when it starts (docs/reference/lua.md); "
+    "`next` walked any other way is Lua's, live.",
 )
 
 FOR_LOOP = Shape(

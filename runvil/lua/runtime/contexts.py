@@ -1,5 +1,5 @@
 """Execution contexts: where Lua runs, and how a running Lua computation
-suspends (ARCHITECTURE.md decision 2).
+suspends (docs/DECISIONS.md, "Execution contexts").
 
 A context is a coroutine or an Engine context (the walk, a task, a fan-out
 arm). Exactly one context of the process runs at a time: `resume(ctx)` runs

@@ -216,7 +216,7 @@ def make_giter(steps: list, tick, next_fn, ipairs_aux, pairs_fn):
 
     `callee` is what the for's one call called (compiler/shapes.py
     FOR_CALL_ITERATOR): `for k, v in pairs(t)` is the sandbox pairs' walk,
-    which fixes t's keys when it starts (spec/runvil.md §9), while `next`
+    which fixes t's keys when it starts (docs/reference/lua.md), while `next`
     given any other way walks live, as Lua's."""
 
     def giter(f, s, c, close, n, callee=None):

@@ -2,7 +2,7 @@
 Calling a value is runtime/calls.py, indexing one runtime/indexing.py, the
 operators runtime/operators.py; all three stand on this module.
 
-Representation (ARCHITECTURE.md decision 4): nil=None, booleans=bool,
+Representation (docs/DECISIONS.md, "Values"): nil=None, booleans=bool,
 integers=int kept in signed 64 bits, floats=float, strings=str holding one
 char per byte, tables=LuaTable, functions=Python functions (compiled Lua
 functions and builtins alike), coroutines=Coroutine, everything else is

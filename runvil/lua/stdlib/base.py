@@ -1,6 +1,6 @@
 """The base library (Lua 5.4 manual §6.1), sandboxed: no dofile, loadfile,
 collectgarbage; `load` only for text chunks and only when the host allows
-it; `pairs` is the sandbox pairs of spec/runvil.md §9."""
+it; `pairs` is the sandbox pairs of docs/reference/lua.md."""
 
 from __future__ import annotations
 
@@ -218,7 +218,7 @@ def next_(*args):
 def pairs(*args):
     """`next, t, nil` as in Lua (so `pairs(t) == next`); a generic for over
     this call fixes t's keys when its walk starts (the sandbox pairs of
-    spec/runvil.md §9: runtime/helpers.make_giter is told the callee)."""
+    docs/reference/lua.md: runtime/helpers.make_giter is told the callee)."""
     if args and type(t := args[0]) is LuaTable and (t.meta is None or t.meta.hash.get("__pairs") is None):
         return Multi((next_, t, None))  # the common case, without the checks below
     t = check_any(args, 1, "pairs")

@@ -5,10 +5,10 @@ tasks and fan-out arms, and the Engine's own copies of their values add
 to the process's resident size, measured from the size when the run
 started. Every state of a run holds the same budget (a standalone state,
 `runvil lua`'s, has one of its own), so a chain of states each holding a
-little cannot add up past it (issue 26). Before a builtin builds a result
+little cannot add up past it. Before a builtin builds a result
 it reserves the result's size, and the budget refuses a size that would
-take the run past its limit (issue 10: one `string.rep` must not take
-3 GB between two checks of the step counter).
+take the run past its limit (one `string.rep` must not take 3 GB
+between two checks of the step counter).
 
 Python frees strings and tables by reference counting, so the budget
 reads what is really in use (the resident size, as the step counter's

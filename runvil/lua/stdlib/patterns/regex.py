@@ -12,7 +12,7 @@ never matches, as in Lua).
 Where backtracking into a quantified item can never help (the chars that
 may follow it are not in its set, or what follows always succeeds), the
 item is made possessive (`*+`, `++`, `?+`): the match is the same, and a
-failing search no longer retries every shorter run.
+failing search does not retry every shorter run.
 
 `re` cannot be stopped by the step budget, so each translation carries a
 `Plan`: a bound of the work one search does, as a function of the
