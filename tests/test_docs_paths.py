@@ -37,16 +37,14 @@ TOP = ("runvil", "docs", "tests", "benchmarks", "conformance", "examples", "gram
 #: once they have landed: a path under a prefix on the left also counts as
 #: present when it exists under the prefix on the right (the conformance
 #: cases move into the package) ...
-MOVING = {"conformance/": "runvil/conformance/"}
+MOVING: dict = {}
 #: ... and the reference's pages being written, which code already cites
-AWAITED = {f"docs/reference/{page}.md" for page in (
-    "conversations", "prompt-file", "globals", "error-values", "models", "tools", "tasks", "lua", "limits", "json",
-    "var")}
+AWAITED: set = set()
 
 _ROOTED = re.compile(r"(?<![\w./\-])((?:%s)/[\w.\-/]*[\w/])" % "|".join(TOP))
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 #: (a name in quotes is a string of code, naming a file it opens)
-_BARE_DOC = re.compile(r"(?<![\w./\-\"])([\w\-]+\.md)\b('s)?( §| \")?")
+_BARE_DOC = re.compile(r"(?<![\w./\-\"([])([\w\-]+\.md)\b('s)?( §| \")?")
 #: documents that exist only beside the repository, never in it: the
 #: specification and the notes the project was started from
 OUTSIDE_DOCS = {"host.md", "runvil.md", "conversations.md", "ARCHITECTURE.md", "STYLE.md"}

@@ -89,7 +89,7 @@ class SectionVM:
         if self.run.chat:
             G.set_str("chat", self._open_chat())
         G.set_str("jump", builtin(lambda *a: self._jump(*a)))
-        # `require` and `package` as Lua's (spec/runvil.md §4), confined to
+        # `require` and `package` as Lua's (docs/reference/globals.md), confined to
         # the prompt's folder; the module runs through the Engine's call, so
         # it may wait (models.*) as a block does. Like Lua's registry copy,
         # package.loaded stays the same table when `package` is rebound

@@ -1,4 +1,4 @@
-"""`runvil check` (host.md): parse and compile prompts without running
+"""`runvil check` (docs/reference/commands.md): parse and compile prompts without running
 them, then check their literal names (namecheck.py); print every error and
 warning with its file line, and one summary line (`ok: 3 files, 0
 warnings`), or with `--json` one object for editors.

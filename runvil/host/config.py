@@ -470,7 +470,7 @@ def check_bind_roles(prompt_roles, cli_binds: list[str]) -> dict[str, str]:
 def bind_roles(prompt_roles: dict, config: Config | None, cli_binds: list[str] = (), model: str | None = None,
                context: int | None = None, environ=None) -> dict:
     """A ModelBinding for every declared role (prompt.frontmatter.models:
-    role -> RoleOptions), in the order of runvil.md §6; `model` (`-m`)
+    role -> RoleOptions), in the order of docs/reference/prompt-file.md; `model` (`-m`)
     binds every role that no `--bind` flag names. With no config file
     (None), the environment's provider and the echo model (see above)."""
     from ..engine.run import ModelBinding

@@ -1,4 +1,4 @@
-"""`runvil conformance [options] [DIR...]` (host.md "Conformance for any
+"""`runvil conformance [options] [DIR...]` (docs/reference/commands.md "Conformance for any
 implementation"; the case format is runvil/conformance/FORMAT.md, shipped in the
 package as runvil/conformance/).
 

@@ -1,5 +1,5 @@
 """The provider the environment makes when there is no config file
-(host.md "Configuration"), as OpenAI's own client reads it:
+(docs/reference/commands.md "Configuration"), as OpenAI's own client reads it:
 `OPENAI_API_KEY` (its key) and `OPENAI_BASE_URL` (any compatible server;
 default OpenAI's API) make the provider `openai`, whose catalog is the
 built-in one (harness/catalog.py) as `openai/NAME`; a model it does not

@@ -1,4 +1,4 @@
-"""The history of runs (host.md): every `runvil run` and `runvil chat` is
+"""The history of runs (docs/reference/commands.md): every `runvil run` and `runvil chat` is
 kept in `runs.db`, a results database of the batch's schema (so `runvil
 view DB --run ID`, sqlite3 and Datasette read it too), plus the text of
 each prompt once, by its hash.

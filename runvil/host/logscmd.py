@@ -1,4 +1,4 @@
-"""`runvil logs` (host.md "The history of runs"): list, show, draw and
+"""`runvil logs` (docs/reference/commands.md "The history of runs"): list, show, draw and
 delete the runs kept by `runvil run` and `runvil chat`; say where they
 are; switch storing off and on."""
 

@@ -1,5 +1,5 @@
 """`runvil check`'s static pass over literal names: what a run would report
-with a did-you-mean, found before the run (host.md, `runvil check`).
+with a did-you-mean, found before the run (docs/reference/commands.md, `runvil check`).
 
 A prompt's Lua is scanned token by token (no Lua parser: a check with warm
 caches imports neither lark nor the Engine) for calls whose argument is a

@@ -227,7 +227,7 @@ def read_prompt(args, errors):
 
 
 def run_input(args, stdin=None) -> str | None:
-    """The run's input (host.md): `--input`, else `--input-file` (`-` is
+    """The run's input (docs/reference/commands.md): `--input`, else `--input-file` (`-` is
     stdin), else stdin when it is a pipe or a regular file (a terminal,
     /dev/null or a socket is not read; an empty one is no input); None
     leaves the world's `input`. ValueError for a usage error."""
@@ -282,7 +282,7 @@ def _read_bounded(f, what: str) -> bytes:
 
 
 def report_run(args, prompt, run, outcome, meter, requests: list, live, errors) -> int:
-    """Prints the run's end (host.md): the result or `--json`'s object on
+    """Prints the run's end (docs/reference/commands.md): the result or `--json`'s object on
     stdout; the error line, its picture and its `help:` lines on stderr;
     then writes the viewer page and the database row asked for."""
     if args.json:

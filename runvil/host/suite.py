@@ -93,7 +93,7 @@ def page_headings(text: str) -> list[tuple[str, str]]:
 
 
 def resolve_anchors(headings, root: Path) -> tuple[dict[str, str], list[str]]:
-    """Each heading's anchor, `docs/reference/PAGE.md#slug`, found as a
+    """Each heading's anchor, `docs/reference/NAME.md#slug`, found as a
     heading of exactly one page under ROOT/docs/reference (inline code
     marks aside); and the problems: a heading on no page or on several."""
     found: dict[str, list[str]] = {}

@@ -34,7 +34,7 @@ TOOL_ROUND = [{"tool_calls": [{"id": "c1", "name": "t", "arguments": {}}]}] * 3
 OFFER_T = "tools.offer_local('t', 'a tool', {}, function() return 'r' end)\n"
 
 MESSAGES = [
-    # conversations.md: the list
+    # the specification's conversations chapter: the list
     m("messages is the section's conversation and cannot be reassigned; add records with append(record), or rewrite "
       "history with models.compact(compactor, reason)", f"{C} § Fresh lists", lua="messages = {}"),
     m("messages cannot be assigned to by index; add records with append(record), or rewrite history with "
@@ -213,7 +213,7 @@ MESSAGES = [
       lua="models.compact('x', 'r')"),
     m("attempt to call a number value", f"{C} § Replacing the default compactor", prefixed=True,
       lua="compactors.fail = 5\nmessages:user(string.rep('x', 100000)); models.loop()"),
-    # runvil.md: the prompt file, globals, var, json, models, tasks, providers
+    # the specification's language chapter: the prompt file, globals, var, json, models, tasks, providers
     m("invalid frontmatter: {detail}", f"{R} § 2",
       "invalid frontmatter: max_tool_iterations must be between 1 and 1000, got 0", extra="max_tool_iterations: 0\n",
       lua="return 1", parse=True),
@@ -256,7 +256,7 @@ MESSAGES = [
     m("the model backend could not be reached: {detail}", f"{R} § 12",
       "the model backend could not be reached: connection refused", lua="messages:user('q'); models.loop()",
       replies=[{"unreachable": "connection refused"}]),
-    # host.md: the scripted world
+    # the specification's host chapter: the scripted world
     m("the script has no reply left for {role}", f"{H} § The scripted world",
       "the script has no reply left for writer",
       lua="messages:user('q'); models.loop()", replies=[]),
@@ -276,7 +276,7 @@ NOT_MESSAGES = {
     "2|partial answer", "context_exhausted: precheck", "precheck|2|Summarize the notes in one line.",
     "3|What were the notes about?", "false|lua:messages must not be empty|0", "replaced: precheck",
     "tool-call loop did not converge after 5 records",  # a result: the message and a count
-    # runvil.md's backquoted phrases that are code or names, not messages
+    # the language chapter's backquoted phrases that are code or names, not messages
     "h1 block 2", "var.x = v", "tools.offer_local(name, description, schema, handler)", " (all of it except ",
     "has no tool result", "window // 2",
     " prologue:14: attempt to index a nil value (global 'x')",

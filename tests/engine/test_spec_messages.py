@@ -3,7 +3,7 @@ text of spec_messages.py is made by a small prompt, through the Python
 API on a scripted world, and compared byte for byte. With the spec beside
 the repo, each listed text is still quoted there, and every text the spec
 sets apart as a message (alone on a line, or a bullet of "Record error
-messages", or backquoted in runvil.md) is listed."""
+messages", or backquoted in the specification's language chapter) is listed."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def _spec_texts() -> dict[str, str]:
 
 @needs_spec
 def test_each_listed_text_is_quoted_by_the_spec():
-    texts = {name: " ".join(text.split()) for name, text in _spec_texts().items()}  # runvil.md wraps its lines
+    texts = {name: " ".join(text.split()) for name, text in _spec_texts().items()}  # the specification wraps its lines
     for entry in MESSAGES:
         assert " ".join(entry["spec"].split()) in texts[entry["where"].split(" § ")[0]], entry["spec"]
 

@@ -1,4 +1,4 @@
-"""Real models without a config file (host.md "Configuration"): the
+"""Real models without a config file (docs/reference/commands.md "Configuration"): the
 environment's `OPENAI_API_KEY` and `OPENAI_BASE_URL` make the provider
 `openai`, a built-in catalog knows its common models' windows, a server's
 model listing gives any other's (vLLM, llama.cpp), `--context N` where it

@@ -1,8 +1,8 @@
-"""`runvil batch`'s inputs and outputs (host.md "Batches"): outputs never
+"""`runvil batch`'s inputs and outputs (docs/reference/commands.md "Batches"): outputs never
 write over inputs, DATA from a pipe or `-` is read once, a row is bounded
 as a run's input is, and bad rows are named in runvil's words.
 
-host.md: "`--jsonl FILE` | also write the results of the rows this command
+docs/reference/commands.md: "`--jsonl FILE` | also write the results of the rows this command
 ran ...; never a path that is one of the command's inputs"; "DATA `-` is
 standard input (`--format jsonl|csv|text` where no extension says it); a
 pipe is read once. A row, like `--input`, is at most 16 MB."

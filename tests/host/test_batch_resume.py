@@ -1,4 +1,4 @@
-"""Resuming a batch (host.md "Batches"): "A row is done when the database
+"""Resuming a batch (docs/reference/commands.md "Batches"): "A row is done when the database
 holds a successful run of it with the same key: the prompt's text; the
 text of every module that run required (stored with the run, compared on
 resume); each bound model's provider URL, model name and request settings

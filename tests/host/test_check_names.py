@@ -1,4 +1,4 @@
-"""`runvil check` catches what the run would (host.md, `runvil check`): a
+"""`runvil check` catches what the run would (docs/reference/commands.md, `runvil check`): a
 static pass over literal names. A name that certainly fails is an error
 (exit 3, as a parse error) with the run's own message; a likely mistake a
 warning (exit 0); folders are checked recursively; a good run ends with

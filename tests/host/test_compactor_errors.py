@@ -1,4 +1,4 @@
-"""A compaction that fails the size rules: conversations.md "The rules a
+"""A compaction that fails the size rules: docs/reference/conversations.md "The rules a
 compaction must pass" says a list that did not shrink, or a retry that
 overflows again, raises context_exhausted with the overflow's reason. The
 message is the spec's `context exhausted: {detail}`, exactly (a prompt may

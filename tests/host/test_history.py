@@ -1,4 +1,4 @@
-"""The history of runs (host.md "The history of runs"): every `runvil run`
+"""The history of runs (docs/reference/commands.md "The history of runs"): every `runvil run`
 and `runvil chat` kept in a SQLite database, `runvil logs` to list, show,
 draw and delete them, `--no-log` and `logs off` to keep none, a size cap,
 and no key ever stored."""

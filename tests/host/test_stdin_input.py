@@ -1,4 +1,4 @@
-"""stdin as the run's input (host.md, `runvil run` options): `--input-file
+"""stdin as the run's input (docs/reference/commands.md, `runvil run` options): `--input-file
 -` reads stdin; with neither `--input` nor `--input-file`, stdin is the
 input when it is a pipe or a regular file (not a terminal, not /dev/null,
 not a socket), and an empty one is no input; then the world's `input`.

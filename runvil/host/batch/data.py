@@ -1,4 +1,4 @@
-"""A batch's rows (host.md "Batches"), read from DATA by its extension
+"""A batch's rows (docs/reference/commands.md "Batches"), read from DATA by its extension
 (or `--format`): `.jsonl` (one JSON object a line), `.csv` (a header row),
 anything else plain text (one input a line, empty lines skipped).
 

@@ -1,4 +1,4 @@
-"""What decides a row's result, as one key (host.md "Batches": "A row is
+"""What decides a row's result, as one key (docs/reference/commands.md "Batches": "A row is
 done when the database holds a successful run of it with the same key").
 
 The run key covers the prompt's text (sha256 of its bytes), each bound

@@ -1,4 +1,4 @@
-"""Two batches on one database share the work (host.md "Batches": "Two
+"""Two batches on one database share the work (docs/reference/commands.md "Batches": "Two
 batches on one database claim rows in blocks, so no row runs twice").
 
 The rows of DATA are cut into blocks of BLOCK_ROWS in file order. Before

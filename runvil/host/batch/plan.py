@@ -1,7 +1,7 @@
 """A batch made ready: the prompt compiled once, the rows checked, the
 world every row shares, the results database, and which rows to run.
 
-Decisions (host.md "Batches" leaves them open):
+Decisions (docs/reference/commands.md "Batches" leaves them open):
 - A row is done when a batch stored a successful run of it (same id and
   input) under the same run key (key.py: the prompt's text, the bound
   models' settings, the scripted world) whose required modules still hold.
