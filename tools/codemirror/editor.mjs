@@ -1,20 +1,20 @@
 // The playground's editor, bundled by build.mjs into site/codemirror.js:
 // CodeMirror 6 with line numbers, Markdown highlighting whose ```lua
 // blocks are highlighted as Lua, YAML for the world, and one marked line
-// (the error's). The page sees only window.RunvilEditor.create(...).
+// (the error's). A prompt's YAML frontmatter is highlighted as YAML. The
+// page sees only window.RunvilEditor.create(...).
 import { basicSetup } from "codemirror";
 import { EditorView, Decoration, keymap } from "@codemirror/view";
 import { EditorState, StateEffect, StateField, Prec } from "@codemirror/state";
-import { StreamLanguage, LanguageDescription } from "@codemirror/language";
+import { StreamLanguage, LanguageDescription, LanguageSupport } from "@codemirror/language";
 import { markdown } from "@codemirror/lang-markdown";
 import { lua } from "@codemirror/legacy-modes/mode/lua";
-import { yaml } from "@codemirror/legacy-modes/mode/yaml";
+import { yaml, yamlFrontmatter } from "@codemirror/lang-yaml";
 
 const luaLanguage = StreamLanguage.define(lua);
-const yamlLanguage = StreamLanguage.define(yaml);
 const codeLanguages = [
-  LanguageDescription.of({ name: "lua", support: luaLanguage }),
-  LanguageDescription.of({ name: "yaml", alias: ["yml"], support: yamlLanguage }),
+  LanguageDescription.of({ name: "lua", support: new LanguageSupport(luaLanguage) }),
+  LanguageDescription.of({ name: "yaml", alias: ["yml"], support: yaml() }),
 ];
 
 // the error's line: set by number (1-based), cleared by 0 or by any edit
@@ -53,7 +53,7 @@ function create(parent, { language, doc = "", onRun = () => {} }) {
       extensions: [
         Prec.highest(keymap.of([{ key: "Mod-Enter", run }])),
         basicSetup,
-        language === "yaml" ? yamlLanguage : markdown({ codeLanguages }),
+        language === "yaml" ? yaml() : yamlFrontmatter({ content: markdown({ codeLanguages }) }),
         errorLine,
         theme,
         EditorView.lineWrapping,

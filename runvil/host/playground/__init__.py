@@ -55,6 +55,7 @@ def playground_command(argv: list[str]) -> int:
 
 def write_site(out: Path, pyodide: str) -> Path:
     """Writes the site; returns the path of its index.html."""
+    from .bundle import write_bundle
     from .wheels import BundleError, write_wheels
 
     if out.exists() and not out.is_dir():
@@ -80,7 +81,7 @@ def write_site(out: Path, pyodide: str) -> Path:
             where = "pyodide/"
         else:
             where = source
-        site = {"pyodide": where, "wheels": [f"wheels/{w.name}" for w in wheels]}
+        site = {"pyodide": where, "wheels": [f"wheels/{w.name}" for w in wheels], **write_bundle(out, wheels)}
         (out / "site.json").write_text(json.dumps(site, indent=1) + "\n", encoding="utf-8")
     except OSError as e:
         raise PlaygroundError(f"cannot write the playground into {out}: {e.strerror or e}") from None
