@@ -74,11 +74,13 @@ await step("load", async () => {
 
 await step("editor", async () => {
   // line numbers, and the Lua block's words highlighted apart from the Markdown around them
-  const numbers = await page.$$eval("#prompt .cm-lineNumbers .cm-gutterElement", (es) => es.map((e) => e.textContent));
+  const numbers = await page.$$eval("#prompt .cm-lineNumbers .cm-gutterElement",
+                                    (es) => es.filter((e) => e.style.visibility !== "hidden").map((e) => e.textContent));
   const lua = await page.$$eval("#prompt .cm-line", (lines) => {
     const i = lines.findIndex((l) => l.textContent === "```lua");
     const line = lines.find((l, j) => j > i && /\breturn\b/.test(l.textContent));
-    return [...line.querySelectorAll("span")].map((s) => [s.textContent, getComputedStyle(s).color]);
+    return { text: getComputedStyle(line).color,
+             spans: [...line.querySelectorAll("span")].map((s) => [s.textContent, getComputedStyle(s).color]) };
   });
   return { numbers, lua };
 });
@@ -120,9 +122,10 @@ await step("share", async () => {
   const texts = { prompt: config.parse_error + "\n<!-- shared: \u00e9t\u00e9 -->\n", world: "replies: []\n", input: "shared input" };
   for (const [id, text] of Object.entries(texts)) await setText(id, text);
   await page.click("#share");
-  await page.waitForFunction(() => location.hash.startsWith("#s="), null, { timeout: 10_000 });
+  await page.waitForFunction(() => document.getElementById("share-message").textContent, null, { timeout: 30_000 });
   const link = page.url();
   const said = await page.textContent("#share-message");
+  if (!link.includes("#s=")) throw new Error(`no link: ${said}`);
   const other = await context.newPage();
   await other.goto(link);
   await other.waitForFunction(() => window.playground && window.playground.getText("input") === "shared input", null,
@@ -136,7 +139,7 @@ await step("share", async () => {
   await setText("prompt", noise);
   await page.click("#share");
   await page.waitForFunction(() => /Too long/.test(document.getElementById("share-message").textContent), null,
-                             { timeout: 10_000 });
+                             { timeout: 30_000 });
   return { same: JSON.stringify(restored) === JSON.stringify(texts), link_length: link.length, said,
            too_long: await page.textContent("#share-message"), kept: page.url() === link };
 });

@@ -196,15 +196,13 @@ async function share() {
     return;
   }
   history.replaceState(null, "", link);
-  let copied = false;
-  try {
-    await navigator.clipboard.writeText(link);
-    copied = true;
-  } catch (e) {
-    // no clipboard here (an insecure origin, or no permission): the address bar has it
-  }
-  say(copied ? "Link copied: it holds the prompt, world and input." :
-    "The address bar now holds the prompt, world and input: copy it to share.");
+  say("The address bar now holds the prompt, world and input: copy it to share.");
+  // the clipboard may ask for a permission nobody answers: the message above stands meanwhile
+  const copied = await Promise.race([
+    navigator.clipboard.writeText(link).then(() => true, () => false),
+    new Promise((resolve) => setTimeout(() => resolve(false), 2000)),
+  ]);
+  if (copied) say("Link copied: it holds the prompt, world and input.");
 }
 
 /** The fields a `#s=` link holds, or null (none, or unreadable: said). */

@@ -12,7 +12,8 @@
 const started = performance.now();
 const CACHE = "/cache"; // kept in IndexedDB
 let pyodide = null;
-let session = null;
+let sessions = null; // the module runvil.host.playground.session
+let session = null; // its Session: the page's runs
 let site = null;
 let lazyLoaded = false;
 let repl = null;
@@ -21,6 +22,7 @@ const tasks = []; // the page's messages, in order
 let background = []; // examples to run while nothing else waits
 let pumping = false;
 let dirty = false; // the cache folder changed since it was last saved
+let saving = false;
 
 function mark(name, since) {
   const ms = Math.round(performance.now() - since);
@@ -93,7 +95,7 @@ async function handle(msg) {
     const texts = JSON.stringify([msg.prompt, msg.world, msg.input]);
     if (msg.fresh || repl === null || texts !== replTexts) {
       if (repl !== null) repl.destroy();
-      repl = session.Repl(msg.prompt, msg.world, msg.input);
+      repl = sessions.Repl(msg.prompt, msg.world, msg.input);
       replTexts = texts;
       opened = await withLazyPackages(() => repl.open());
     }
@@ -152,9 +154,12 @@ async function mountCache() {
 }
 
 function save() {
+  if (saving) return; // what changes meanwhile is saved the next time
+  saving = true;
   dirty = false;
   const t = performance.now();
   pyodide.FS.syncfs(false, (err) => {
+    saving = false;
     if (!err) mark("cache saved", t);
     if (!tasks.length && !background.length && !pumping) self.postMessage({ type: "idle" });
   });
@@ -193,8 +198,9 @@ sys.dont_write_bytecode = False  # Pyodide's default is True
   const said = boot.install_table("/tmp/parser-table.bin");
   boot.destroy();
   t = mark("parser table " + said, t);
-  session = pyodide.pyimport("runvil.host.playground.session").Session();
-  const times = destroyed(pyodide.pyimport("runvil.host.playground.session").warm_up());
+  sessions = pyodide.pyimport("runvil.host.playground.session");
+  session = sessions.Session();
+  const times = destroyed(sessions.warm_up());
   for (const [name, ms] of Object.entries(times)) self.postMessage({ type: "timing", name, ms });
   mark("warm-up", t);
   mark("ready", started);
