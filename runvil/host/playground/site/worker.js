@@ -1,7 +1,9 @@
 // The playground's Web Worker: loads Pyodide and, at the same time, the
 // site's bundle (site-packages.zip: runvil and the packages a run imports)
 // and the parser's prebuilt table; keeps runvil's cache folder and the
-// modules' bytecode in IndexedDB (a second visit compiles nothing again);
+// modules' bytecode in IndexedDB (a second visit compiles nothing again),
+// and a memory snapshot of Pyodide taken once runvil is imported (a second
+// visit starts from it instead of starting Python and importing again);
 // then runs what the page asks through runvil.host.playground.session,
 // one message at a time. Between the page's messages it runs the
 // examples once in the background, so that running one later reuses what
@@ -11,6 +13,7 @@
 
 const started = performance.now();
 const CACHE = "/cache"; // kept in IndexedDB
+const SNAPSHOTS = "runvil-playground-snapshots"; // the IndexedDB database of the memory snapshot
 let pyodide = null;
 let sessions = null; // the module runvil.host.playground.session
 let session = null; // its Session: the page's runs
@@ -165,20 +168,61 @@ function save() {
   });
 }
 
+/** The snapshot database's one store, in a promise. */
+function snapshotStore(mode) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(SNAPSHOTS, 1);
+    open.onupgradeneeded = () => open.result.createObjectStore("snapshot");
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => resolve(open.result.transaction("snapshot", mode).objectStore("snapshot"));
+  });
+}
+
+/** The snapshot an earlier visit saved for this Pyodide and this bundle,
+ * or null. */
+async function readSnapshot(key) {
+  const store = await snapshotStore("readonly");
+  const saved = await new Promise((resolve, reject) => {
+    const got = store.get("pyodide");
+    got.onsuccess = () => resolve(got.result);
+    got.onerror = () => reject(got.error);
+  });
+  return saved && saved.key === key ? saved.bytes : null;
+}
+
+async function writeSnapshot(key, bytes) {
+  const t = performance.now();
+  const store = await snapshotStore("readwrite");
+  await new Promise((resolve, reject) => {
+    const put = store.put({ key, bytes }, "pyodide");
+    put.onsuccess = resolve;
+    put.onerror = () => reject(put.error);
+  });
+  mark(`snapshot saved (${Math.round(bytes.length / 1e6)} MB)`, t);
+}
+
 async function init() {
   let t = performance.now();
   site = await (await fetch("site.json")).json();
   const base = new URL(site.pyodide, self.location.href).href;
   const bundle = fetchBytes(site.bundle); // while Pyodide loads
   const table = fetchBytes(site.table);
+  const snapshotKey = `${base} ${site.stamp}`;
+  const snapshot = readSnapshot(snapshotKey).catch(() => null);
   bundle.catch(() => {});
   table.catch(() => {});
   importScripts(base + "pyodide.js");
-  pyodide = await loadPyodide({
-    indexURL: base,
-    env: { RUNVIL_CACHE_DIR: CACHE + "/runvil", HOME: "/home/pyodide" },
-  });
-  t = mark("pyodide", t);
+  const env = { RUNVIL_CACHE_DIR: CACHE + "/runvil", HOME: "/home/pyodide" };
+  const saved = await snapshot;
+  if (saved) {
+    try {
+      pyodide = await loadPyodide({ indexURL: base, env, _loadSnapshot: saved });
+    } catch (e) {
+      pyodide = null; // a snapshot this Pyodide cannot load: start as on a first visit
+    }
+  }
+  if (!pyodide) pyodide = await loadPyodide({ indexURL: base, env, _makeSnapshot: true });
+  t = mark(saved && pyodide ? "pyodide from its snapshot" : "pyodide", t);
   const kept = await mountCache();
   t = mark(kept ? "cache read" : "no IndexedDB: cache in memory", t);
   unpack(await bundle, "zip");
@@ -193,19 +237,33 @@ sys.pycache_prefix = "${CACHE}/pyc"
 sys.dont_write_bytecode = False  # Pyodide's default is True
 `);
   t = mark("bundle unpacked", t);
-  const boot = pyodide.pyimport("runvil.host.playground.boot");
-  pyodide.FS.writeFile("/tmp/parser-table.bin", new Uint8Array(await table));
-  const said = boot.install_table("/tmp/parser-table.bin");
-  boot.destroy();
-  t = mark("parser table " + said, t);
+  let made = null;
+  if (!saved) {
+    pyodide.FS.writeFile("/tmp/parser-table.bin", new Uint8Array(await table));
+    const said = pyodide.runPython(`
+from runvil.host.playground import boot
+boot.install_table("/tmp/parser-table.bin")`);
+    t = mark("parser table " + said, t);
+    // the imports and the first parse, timed by warm_up; no proxy is kept, so the snapshot can be taken
+    const times = JSON.parse(pyodide.runPython(`
+import json
+from runvil.host.playground import session
+json.dumps(session.warm_up())`));
+    for (const [name, ms] of Object.entries(times)) self.postMessage({ type: "timing", name, ms });
+    t = mark("warm-up", t);
+    try {
+      made = pyodide.makeMemorySnapshot();
+    } catch (e) {
+      made = null; // the next visit starts Python again
+    }
+    t = mark("snapshot taken", t);
+  }
   sessions = pyodide.pyimport("runvil.host.playground.session");
   session = sessions.Session();
-  const times = destroyed(sessions.warm_up());
-  for (const [name, ms] of Object.entries(times)) self.postMessage({ type: "timing", name, ms });
-  mark("warm-up", t);
   mark("ready", started);
   self.postMessage({ type: "ready" });
   save(); // the bytecode and the table, before anything else happens
+  if (made) writeSnapshot(snapshotKey, made).catch(() => {});
 }
 
 tasks.push({ type: "init" }); // at once: the page need not ask
