@@ -457,6 +457,15 @@ def test_a_runaway_inside_callbacks_ends_in_lua_s_error_and_the_page_goes_on(pag
     assert printed(got["view"]) == DEEP_PRINTS
 
 
+def test_a_second_visit_starts_from_what_the_first_kept(page_report):
+    got = step(page_report, "second_visit")
+    print(f"playground: second visit ready in {got['ready_ms']} ms; worker steps {got['steps']}")
+    assert "pyodide from its snapshot" in got["steps"] and "parser table installed" not in got["steps"]
+    name = EXAMPLES[2]["name"]
+    assert (got["result"], got["error"]) == (expect(name)[0], "")
+    assert got["ready_ms"] < 120_000
+
+
 def test_the_page_s_repl(page_report):
     output = step(page_report, "repl")["output"]
     assert "a section VM of the prompt on the echo model; models.use('writer') is done\n" in output

@@ -202,6 +202,18 @@ await step("repl", async () => {
 });
 
 report.timings = await page.evaluate(() => window.playground.timings).catch(() => null);
+
+await step("second_visit", async () => {
+  // what the first visit kept (IndexedDB: the cache folder, the bytecode, Pyodide's memory snapshot)
+  await page.waitForFunction(() => Object.keys(window.playground.timings.steps).some((k) => k.startsWith("snapshot saved")),
+                             null, { timeout: config.run_ms });
+  const started = Date.now();
+  await page.goto(config.url + "index.html?example=" + config.examples[2]);
+  await waitStatus("ready", config.ready_ms);
+  const ready_ms = Date.now() - started;
+  const steps = await page.evaluate(() => window.playground.timings.steps);
+  return { ready_ms, steps, ...(await runAndRead()) };
+});
 report.origins = [...requests];
 await context.close();
 process.stdout.write(JSON.stringify(report) + "\n");
