@@ -227,14 +227,15 @@ async function init() {
   t = mark(kept ? "cache read" : "no IndexedDB: cache in memory", t);
   unpack(await bundle, "zip");
   // the bundle's stamp dates its files, so the bytecode cached for them
-  // (and runvil's compiled chunks, keyed by its files) stay valid across visits
+  // (and runvil's compiled chunks, keyed by its files) stay valid across
+  // visits; a bundle with its own bytecode needs no cached bytecode
   pyodide.runPython(`
 import os, sys, sysconfig
 for folder, _, names in os.walk(sysconfig.get_paths()["purelib"]):
     for name in names:
         os.utime(os.path.join(folder, name), (${site.stamp}, ${site.stamp}))
-sys.pycache_prefix = "${CACHE}/pyc"
-sys.dont_write_bytecode = False  # Pyodide's default is True
+${site.bytecode ? "" : `sys.pycache_prefix = "${CACHE}/pyc"
+sys.dont_write_bytecode = False  # Pyodide's default is True`}
 `);
   t = mark("bundle unpacked", t);
   let made = null;
