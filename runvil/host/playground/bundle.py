@@ -5,9 +5,10 @@ needs and the parser's table, both made here, where it is cheap.
   (CORE), merged from their wheels, so the page fetches one file while
   Pyodide loads and unpacks it at once; the other wheels stay in wheels/,
   unpacked only if a run imports one of them.
-  When a Python of Pyodide's version is on PATH (`python3.13`), the
-  bundle also holds its modules' bytecode (unchecked-hash .pyc files:
-  valid whatever the files' dates), which halves the imports in the page.
+  When a Python of Pyodide's version is on PATH (`python3.13`), their
+  bytecode comes beside it in `bytecode.zip` (unchecked-hash .pyc files:
+  valid whatever the files' dates), which halves the imports of a first
+  visit (a second one starts from a memory snapshot and needs none).
 - `parser-table.bin`: the parser's LALR table, which lark takes seconds
   to build on Pyodide. The page writes it into its cache folder under the
   key its own runvil computes (boot.py), so the parser finds it there as
@@ -33,6 +34,7 @@ from .pins import PYODIDE_ENV
 from .wheels import canonical
 
 BUNDLE = "site-packages.zip"
+BYTECODE = "bytecode.zip"
 TABLE = "parser-table.bin"
 #: what a run in the page imports besides runvil and the standard library
 #: (test_playground checks it on CPython)
@@ -42,8 +44,9 @@ _SERVED = "runvil/host/playground/site/"
 
 
 def write_bundle(out: Path, wheels: list[Path]) -> dict:
-    """Writes the bundle and the table into `out`; returns what site.json
-    says of them: their names, the wheels left out (`lazy`) and the bundle's stamp (a number from its
+    """Writes the bundle, its bytecode (if it can) and the table into
+    `out`; returns what site.json says of them: their names (`bytecode`:
+    None when there is none), the wheels left out (`lazy`) and the bundle's stamp (a number from its
     hash: the page dates the unpacked files with it, so that the bytecode
     and compiled chunks it caches stay valid exactly as long as the
     bundle is the same)."""
@@ -61,14 +64,17 @@ def write_bundle(out: Path, wheels: list[Path]) -> dict:
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as bundle:
         for info, data in files.values():
             bundle.writestr(info, data, zipfile.ZIP_DEFLATED)
-        for name, data in sorted(compiled.items()):
-            bundle.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)
+    if compiled:
+        with zipfile.ZipFile(out / BYTECODE, "w", zipfile.ZIP_DEFLATED) as z:
+            for name, data in sorted(compiled.items()):
+                z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)
     (out / TABLE).write_bytes(table_payload())
     digest = hashlib.sha256(target.read_bytes()).digest()
     # a date in 2001-2035 that changes with the bundle
     stamp = 1_000_000_000 + int.from_bytes(digest[:4], "little") % 1_000_000_000
     lazy = [f"wheels/{w.name}" for w in wheels if canonical(w.name.split("-")[0]) not in wanted]
-    return {"bundle": BUNDLE, "table": TABLE, "stamp": stamp, "lazy": lazy, "bytecode": bool(compiled)}
+    return {"bundle": BUNDLE, "table": TABLE, "stamp": stamp, "lazy": lazy,
+            "bytecode": BYTECODE if compiled else None}
 
 
 def pyodide_python() -> str | None:

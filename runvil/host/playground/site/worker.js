@@ -1,7 +1,8 @@
 // The playground's Web Worker: loads Pyodide and, at the same time, the
 // site's bundle (site-packages.zip: runvil and the packages a run imports)
-// and the parser's prebuilt table; keeps runvil's cache folder and the
-// modules' bytecode in IndexedDB (a second visit compiles nothing again),
+// and the parser's prebuilt table (and the bundle's bytecode, if the site
+// has it); keeps runvil's cache folder and the modules' bytecode (unless
+// the site brought its own) in IndexedDB (a second visit compiles nothing again),
 // and a memory snapshot of Pyodide taken once runvil is imported (a second
 // visit starts from it instead of starting Python and importing again);
 // then runs what the page asks through runvil.host.playground.session,
@@ -207,10 +208,12 @@ async function init() {
   const base = new URL(site.pyodide, self.location.href).href;
   const bundle = fetchBytes(site.bundle); // while Pyodide loads
   const table = fetchBytes(site.table);
+  const bytecode = site.bytecode ? fetchBytes(site.bytecode) : null;
   const snapshotKey = `${base} ${site.stamp}`;
   const snapshot = readSnapshot(snapshotKey).catch(() => null);
   bundle.catch(() => {});
   table.catch(() => {});
+  if (bytecode) bytecode.catch(() => {});
   importScripts(base + "pyodide.js");
   const env = { RUNVIL_CACHE_DIR: CACHE + "/runvil", HOME: "/home/pyodide" };
   const saved = await snapshot;
@@ -240,6 +243,10 @@ sys.dont_write_bytecode = False  # Pyodide's default is True`}
   t = mark("bundle unpacked", t);
   let made = null;
   if (!saved) {
+    if (bytecode) {
+      unpack(await bytecode, "zip"); // what a snapshot holds imported already
+      t = mark("bytecode unpacked", t);
+    }
     pyodide.FS.writeFile("/tmp/parser-table.bin", new Uint8Array(await table));
     const said = pyodide.runPython(`
 from runvil.host.playground import boot
