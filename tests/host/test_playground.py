@@ -222,7 +222,7 @@ def test_the_bundle_and_the_prebuilt_table(tmp_path, monkeypatch):
     """site-packages.zip holds runvil (without the page's own files) and
     CORE; the table installs as this runvil's own cache entry, once."""
     from runvil.host.playground import boot
-    from runvil.host.playground.bundle import write_bundle
+    from runvil.host.playground.bundle import key_fields, write_bundle
     from runvil.host.playground.pins import PYODIDE_ENV
     from runvil.host.playground.wheels import write_wheels
     from runvil.lua.syntax import parser, tables
@@ -238,6 +238,8 @@ def test_the_bundle_and_the_prebuilt_table(tmp_path, monkeypatch):
     if said["bytecode"]:  # a python3.13 on PATH: one .pyc per module, for Pyodide's Python
         compiled = zipfile.ZipFile(tmp_path / said["bytecode"]).namelist()
         assert "runvil/host/playground/__pycache__/session.cpython-313.pyc" in compiled
+    key = b"".join(len(f).to_bytes(8, "little") + f for f in (b"a", b"", b"fingerprint"))
+    assert key_fields(key) == [b"a", b"", b"fingerprint"]
     monkeypatch.setenv("RUNVIL_CACHE_DIR", str(tmp_path / "cache"))
     table = str(tmp_path / said["table"])
     assert boot.install_table(table) == "installed"

@@ -1,10 +1,9 @@
-"""The page's first steps in Pyodide, after worker.js has unpacked the
+"""The page's first step in Pyodide, after worker.js has unpacked the
 bundle (bundle.py): put the prebuilt parser table into the cache folder,
 so that no lark table is built in the browser.
 
 The cache folder (RUNVIL_CACHE_DIR) is kept in the browser's IndexedDB by
-worker.js, with the bytecode of the imported modules (sys.pycache_prefix):
-a second visit imports and compiles nothing it did before.
+worker.js: a second visit finds the table, and the compiled chunks, there.
 """
 
 from __future__ import annotations
@@ -15,11 +14,11 @@ import os
 
 def install_table(table_file: str) -> str:
     """Writes the prebuilt table (the site's parser-table.bin, at
-    `table_file`) as this runvil's own cache entry; says what it did
-    (`kept`, `installed`, or why not)."""
-    from ...lua.cache import disk
-    from ...lua.syntax import parser, tables
-    from .bundle import table_tag
+    `table_file`) as this runvil's own cache entry: its key's blank field
+    becomes this runvil's fingerprint. Says what it did (`kept`,
+    `installed`, or why not)."""
+    from ...lua.api import disk_cache
+    from ...version import __version__
 
     try:
         with open(table_file, "rb") as f:
@@ -28,17 +27,32 @@ def install_table(table_file: str) -> str:
         payload = b""
     if not payload:
         return "no table in the site"
-    key = tables._key(str(parser._grammar_path()))
-    path = disk.entry_path("tables", key) if key is not None else None
+    try:
+        version, fields, names, states, start, end = marshal.loads(payload)
+        blank = fields.index(None)
+    except (ValueError, EOFError, TypeError, AttributeError):
+        return "the site's table cannot be read"
+    if version != __version__ or _grammar() not in fields:
+        return "the site's table is for another runvil"
+    fields[blank] = disk_cache.code_fingerprint()
+    key = disk_cache.make_key(*fields)
+    path = disk_cache.entry_path("tables", key)
     if path is None:
         return "the cache is off"
     if os.path.exists(path):
         return "kept"
-    try:
-        tag, names, states, start, end = marshal.loads(payload)
-    except (ValueError, EOFError, TypeError):
-        return "the site's table cannot be read"
-    if tuple(tag) != table_tag():
-        return "the site's table is for other files"
-    disk.write(path, marshal.dumps((key, names, states, start, end)))
+    disk_cache.write(path, marshal.dumps((key, names, states, start, end)))
     return "installed"
+
+
+def _grammar() -> bytes:
+    """The text of the Lua grammar this runvil parses with (one field of
+    the table's key)."""
+    from pathlib import Path
+
+    from ... import _grammar
+
+    try:
+        return (Path(_grammar.__file__).parent / "lua.lark").read_bytes()
+    except OSError:
+        return b""

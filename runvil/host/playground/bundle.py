@@ -10,22 +10,23 @@ needs and the parser's table, both made here, where it is cheap.
   valid whatever the files' dates), which halves the imports of a first
   visit (a second one starts from a memory snapshot and needs none).
 - `parser-table.bin`: the parser's LALR table, which lark takes seconds
-  to build on Pyodide. The page writes it into its cache folder under the
-  key its own runvil computes (boot.py), so the parser finds it there as
-  it finds a table it built itself. The table is plain data (marshal of
-  ints, strings, tuples and dicts, read alike by every Python 3), with
-  the reductions named by the parser's methods; it is tagged with what it
-  was made from, and the page uses it only if its files are the same.
+  to build on Pyodide: the cache entry a parse writes (plain data: marshal
+  of ints, strings, tuples and dicts, read alike by every Python 3). Its
+  key is a list of fields, one of which names this machine's files (the
+  fingerprint of runvil.lua): the site ships the fields with that one left
+  blank, and the page fills in its own (boot.py) and writes the entry
+  into its cache folder, where the parser finds it as it finds a table it
+  built itself.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import marshal
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -112,47 +113,40 @@ def bytecode(sources: dict[str, bytes]) -> dict[str, bytes]:
         return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(Path(folder).rglob("*.pyc"))}
 
 
-def table_tag() -> tuple:
-    """What a table is valid for: runvil's version, lark's, and the
-    hashes of the grammar and of the parser whose methods it names."""
-    import lark
-
-    from ...lua.syntax import parser
-    from ...version import __version__
-
-    grammar = Path(parser._grammar_path()).read_bytes()
-    code = Path(parser.__file__).read_bytes()
-    return (__version__, lark.__version__, hashlib.sha256(grammar).hexdigest(), hashlib.sha256(code).hexdigest())
-
-
-@contextlib.contextmanager
-def _cache_in(folder: str):
-    """runvil's cache folder is `folder` while the block runs."""
-    saved = {k: os.environ.get(k) for k in ("RUNVIL_CACHE_DIR", "RUNVIL_CACHE")}
-    os.environ["RUNVIL_CACHE_DIR"] = folder
-    os.environ.pop("RUNVIL_CACHE", None)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+def key_fields(key: bytes) -> list[bytes]:
+    """The fields of a cache key (disk.make_key: each field after its
+    length, 8 bytes little-endian)."""
+    fields, pos = [], 0
+    while pos < len(key):
+        size = int.from_bytes(key[pos:pos + 8], "little")
+        fields.append(key[pos + 8:pos + 8 + size])
+        pos += 8 + size
+    return fields
 
 
 def table_payload() -> bytes:
-    """The parser's table as its cache entry holds it, under table_tag()
-    instead of the key (which names this machine's files)."""
-    from ...lua.cache import disk
-    from ...lua.syntax import parser, tables
+    """The parser's table as a parse in a fresh process writes it into an
+    empty cache folder, with its key's fingerprint field left blank and
+    runvil's version beside it; empty if there is no such entry."""
+    import runvil
 
-    with tempfile.TemporaryDirectory() as folder, _cache_in(folder):
-        grammar = str(parser._grammar_path())
-        tables.store(grammar, parser._get_table(), parser._builder)
+    from ...lua.api import disk_cache
+    from ...version import __version__
+
+    with tempfile.TemporaryDirectory() as folder:
+        env = dict(os.environ, RUNVIL_CACHE_DIR=folder,
+                   PYTHONPATH=os.pathsep.join([str(Path(runvil.__file__).parents[1]), os.environ.get("PYTHONPATH", "")]))
+        env.pop("RUNVIL_CACHE", None)
+        probe = "from runvil.lua.api import compile_lua; compile_lua('return 1', '=table', cache=True)"
+        done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, timeout=600)
         entries = [e for e in os.listdir(folder) if e.startswith("tables-")]
-        stored = disk.read(os.path.join(folder, entries[0])) if len(entries) == 1 else None
+        stored = disk_cache.read(os.path.join(folder, entries[0])) if done.returncode == 0 and len(entries) == 1 else None
     if stored is None:
-        return b""  # not storable: the page builds the table itself
-    _key, names, states, start, end = marshal.loads(stored)
-    return marshal.dumps((table_tag(), names, states, start, end))
+        return b""  # the page builds the table itself
+    key, names, states, start, end = marshal.loads(stored)
+    fields: list = key_fields(key)
+    here = disk_cache.code_fingerprint()
+    if fields.count(here) != 1:
+        return b""
+    fields[fields.index(here)] = None
+    return marshal.dumps((__version__, fields, names, states, start, end))
