@@ -51,8 +51,9 @@ async function visit(label) {
 }
 
 await visit("cold");
-// the worker saves its cache to IndexedDB once it is idle
-await page.waitForFunction(() => window.playground.timings.idle, null, { timeout: 300_000 });
+// the worker saves its cache and its snapshot to IndexedDB once it is idle
+await page.waitForFunction(() => window.playground.timings.idle &&
+  Object.keys(window.playground.timings.steps).some((k) => k.startsWith("snapshot saved")), null, { timeout: 300_000 });
 await visit("warm");
 await context.close();
 process.stdout.write(JSON.stringify(report) + "\n");

@@ -5,10 +5,6 @@ needs and the parser's table, both made here, where it is cheap.
   (CORE), merged from their wheels, so the page fetches one file while
   Pyodide loads and unpacks it at once; the other wheels stay in wheels/,
   unpacked only if a run imports one of them.
-  When a Python of Pyodide's version is on PATH (`python3.13`), their
-  bytecode comes beside it in `bytecode.zip` (unchecked-hash .pyc files:
-  valid whatever the files' dates), which halves the imports of a first
-  visit (a second one starts from a memory snapshot and needs none).
 - `parser-table.bin`: the parser's LALR table, which lark takes seconds
   to build on Pyodide: the cache entry a parse writes (plain data: marshal
   of ints, strings, tuples and dicts, read alike by every Python 3). Its
@@ -24,18 +20,15 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
-from .pins import PYODIDE_ENV
 from .wheels import canonical
 
 BUNDLE = "site-packages.zip"
-BYTECODE = "bytecode.zip"
 TABLE = "parser-table.bin"
 #: what a run in the page imports besides runvil and the standard library
 #: (test_playground checks it on CPython)
@@ -45,9 +38,8 @@ _SERVED = "runvil/host/playground/site/"
 
 
 def write_bundle(out: Path, wheels: list[Path]) -> dict:
-    """Writes the bundle, its bytecode (if it can) and the table into
-    `out`; returns what site.json says of them: their names (`bytecode`:
-    None when there is none), the wheels left out (`lazy`) and the bundle's stamp (a number from its
+    """Writes the bundle and the table into `out`; returns what site.json
+    says of them: their names, the wheels left out (`lazy`) and the bundle's stamp (a number from its
     hash: the page dates the unpacked files with it, so that the bytecode
     and compiled chunks it caches stay valid exactly as long as the
     bundle is the same)."""
@@ -60,57 +52,16 @@ def write_bundle(out: Path, wheels: list[Path]) -> dict:
             for info in z.infolist():
                 if not info.filename.startswith(_SERVED):
                     files[info.filename] = (info, z.read(info))
-    compiled = bytecode({name: data for name, (_info, data) in files.items() if name.endswith(".py")})
     target = out / BUNDLE
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as bundle:
         for info, data in files.values():
             bundle.writestr(info, data, zipfile.ZIP_DEFLATED)
-    if compiled:
-        with zipfile.ZipFile(out / BYTECODE, "w", zipfile.ZIP_DEFLATED) as z:
-            for name, data in sorted(compiled.items()):
-                z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)
     (out / TABLE).write_bytes(table_payload())
     digest = hashlib.sha256(target.read_bytes()).digest()
     # a date in 2001-2035 that changes with the bundle
     stamp = 1_000_000_000 + int.from_bytes(digest[:4], "little") % 1_000_000_000
     lazy = [f"wheels/{w.name}" for w in wheels if canonical(w.name.split("-")[0]) not in wanted]
-    return {"bundle": BUNDLE, "table": TABLE, "stamp": stamp, "lazy": lazy,
-            "bytecode": BYTECODE if compiled else None}
-
-
-def pyodide_python() -> str | None:
-    """A Python of the pinned Pyodide's version on PATH, or None."""
-    want = PYODIDE_ENV["python_version"]
-    found = shutil.which(f"python{want}")
-    if found is None:
-        return None
-    try:
-        said = subprocess.run([found, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-                              capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return found if said.returncode == 0 and said.stdout.strip() == want else None
-
-
-def bytecode(sources: dict[str, bytes]) -> dict[str, bytes]:
-    """The .pyc files (archive path -> bytes, in __pycache__ folders) of
-    `sources`, compiled by pyodide_python(); empty without one."""
-    python = pyodide_python()
-    if python is None or not sources:
-        return {}
-    with tempfile.TemporaryDirectory() as folder:
-        for name, data in sources.items():
-            path = Path(folder, name)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-        try:
-            done = subprocess.run([python, "-m", "compileall", "-q", "-j0", "--invalidation-mode", "unchecked-hash",
-                                   folder], capture_output=True, timeout=600)
-        except (OSError, subprocess.SubprocessError):
-            return {}
-        if done.returncode != 0:
-            return {}
-        return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(Path(folder).rglob("*.pyc"))}
+    return {"bundle": BUNDLE, "table": TABLE, "stamp": stamp, "lazy": lazy}
 
 
 def key_fields(key: bytes) -> list[bytes]:

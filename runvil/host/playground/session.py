@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import tempfile
 
@@ -159,23 +160,72 @@ return t.f(1, 2) .. ''
 
 def warm_up() -> dict:
     """Imports what a run needs and parses a small prompt, so that the
-    parser's table is read and its first chunk compiled while the page
-    says `loading`, not during the first run. Returns how long each part
-    took, in milliseconds (the page prints them)."""
+    parser's table is read and its first chunk compiled before the first
+    run. Returns how long each part took, in milliseconds (the page
+    prints them)."""
+    times = imports()
+    times["parse"] = first_parse()
+    return times
+
+
+def imports() -> dict:
+    """Imports the modules a run needs: {"imports": milliseconds}."""
     import time
 
-    times = {}
     started = time.perf_counter()
     from ...engine import run as _run  # noqa: F401  (the imports a run makes, timed apart)
     from ...harness import drive as _drive  # noqa: F401
-    from ...prompt import check_text
     from .. import diagnostics as _diagnostics, promptrepl as _promptrepl, view as _view  # noqa: F401
 
-    times["imports"] = round((time.perf_counter() - started) * 1000)
+    return {"imports": round((time.perf_counter() - started) * 1000)}
+
+
+def first_parse() -> int:
+    """Parses and compiles the warm-up prompt (the parser's own imports,
+    its table, its first chunk); returns the milliseconds it took."""
+    import time
+
+    from ...prompt import check_text
+
     started = time.perf_counter()
     check_text(WARM_UP, PROMPT_FILE)
-    times["parse"] = round((time.perf_counter() - started) * 1000)
-    return times
+    return round((time.perf_counter() - started) * 1000)
+
+
+class Page:
+    """What worker.js calls: one JSON message in, one JSON answer out, so
+    that the worker holds no proxy of a Python object and a memory
+    snapshot of Pyodide can be taken between two calls. Messages: `run`
+    (prompt, world, input: the Session's run), `repl` (line, or null to
+    only open; fresh: a new VM; the prompt's texts: a new VM when they
+    changed) and `forget_repl`."""
+
+    def __init__(self):
+        self.session = Session()
+        self.repl = None
+        self.repl_texts = None
+
+    def call(self, message: str) -> str:
+        msg = json.loads(message)
+        if msg["type"] == "run":
+            answer = self.session.run(msg["prompt"], msg["world"], msg["input"])
+        elif msg["type"] == "repl":
+            answer = self._repl(msg)
+        else:
+            self.repl = self.repl_texts = None
+            answer = {}
+        return json.dumps(answer)
+
+    def _repl(self, msg: dict) -> dict:
+        opened = ""
+        texts = (msg["prompt"], msg["world"], msg["input"])
+        if msg.get("fresh") or self.repl is None or texts != self.repl_texts:
+            self.repl, self.repl_texts = Repl(*texts), texts
+            opened = self.repl.open()
+        answer = {"opened": opened, "output": "", "more": False}
+        if msg.get("line") is not None:
+            answer.update(self.repl.chunk(msg["line"]))
+        return answer
 
 
 def _pack_schemas(prompt) -> dict:

@@ -1,14 +1,15 @@
 // The playground's Web Worker: loads Pyodide and, at the same time, the
 // site's bundle (site-packages.zip: runvil and the packages a run imports)
-// and the parser's prebuilt table (and the bundle's bytecode, if the site
-// has it); keeps runvil's cache folder and the modules' bytecode (unless
-// the site brought its own) in IndexedDB (a second visit compiles nothing again),
+// and the parser's prebuilt table; keeps runvil's cache folder and the
+// modules' bytecode in IndexedDB (a second visit compiles nothing again),
 // and a memory snapshot of Pyodide taken once runvil is imported (a second
 // visit starts from it instead of starting Python and importing again);
-// then runs what the page asks through runvil.host.playground.session,
-// one message at a time. Between the page's messages it runs the
+// then runs what the page asks through runvil.host.playground.session's
+// Page (JSON in and out: no proxy of a Python object is kept, so the
+// snapshot can be taken between two calls), one message at a time.
+// Between the page's messages it parses a first prompt and runs the
 // examples once in the background, so that running one later reuses what
-// was compiled for it. Each step's time is posted to the page (`timing`)
+// was compiled for it; the snapshot is taken after that, on a first visit. Each step's time is posted to the page (`timing`)
 // and printed on the console.
 "use strict";
 
@@ -16,12 +17,10 @@ const started = performance.now();
 const CACHE = "/cache"; // kept in IndexedDB
 const SNAPSHOTS = "runvil-playground-snapshots"; // the IndexedDB database of the memory snapshot
 let pyodide = null;
-let sessions = null; // the module runvil.host.playground.session
-let session = null; // its Session: the page's runs
+let ready = false; // _page, a session.Page, is in Python's __main__
 let site = null;
 let lazyLoaded = false;
-let repl = null;
-let replTexts = null;
+let snapshotKey = null; // where a first visit saves its snapshot (null: it has one)
 const tasks = []; // the page's messages, in order
 let background = []; // examples to run while nothing else waits
 let pumping = false;
@@ -35,7 +34,7 @@ function mark(name, since) {
 }
 
 self.onmessage = (ev) => {
-  if (ev.data.type === "warm") background = ev.data.items;
+  if (ev.data.type === "warm") background = background.filter((item) => item.firstParse).concat(ev.data.items);
   else tasks.push(ev.data);
   pump();
 };
@@ -44,20 +43,15 @@ async function pump() {
   if (pumping) return;
   pumping = true;
   try {
-    while (tasks.length || (session && background.length)) {
+    while (tasks.length || (ready && background.length)) {
       if (tasks.length) {
         await safely(tasks.shift());
       } else {
-        const item = background.shift();
-        const t = performance.now();
-        try {
-          destroyed(session.run(item.prompt, item.world, item.input));
-          mark("background run: " + item.name, t);
-        } catch (e) {
-          // the learner's own run of it shows what went wrong
+        warmOne(background.shift());
+        if (!background.length) {
+          if (snapshotKey) takeSnapshot();
+          save();
         }
-        dirty = true;
-        if (!background.length) save();
       }
       await new Promise((resolve) => setTimeout(resolve, 0)); // lets the page's next message in first
     }
@@ -65,6 +59,40 @@ async function pump() {
     pumping = false;
   }
   if (dirty) save();
+}
+
+/** One background item: the first parse, or a run of an example. */
+function warmOne(item) {
+  const t = performance.now();
+  try {
+    if (item.firstParse) pyodide.runPython("session.first_parse()");
+    else call({ type: "run", prompt: item.prompt, world: item.world, input: item.input });
+    mark(item.firstParse ? "first parse" : "background run: " + item.name, t);
+  } catch (e) {
+    // the learner's own run of it shows what went wrong
+  }
+  dirty = true;
+}
+
+/** Python's memory now (runvil imported, the examples parsed and run
+ * once), saved for the next visit. */
+function takeSnapshot() {
+  const key = snapshotKey;
+  snapshotKey = null;
+  const t = performance.now();
+  let made = null;
+  try {
+    made = pyodide.makeMemorySnapshot();
+  } catch (e) {
+    return; // the next visit starts Python again
+  }
+  mark("snapshot taken", t);
+  writeSnapshot(key, made).catch(() => {});
+}
+
+/** Page.call: a message to the Python side, its answer. */
+function call(msg) {
+  return JSON.parse(pyodide.runPython(`_page.call(${JSON.stringify(JSON.stringify(msg))})`));
 }
 
 async function safely(msg) {
@@ -80,37 +108,17 @@ async function safely(msg) {
   }
 }
 
-function destroyed(proxy) {
-  const out = proxy.toJs({ dict_converter: Object.fromEntries });
-  proxy.destroy();
-  return out;
-}
-
 async function handle(msg) {
   if (msg.type === "init") return init();
   if (msg.type === "run") {
     const t = performance.now();
-    const out = await withLazyPackages(() => destroyed(session.run(msg.prompt, msg.world, msg.input)));
+    const out = await withLazyPackages(() => call(msg));
     const ms = Math.round(performance.now() - t);
     dirty = true;
     self.postMessage({ type: "result", id: msg.id, ms, ...out });
   } else if (msg.type === "repl") {
-    let opened = "";
-    const texts = JSON.stringify([msg.prompt, msg.world, msg.input]);
-    if (msg.fresh || repl === null || texts !== replTexts) {
-      if (repl !== null) repl.destroy();
-      repl = sessions.Repl(msg.prompt, msg.world, msg.input);
-      replTexts = texts;
-      opened = await withLazyPackages(() => repl.open());
-    }
-    let more = false;
-    let output = "";
-    if (msg.line !== null) {
-      const out = destroyed(repl.chunk(msg.line));
-      output = out.output;
-      more = out.more;
-    }
-    self.postMessage({ type: "repl", opened, output, more });
+    const out = await withLazyPackages(() => call(msg));
+    self.postMessage({ type: "repl", ...out });
   }
 }
 
@@ -208,12 +216,10 @@ async function init() {
   const base = new URL(site.pyodide, self.location.href).href;
   const bundle = fetchBytes(site.bundle); // while Pyodide loads
   const table = fetchBytes(site.table);
-  const bytecode = site.bytecode ? fetchBytes(site.bytecode) : null;
-  const snapshotKey = `${base} ${site.stamp}`;
-  const snapshot = readSnapshot(snapshotKey).catch(() => null);
+  const key = `${base} ${site.stamp}`;
+  const snapshot = readSnapshot(key).catch(() => null);
   bundle.catch(() => {});
   table.catch(() => {});
-  if (bytecode) bytecode.catch(() => {});
   importScripts(base + "pyodide.js");
   const env = { RUNVIL_CACHE_DIR: CACHE + "/runvil", HOME: "/home/pyodide" };
   const saved = await snapshot;
@@ -230,48 +236,37 @@ async function init() {
   t = mark(kept ? "cache read" : "no IndexedDB: cache in memory", t);
   unpack(await bundle, "zip");
   // the bundle's stamp dates its files, so the bytecode cached for them
-  // (and runvil's compiled chunks, keyed by its files) stay valid across
-  // visits; a bundle with its own bytecode needs no cached bytecode
+  // (and runvil's compiled chunks, keyed by its files) stay valid across visits
   pyodide.runPython(`
 import os, sys, sysconfig
 for folder, _, names in os.walk(sysconfig.get_paths()["purelib"]):
     for name in names:
         os.utime(os.path.join(folder, name), (${site.stamp}, ${site.stamp}))
-${site.bytecode ? "" : `sys.pycache_prefix = "${CACHE}/pyc"
-sys.dont_write_bytecode = False  # Pyodide's default is True`}
+sys.pycache_prefix = "${CACHE}/pyc"
+sys.dont_write_bytecode = False  # Pyodide's default is True
 `);
   t = mark("bundle unpacked", t);
-  let made = null;
   if (!saved) {
-    if (bytecode) {
-      unpack(await bytecode, "zip"); // what a snapshot holds imported already
-      t = mark("bytecode unpacked", t);
-    }
     pyodide.FS.writeFile("/tmp/parser-table.bin", new Uint8Array(await table));
     const said = pyodide.runPython(`
 from runvil.host.playground import boot
 boot.install_table("/tmp/parser-table.bin")`);
     t = mark("parser table " + said, t);
-    // the imports and the first parse, timed by warm_up; no proxy is kept, so the snapshot can be taken
     const times = JSON.parse(pyodide.runPython(`
 import json
 from runvil.host.playground import session
-json.dumps(session.warm_up())`));
+_page = session.Page()
+json.dumps(session.imports())`));
     for (const [name, ms] of Object.entries(times)) self.postMessage({ type: "timing", name, ms });
-    t = mark("warm-up", t);
-    try {
-      made = pyodide.makeMemorySnapshot();
-    } catch (e) {
-      made = null; // the next visit starts Python again
-    }
-    t = mark("snapshot taken", t);
+    background.unshift({ firstParse: true }); // before any example the page sends
+    snapshotKey = key;
+  } else {
+    call({ type: "forget_repl" }); // a REPL of the visit that made the snapshot
   }
-  sessions = pyodide.pyimport("runvil.host.playground.session");
-  session = sessions.Session();
+  ready = true;
   mark("ready", started);
   self.postMessage({ type: "ready" });
   save(); // the bytecode and the table, before anything else happens
-  if (made) writeSnapshot(snapshotKey, made).catch(() => {});
 }
 
 tasks.push({ type: "init" }); // at once: the page need not ask
