@@ -85,8 +85,8 @@ def table_payload() -> bytes:
     from ...version import __version__
 
     with tempfile.TemporaryDirectory() as folder:
-        env = dict(os.environ, RUNVIL_CACHE_DIR=folder,
-                   PYTHONPATH=os.pathsep.join([str(Path(runvil.__file__).parents[1]), os.environ.get("PYTHONPATH", "")]))
+        # this runvil, whether installed or in a checkout, and the dependencies installed beside the interpreter
+        env = dict(os.environ, RUNVIL_CACHE_DIR=folder, PYTHONPATH=str(Path(runvil.__file__).parents[1]))
         env.pop("RUNVIL_CACHE", None)
         probe = "from runvil.lua.api import compile_lua; compile_lua('return 1', '=table', cache=True)"
         done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, timeout=600)
