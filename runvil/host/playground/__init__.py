@@ -65,6 +65,7 @@ def write_site(out: Path, pyodide: str) -> Path:
     """Writes the site; returns the path of its index.html. Refuses, before
     writing anything, an OUT holding a file runvil did not write there, and
     a Pyodide folder inside OUT (or OUT inside it)."""
+    from .bundle import write_bundle
     from .wheels import BundleError, write_wheels
 
     if out.exists() and not out.is_dir():
@@ -93,7 +94,9 @@ def write_site(out: Path, pyodide: str) -> Path:
             where = "pyodide/"
         else:
             where = source
-        site = {"pyodide": where, "wheels": [f"wheels/{w.name}" for w in wheels]}
+        bundle = write_bundle(out, wheels)
+        made += [bundle["bundle"], bundle["table"]]
+        site = {"pyodide": where, "wheels": [f"wheels/{w.name}" for w in wheels], **bundle}
         (out / "site.json").write_text(json.dumps(site, indent=1) + "\n", encoding="utf-8")
         made.append("site.json")
         (out / MANIFEST).write_text(json.dumps({"files": sorted(made)}, indent=1) + "\n", encoding="utf-8")

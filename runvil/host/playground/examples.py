@@ -1,10 +1,13 @@
 """The playground's menu of examples: each tutorial chapter's prompt and
 world, as the chapter runs them (`runvil run examples/tutorial/P.md
---script examples/tutorial/W.yaml [--input TEXT]` in a `console` block).
+--script examples/tutorial/W.yaml [--input TEXT]` in a `console` block),
+and its guided tour: each chapter's text as HTML, with its first example.
 
-The menu ships as site/examples.json (package data: an installed runvil
-has no docs/ folder). `python -m runvil.host.playground.examples` writes
-it again from the repository; a test checks that it is up to date.
+Both ship as package data (site/examples.json, site/tour.json: an
+installed runvil has no docs/ folder). `python -m
+runvil.host.playground.examples` writes them again from the repository
+(the tour's HTML is made with markdown-it-py, which rich brings); a test
+checks that they are up to date.
 """
 
 from __future__ import annotations
@@ -16,7 +19,11 @@ import sys
 from pathlib import Path
 
 EXAMPLES_JSON = Path(__file__).parent / "site" / "examples.json"
+TOUR_JSON = Path(__file__).parent / "site" / "tour.json"
 _CONSOLE = re.compile(r"^```console\n(.*?)^```", re.S | re.M)
+#: a link in a chapter: to another chapter (0N-name.md), or elsewhere in the repository
+_LINK = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.S)
+_CHAPTER_LINK = re.compile(r"^0(\d)-[a-z-]+\.md$")
 
 
 def tutorial_examples(root: Path) -> list[dict]:
@@ -50,7 +57,40 @@ def examples_json(root: Path) -> str:
     return json.dumps(tutorial_examples(root), indent=1, ensure_ascii=False) + "\n"
 
 
+def tour(root: Path) -> list[dict]:
+    """One stop per chapter: number, title, html (the chapter's text; a
+    link to another chapter opens that stop, other links become their
+    text: the site holds no other page) and example (the name of the
+    chapter's first example, or empty)."""
+    from markdown_it import MarkdownIt
+
+    render = MarkdownIt("commonmark").enable("table")
+    examples = tutorial_examples(root)
+    stops = []
+    for chapter in sorted((root / "docs" / "tutorial").glob("0*.md")):
+        text = chapter.read_text(encoding="utf-8")
+        title = text.splitlines()[0].lstrip("# ").strip()
+
+        def link(m):
+            target = _CHAPTER_LINK.match(m.group(1))
+            return f'<a href="?tour={target.group(1)}">{m.group(2)}</a>' if target else m.group(2)
+
+        stops.append({
+            "number": int(chapter.name[:2]),
+            "title": title,
+            "html": _LINK.sub(link, render.render(text)),
+            "example": next((e["name"] for e in examples if e["chapter"] == title), ""),
+        })
+    return stops
+
+
+def tour_json(root: Path) -> str:
+    return json.dumps(tour(root), indent=1, ensure_ascii=False) + "\n"
+
+
 if __name__ == "__main__":
     root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()
     EXAMPLES_JSON.write_text(examples_json(root), encoding="utf-8")
+    TOUR_JSON.write_text(tour_json(root), encoding="utf-8")
     print(EXAMPLES_JSON)
+    print(TOUR_JSON)

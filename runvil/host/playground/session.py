@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import tempfile
 
@@ -78,37 +79,66 @@ def _outcome(ok: bool, result: str = "", error: str = "", view: str = "") -> dic
 
 
 def run(prompt_text: str, world_text: str = "", input_text: str = "") -> dict:
-    """Runs the prompt: {ok, result, error, view}. An empty input means
-    the world's input (or none)."""
-    from ...engine.run import PrepareError, Run
-    from ...harness.drive import drive
-    from ..config import LimitSettings
-    from ..diagnostics import show_run_error
-    from ..promptrepl import repl_world
-    from ..view import render
+    """Runs the prompt once, as a fresh Session does."""
+    return Session().run(prompt_text, world_text, input_text)
 
-    with _files(prompt_text, world_text) as script:
-        prompt, error = _parse()
+
+class Session:
+    """The page's runs. It keeps the prompts it parsed, by their text (the
+    last KEEP): running one again reuses its compiled chunks and what the
+    runtime made of them (the generator twins of its functions), which
+    would otherwise be made again at each run."""
+
+    KEEP = 32
+
+    def __init__(self):
+        self.parsed: dict[str, object] = {}
+
+    def parse(self, prompt_text: str):
+        """The prompt (from prompt.md in the working folder), or the text
+        #error shows for its parse error."""
+        prompt = self.parsed.pop(prompt_text, None)
         if prompt is None:
-            return _outcome(False, error=error)
-        try:
-            bindings, answer = repl_world(script, prompt)
-        except ValueError as e:
-            return _outcome(False, error=f"runvil: {e}\n")
-        limits, run_limits = LimitSettings().sandbox()
-        try:
-            the_run = Run(prompt, input=input_text or getattr(answer, "world_input", None), bindings=bindings,
-                          packs=_pack_schemas(prompt), limits=limits, run_limits=run_limits)
-        except PrepareError as e:
-            return _outcome(False, error=f"runvil: {e}\n")
-        outcome = drive(the_run, answer)
-        view = render([ev.as_json() for ev in the_run.events.events], title=prompt.frontmatter.name)
-        if outcome.ok:
-            return _outcome(True, result=outcome.result or "", view=view)
-        shown = _Terminal()
-        shown.write(f"error[{outcome.error.kind}]: {outcome.error.message}\n")
-        show_run_error(prompt, outcome.error, the_run.events.events, shown)
-        return _outcome(False, error=shown.getvalue(), view=view)
+            prompt, error = _parse()
+            if prompt is None:
+                return None, error
+        self.parsed[prompt_text] = prompt  # the most recent last
+        while len(self.parsed) > self.KEEP:
+            del self.parsed[next(iter(self.parsed))]
+        return prompt, None
+
+    def run(self, prompt_text: str, world_text: str = "", input_text: str = "") -> dict:
+        """Runs the prompt: {ok, result, error, view}. An empty input means
+        the world's input (or none)."""
+        from ...engine.run import PrepareError, Run
+        from ...harness.drive import drive
+        from ..config import LimitSettings
+        from ..diagnostics import show_run_error
+        from ..promptrepl import repl_world
+        from ..view import render
+
+        with _files(prompt_text, world_text) as script:
+            prompt, error = self.parse(prompt_text)
+            if prompt is None:
+                return _outcome(False, error=error)
+            try:
+                bindings, answer = repl_world(script, prompt)
+            except ValueError as e:
+                return _outcome(False, error=f"runvil: {e}\n")
+            limits, run_limits = LimitSettings().sandbox()
+            try:
+                the_run = Run(prompt, input=input_text or getattr(answer, "world_input", None), bindings=bindings,
+                              packs=_pack_schemas(prompt), limits=limits, run_limits=run_limits)
+            except PrepareError as e:
+                return _outcome(False, error=f"runvil: {e}\n")
+            outcome = drive(the_run, answer)
+            view = render([ev.as_json() for ev in the_run.events.events], title=prompt.frontmatter.name)
+            if outcome.ok:
+                return _outcome(True, result=outcome.result or "", view=view)
+            shown = _Terminal()
+            shown.write(f"error[{outcome.error.kind}]: {outcome.error.message}\n")
+            show_run_error(prompt, outcome.error, the_run.events.events, shown)
+            return _outcome(False, error=shown.getvalue(), view=view)
 
 
 WARM_UP = """---
@@ -128,13 +158,74 @@ return t.f(1, 2) .. ''
 """
 
 
-def warm_up() -> None:
-    """Parses and compiles a small prompt, so that the parser's tables are
-    built (seconds on Pyodide) while the page says `loading`, not during
-    the first run."""
+def warm_up() -> dict:
+    """Imports what a run needs and parses a small prompt, so that the
+    parser's table is read and its first chunk compiled before the first
+    run. Returns how long each part took, in milliseconds (the page
+    prints them)."""
+    times = imports()
+    times["parse"] = first_parse()
+    return times
+
+
+def imports() -> dict:
+    """Imports the modules a run needs: {"imports": milliseconds}."""
+    import time
+
+    started = time.perf_counter()
+    from ...engine import run as _run  # noqa: F401  (the imports a run makes, timed apart)
+    from ...harness import drive as _drive  # noqa: F401
+    from .. import diagnostics as _diagnostics, promptrepl as _promptrepl, view as _view  # noqa: F401
+
+    return {"imports": round((time.perf_counter() - started) * 1000)}
+
+
+def first_parse() -> int:
+    """Parses and compiles the warm-up prompt (the parser's own imports,
+    its table, its first chunk); returns the milliseconds it took."""
+    import time
+
     from ...prompt import check_text
 
+    started = time.perf_counter()
     check_text(WARM_UP, PROMPT_FILE)
+    return round((time.perf_counter() - started) * 1000)
+
+
+class Page:
+    """What worker.js calls: one JSON message in, one JSON answer out, so
+    that the worker holds no proxy of a Python object and a memory
+    snapshot of Pyodide can be taken between two calls. Messages: `run`
+    (prompt, world, input: the Session's run), `repl` (line, or null to
+    only open; fresh: a new VM; the prompt's texts: a new VM when they
+    changed) and `forget_repl`."""
+
+    def __init__(self):
+        self.session = Session()
+        self.repl = None
+        self.repl_texts = None
+
+    def call(self, message: str) -> str:
+        msg = json.loads(message)
+        if msg["type"] == "run":
+            answer = self.session.run(msg["prompt"], msg["world"], msg["input"])
+        elif msg["type"] == "repl":
+            answer = self._repl(msg)
+        else:
+            self.repl = self.repl_texts = None
+            answer = {}
+        return json.dumps(answer)
+
+    def _repl(self, msg: dict) -> dict:
+        opened = ""
+        texts = (msg["prompt"], msg["world"], msg["input"])
+        if msg.get("fresh") or self.repl is None or texts != self.repl_texts:
+            self.repl, self.repl_texts = Repl(*texts), texts
+            opened = self.repl.open()
+        answer = {"opened": opened, "output": "", "more": False}
+        if msg.get("line") is not None:
+            answer.update(self.repl.chunk(msg["line"]))
+        return answer
 
 
 def _pack_schemas(prompt) -> dict:

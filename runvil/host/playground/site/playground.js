@@ -1,18 +1,37 @@
-// The playground page: the fields, the examples menu, and a Web Worker
-// (worker.js) where Pyodide and runvil run, so the page stays responsive
-// while a block runs up to its step limit. site.json, written by
-// `runvil playground`, says where Pyodide is and which wheels to load.
+// The playground page: the editors (CodeMirror, site/codemirror.js), the
+// examples menu, the guided tour, Share, and the Web Worker (worker.js,
+// started by index.html before this script) where Pyodide and runvil run,
+// so the page stays responsive while a block runs up to its step limit.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-let worker = null;
-let site = null;
+const TEXT_IDS = ["prompt", "world", "input"];
+const MAX_URL = 64 * 1024;
+let worker = window.playgroundWorker;
 let busy = false;
 let nextId = 1;
 let replAsked = null; // the REPL line sent, as shown after its prompt
+let examples = [];
+let tour = [];
+let stop = 0; // the tour's chapter shown (its number), 0: none
+const editors = {};
+// what tests and the benchmark read: each worker step's time, each run's,
+// and whether the worker is idle with its cache saved
+const timings = { steps: {}, runs: [], idle: false };
+let runStarted = 0;
+
+window.playground = {
+  getText: (id) => (editors[id] ? editors[id].getText() : $(id).value),
+  setText(id, text) {
+    if (editors[id]) editors[id].setText(text);
+    else $(id).value = text;
+  },
+  timings,
+};
 
 function setStatus(text) {
   $("status").textContent = text;
+  $("status").dataset.state = text;
   $("run").disabled = text !== "ready" && text !== "done";
 }
 
@@ -21,22 +40,34 @@ function startWorker() {
   busy = false;
   setStatus("loading");
   worker = new Worker("worker.js");
+  listen();
+}
+
+function listen() {
+  for (const msg of window.playgroundEarly.splice(0)) onWorkerMessage(msg);
   worker.onmessage = (ev) => onWorkerMessage(ev.data);
   worker.onerror = (ev) => {
     $("error").textContent = "the playground's worker failed: " + (ev.message || "unknown error");
   };
-  worker.postMessage({ type: "init", site });
 }
 
 function onWorkerMessage(msg) {
-  if (msg.type === "ready") {
+  if (msg.type === "timing") {
+    timings.steps[msg.name] = msg.ms;
+    console.log(`playground: ${msg.name} ${msg.ms} ms`);
+  } else if (msg.type === "idle") {
+    timings.idle = true;
+  } else if (msg.type === "ready") {
     setStatus("ready");
+    warmExamples();
   } else if (msg.type === "failed") {
     $("error").textContent = msg.message;
   } else if (msg.type === "result") {
     busy = false;
+    timings.runs.push({ worker: msg.ms, page: Math.round(performance.now() - runStarted) });
     $("result").textContent = msg.result;
     $("error").textContent = msg.error;
+    markError(msg.error);
     $("view").srcdoc = msg.view || "";
     setStatus("done");
   } else if (msg.type === "repl") {
@@ -50,8 +81,16 @@ function onWorkerMessage(msg) {
   }
 }
 
+/** Sends the examples to the worker to run in the background, the one
+ * shown first: running one later reuses what was compiled for it. */
+function warmExamples() {
+  const current = $("examples").value;
+  const items = [...examples].sort((a, b) => (b.name === current) - (a.name === current));
+  worker.postMessage({ type: "warm", items });
+}
+
 function texts() {
-  return { prompt: $("prompt").value, world: $("world").value, input: $("input").value };
+  return Object.fromEntries(TEXT_IDS.map((id) => [id, window.playground.getText(id)]));
 }
 
 function run() {
@@ -59,8 +98,20 @@ function run() {
   busy = true;
   $("result").textContent = "";
   $("error").textContent = "";
+  markError("");
   setStatus("running");
+  timings.idle = false;
+  runStarted = performance.now();
   worker.postMessage({ type: "run", id: nextId++, ...texts() });
+}
+
+/** Marks the line the error points at: its `--> prompt.md:LINE` (or
+ * world.yaml's), else the first `prompt.md:LINE` of its message. */
+function markError(text) {
+  const prompt = text.match(/--> prompt\.md:(\d+)/) || text.match(/^[^\n]*?prompt\.md:(\d+)/);
+  const world = text.match(/--> world\.yaml:(\d+)/) || text.match(/world\.yaml: line (\d+)/);
+  editors.prompt.mark(prompt ? Number(prompt[1]) : 0);
+  editors.world.mark(world ? Number(world[1]) : 0);
 }
 
 function replLine(line, fresh) {
@@ -71,33 +122,156 @@ function replLine(line, fresh) {
   worker.postMessage({ type: "repl", id: nextId++, line, fresh, ...texts() });
 }
 
-function choose(name) {
-  const example = (site.examples || []).find((e) => e.name === name);
-  if (!example) return false;
-  $("examples").value = name;
-  $("prompt").value = example.prompt;
-  $("world").value = example.world;
-  $("input").value = example.input;
+function fill(fields) {
+  for (const id of TEXT_IDS) window.playground.setText(id, fields[id] || "");
   $("result").textContent = "";
   $("error").textContent = "";
+  markError("");
+}
+
+function choose(name) {
+  const example = examples.find((e) => e.name === name);
+  if (!example) return false;
+  $("examples").value = name;
+  fill(example);
   return true;
 }
 
+// ------------------------------------------------------------------ the tour
+
+function showStop(number, loadExample) {
+  const chapter = tour.find((c) => c.number === number);
+  if (!chapter) return false;
+  stop = number;
+  $("tour-where").textContent = `chapter ${number} of ${tour.length}`;
+  $("tour-text").innerHTML = chapter.html;
+  $("tour-text").scrollTop = 0;
+  $("tour-prev").disabled = number === tour[0].number;
+  $("tour-next").disabled = number === tour[tour.length - 1].number;
+  if (loadExample && chapter.example) choose(chapter.example);
+  return true;
+}
+
+function go(number) {
+  if (!showStop(number, true)) return;
+  const url = new URL(location.href);
+  url.searchParams.set("tour", String(number));
+  url.searchParams.delete("example");
+  url.hash = "";
+  history.replaceState(null, "", url);
+}
+
+// ------------------------------------------------------------------ share
+
+function toBase64Url(bytes) {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(text) {
+  const s = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(s, (c) => c.charCodeAt(0));
+}
+
+async function through(stream, bytes) {
+  const out = new Blob([bytes]).stream().pipeThrough(stream);
+  return new Uint8Array(await new Response(out).arrayBuffer());
+}
+
+function say(text, bad) {
+  $("share-message").textContent = text;
+  $("share-message").classList.toggle("bad", !!bad);
+}
+
+async function share() {
+  const json = JSON.stringify(texts());
+  const packed = await through(new CompressionStream("deflate-raw"), new TextEncoder().encode(json));
+  const url = new URL(location.href);
+  url.hash = "s=" + toBase64Url(packed);
+  const link = url.href;
+  if (link.length > MAX_URL) {
+    say(`Too long to share: the link would be ${Math.ceil(link.length / 1024)} KB, and a shared link holds ` +
+        "at most 64 KB. Shorten the prompt or the world.", true);
+    return;
+  }
+  history.replaceState(null, "", link);
+  say("The address bar now holds the prompt, world and input: copy it to share.");
+  // the clipboard may ask for a permission nobody answers: the message above stands meanwhile
+  const copied = await Promise.race([
+    navigator.clipboard.writeText(link).then(() => true, () => false),
+    new Promise((resolve) => setTimeout(() => resolve(false), 2000)),
+  ]);
+  if (copied) say("Link copied: it holds the prompt, world and input.");
+}
+
+/** The fields a `#s=` link holds, or null (none, or unreadable: said). */
+async function shared() {
+  const m = location.hash.match(/^#s=([A-Za-z0-9_-]*)$/);
+  if (!location.hash.startsWith("#s=")) return null;
+  try {
+    if (!m) throw new Error("not URL-safe base64");
+    const json = new TextDecoder().decode(await through(new DecompressionStream("deflate-raw"), fromBase64Url(m[1])));
+    const fields = JSON.parse(json);
+    if (typeof fields !== "object" || fields === null) throw new Error("not the playground's fields");
+    return fields;
+  } catch (e) {
+    say("This shared link cannot be read (it may have been cut short): " + e.message, true);
+    return null;
+  }
+}
+
+// ------------------------------------------------------------------ start
+
 async function main() {
+  listen();
   setStatus("loading");
-  site = await (await fetch("site.json")).json();
-  site.examples = await (await fetch("examples.json")).json();
-  for (const e of site.examples) {
+  editors.prompt = window.RunvilEditor.create($("prompt"), { language: "markdown", onRun: run });
+  editors.world = window.RunvilEditor.create($("world"), { language: "yaml", onRun: run });
+  const [ex, tr] = await Promise.all([fetch("examples.json"), fetch("tour.json")]);
+  examples = await ex.json();
+  tour = await tr.json();
+  for (const e of examples) {
     const option = document.createElement("option");
     option.value = e.name;
     option.textContent = `${e.chapter}: ${e.name}`;
     $("examples").appendChild(option);
   }
-  const wanted = new URLSearchParams(location.search).get("example");
+  const params = new URLSearchParams(location.search);
+  const wanted = params.get("example");
+  const chapter = Number(params.get("tour"));
+  if (params.has("tour") && !showStop(chapter, true)) {
+    $("error").textContent = `there is no chapter ${params.get("tour")} in the tour`;
+  }
   if (wanted && !choose(wanted)) $("error").textContent = `there is no example named ${wanted}`;
-  $("examples").addEventListener("change", (ev) => choose(ev.target.value));
+  const fields = await shared();
+  if (fields) {
+    $("examples").value = "";
+    fill(fields);
+  } else if (!wanted && !params.has("tour")) {
+    choose(examples[0].name);
+  }
+  if (!stop) {
+    const of = examples.find((e) => e.name === $("examples").value);
+    showStop(of ? tour.find((c) => c.title === of.chapter).number : tour[0].number, false);
+  }
+  $("examples").addEventListener("change", (ev) => {
+    if (choose(ev.target.value)) {
+      const of = examples.find((e) => e.name === ev.target.value);
+      showStop(tour.find((c) => c.title === of.chapter).number, false);
+    }
+  });
+  $("tour-prev").addEventListener("click", () => go(tour[tour.findIndex((c) => c.number === stop) - 1].number));
+  $("tour-next").addEventListener("click", () => go(tour[tour.findIndex((c) => c.number === stop) + 1].number));
+  $("tour-text").addEventListener("click", (ev) => {
+    const a = ev.target.closest("a[href^='?tour=']");
+    if (!a) return;
+    ev.preventDefault();
+    go(Number(new URLSearchParams(a.getAttribute("href")).get("tour")));
+  });
   $("run").addEventListener("click", run);
   $("stop").addEventListener("click", startWorker);
+  $("share").addEventListener("click", () => share().catch((e) => say("Share failed: " + e, true)));
   $("repl-reset").addEventListener("click", () => replLine(null, true));
   $("repl-input").addEventListener("keydown", (ev) => {
     if (ev.key !== "Enter" || busy || $("status").textContent === "loading") return;
@@ -105,12 +279,9 @@ async function main() {
     ev.target.value = "";
     replLine(line, false);
   });
-  for (const id of ["prompt", "world", "input"]) {
-    $(id).addEventListener("keydown", (ev) => {
-      if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) run();
-    });
-  }
-  startWorker();
+  $("input").addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) run();
+  });
 }
 
 main().catch((e) => { $("error").textContent = "the playground could not start: " + e; });
