@@ -441,7 +441,7 @@ def step(report: dict, name: str) -> dict:
     return got
 
 
-#: the page's elements besides those host.md names for every site
+#: the page's elements besides those docs/reference/commands.md names for every site
 PAGE_IDS = IDS + ("share", "tour", "tour-prev", "tour-next")
 
 
