@@ -95,7 +95,7 @@ class SectionVM:
         # package.loaded stays the same table when `package` is rebound
         folder = str(self.run.prompt.folder)
         self.package = open_package(st, ModuleFiles(folder, MAX_BLOCK_BYTES, chunk_name=_module_chunk_name))
-        self.package.on_read = self._module_read
+        self.package.on_read = module_hashes(self.run.required)
         G.set_str("require", waiting_builtin("require", self._require))
         st.ns["_package_loaded"] = self.package.loaded
         # `messages` is not a raw global: reads come through __index, and
@@ -172,11 +172,6 @@ class SectionVM:
         loader, data = package.find_loader(name)
         results = yield from self.state.call_g(loader, name, data)
         return package.store(name, results[0] if results else None, data)
-
-    def _module_read(self, filename: str, data: bytes) -> None:
-        """The run keeps each module's hash by its path in the prompt's
-        folder: a batch's stored row holds only while they still match."""
-        self.run.required[os.path.normpath(filename)] = hashlib.sha256(data).hexdigest()
 
     # --------------------------------------------------------------- pieces
 
@@ -363,6 +358,18 @@ def _path_key(key: str):
     if len(key) <= 19 and int(key) < 2**63:
         return int(key)
     return float(key)
+
+
+def module_hashes(required: dict):
+    """What the package library calls with each module it reads: the run
+    keeps the module's hash by its path in the prompt's folder (a batch's
+    stored row holds only while they still match). A closure over the dict
+    alone, so the VM and its package refer to each other through nothing."""
+
+    def read(filename: str, data: bytes) -> None:
+        required[os.path.normpath(filename)] = hashlib.sha256(data).hexdigest()
+
+    return read
 
 
 def _module_chunk_name(filename: str) -> str:

@@ -111,6 +111,9 @@ class LuaState:
         self.count_hook = None  # debug.sethook's count hook: (every so many steps, the hook)
         self.machine = Machine()  # bound to this state by its libraries' install
         self.collector = Collector()  # weak tables and finalizers (runtime/collector.py)
+        #: library objects that refer back to the state (through their
+        #: builtins' closures): `release` has each let go of it
+        self.parts: list = []
         self._collected = self._cpu_mark  # CPU time of the last automatic collection
         self.ns = self._namespace()
         self.G.set_str("_G", self.G)
@@ -354,6 +357,9 @@ class LuaState:
         G._iter = None
         for name in self._HOOKS:
             self.__dict__.pop(name, None)
+        for part in self.parts:
+            part.release()
+        self.parts = []
 
     # ------------------------------------------------------------ globals
 

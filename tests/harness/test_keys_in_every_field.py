@@ -145,9 +145,15 @@ return messages[#messages].content
 """
 
 
+#: fields runvil builds itself, for the host's help lines, from the fields
+#: above and the config (the provider's name and URL): no server writes
+#: them, and the scrubber masks them as any field (the test below)
+BUILT_HERE = {("ModelReply", "facts"), ("ModelFailure", "facts")}
+
+
 def test_every_field_of_the_answers_has_a_hostile_server():
     fields = {(cls.__name__, name) for cls in ANSWERS for name in cls._fields}
-    assert set(SERVERS) == fields, "a field of a provider's answer has no server putting a key in it here"
+    assert set(SERVERS) == fields - BUILT_HERE, "a field of a provider's answer has no server putting a key in it here"
 
 
 def test_the_scrubber_masks_every_field_whatever_it_holds():

@@ -98,7 +98,7 @@ def test_a_misspelt_case_key(tmp_path):
     with pytest.raises(CaseError) as e:
         read_case_file(case)
     assert str(e.value) == (f"{case}: case 1: unknown key 'expct' (did you mean 'expect'?); a case has name, spec, "
-                            "prompt, world, input, expect")
+                            "prompt, world, input, expect, features")
 
 
 def test_a_missing_world_file_is_said_in_words(cli, tmp_path):

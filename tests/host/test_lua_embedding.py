@@ -63,7 +63,7 @@ def test_every_command_runs_under_text_streams(hello, tmp_path):
     (tmp_path / "rows.txt").write_text("one\ntwo\n", encoding="utf-8")
     code, out, err = embedded("batch", "hello.md", "rows.txt", "-j", "1", "--db", "b.db")
     assert code == 0, err
-    code, out, err = embedded("conformance", "-k", "hello", str(ROOT / "conformance"))
+    code, out, err = embedded("conformance", "-k", "hello")
     assert code in (0, 1) and "internal error" not in err + out, err
     for command in ("run", "lua", "check", "models", "view", "conformance", "batch"):
         code, out, err = embedded(command, "--help")

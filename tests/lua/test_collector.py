@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from runvil.lua.errors import builtin
+from runvil.lua.debuginfo import builtin
 from runvil.lua.state import LuaState
 
 LUA = shutil.which("lua5.4")

@@ -79,14 +79,12 @@ def table_payload() -> bytes:
     """The parser's table as a parse in a fresh process writes it into an
     empty cache folder, with its key's fingerprint field left blank and
     runvil's version beside it; empty if there is no such entry."""
-    import runvil
-
     from ...lua.api import disk_cache
     from ...version import __version__
 
     with tempfile.TemporaryDirectory() as folder:
         # this runvil, whether installed or in a checkout, and the dependencies installed beside the interpreter
-        env = dict(os.environ, RUNVIL_CACHE_DIR=folder, PYTHONPATH=str(Path(runvil.__file__).parents[1]))
+        env = dict(os.environ, RUNVIL_CACHE_DIR=folder, PYTHONPATH=str(Path(__file__).resolve().parents[3]))
         env.pop("RUNVIL_CACHE", None)
         probe = "from runvil.lua.api import compile_lua; compile_lua('return 1', '=table', cache=True)"
         done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, timeout=600)

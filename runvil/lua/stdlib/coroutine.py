@@ -525,6 +525,12 @@ class CoroutineLibrary:
              "isyieldable": isyieldable, "wrap": wrap, "close": close},
             "coroutine.",
         )
+        state.parts.append(self)
+
+    def release(self) -> None:
+        """The state is released: the library and its builtins' closures
+        refer to each other, and no longer to the state."""
+        self.state = self.main = self.table = self.libs = None
 
     def create(self, args: tuple) -> Coroutine:
         f = args[0] if args else None

@@ -119,6 +119,7 @@ class Package:
 
     def __init__(self, state, files: ModuleFiles, path: str, cpath: str, load_cache: bool = False):
         self.state = state
+        state.parts.append(self)
         self.files = files
         self.load_cache = load_cache
         self.loaded = LuaTable()
@@ -141,6 +142,17 @@ class Package:
                 self.loaded.set_str(name, value)
         self.loaded.set_str("package", t)
         G.set_str("package", t)
+
+    def release(self) -> None:
+        """The state is released: the library and its searchers' closures
+        refer to each other, and no longer to the state; `package` and
+        `package.loaded` (which hold each other and every library) are
+        emptied."""
+        for t in (self.table, self.loaded, self.preload):
+            if t is not None:
+                t.hash.clear()
+                t.arr.clear()
+        self.state = self.table = self.loaded = self.preload = self.on_read = None
 
     # ------------------------------------------------------------ require
 
