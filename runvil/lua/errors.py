@@ -75,9 +75,17 @@ BUILTIN_CODES: set = set()
 QUALNAMES: dict = {}
 
 
+#: id(code) -> code of BUILTIN_CODES: a code's hash is not cached and costs
+#: microseconds, and the Engine marks its closures again for every VM
+_MARKED: dict = {}
+
+
 def builtin(fn):
     """Marks a Python function as a Lua builtin for stack-level counting."""
-    BUILTIN_CODES.add(fn.__code__)
+    code = fn.__code__
+    if _MARKED.get(id(code)) is not code:
+        BUILTIN_CODES.add(code)
+        _MARKED[id(code)] = code
     return fn
 
 
