@@ -8,8 +8,8 @@
 - server: a loopback Chat Completions server answering each request after
   200 ms, 1,000 rows, `-j 100` (the goal: within 1.2x of 1,000 x 0.2 s /
   100 = 2 s, the first request out within 0.2 s of the start); the
-  server is benchmarks/chat_loopback.py (one asyncio loop), and once more tests/host/batch_server.py (threaded, itself 1.2x
-  the limit); each line also says how long a bare client takes;
+  server is benchmarks/chat_loopback.py (one asyncio loop), and once more
+  tests/host/batch_server.py (threaded, itself 1.2x the limit); each line also says how long a bare client takes;
 - memory: the peak RSS of the batch process for 2,000 and 100,000 echo
   rows (it must stay flat);
 - ray: the server batch again, in one process and on a two-node local Ray

@@ -146,7 +146,8 @@ class Plan:
                 "prompt_sha256": self.prompt_sha256, "bindings": self.bindings_json, "run_key": self.run_key}
 
     def store_row(self, row, rec: dict, reported: int) -> None:
-        """Writes one ended row (committed at once) and counts it."""
+        """Writes one ended row (committed at once, or with the rows that
+        came with it: `Store.together`) and counts it."""
         self.store.add_run(rec)
         self.blocks.stored(row)
         modules = rec.get("modules")

@@ -7,13 +7,15 @@ Besides the columns host.md names, each run carries `prompt_path`,
 (no batch) says what ran, and `run_key` and `modules` (key.py), so that
 the question "is this row done?" is one indexed lookup and a hash of each
 module it required. The `leases` table holds the blocks of rows batches
-are running (leases.py). Every write is its own transaction, committed at
-once: a crash or a Ctrl-C loses no finished row. A database of an earlier
+are running (leases.py). Every write is committed at once, on its own or
+with the rows that reached the batch's process with it (`together`): a
+crash or a Ctrl-C loses no row the batch has received. A database of an earlier
 version is brought up to date as it is opened (`_migrate_runs`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -152,6 +154,29 @@ class Store:
             self.db.close()
         except sqlite3.Error:
             pass
+
+    @contextlib.contextmanager
+    def together(self):
+        """The writes inside are one transaction, committed at its end (a
+        commit per row cost a batch's process more than the rest of storing
+        the row); rolled back if one fails. Nothing inside may begin a
+        transaction of its own (`claim`)."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            raise _problem(self.path, e) from None
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.Error as e:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise _problem(self.path, e) from None
 
     def _write(self, sql: str, params) -> int:
         try:
