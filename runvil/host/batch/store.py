@@ -210,6 +210,11 @@ class Store:
         except sqlite3.Error as e:
             raise _problem(self.path, e) from None
 
+    def has_runs(self, run_key: str) -> bool:
+        """Whether a batch stored any run under this key (else no row's
+        `row_state` need be asked)."""
+        return bool(self._read("SELECT 1 FROM runs WHERE run_key = ? AND batch_id IS NOT NULL LIMIT 1", (run_key,)))
+
     def row_state(self, run_key: str, row_id, input_text: str, modules_hold) -> str | None:
         """`ok` when a batch stored a successful run of this row under this
         key whose required modules still hold (`modules_hold(modules)`);
