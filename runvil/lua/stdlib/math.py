@@ -362,8 +362,8 @@ def _make_random(state):
 
 
 def open_lib(state) -> None:
-    # (the generator is seeded at its first use, `_state_random`: seeding
-    # costs more than the rest of the library's opening, in every state)
+    if getattr(state, "random", None) is None:
+        _state_random(state)
     m_random, m_randomseed = _make_random(state)
     lib = lib_table(
         {
