@@ -19,6 +19,7 @@ import contextlib
 import hashlib
 import json
 import sqlite3
+import sys
 
 BATCHES = """
 CREATE TABLE IF NOT EXISTS batches (
@@ -159,24 +160,24 @@ class Store:
     def together(self):
         """The writes inside are one transaction, committed at its end (a
         commit per row cost a batch's process more than the rest of storing
-        the row); rolled back if one fails. Nothing inside may begin a
-        transaction of its own (`claim`)."""
+        the row). Whatever stops it (a write that fails, Ctrl-C, SIGTERM),
+        the rows written so far are committed, as a commit per row would
+        have kept them. Nothing inside may begin a transaction of its own
+        (`claim`)."""
         try:
             self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as e:
             raise _problem(self.path, e) from None
         try:
             yield
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                self.db.execute("ROLLBACK")
-            raise
-        try:
-            self.db.execute("COMMIT")
-        except sqlite3.Error as e:
-            with contextlib.suppress(sqlite3.Error):
-                self.db.execute("ROLLBACK")
-            raise _problem(self.path, e) from None
+        finally:
+            try:
+                self.db.execute("COMMIT")
+            except sqlite3.Error as e:
+                with contextlib.suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
+                if sys.exc_info()[0] is None:
+                    raise _problem(self.path, e) from None
 
     def _write(self, sql: str, params) -> int:
         try:
