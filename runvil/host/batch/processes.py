@@ -8,7 +8,7 @@ So a batch with enough rows starts one worker process per CPU
 (`worker.py`), each running its share of the `-j` rows at a time exactly
 as this process would; this process reads the rows, hands them out as the
 workers free up, and alone writes the database, each row as its record
-comes back.
+comes back (the records of one read from a worker in one transaction).
 
 Decisions:
 - Workers when `--processes` says so, else when there are at least
