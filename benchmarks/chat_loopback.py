@@ -10,7 +10,8 @@ is itself slow to answer a hundred requests at once: a bare client sending
 a quarter of the 1.3x budget gone before runvil sent a byte. This one
 measures runvil, not the server.
 
-    python -m benchmarks.chat_loopback [--delay 0.2]    (prints its base URL, serves until killed)
+    python -m benchmarks.chat_loopback [--delay 0.2] [--first FILE]
+        (prints its base URL, serves until killed; writes when the first request came to FILE)
     python -m benchmarks.chat_loopback --floor URL [--requests 2000] [-j 100]
         (a bare client's wall time against a server: the server's own floor)
     python -m benchmarks.chat_loopback --lean URL [--requests 2000] [-j 100]
@@ -28,10 +29,14 @@ import threading
 import time
 
 
-async def _handle(reader, writer, delay: float) -> None:
+async def _handle(reader, writer, delay: float, first: list) -> None:
     try:
         while True:
             head = await reader.readuntil(b"\r\n\r\n")
+            if first[0] is None and first[1]:  # when the first request began to arrive (CLOCK_MONOTONIC)
+                first[0] = time.monotonic()
+                with open(first[1], "w") as f:
+                    f.write(f"{first[0]!r}\n")
             length = 0
             for line in head.split(b"\r\n"):
                 if line[:15].lower() == b"content-length:":
@@ -55,8 +60,9 @@ async def _handle(reader, writer, delay: float) -> None:
     writer.close()
 
 
-async def _serve(delay: float) -> None:
-    server = await asyncio.start_server(lambda r, w: _handle(r, w, delay), "127.0.0.1", 0, backlog=1024)
+async def _serve(delay: float, first_file: str | None = None) -> None:
+    first = [None, first_file]
+    server = await asyncio.start_server(lambda r, w: _handle(r, w, delay, first), "127.0.0.1", 0, backlog=1024)
     port = server.sockets[0].getsockname()[1]
     print(f"http://127.0.0.1:{port}/v1", flush=True)
     await server.serve_forever()
@@ -138,6 +144,7 @@ def main(argv=None) -> int:
     p.add_argument("--requests", type=int, default=2000)
     p.add_argument("-j", type=int, default=100)
     p.add_argument("--lean", metavar="URL")
+    p.add_argument("--first", metavar="FILE", help="write the monotonic time the first request arrived to FILE")
     a = p.parse_args(argv)
     if a.lean:
         print(f"{lean_cpu(a.lean, a.requests, a.j) * 1000:.3f} ms a request")
@@ -146,7 +153,7 @@ def main(argv=None) -> int:
         print(f"{floor(a.floor, a.requests, a.j):.2f}")
         return 0
     try:
-        asyncio.run(_serve(a.delay))
+        asyncio.run(_serve(a.delay, a.first))
     except KeyboardInterrupt:
         pass
     return 0

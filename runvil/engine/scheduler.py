@@ -48,7 +48,9 @@ def waiting_builtin(name: str | None, body):
     Either way one builtin level stands between the body and its Lua caller
     (error levels and positions), known in messages as `name` (a method,
     None: by the name it was called by)."""
-    codes = _WAITING_CODES.get(body.__code__)
+    key = body.__code__
+    known = _WAITING_CODES.get(id(key))  # (by identity: a code's hash is not cached, and costs microseconds)
+    codes = known[1] if known is not None and known[0] is key else None
     if codes is None:  # codes of their own (a builtin is known by its code), once per body's code
         short = (name or body.__name__).rpartition(".")[2]
         codes = tuple(f.__code__.replace(co_name=short) for f in _waiting_templates())
@@ -56,7 +58,7 @@ def waiting_builtin(name: str | None, body):
             BUILTIN_CODES.add(code)
             if name is not None:
                 QUALNAMES[code] = name
-        _WAITING_CODES[body.__code__] = codes
+        _WAITING_CODES[id(key)] = (key, codes)
     cell = CellType(body)
     plain, twin = (FunctionType(code, globals(), code.co_name, None, (cell,)) for code in codes)
     plain.lua_twin = twin
@@ -103,7 +105,7 @@ def _waiting_templates():
     return plain, twin
 
 
-#: a waiting body's code -> the codes of its plain builtin and its twin
+#: id(a waiting body's code) -> (that code, the codes of its plain builtin and its twin)
 #: (shared by every closure of that body: a model handle's methods, made
 #: per handle, add no codes)
 _WAITING_CODES: dict = {}

@@ -58,6 +58,11 @@ from urllib.parse import urlsplit
 
 import h11
 
+try:
+    from h11._headers import Headers as h11_headers  # fields h11 has checked (not public: see `_request`)
+except ImportError:  # an h11 that keeps them elsewhere: every request's fields are checked again
+    h11_headers = None
+
 MAX_HEAD = 100 * 1024  # bytes of a reply's status line and headers (httpcore's limit)
 PIECE = 64 * 1024  # bytes read at a time
 # (the texts follow httpcore's; a failure shows them after "the connection closed unexpectedly: ")
@@ -282,6 +287,7 @@ class LeanClient:
         self._closed = False
         self._ssl = None
         self._targets: dict[str, tuple] = {}
+        self._heads: dict[tuple, tuple | bool] = {}  # (host, request headers) -> checked fields (`_request`)
 
     # ------------------------------------------------------------ requests
 
@@ -326,6 +332,41 @@ class LeanClient:
         return got
 
     def _request(self, method: str, target: bytes, host: str, headers: dict, length: int) -> h11.Request:
+        """The request's head. h11 checks each field of it, which cost more
+        than the rest of sending a round: the checked fields before
+        Content-Length are kept per host and request headers, and each
+        request adds only its length to them."""
+        try:
+            key = (host, *headers.items())
+            checked = self._heads.get(key) if h11_headers is not None else False
+        except TypeError:  # (a value that is no text: refused below)
+            checked = False
+        if checked is None:
+            checked = self._heads[key] = self._checked_fields(method, target, host, headers)
+        if checked is False:  # fields whose order or checks the length would change
+            return self._request_checked(method, target, host, headers, length)
+        fields = h11_headers([*checked, (b"Content-Length", b"content-length", b"%d" % length)])
+        try:
+            return h11.Request(method=method, target=target, headers=fields)
+        except h11.LocalProtocolError:
+            raise LocalProtocolError(BAD_HEADER_VALUE) from None
+
+    def _checked_fields(self, method: str, target: bytes, host: str, headers: dict):
+        """h11's checked fields of a request before its Content-Length, or
+        False where they cannot be reused (a field of the request's own
+        that Content-Length replaces or h11 weighs against it)."""
+        if len(self._heads) > 64:  # (requests' own headers vary: bounded)
+            self._heads.clear()
+        try:
+            full = self._request_checked(method, target, host, headers, 0).headers._full_items
+        except LocalProtocolError:
+            return False
+        if full[-1][1] != b"content-length" or any(name in (b"content-length", b"transfer-encoding")
+                                                   for _, name, _ in full[:-1]):
+            return False
+        return tuple(full[:-1])
+
+    def _request_checked(self, method: str, target: bytes, host: str, headers: dict, length: int) -> h11.Request:
         fields = {"host": ("Host", host), "connection": ("Connection", "keep-alive"),
                   "user-agent": ("User-Agent", user_agent())}
         for name, value in [*self.headers, *headers.items()]:

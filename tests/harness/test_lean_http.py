@@ -307,3 +307,25 @@ def test_a_lean_provider_answers_without_importing_httpx():
     finally:
         server.close()
     assert out.stdout.strip() == "no httpx False", out.stderr
+
+
+@pytest.mark.parametrize("headers", [{"Accept": "application/json"}, {"accept": "text/event-stream", "X-Extra": "b"},
+                                     {}, {"Content-Length": "5"}, {"Transfer-Encoding": "chunked"},
+                                     {"Host": "other"}, {"X-Bad": "a\nb"}, {"X-List": ["a"]}])
+def test_a_request_head_is_the_same_from_the_kept_checked_fields(headers):
+    """The checked fields kept per host and headers give the bytes (or the
+    refusal) of a head checked whole, whatever the length."""
+    import h11
+
+    client = http11.LeanClient({"Content-Type": "application/json", "Authorization": "Bearer k"}, 10.0, None)
+
+    def head(make):
+        try:
+            return h11.Connection(h11.CLIENT).send(make())
+        except Exception as e:  # noqa: BLE001 - the refusal must be the same one
+            return (type(e), str(e))
+
+    for length in (0, 17, 12345, 17):
+        whole = head(lambda: client._request_checked("POST", b"/v1/chat/completions", "h:8", headers, length))
+        kept = head(lambda: client._request("POST", b"/v1/chat/completions", "h:8", headers, length))
+        assert kept == whole

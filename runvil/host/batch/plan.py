@@ -68,7 +68,7 @@ class Plan:
         from ..config import load_config
 
         self.data = DataFile.open(self.args.data, getattr(self.args, "format", None))
-        check_rows_and(self.data, self.input_column, lambda row: None)  # no database for a bad data set
+        counts = check_rows_and(self.data, self.input_column, lambda row: None)  # no database for a bad data set
         self.runner = Runner(self.args, self.prompt, self.concurrency)
         self.bindings_json = bindings_json(self.runner.bindings)
         self.echo_note = self.runner.echo_note
@@ -76,7 +76,8 @@ class Plan:
         self.run_key = run_key(self.prompt_sha256, self.runner.bindings, config, self.args.script)
         self.store = Store(self.db_path)
         self.blocks = Blocks(self.store, Owner(), self.run_key)
-        counts = check_rows_and(self.data, self.input_column, self._row_state)
+        if self.store.has_runs(self.run_key):  # (else no row is done: no pass asking of each)
+            counts = check_rows_and(self.data, self.input_column, self._row_state)
         self.done_before, self.failed_before = counts.get("ok", 0), counts.get("failed", 0)
         self.todo = counts.get(None, 0) + (self.failed_before if self.args.retry_failed else 0)
         if self.args.retry_failed:
@@ -146,7 +147,8 @@ class Plan:
                 "prompt_sha256": self.prompt_sha256, "bindings": self.bindings_json, "run_key": self.run_key}
 
     def store_row(self, row, rec: dict, reported: int) -> None:
-        """Writes one ended row (committed at once) and counts it."""
+        """Writes one ended row (committed at once, or with the rows that
+        came with it: `Store.together`) and counts it."""
         self.store.add_run(rec)
         self.blocks.stored(row)
         modules = rec.get("modules")

@@ -7,7 +7,7 @@ So a batch with enough rows starts one worker process per CPU
 (`worker.py`), each running its share of the `-j` rows at a time exactly
 as this process would; this process reads the rows, hands them out as the
 workers free up, and alone writes the database, each row as its record
-comes back.
+comes back (the records of one read from a worker in one transaction).
 
 Decisions:
 - Workers when `--processes` says so, else when there are at least
@@ -211,15 +211,19 @@ def _drive(plan, workers: list) -> None:
                     for other in workers:
                         _feed(other, rows)
                 continue
+            ended = []
             for message in w.frames.feed(data):
                 if message[0] == "ready":
                     w.ready = True
                 elif message[0] == "row":
-                    _, seq, rec, reported = message
-                    row = w.sent.pop(seq)
-                    rec.update(plan.row_fields(row))
-                    plan.store_row(row, rec, reported)
-                    _feed(w, rows)
+                    ended.append(message)
+            if ended:  # the rows that came together are stored in one transaction
+                with plan.store.together():
+                    for _, seq, rec, reported in ended:
+                        row = w.sent.pop(seq)
+                        rec.update(plan.row_fields(row))
+                        plan.store_row(row, rec, reported)
+                _feed(w, rows)
     if rows.left:  # no worker could take them: this process runs the rest
         for row, rec, reported in plan.runner.run_rows(rows.rest()):
             rec.update(plan.row_fields(row))

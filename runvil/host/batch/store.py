@@ -7,16 +7,19 @@ Besides the columns the specification names, each run carries `prompt_path`,
 (no batch) says what ran, and `run_key` and `modules` (key.py), so that
 the question "is this row done?" is one indexed lookup and a hash of each
 module it required. The `leases` table holds the blocks of rows batches
-are running (leases.py). Every write is its own transaction, committed at
-once: a crash or a Ctrl-C loses no finished row. A database of an earlier
+are running (leases.py). Every write is committed at once, on its own or
+with the rows that reached the batch's process with it (`together`): a
+crash or a Ctrl-C loses no row the batch has received. A database of an earlier
 version is brought up to date as it is opened (`_migrate_runs`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
+import sys
 
 BATCHES = """
 CREATE TABLE IF NOT EXISTS batches (
@@ -153,6 +156,29 @@ class Store:
         except sqlite3.Error:
             pass
 
+    @contextlib.contextmanager
+    def together(self):
+        """The writes inside are one transaction, committed at its end (a
+        commit per row cost a batch's process more than the rest of storing
+        the row). Whatever stops it (a write that fails, Ctrl-C, SIGTERM),
+        the rows written so far are committed, as a commit per row would
+        have kept them. Nothing inside may begin a transaction of its own
+        (`claim`)."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            raise _problem(self.path, e) from None
+        try:
+            yield
+        finally:
+            try:
+                self.db.execute("COMMIT")
+            except sqlite3.Error as e:
+                with contextlib.suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
+                if sys.exc_info()[0] is None:
+                    raise _problem(self.path, e) from None
+
     def _write(self, sql: str, params) -> int:
         try:
             cur = self.db.execute(sql, params)
@@ -184,6 +210,11 @@ class Store:
             return self.db.execute(sql, params).fetchall()
         except sqlite3.Error as e:
             raise _problem(self.path, e) from None
+
+    def has_runs(self, run_key: str) -> bool:
+        """Whether a batch stored any run under this key (else no row's
+        `row_state` need be asked)."""
+        return bool(self._read("SELECT 1 FROM runs WHERE run_key = ? AND batch_id IS NOT NULL LIMIT 1", (run_key,)))
 
     def row_state(self, run_key: str, row_id, input_text: str, modules_hold) -> str | None:
         """`ok` when a batch stored a successful run of this row under this

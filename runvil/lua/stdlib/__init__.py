@@ -12,24 +12,41 @@ from ..runtime.tables import LuaTable
 LIBRARIES = ("base", "coroutine", "table", "string", "math", "utf8", "os")
 
 
+#: id(code) -> code of the builtins `lib_table` has marked: every state
+#: opens the same libraries again, and a code object's hash is not cached
+#: (hashing one costs microseconds), so the codes marked are known by identity
+_MARKED: dict = {}
+
+
 def lib_table(funcs: dict, prefix: str = "") -> LuaTable:
     """A library table from name -> builtin; marks each as a builtin, known
     in messages by its global name (prefix "table." gives "table.insert")."""
+    marked = _MARKED
     for name, f in funcs.items():
-        # (once per code: every state opens the same libraries again)
-        if type(f) is FunctionType and not (f.__code__ in BUILTIN_CODES and f.__code__ in QUALNAMES):
-            builtin(f)
-            QUALNAMES.setdefault(f.__code__, prefix + name)
+        if type(f) is FunctionType:
+            code = f.__code__
+            if marked.get(id(code)) is not code:
+                if not (code in BUILTIN_CODES and code in QUALNAMES):
+                    builtin(f)
+                    QUALNAMES.setdefault(code, prefix + name)
+                marked[id(code)] = code
     return LuaTable(hash={name: f for name, f in funcs.items() if f is not None})
 
 
-def open_libs(state, names=LIBRARIES) -> None:
-    import importlib
+#: library name -> its module, imported at its first opening (a state is
+#: made per section entry: `import_module` each time cost more than some libraries' opening)
+_MODULES: dict = {}
 
+
+def open_libs(state, names=LIBRARIES) -> None:
     from . import limits as budget
 
     for name in names:
-        mod = importlib.import_module(f"{__name__}.{name}")
+        mod = _MODULES.get(name)
+        if mod is None:
+            import importlib
+
+            mod = _MODULES[name] = importlib.import_module(f"{__name__}.{name}")
         mod.open_lib(state)
     budget.install(state)
     enable = getattr(state, "enable_twins", None)

@@ -329,11 +329,13 @@ def m_log10(*args):
 class Xoshiro256:
     """xoshiro256**, as Lua 5.4's math.random (lmathlib.c, 64-bit path)."""
 
-    __slots__ = ("s",)
+    __slots__ = ("s", "_seed")
 
     def __init__(self, n1: int = 0, n2: int = 0):
-        self.s = [0, 0, 0, 0]
-        self.seed(n1, n2)
+        # seeded at the first draw: every state opens the library, few draw
+        # from it, and seeding cost more than the rest of the opening
+        self.s = None
+        self._seed = (n1, n2)
 
     def seed(self, n1: int, n2: int) -> None:
         self.s = [n1 & _M64, 0xFF, n2 & _M64, 0]
@@ -341,6 +343,8 @@ class Xoshiro256:
             self.next()  # discard initial values to "spread" the seed
 
     def next(self) -> int:
+        if self.s is None:
+            self.seed(*self._seed)
         s0, s1, s2, s3 = self.s
         r = ((s1 * 5) & _M64)
         r = ((((r << 7) | (r >> 57)) & _M64) * 9) & _M64
