@@ -18,6 +18,7 @@ the library and the Engine, a bounded set for the whole process.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import weakref
 from types import CodeType
@@ -33,11 +34,13 @@ class ChunkInfo:
     the parsed factories, each function's twin code by qualified name,
     those that are numeric leaves and those that are leaves."""
 
-    __slots__ = ("name", "filename", "lines", "sites", "source", "rename", "trees", "twins", "numeric", "leaves",
+    __slots__ = ("name", "filename", "chunk_id", "lines", "sites", "source", "rename", "trees", "twins", "numeric", "leaves",
                  "exact", "sites_by_code", "__weakref__")
 
-    def __init__(self, name: str, filename: str, lines: list, sites: dict | None, source: str, rename=None):
+    def __init__(self, name: str, filename: str, lines: list, sites: dict | None, source: str, rename=None,
+                 chunk_id: int = 0):
         self.name, self.filename, self.lines = name, filename, lines
+        self.chunk_id = chunk_id  # the number in its generated names (`c7_2`: compiler/chunk.chunk_ids)
         self.sites = sites or {}
         self.source, self.rename = source, rename
         self.trees = None  # factory name -> its ast (parsed at the chunk's first twin)
@@ -62,10 +65,25 @@ class ChunkInfo:
 CHUNKS: dict[str, weakref.ref] = {}
 
 
+#: file names of chunks that are gone, for the next chunks: CPython 3.11
+#: keeps for good one string for each file name it has run a function
+#: definition from, so a name per chunk would grow the process by 60 bytes
+#: a load; reused, they are as many as chunks were ever alive at once
+_FREE_NAMES: list = []
+_names = itertools.count(1)
+
+
+def new_filename() -> str:
+    """A file name for a new chunk's code (`<lua:7>`): one of a chunk
+    that is gone, else a new one."""
+    return _FREE_NAMES.pop() if _FREE_NAMES else f"<lua:{next(_names)}>"
+
+
 def _forget(ref: weakref.ref) -> None:
     filename = getattr(ref, "filename", None)
     if CHUNKS.get(filename) is ref:
         del CHUNKS[filename]
+        _FREE_NAMES.append(filename)
 
 
 class _Ref(weakref.ref):

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import itertools
 
-#: numbers the chunks of this process: generated names and file names
-#: (`c7_2`, `<lua:7>`) carry it, so chunks sharing a namespace never clash
+#: numbers the chunks of this process: generated names (`c7_2`) carry it,
+#: so chunks sharing a namespace never clash (file names are
+#: debuginfo.new_filename's)
 chunk_ids = itertools.count(1)
 
 class Compiled:

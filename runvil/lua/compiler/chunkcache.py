@@ -8,9 +8,9 @@ what `compile_tree` made: the code object (marshaled), the main function's
 name, whether _ENV is a cell, the Python source, the line map and the call
 sites. Syntax errors are not cached: they are re-parsed, as Lua words them.
 
-Generated names carry a per-process chunk number (`c7_2`, `_mk_c7_2`,
-`<lua:7>`), because a state's namespace holds the factories of every chunk
-it loaded. A chunk read from the cache gets a fresh number: its code
+Generated names carry a per-process chunk number (`c7_2`, `_mk_c7_2`),
+because a state's namespace holds the factories of every chunk it loaded.
+A chunk read from the cache gets a fresh number and file name: its code
 objects' names and file name are rewritten (identifiers only, never
 constants), so it cannot collide with a chunk compiled in this process.
 """
@@ -24,7 +24,7 @@ from importlib.util import MAGIC_NUMBER
 
 from ..cache import disk as diskcache
 from .chunk import Compiled, chunk_ids
-from ..debuginfo import ChunkInfo, own, unowned
+from ..debuginfo import ChunkInfo, new_filename, own, unowned
 
 _VERSION = b"chunk-17"
 
@@ -63,13 +63,9 @@ def _compile(source: str, chunkname: str, fast_env: bool) -> Compiled:
 
 
 def _store(path: str, key: bytes, compiled: Compiled) -> None:
-    filename = compiled.code.co_filename
-    m = re.fullmatch(r"<lua:(\d+)>", filename)
-    if m is None:
-        return
     info = compiled.info
     try:
-        payload = marshal.dumps((key, int(m.group(1)), unowned(compiled.code), compiled.main, compiled.env_is_cell,
+        payload = marshal.dumps((key, info.chunk_id, unowned(compiled.code), compiled.main, compiled.env_is_cell,
                                  info.source, info.lines, info.sites or None))
     except (ValueError, RecursionError):  # nested too deep for marshal: compile it each time
         return
@@ -89,20 +85,20 @@ def _load(path: str, key: bytes, chunkname: str) -> Compiled | None:
             or type(main) is not str or type(source) is not str or type(linemap) is not list):
         return None
     new_id = next(chunk_ids)
-    rename = _Renamer(old_id, new_id)
+    rename = _Renamer(old_id, new_id, new_filename())
     code = rename.code(code)
     # twins are compiled from the stored text, then renamed
-    info = ChunkInfo(chunkname, f"<lua:{new_id}>", linemap, sites, source, rename)
+    info = ChunkInfo(chunkname, rename.filename, linemap, sites, source, rename, new_id)
     return Compiled(chunkname, own(code, info), rename.name(main), env_is_cell, info)
 
 
 class _Renamer:
     """Rewrites chunk number `old` to `new` in generated identifiers."""
 
-    def __init__(self, old: int, new: int):
+    def __init__(self, old: int, new: int, filename: str):
         self.old, self.new = old, new
         self._ident = re.compile(rf"\b(_mk_)?c{old}_(\d+)\b")
-        self._filename = f"<lua:{new}>"
+        self.filename = filename
 
     def old_name(self, s: str) -> str:
         """A renamed identifier as the stored source spells it."""
@@ -122,7 +118,7 @@ class _Renamer:
     def code(self, code):
         consts = tuple(self.code(c) if type(c) is type(code) else c for c in code.co_consts)
         return code.replace(
-            co_filename=self._filename,
+            co_filename=self.filename,
             co_name=self.name(code.co_name),
             co_qualname=self.name(code.co_qualname),
             co_names=self.names(code.co_names),

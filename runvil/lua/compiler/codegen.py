@@ -24,7 +24,7 @@ from .weigh import block_cost
 from .stores import StoreCompiler
 from .chunk import Compiled
 from .chunk import chunk_ids as _chunk_ids
-from ..debuginfo import ChunkInfo, own
+from ..debuginfo import ChunkInfo, new_filename, own
 from ..errors import LuaSyntaxError
 from .kinds import local_kinds, table_uses
 from .resolve import FuncScope, GlobalRef, LocalVar, plain_local, resolve
@@ -601,11 +601,11 @@ def _compile_tree(chunk: A.Chunk, fast_env: bool) -> Compiled:
         src, linemap, main = cc.compile()
     finally:
         clear_folds()
-    filename = f"<lua:{cc.id}>"
+    filename = new_filename()
     with warnings.catch_warnings():
         # generated code is never the user's business (and should give none)
         warnings.simplefilter("ignore")
         code = compile(src, filename, "exec")
-    info = ChunkInfo(chunk.name, filename, linemap, cc.call_sites, src)
+    info = ChunkInfo(chunk.name, filename, linemap, cc.call_sites, src, chunk_id=cc.id)
     env_var = chunk.scope.parent.blocks[0].vars[0]
     return Compiled(chunk.name, own(code, info), main, env_var.is_cell, info)
