@@ -45,15 +45,50 @@ def charge_items(n: int) -> None:
     RUNNING[0].meter(n * STEPS_PER_ITEM)
 
 
+def counted(sub):
+    """A replacement function for re.subn that charges PIECE_ITEMS matches
+    every PIECE_ITEMS calls (gsub of a long subject, whose replacement may
+    call nothing that charges: a table's hash, a function's empty result)."""
+    left = PIECE_ITEMS
+    meter = RUNNING[0].meter
+
+    def each(m):
+        nonlocal left
+        left -= 1
+        if not left:
+            left = PIECE_ITEMS
+            meter(PIECE_ITEMS * STEPS_PER_ITEM)
+        return sub(m)
+
+    return each
+
+
+#: the longest subject re.subn replaces in with a literal text in one call
+#: that no check can stop (about 30 ns a match at most: 0.5 s)
+SUBN_AT_ONCE = 16 << 20
+
+
+def counted_template(template, size: int):
+    """gsub's template (a text, or a function of the match) for a subject
+    of `size` bytes: as it is up to SUBN_AT_ONCE, else counted."""
+    if size <= SUBN_AT_ONCE:
+        return template
+    if type(template) is str:
+        text = template.replace("\\\\", "\\")  # (re's escape of a literal backslash, undone)
+        return counted(lambda m: text)
+    return counted(template)
+
+
 def by_pieces(op, s: str) -> str:
     """op(s) for an op on a string whose result is the join of its results
-    on the string's pieces (a change of case, a translation), a piece at a
-    time on a long string. The pieces are kept until they are joined: their
+    on the string's pieces (a change of case, a translation), its steps
+    charged, a piece at a time on a long string. The pieces are kept until they are joined: their
     bytes are reserved besides the result's (which the caller reserved)."""
     n = len(s)
-    if n <= PIECE_BYTES:
-        return op(s)
     m = RUNNING[0]
+    if n <= PIECE_BYTES:
+        m.meter(n >> BYTES_PER_STEP)
+        return op(s)
     m.guard(n)
     out = []
     steps = PIECE_BYTES >> BYTES_PER_STEP
@@ -64,11 +99,12 @@ def by_pieces(op, s: str) -> str:
 
 
 def reversed_by_pieces(s: str) -> str:
-    """s[::-1], a piece at a time on a long string."""
+    """s[::-1], a piece at a time on a long string (its steps charged)."""
     n = len(s)
-    if n <= PIECE_BYTES:
-        return s[::-1]
     m = RUNNING[0]
+    if n <= PIECE_BYTES:
+        m.meter(n >> BYTES_PER_STEP)
+        return s[::-1]
     m.guard(n)
     out = []
     steps = PIECE_BYTES >> BYTES_PER_STEP
@@ -78,10 +114,16 @@ def reversed_by_pieces(s: str) -> str:
     return "".join(out)
 
 
+#: the most parts joined in one call (about 10 ns a part, and their bytes)
+JOINED_AT_ONCE = 1 << 18
+
+
 def joined_by_pieces(sep: str, parts: list) -> str:
-    """sep.join(parts), a piece of PIECE_ITEMS parts at a time on a long list."""
+    """sep.join(parts), its steps charged, a piece of PIECE_ITEMS parts at
+    a time on a long list."""
     n = len(parts)
-    if n <= PIECE_ITEMS * 4:
+    if n <= JOINED_AT_ONCE:
+        RUNNING[0].meter(n)
         return sep.join(parts)
     m = RUNNING[0]
     out = []
