@@ -342,11 +342,16 @@ def tonumber(*args):
     if not s:
         return None
     n = 0
-    for ch in s:
-        d = "0123456789abcdefghijklmnopqrstuvwxyz".find(ch)
-        if d < 0 or d >= base:
-            return None
-        n = (n * base + d) & 0xFFFFFFFFFFFFFFFF  # wraps as Lua's unsigned accumulation
+    from ..runtime.pieces import PIECE_ITEMS, charge_items
+
+    for piece in range(0, len(s), PIECE_ITEMS):  # a long numeral: the limits checked as it goes
+        if piece:
+            charge_items(PIECE_ITEMS)
+        for ch in s[piece:piece + PIECE_ITEMS]:
+            d = "0123456789abcdefghijklmnopqrstuvwxyz".find(ch)
+            if d < 0 or d >= base:
+                return None
+            n = (n * base + d) & 0xFFFFFFFFFFFFFFFF  # wraps as Lua's unsigned accumulation
     return V.wrap(-n if neg else n)
 
 
