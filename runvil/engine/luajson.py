@@ -42,6 +42,11 @@ from ..lua.api import LuaTable, Userdata
 from ..lua.api import builtin
 from ..lua.api import lib_table
 from ..lua.api import INLINE_CONCAT, MAXI, MINI, check_string_size, reserve_long, reserve_slots, type_name
+from ..lua.api import charge_steps
+
+#: items converted between two charges of the running state's steps (so a
+#: list of millions is stopped by the CPU limit as it is converted)
+ITEMS_PER_CHARGE = 16384
 from .errors import message_type, raise_lua
 
 #: the longest string converted without reserving its size first (a longer
@@ -308,6 +313,8 @@ def _items(items, views, active: set, depth: int) -> list:
     try:
         for x in items:
             i += 1
+            if not i % ITEMS_PER_CHARGE:
+                charge_steps(ITEMS_PER_CHARGE * 4)
             t = type(x)
             out.append(x if (t is str and len(x) <= LONG_STRING and x.isascii()) or t is int or t is bool
                        else _conv(x, views, active, depth))
@@ -339,7 +346,13 @@ def from_json(value, _depth: int = 0):
     d = _depth + 1
     if t is list:
         reserve_slots(len(value))
-        return mark_list(LuaTable([from_json(x, d) for x in value]))
+        if len(value) <= ITEMS_PER_CHARGE:
+            return mark_list(LuaTable([from_json(x, d) for x in value]))
+        out = []
+        for k in range(0, len(value), ITEMS_PER_CHARGE):  # a long list: the limits checked as it goes
+            charge_steps(ITEMS_PER_CHARGE * 4)
+            out += [from_json(x, d) for x in value[k:k + ITEMS_PER_CHARGE]]
+        return mark_list(LuaTable(out))
     if t is dict:
         reserve_slots(len(value) * 3)
         return LuaTable(None, {(k if k.isascii() else to_lua_string(k)): from_json(v, d) for k, v in value.items()})

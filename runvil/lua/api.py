@@ -8,7 +8,7 @@ state, does not import the runtime.
 
 | what | names |
 |---|---|
-| a state and its limits | LuaState, Limits, MemoryBudget (one run's memory, shared by its states), reserve_memory, reserve_long, reserve_slots (what the Engine copies, before it copies), INLINE_CONCAT (the longest copy left uncounted) |
+| a state and its limits | LuaState, Limits, MemoryBudget (one run's memory, shared by its states), reserve_memory, reserve_long, reserve_slots (what the Engine copies, before it copies), INLINE_CONCAT (the longest copy left uncounted), charge_steps (the Engine's own long work, so the limits are checked as it goes) |
 | compiling | compile_lua, Compiled, file_source |
 | values | LuaTable, Multi, Userdata, EMPTY, tostring, tostring_basic, type_name, getmetamethod, fmt_number, float_to_int, MAXI, MINI, check_string_size |
 | errors | LuaError, LuaSyntaxError, LimitExceeded, ArgError, lua_error, caller_where, current_where, chunkid |
@@ -31,6 +31,7 @@ _EXPORTS = {
     "reserve_long": ("runtime.memory", "reserve_long"),
     "INLINE_CONCAT": ("runtime.memory", "INLINE_CONCAT"),
     "reserve_slots": ("stdlib.limits", "reserve_slots"),
+    "charge_steps": ("runtime.memory", "charge_steps"),
     "compile_lua": ("compiler.chunkcache", "compile_lua"),
     "Compiled": ("compiler.chunk", "Compiled"),
     "file_source": ("files", "file_source"),

@@ -134,6 +134,8 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
                 self._close_scope(s, stmts[i + 1 :], ind)
                 break
             self.stmt(s, ind)
+            if not i & 1023 and i and self.chunk.progress is not None:  # a long chunk: charged as it goes
+                self.chunk.progress("statements", 1024)
         if len(self.em.lines) == start:
             self.em.emit(ind, "pass", stmts[0].line if stmts else self.node.line)
 
@@ -524,8 +526,9 @@ def _direct_goto(block: A.Block, g: A.Goto) -> bool:
 class ChunkCompiler:
     """Compiles a whole chunk into one Python module's source."""
 
-    def __init__(self, chunk: A.Chunk, fast_env: bool):
+    def __init__(self, chunk: A.Chunk, fast_env: bool, progress=None):
         self.chunk_node = chunk
+        self.progress = progress  # compile_chunk's
         self.id = next(_chunk_ids)
         self.em = Emitter()
         self.counter = 0
@@ -545,6 +548,8 @@ class ChunkCompiler:
 
     def compile(self) -> tuple[str, list[int], str]:
         scope = resolve(self.chunk_node)
+        if self.progress is not None:
+            self.progress("resolved", 0)
         main = self.function(scope, scope.node, None)
         em = Emitter()
         for d in self.defs:
@@ -564,16 +569,22 @@ class ChunkCompiler:
         return name
 
 
-def compile_chunk(source: str, chunkname: str, fast_env: bool = True) -> Compiled:
+def compile_chunk(source: str, chunkname: str, fast_env: bool = True, progress=None) -> Compiled:
     """Parses and compiles Lua source (one char per byte); `chunkname` is
     the name used in messages as is. Raises LuaSyntaxError. (The disk
-    cache's way in, for the host's chunks, is compiler.chunkcache.compile_lua.)"""
+    cache's way in, for the host's chunks, is compiler.chunkcache.compile_lua.)
+    `progress(stage, n)`, if given, is called between the stages and every
+    so many tokens and statements inside them (Lua's `load` charges the
+    running state's limits with it: runvil.lua.runtime.pieces)."""
     from ..syntax.parser import parse
 
-    return compile_tree(parse(source, chunkname), fast_env)
+    tree = parse(source, chunkname, progress)
+    if progress is not None:
+        progress("parsed", 0)
+    return compile_tree(tree, fast_env, progress)
 
 
-def compile_tree(chunk: A.Chunk, fast_env: bool = True) -> Compiled:
+def compile_tree(chunk: A.Chunk, fast_env: bool = True, progress=None) -> Compiled:
     """Compiles a parsed chunk. With fast_env, global accesses read the
     namespace's `_Gh` (the hash part of the state's globals) directly, so
     the chunk must run with the state's globals as its _ENV.
@@ -585,23 +596,25 @@ def compile_tree(chunk: A.Chunk, fast_env: bool = True) -> Compiled:
     from ..stack import on_lua_thread, run_lua
 
     try:
-        return _compile_tree(chunk, fast_env)
+        return _compile_tree(chunk, fast_env, progress)
     except RecursionError:
         if on_lua_thread():
             raise LuaSyntaxError(f"{chunk.name}: C stack overflow") from None
     try:
-        return run_lua(lambda: _compile_tree(chunk, fast_env))
+        return run_lua(lambda: _compile_tree(chunk, fast_env, progress))
     except RecursionError:
         raise LuaSyntaxError(f"{chunk.name}: C stack overflow") from None
 
 
-def _compile_tree(chunk: A.Chunk, fast_env: bool) -> Compiled:
-    cc = ChunkCompiler(chunk, fast_env)
+def _compile_tree(chunk: A.Chunk, fast_env: bool, progress=None) -> Compiled:
+    cc = ChunkCompiler(chunk, fast_env, progress)
     try:
         src, linemap, main = cc.compile()
     finally:
         clear_folds()
     filename = new_filename()
+    if progress is not None:
+        progress("generated", len(src))
     with warnings.catch_warnings():
         # generated code is never the user's business (and should give none)
         warnings.simplefilter("ignore")

@@ -5,7 +5,7 @@ only the costs, never imports the AST at start-up)."""
 from __future__ import annotations
 
 from ..syntax import ast as A
-from .costs import CALL_COST, CALL_COSTS, CONCAT_COST, METHOD_COST, OP_COST, TABLE_COST
+from .costs import CALL_COST, CALL_COSTS, CONCAT_COST, METHOD_COST, OP_COST, TABLE_COST, TAIL_CALL_COST
 
 _NESTED = (A.While, A.Repeat, A.NumericFor, A.GenericFor, A.Function)
 
@@ -28,6 +28,8 @@ def block_cost(stmts: list) -> int:
             total += OP_COST
         elif t is A.Table:
             total += TABLE_COST
+        elif t is A.Return and len(n.exprs) == 1 and type(n.exprs[0]) in (A.Call, A.MethodCall):
+            total += TAIL_CALL_COST
         if t in _NESTED:
             # the loop's header expressions run here; its body counts itself
             stack.extend(_header(n))

@@ -63,10 +63,14 @@ def open_lib(state) -> None:
             # no statement starts with '#': only files skip a first '#' line
             return Multi((None, f"{chunkid(name, text)}:1: unexpected symbol near '#'"))
         try:
-            if len(args) > 3 and args[3] is None:  # an explicit nil _ENV
+            from ..runtime.pieces import compile_meter
+
+            progress = compile_meter(len(text))  # a long chunk: charged first, and as it compiles
+            if len(args) > 3 and args[3] is None or progress is not None:  # (also an explicit nil _ENV)
                 from ..compiler.codegen import compile_chunk
 
-                return compile_chunk(text, chunkid(name, text), fast_env=False).instantiate(state.ns, None)
+                env = args[3] if len(args) > 3 else G
+                return compile_chunk(text, chunkid(name, text), env is G, progress).instantiate(state.ns, env)
             return state.load(text, name, env=args[3] if len(args) > 3 else G)
         except LuaSyntaxError as e:
             return Multi((None, e.value))
@@ -344,11 +348,16 @@ def tonumber(*args):
     if not s:
         return None
     n = 0
-    for ch in s:
-        d = "0123456789abcdefghijklmnopqrstuvwxyz".find(ch)
-        if d < 0 or d >= base:
-            return None
-        n = (n * base + d) & 0xFFFFFFFFFFFFFFFF  # wraps as Lua's unsigned accumulation
+    from ..runtime.pieces import PIECE_ITEMS, charge_items
+
+    for piece in range(0, len(s), PIECE_ITEMS):  # a long numeral: the limits checked as it goes
+        if piece:
+            charge_items(PIECE_ITEMS)
+        for ch in s[piece:piece + PIECE_ITEMS]:
+            d = "0123456789abcdefghijklmnopqrstuvwxyz".find(ch)
+            if d < 0 or d >= base:
+                return None
+            n = (n * base + d) & 0xFFFFFFFFFFFFFFFF  # wraps as Lua's unsigned accumulation
     return V.wrap(-n if neg else n)
 
 

@@ -144,6 +144,8 @@ def _strftime(spec: str, st) -> str:
 
 
 def o_date(*args):
+    from ..runtime.pieces import charge_items
+
     s = check_str(args, 1, "date") if args and args[0] is not None else "%c"
     if len(args) >= 2 and args[1] is not None:
         tm = check_int(args, 2, "date")
@@ -171,7 +173,10 @@ def o_date(*args):
             out.append(s[i:])
             break
         out.append(s[i:j])
-        spec = _checkoption(s[j + 1 :], "date")
+        if len(out) % 8192 == 8191:  # a long format (two parts a conversion): the limits checked as it goes
+            charge_items(4096)
+        conv = s[j + 1 : j + 3]  # (not the whole rest at each '%': quadratic; the rest only for the error)
+        spec = _checkoption(conv if conv[:1] in _OPTIONS_1 or conv in _OPTIONS_2 else s[j + 1 :], "date")
         try:
             out.append(_strftime(spec, st))
         except (OverflowError, ValueError):

@@ -12,6 +12,10 @@ from .patterns.matcher import error
 from ..runtime.values import MINI
 from .limits import INLINE_RESULT, TINY_RESULT, UNRESERVED_STEP, reserve_result, reserve_unreserved
 from ..runtime.machine import RUNNING
+from ..runtime.pieces import PIECE_BYTES, charge
+
+#: steps a char of %q costs (a loop in Python: about 100 ns)
+STEPS_PER_BYTE = 2
 
 MAX_FORMAT = 32  # lstrlib's buffer for one conversion specification
 _SPAN = frozenset("-+ #0123456789.")  # L_FMTFLAGSF "123456789." (strspn)
@@ -219,13 +223,16 @@ def quote_string(s: str) -> str:
     out = ['"']
     start = 0
     n = len(s)
-    for i in range(n):
-        c = s[i]
-        o = ord(c)
-        if o < 32 or o == 127 or c == '"' or c == "\\":
-            out.append(s[start:i])
-            out.append(_quote_char(c, s[i + 1] if i + 1 < n else ""))
-            start = i + 1
+    for piece in range(0, n, PIECE_BYTES):  # a long string: the limits checked as it goes
+        if piece:
+            charge(PIECE_BYTES * STEPS_PER_BYTE)
+        for i in range(piece, min(n, piece + PIECE_BYTES)):
+            c = s[i]
+            o = ord(c)
+            if o < 32 or o == 127 or c == '"' or c == "\\":
+                out.append(s[start:i])
+                out.append(_quote_char(c, s[i + 1] if i + 1 < n else ""))
+                start = i + 1
     out.append(s[start:])
     out.append('"')
     return "".join(out)

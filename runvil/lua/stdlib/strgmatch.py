@@ -16,6 +16,7 @@ from .patterns.matcher import GMATCH_PATTERNS, all_captures, compile_pattern
 from ..runtime.helpers import adjust
 from ..runtime.values import EMPTY, Multi
 from .strargs import posrelat_start, ret_values
+from ..runtime.pieces import PIECE_ITEMS
 
 
 def str_gmatch(*args):
@@ -77,12 +78,12 @@ class _MatchWalk(chain):
     when findall has found them (the loop's body charges as it goes, so
     the budget still stops a long loop)."""
 
-    __slots__ = ("ticket", "steps", "rest")
+    __slots__ = ("ticket", "steps", "rest", "paid")
 
     def close(self):
         steps, self.steps = self.steps, None
         if steps is not None:
-            steps[0] -= _TICKETS - length_hint(self.ticket)
+            steps[0] -= _TICKETS - length_hint(self.ticket) - self.paid[0]
             if (rest := self.rest) is not None:
                 rest.put_back()
 
@@ -170,6 +171,22 @@ class _InStep:
         return m
 
 
+def checked(items, steps: list, tick, paid: list):
+    """The items, their steps charged every PIECE_ITEMS of them (counted
+    in `paid`: the walk's close charges the rest), so the state's check
+    runs as a long walk goes."""
+    k = PIECE_ITEMS
+    for x in items:
+        k -= 1
+        if not k:
+            k = PIECE_ITEMS
+            paid[0] += PIECE_ITEMS
+            steps[0] -= PIECE_ITEMS
+            if steps[0] < 0:
+                tick()
+        yield x
+
+
 def _walk_matches(pat, rx, s: str, box: list, n: int, steps: list, tick):
     """A generic for over gmatch's iterator (runtime.make_giter), natively:
     each item the next of the iterator's own matches (a loop left early
@@ -180,6 +197,9 @@ def _walk_matches(pat, rx, s: str, box: list, n: int, steps: list, tick):
     if pat.textcaps and (n == 1 and ncaps <= 1 or n == ncaps):
         at_once = _FINDALL_MIN < len(s) <= _FINDALL_MAX and not box[1]
         head = islice(matches, _HEAD) if at_once else matches
+        paid = [0]  # the steps `checked` charged already
+        if len(s) > _FINDALL_MAX:  # a long subject: the state's check as it goes, even with an empty body
+            head = checked(head, steps, tick, paid)
         if n == ncaps and ncaps > 1:
             ticket = repeat(None, _TICKETS)  # groups(None): Lua's captures
             items = map(Match.groups, head, ticket)
@@ -194,6 +214,7 @@ def _walk_matches(pat, rx, s: str, box: list, n: int, steps: list, tick):
             rest = None
             walk = _MatchWalk(items)
         walk.ticket = ticket
+        walk.paid = paid
         walk.steps = steps
         walk.rest = rest
         return walk

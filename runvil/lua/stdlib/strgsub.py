@@ -20,6 +20,7 @@ from .limits import INLINE_RESULT, TINY_RESULT, reserve_result
 from ..runtime.calldepth import CCall
 from . import strgsubsplit
 from .strgsubsplit import RESERVE_STEP as _RESERVE_STEP, reserve_grown as _reserve_grown, reserve_to, value_text
+from ..runtime.pieces import PIECE_ITEMS, charge_items, counted, counted_template
 
 
 def _parse_repl(repl: str) -> list:
@@ -202,7 +203,7 @@ def _gsub_by_template(pat, src: str, repl: str, max_s: int):
         return None
     if bound > INLINE_RESULT:
         reserve_memory(bound)
-        return Multi(rx.subn(template, src, count))
+        return Multi(rx.subn(counted_template(template, srcl), src, count))
     r = rx.subn(template, src, count)
     if len(r[0]) > TINY_RESULT:  # a small result: built at once, then counted (a tiny one is not)
         reserve_result(len(r[0]))
@@ -292,6 +293,8 @@ def _gsub(args):
             out.append(src[pos:st])
             size += st - pos
         n += 1
+        if not n % PIECE_ITEMS:  # Lua's own scan of a long subject: the limits checked as it goes
+            charge_items(PIECE_ITEMS)
         text, ch = value(st, e, caps)
         changed = changed or ch
         out.append(text)
@@ -392,7 +395,7 @@ def _gsub_by_function(pat, src: str, repl, count: int, limit: int):
                 return text
             return settle(m, v)
 
-    res, n = pat.regex.subn(sub, src, count)
+    res, n = pat.regex.subn(counted(sub), src, count)
     if kept == n:  # no replacement changed it: the subject itself
         return Multi((src, n))
     reserve_result(len(res))
@@ -403,7 +406,7 @@ def _subn(pat, src: str, sub, count: int, changed) -> tuple:
     """gsub's result of re.subn with `sub`: the subject itself when no
     replacement changed it (`changed()`, asked after the matches), else the
     new text, reserved."""
-    res, n = pat.regex.subn(sub, src, count)
+    res, n = pat.regex.subn(counted(sub) if len(src) > PIECE_ITEMS else sub, src, count)
     if not changed():
         return Multi((src, n))
     reserve_result(len(res))

@@ -25,6 +25,7 @@ from .strformat import str_format
 from .strgmatch import str_gmatch
 from .strgsub import str_gsub
 from .strpack import str_pack, str_packsize, str_unpack
+from ..runtime.pieces import by_pieces, reversed_by_pieces
 
 MAXSIZE = 2**31 - 1  # lstrlib's MAXSIZE (INT_MAX)
 MAXSTACK = 1000000  # LUAI_MAXSTACK: limit of values a builtin may return
@@ -110,7 +111,7 @@ def str_reverse(s=_NO_VALUE, *rest):
     if len(s) > TINY_RESULT:  # a new string: reserved (or counted) first
         reserve_result(len(s))
         if len(s) > BIG_WORK:  # its work grows with the string: steps in proportion
-            values.charge_steps(len(s) >> BYTES_PER_STEP)
+            return reversed_by_pieces(s)  # its steps as it goes
     return s[::-1]
 
 
@@ -150,8 +151,8 @@ def _recase(args: tuple, fname: str, ascii_case, table: dict) -> str:
     s = check_str(args, 1, fname)
     if len(s) > TINY_RESULT:
         reserve_result(len(s))
-        if len(s) > BIG_WORK:
-            values.charge_steps(len(s) >> BYTES_PER_STEP)
+        if len(s) > BIG_WORK:  # its steps as it goes, a piece at a time
+            return by_pieces(ascii_case if s.isascii() else (lambda piece: piece.translate(table)), s)
     return ascii_case(s) if s.isascii() else s.translate(table)
 
 

@@ -31,6 +31,7 @@ from ..compiler.costs import META_CALL_COST
 from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, Multi, getmetatable
 from . import lib_table
+from ..runtime.pieces import JOINED_AT_ONCE, joined_by_pieces
 from .limits import BIG_WORK, BYTES_PER_STEP, MOVED_PER_STEP, TINY_RESULT, reserve_result, reserve_slots
 from ..runtime.calldepth import CCall
 
@@ -214,6 +215,8 @@ def t_concat(*args):
                 if size > TINY_RESULT:  # a tiny one goes uncounted, as a new table does
                     reserve_result(size)
                 if len(a) > BIG_WORK or size > BIG_WORK:  # its work grows with items and bytes
+                    if len(a) > JOINED_AT_ONCE:
+                        return joined_by_pieces(sep, a)  # its steps as it goes
                     V.charge_steps(len(a) + (size >> BYTES_PER_STEP))
                 return sep.join(a)
             except TypeError:
@@ -250,6 +253,8 @@ def t_concat(*args):
     size = sum(map(len, parts)) + len(sep) * (n - 1)
     reserve_result(size)
     if n > BIG_WORK or size > BIG_WORK:  # its work grows with items and bytes
+        if n > JOINED_AT_ONCE:
+            return joined_by_pieces(sep, parts)  # its steps as it goes
         V.charge_steps(n + (size >> BYTES_PER_STEP))
     return sep.join(parts)
 

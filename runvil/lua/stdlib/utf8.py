@@ -15,6 +15,7 @@ from ..errors import lua_error as _error
 from ..runtime.values import EMPTY, Multi
 from . import lib_table
 from .limits import reserve_slots
+from ..runtime.pieces import PIECE_ITEMS, charge_items
 
 
 
@@ -93,6 +94,8 @@ def u_char(*args):
     n = len(args)
     parts = []
     for k in range(1, n + 1):
+        if not k % PIECE_ITEMS:  # up to a million values: the limits checked as it goes
+            charge_items(PIECE_ITEMS)
         code = check_int(args, k, "char") & 0xFFFFFFFFFFFFFFFF
         if code > MAXUTF:
             arg_error(k, "char", "value out of range")
@@ -122,6 +125,8 @@ def u_len(*args):
             return Multi((None, posi + 1))
         posi = r[1]
         count += 1
+        if not count % PIECE_ITEMS:  # a long string: the limits checked as it goes
+            charge_items(PIECE_ITEMS)
     return count
 
 
@@ -151,6 +156,8 @@ def u_codepoint(*args):
             _error(MSG_INVALID)
         out.append(r[0])
         i = r[1]
+        if not len(out) % PIECE_ITEMS:  # up to a million values: the limits checked as it goes
+            charge_items(PIECE_ITEMS)
     if len(out) == 1:
         return out[0]
     return Multi(out)
@@ -178,6 +185,8 @@ def u_offset(*args):
             while posi > 0 and _iscont(s, posi):
                 posi -= 1
             n += 1
+            if not n % PIECE_ITEMS:  # a long way: the limits checked as it goes
+                charge_items(PIECE_ITEMS)
     else:
         n -= 1  # do not move for the first character
         while n > 0 and posi < length:
@@ -185,6 +194,8 @@ def u_offset(*args):
             while _iscont(s, posi):
                 posi += 1
             n -= 1
+            if not n % PIECE_ITEMS:
+                charge_items(PIECE_ITEMS)
     if n == 0:
         return posi + 1
     return None

@@ -546,14 +546,32 @@ def _drive(tokens, states, state, end):
         values.append(value)
 
 
-def parse(source: str, chunkname: str) -> ast.Chunk:
-    """Parses a chunk; raises LuaSyntaxError with Lua 5.4's message."""
+#: tokens between two calls of a parse's `progress`
+TOKENS_PER_PROGRESS = 4096
+
+
+def _reported(tokens, progress):
+    """The tokens, with a call of progress("tokens", n) every n of them."""
+    k = TOKENS_PER_PROGRESS
+    for tok in tokens:
+        yield tok
+        k -= 1
+        if not k:
+            k = TOKENS_PER_PROGRESS
+            progress("tokens", TOKENS_PER_PROGRESS)
+
+
+def parse(source: str, chunkname: str, progress=None) -> ast.Chunk:
+    """Parses a chunk; raises LuaSyntaxError with Lua 5.4's message.
+    `progress("tokens", n)`, if given, is called every TOKENS_PER_PROGRESS
+    tokens (codegen.compile_chunk's)."""
     with _lock:
         states, start, end = _get_table()
         _builder.reset()
         _starts.clear()
         try:
-            block, deepest = _drive(tokenize(source), states, start, end)
+            tokens = tokenize(source) if progress is None else _reported(tokenize(source), progress)
+            block, deepest = _drive(tokens, states, start, end)
         except (LexError, _Reject) as e:
             failure = e
         else:
