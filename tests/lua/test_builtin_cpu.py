@@ -109,7 +109,7 @@ def test_a_tail_call_loop_is_charged_like_its_calls():
 
     tail = iterations("i = 0 local function f(n) i = i + 1 if n > 0 then return f(n - 1) end end f(1e12)")
     plain = iterations("i = 0 local n = 1e12 while n > 0 do i = i + 1 n = n - 1 end")
-    assert 3 * tail <= plain
+    assert 2 * tail <= plain  # (each iteration is a call: charged at least twice a while loop's)
 
 
 # ---------------------------------------------------------------- the walk
@@ -154,6 +154,7 @@ CONSTANT = {
     "math.abs", "math.acos", "math.asin", "math.atan", "math.ceil", "math.cos", "math.deg", "math.exp",
     "math.floor", "math.fmod", "math.log", "math.modf", "math.rad", "math.random", "math.randomseed",
     "math.sin", "math.sqrt", "math.tan", "math.tointeger", "math.type", "math.ult",
+    "math.pow", "math.ldexp", "math.frexp", "math.cosh", "math.sinh", "math.tanh", "math.log10",
 }  # fmt: skip
 
 

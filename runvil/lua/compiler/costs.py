@@ -27,9 +27,9 @@ CALL_COSTS = {
 #: any other call (a Lua function's entry charges its own body as well)
 CALL_COST = 3
 #: what a tail call (`return f(x)`) costs besides: the pending call that the
-#: caller's caller runs, about twice an ordinary call (so a loop of tail
+#: caller's caller runs, more than an ordinary call (so a loop of tail
 #: calls spends its steps at the pace of a `while` loop)
-TAIL_CALL_COST = 8
+TAIL_CALL_COST = 3
 #: `..` and a table constructor; any other operator or an indexing
 CONCAT_COST = 2
 TABLE_COST = 2
