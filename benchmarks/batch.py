@@ -355,9 +355,9 @@ ROWS_CPU = """
 import sys, time, types
 from runvil.host.batch.data import Row
 from runvil.host.batch.runner import Runner
-from runvil.prompt import parse_file
+from runvil.prompt import read_prompt
 
-runner = Runner(types.SimpleNamespace(script=None, config=None, bind=[], workspace=None), parse_file(sys.argv[1]), 50)
+runner = Runner(types.SimpleNamespace(script=None, config=None, bind=[], workspace=None), read_prompt(sys.argv[1]), 50)
 rows = lambda n: (Row(id=i, input=f"row number {i}", metadata={}, line=i) for i in range(n))
 for _ in runner.run_rows(rows(100)):
     pass

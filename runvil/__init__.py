@@ -61,9 +61,9 @@ def run(prompt, *, input: str | None = None, script=None, harness=None, bindings
     from .harness.drive import drive
 
     if isinstance(prompt, (str, os.PathLike)):
-        from .prompt import parse_file
+        from .prompt import read_prompt
 
-        prompt = parse_file(prompt)
+        prompt = read_prompt(prompt)
     roles = list(prompt.frontmatter.models)
     uses = prompt.frontmatter.uses
     if script is not None or harness is None:  # a script's bindings and input, or the echo model's

@@ -17,7 +17,7 @@ from __future__ import annotations
 import weakref
 
 from ..lua.api import Limits, LuaError, run_lua
-from ..prompt import parse_file as parse_prompt_file
+from ..prompt import read_prompt
 from ..prompt import parse_text as parse_prompt_text
 from ..prompt.model import LuaBlock, Prompt
 from ..structs import Struct
@@ -266,7 +266,7 @@ def startable(prompt: Prompt) -> StartablePrompt:
 
 def parse_file(path) -> StartablePrompt:
     """`runvil.parse_file`: the prompt layer's parse, startable."""
-    return startable(parse_prompt_file(path))
+    return startable(read_prompt(path))
 
 
 def parse_text(text: str, path="<prompt>") -> StartablePrompt:

@@ -18,6 +18,9 @@ import sys
 
 #: the size above which the oldest runs are dropped
 DEFAULT_CAP_BYTES = 100 * 1024 * 1024
+#: the most of a run's log the history keeps (a run that printed a great
+#: deal would otherwise hold its log twice in memory as it is stored)
+MAX_LOG_CHARS = 4 * 1024 * 1024
 
 PROMPTS_SCHEMA = "CREATE TABLE IF NOT EXISTS prompts (sha256 TEXT PRIMARY KEY, text TEXT NOT NULL)"
 
@@ -79,7 +82,7 @@ def keep_run(prompt_path: str, prompt_text: bytes, run, meter, cap: int = DEFAUL
     """Stores an ended run (its prompt's text once); returns its id, or
     None when storing is off or failed (said on stderr)."""
     from .batch.store import StoreError, bindings_json, sha256_text
-    from .batch.stored_run import RunClock, run_record
+    from .batch.stored_run import RunClock, run_log_text, run_record
 
     path = history_path()
     if not storing(path):
@@ -98,7 +101,8 @@ def keep_run(prompt_path: str, prompt_text: bytes, run, meter, cap: int = DEFAUL
         run_id = store.add_run(run_record(run, clock, meter.as_json(), batch_id=None, row_id=None, input=run.input,
                                           metadata=None, prompt_path=os.path.abspath(prompt_path)
                                           if not prompt_path.startswith("<") else prompt_path,
-                                          prompt_sha256=sha, bindings=bindings_json(run.bindings)))
+                                          prompt_sha256=sha, bindings=bindings_json(run.bindings),
+                                          log=run_log_text(run, MAX_LOG_CHARS)))
         drop_oldest(store.db, cap)
         return run_id
     except (sqlite3.Error, StoreError, OverflowError) as e:  # (a number SQLite cannot hold, from a world)

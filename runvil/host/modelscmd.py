@@ -48,10 +48,10 @@ def models_command(argv: list[str]) -> int:
         return EXIT_USAGE
     roles = None
     if args.prompt is not None:
-        from ..prompt import ParseError, parse_file
+        from ..prompt import ParseError, read_prompt
 
         try:
-            prompt = parse_file(args.prompt)
+            prompt = read_prompt(args.prompt)
         except ParseError as e:
             print(f"error[Parse]: {e}", file=sys.stderr)
             return EXIT_PARSE

@@ -55,12 +55,12 @@ def prompt_repl(path: str, script: str | None, limits=None) -> int:
     from ..engine.effects import UserTurn
     from ..engine.run import PrepareError, Run
     from ..lua.api import Limits, LuaState
-    from ..prompt import ParseError, parse_file, parse_text
+    from ..prompt import ParseError, read_prompt, parse_text
     from .luaoutput import STANDALONE_LIMITS, write_stdout
     from .runcmd import EXIT_USAGE, drive_closing, usage_error
 
     try:
-        prompt = parse_file(path)
+        prompt = read_prompt(path)
     except ParseError as e:
         print(f"error[Parse]: {e}", file=sys.stderr)
         return 3

@@ -207,10 +207,10 @@ def read_arguments(argv: list[str]):
 
 def read_prompt(args, errors):
     """The parsed prompt, or the exit status after saying why it is not."""
-    from ..prompt import ParseError, parse_file
+    from ..prompt import ParseError, read_prompt
 
     try:
-        return parse_file(args.prompt)
+        return read_prompt(args.prompt)
     except ParseError as e:
         print(f"error[Parse]: {e}", file=errors)
         from .diagnostics import show_parse_error  # for errors only: its patterns cost start-up

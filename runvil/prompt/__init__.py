@@ -1,7 +1,7 @@
 """runvil.prompt: a prompt file (Markdown + YAML frontmatter + Lua blocks)
 parsed into a `Prompt`, or into every `ParseError` it has (docs/reference/prompt-file.md).
 
-    prompt = parse_file("first-chat.md")     # raises the first ParseError
+    prompt = read_prompt("first-chat.md")    # raises the first ParseError
     prompt = parse_text(text, path="x.md")
     errors = check_text(text, "x.md")         # all of them, for `runvil check`
 
@@ -52,7 +52,7 @@ __all__ = [
     "check_text",
     "compile_block",
     "fill",
-    "parse_file",
+    "read_prompt",
     "parse_text",
     "trim_blank_lines",
 ]
@@ -204,7 +204,7 @@ def _read(path: str | PathLike) -> tuple[str | None, ParseError | None]:
         return None, ParseError("Structure", NOT_UTF8.format(byte=data[exc.start]), line, str(path))
 
 
-def parse_file(path: str | PathLike) -> Prompt:
+def read_prompt(path: str | PathLike) -> Prompt:
     """Reads and parses a prompt file; raises the first ParseError (an
     unreadable file raises OSError as usual)."""
     text, error = _read(path)

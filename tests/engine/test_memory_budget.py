@@ -199,8 +199,8 @@ _ECHO_RUN = textwrap.dedent("""\
     from runvil.engine.run import Run
     from runvil.harness.answerer import Answerer, echo_bindings
     from runvil.harness.drive import drive
-    from runvil.prompt import parse_file
-    run = Run(parse_file(sys.argv[1]), bindings=echo_bindings(["main"]), run_limits=RunLimits(memory=int(sys.argv[2])))
+    from runvil.prompt import read_prompt
+    run = Run(read_prompt(sys.argv[1]), bindings=echo_bindings(["main"]), run_limits=RunLimits(memory=int(sys.argv[2])))
     requests = []
     outcome = drive(run, Answerer(), requests)
     sent = sum(len(m["content"]) for r in requests for m in r["messages"])

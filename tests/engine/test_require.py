@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from runvil.engine.run import ModelBinding, Run
-from runvil.prompt import parse_file
+from runvil.prompt import read_prompt
 
 from .prompts import head
 
@@ -24,7 +24,7 @@ def _module_prompt(tmp_path: Path, lua: str) -> str | None:
     (tmp_path / "util" / "self.lua").write_text("package.loaded['util.self'] = 'set by the module'\n")
     path = tmp_path / "p.md"
     path.write_text(HEAD + f"\n## A\n\n```lua\n{lua}\n```\n")
-    run = Run(parse_file(path), bindings={"writer": ModelBinding("w")})
+    run = Run(read_prompt(path), bindings={"writer": ModelBinding("w")})
     run.step()
     assert run.done and run.outcome.ok, run.outcome.error
     return run.outcome.result

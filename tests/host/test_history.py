@@ -140,9 +140,9 @@ def test_the_size_cap_drops_the_oldest_runs(logs, tmp_path):
     from runvil.harness.answerer import choose_answerer
     from runvil.harness.drive import drive
     from runvil.host.usage import UsageMeter
-    from runvil.prompt import parse_file
+    from runvil.prompt import read_prompt
 
-    prompt = parse_file(HELLO)
+    prompt = read_prompt(HELLO)
     bindings, answer, _ = choose_answerer(["writer"], script=None, providers=None)
     for i in range(40):
         run = Run(prompt, input="x" * 20_000 + str(i), bindings=bindings)
@@ -190,9 +190,9 @@ def test_keeping_a_run_costs_a_few_milliseconds(logs):
     from runvil.harness.answerer import choose_answerer
     from runvil.harness.drive import drive
     from runvil.host.usage import UsageMeter
-    from runvil.prompt import parse_file
+    from runvil.prompt import read_prompt
 
-    prompt = parse_file(HELLO)
+    prompt = read_prompt(HELLO)
     bindings, answer, _ = choose_answerer(["writer"], script=None, providers=None)
     runs = []
     for _ in range(11):
@@ -224,3 +224,19 @@ def test_the_history_is_in_the_user_s_data_folder(monkeypatch, tmp_path):
         assert history_path() == str(tmp_path / ".local" / "share" / "runvil" / "runs.db")
     platformdirs = pytest.importorskip("platformdirs")
     assert history_path() == os.path.join(platformdirs.user_data_dir("runvil", appauthor=False), "runs.db")
+
+
+def test_a_long_log_is_kept_cut(logs, cli, tmp_path, monkeypatch):
+    """The history keeps at most MAX_LOG_CHARS of a run's log, then says
+    how many events it left out (the run log itself, --log, is whole)."""
+    from runvil.host import history
+
+    monkeypatch.setattr(history, "MAX_LOG_CHARS", 2000)
+    p = tmp_path / "loud.md"
+    p.write_text(Path(HELLO).read_text().replace("models.loop()", "for i = 1, 50 do print(('x'):rep(100)) end\nmodels.loop()"),
+                 encoding="utf-8")
+    assert cli("run", str(p))[0] == 0
+    (row,) = rows(logs)
+    events = [json.loads(line) for line in row["log"].splitlines()]
+    assert events[-1]["type"] == "log_cut" and events[-1]["events_left_out"] > 0
+    assert len(row["log"]) < 2000 + 500

@@ -145,14 +145,14 @@ def test_an_e_chunk_and_load_keep_a_hash_line(tmp_path):
 
 def test_a_required_module_skips_its_first_hash_line(tmp_path):
     from runvil.engine.run import ModelBinding, Run
-    from runvil.prompt import parse_file
+    from runvil.prompt import read_prompt
 
     (tmp_path / "mod.lua").write_text("#!/usr/bin/env lua\nreturn {line = 2}\n")
     (tmp_path / "p.md").write_text(
         "---\nname: t\ndescription: A test prompt.\nrunvil: 0\nmodels:\n  writer: {}\n---\n\n# T\n\n## A\n\n"
         "```lua\nreturn tostring(require('mod').line)\n```\n"
     )
-    run = Run(parse_file(tmp_path / "p.md"), bindings={"writer": ModelBinding("w")})
+    run = Run(read_prompt(tmp_path / "p.md"), bindings={"writer": ModelBinding("w")})
     run.step()
     assert run.done and run.outcome.ok, run.outcome.error
     assert run.outcome.result == "2"

@@ -1,4 +1,4 @@
-"""The public surface of runvil.prompt: parse_file, parse_text, check_text,
+"""The public surface of runvil.prompt: read_prompt, parse_text, check_text,
 check_file, ParseError, Prompt, and the shipped examples."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from runvil.prompt import (
     Prose,
     check_file,
     check_text,
-    parse_file,
+    read_prompt,
     parse_text,
 )
 
@@ -78,9 +78,9 @@ def test_parse_file_keeps_the_path_and_the_folder(tmp_path):
     f = tmp_path / "sub" / "first-chat.md"
     f.parent.mkdir()
     f.write_text(SPEC_EXAMPLE, encoding="utf-8")
-    p = parse_file(f)
+    p = read_prompt(f)
     assert p.path == f and p.folder == f.parent
-    assert parse_file(str(f)).path == f
+    assert read_prompt(str(f)).path == f
 
 
 def test_relative_paths_get_an_absolute_folder(tmp_path, monkeypatch):
@@ -93,7 +93,7 @@ def test_parse_error_fields_and_text(tmp_path):
     f = tmp_path / "bad.md"
     f.write_text(doc("# T\n## A\n## A\n"), encoding="utf-8")
     with pytest.raises(ParseError) as info:
-        parse_file(f)
+        read_prompt(f)
     e = info.value
     assert (e.kind, e.line, e.path) == ("Structure", 8, str(f))
     assert e.message == "duplicate section name `A` (first on line 7)"
@@ -123,7 +123,7 @@ def test_a_file_that_is_not_utf8(tmp_path):
     f = tmp_path / "latin1.md"
     f.write_bytes(doc("# T\n## A\ncaf\xe9\n").encode("latin-1"))
     with pytest.raises(ParseError) as info:
-        parse_file(f)
+        read_prompt(f)
     assert (info.value.kind, info.value.message, info.value.line) == (
         "Structure",
         "the file is not valid UTF-8 (byte 0xe9)",
@@ -134,7 +134,7 @@ def test_a_file_that_is_not_utf8(tmp_path):
 
 def test_a_missing_file_raises_oserror(tmp_path):
     with pytest.raises(FileNotFoundError):
-        parse_file(tmp_path / "nope.md")
+        read_prompt(tmp_path / "nope.md")
 
 
 def test_parse_errors_compare_by_value():
@@ -161,12 +161,12 @@ def test_lf_crlf_and_cr_newlines_parse_alike():
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
 def test_examples_parse(path):
     assert check_file(path) == []
-    p = parse_file(path)
+    p = read_prompt(path)
     assert p.frontmatter.name == path.stem
 
 
 def test_hello_example_is_one_section_chat():
-    p = parse_file(Path(__file__).parents[2] / "examples" / "hello.md")
+    p = read_prompt(Path(__file__).parents[2] / "examples" / "hello.md")
     [chat] = p.sections
     [block] = chat.pieces
     assert "messages:user('hello')" in block.code and "models.loop()" in block.code

@@ -111,7 +111,7 @@ def test_with_the_caches_off_nothing_is_written(cache, monkeypatch):
 
 def test_a_second_process_reads_no_yaml(cache, tmp_path):
     (tmp_path / "p.md").write_text(RICH + "\n## A\n\n```lua\nreturn 1\n```\n", encoding="utf-8")
-    code = ("import sys, runvil.prompt as p; f = p.parse_file(sys.argv[1]).frontmatter; "
+    code = ("import sys, runvil.prompt as p; f = p.read_prompt(sys.argv[1]).frontmatter; "
             "print(f.uses, 'yaml' in sys.modules)")
     env = dict(os.environ, RUNVIL_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
     outs = [subprocess.run([sys.executable, "-c", code, str(tmp_path / "p.md")], env=env, capture_output=True,

@@ -129,12 +129,12 @@ def _batch_command(argv: list[str]) -> int:
     if clashing:
         return _usage(clashing)
 
-    from ...prompt import ParseError, parse_file
+    from ...prompt import ParseError, read_prompt
 
     try:
         with open(args.prompt, "rb") as f:
             prompt_bytes = f.read()
-        prompt = parse_file(args.prompt)
+        prompt = read_prompt(args.prompt)
     except ParseError as e:
         print(f"error[Parse]: {e}", file=sys.stderr)
         from ..diagnostics import show_parse_error

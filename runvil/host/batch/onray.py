@@ -84,7 +84,7 @@ def _isolated(folder: str):
 def run_chunk(bundle: dict, rows: list) -> list:
     """A Ray task: runs rows given as (id, input, metadata, line) tuples;
     returns (row id, record, rounds with usage) for each, as they ended."""
-    from ...prompt import parse_file
+    from ...prompt import read_prompt
     from .data import Row
     from .runner import Runner
 
@@ -100,7 +100,7 @@ def run_chunk(bundle: dict, rows: list) -> list:
                     f.write(bundle[key])
                 setattr(args, "script" if key == "script_text" else "config", path)
         with _isolated(folder):
-            prompt = parse_file(prompt_path)
+            prompt = read_prompt(prompt_path)
             runner = Runner(args, prompt, bundle["concurrency"])
             try:
                 chunk = (Row(id=i, input=text, metadata=meta, line=line) for i, text, meta, line in rows)

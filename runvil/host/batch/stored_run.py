@@ -23,12 +23,23 @@ class RunClock:
         self.t0 = time.monotonic() if t0 is None else t0
 
 
-def run_log_text(run) -> str:
+def run_log_text(run, limit: int | None = None) -> str:
     """The run's events as JSON Lines, as `--log` writes them (what
     `json.dumps(event, ensure_ascii=False)` gives for each, with one
-    encoder for them all: a batch writes a log a row)."""
+    encoder for them all: a batch writes a log a row); with `limit`, the
+    events whose lines fit in about that many characters, then a last
+    line saying how many were left out."""
     encode = json.JSONEncoder(ensure_ascii=False).encode
-    return valid_utf8("".join([encode(ev.as_json()) + "\n" for ev in run.events.events]))
+    lines, size = [], 0
+    events = run.events.events
+    for i, ev in enumerate(events):
+        line = encode(ev.as_json()) + "\n"
+        size += len(line)
+        if limit is not None and size > limit:
+            lines.append(encode({"type": "log_cut", "events_left_out": len(events) - i}) + "\n")
+            break
+        lines.append(line)
+    return valid_utf8("".join(lines))
 
 
 def stored_usage(usage: dict) -> dict:
@@ -48,7 +59,7 @@ def run_record(run, clock: RunClock, usage: dict, *, error: BaseException | None
     rec = {
         "ok": 0, "result": None, "error_kind": None, "error_message": None,
         "started": clock.started, "ended": utc_now(), "seconds": round(time.monotonic() - clock.t0, 6),
-        "log": run_log_text(run),
+        "log": fields.pop("log") if "log" in fields else run_log_text(run),
         **stored_usage(usage), "modules": modules_json(getattr(run, "required", {})),
         **fields,
     }

@@ -63,10 +63,10 @@ def _files(prompt_text: str, world_text: str):
 def _parse():
     """The prompt, or the text #error shows for its parse error."""
     from ..diagnostics import show_parse_error
-    from ...prompt import ParseError, parse_file
+    from ...prompt import ParseError, read_prompt
 
     try:
-        return parse_file(PROMPT_FILE), None
+        return read_prompt(PROMPT_FILE), None
     except ParseError as e:
         shown = _Terminal(f"error[Parse]: {e}\n")
         shown.seek(0, io.SEEK_END)
