@@ -64,7 +64,9 @@ def test_a_long_builtin_call_stops_on_the_cpu_limit_inside_the_call(name):
     st = state_with(setup, 0.2)
     took = cpu_stop(st, f"{call} done = true")
     assert st.get_global("done") is None  # stopped inside the call
-    assert took < 0.2 + 1, took
+    # a chunk's last stage, CPython's compile, is one call nothing stops:
+    # its few seconds of a loaded machine come on top (DECISIONS, "load")
+    assert took < 0.2 + (3 if name == "load of a big chunk" else 1), took
 
 
 @pytest.mark.parametrize("call", ["local s = string.rep('ab', 1 << 23)", "local s = table.concat(T)"])
