@@ -32,6 +32,13 @@ def guarded(command, argv: list[str] | None = None) -> int:
         _drop_stdout()
         print(f"runvil: cannot write the output: {e.strerror}", file=sys.stderr)
         return 1
+    except ModuleNotFoundError as e:
+        if e.name != "sqlite3":
+            return _internal(e)
+        # (Pyodide ships sqlite3 as a package of its own, loaded on demand)
+        print("runvil: this Python has no sqlite3 module, which batches, --db and `runvil logs` need"
+              " (on Pyodide: await pyodide.loadPackage('sqlite3') first)", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as e:  # a bug in runvil, not in the prompt
         return _internal(e)
 

@@ -13,8 +13,12 @@ fails a run.
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
+
+try:
+    import sqlite3
+except ImportError:  # (Pyodide without its sqlite3 package: no history, as after `runvil logs off`)
+    sqlite3 = None
 
 #: the size above which the oldest runs are dropped
 DEFAULT_CAP_BYTES = 100 * 1024 * 1024
@@ -50,8 +54,9 @@ def off_marker(path: str) -> str:
 
 
 def storing(path: str | None = None) -> bool:
-    """Whether runs are stored (not after `runvil logs off`)."""
-    return not os.path.exists(off_marker(path or history_path()))
+    """Whether runs are stored (not after `runvil logs off`, nor where
+    Python has no sqlite3)."""
+    return sqlite3 is not None and not os.path.exists(off_marker(path or history_path()))
 
 
 def open_store(path: str):
@@ -81,12 +86,12 @@ def open_store(path: str):
 def keep_run(prompt_path: str, prompt_text: bytes, run, meter, cap: int = DEFAULT_CAP_BYTES) -> int | None:
     """Stores an ended run (its prompt's text once); returns its id, or
     None when storing is off or failed (said on stderr)."""
-    from .batch.store import StoreError, bindings_json, sha256_text
-    from .batch.stored_run import RunClock, run_log_text, run_record
-
     path = history_path()
     if not storing(path):
         return None
+    from .batch.store import StoreError, bindings_json, sha256_text
+    from .batch.stored_run import RunClock, run_log_text, run_record
+
     events = run.events.events
     clock = RunClock(events[0].time if events else None, meter.started)
     sha = sha256_text(prompt_text)

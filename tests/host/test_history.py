@@ -240,3 +240,26 @@ def test_a_long_log_is_kept_cut(logs, cli, tmp_path, monkeypatch):
     events = [json.loads(line) for line in row["log"].splitlines()]
     assert events[-1]["type"] == "log_cut" and events[-1]["events_left_out"] > 0
     assert len(row["log"]) < 2000 + 500
+
+
+WITHOUT_SQLITE = """
+import sys
+sys.modules["sqlite3"] = None  # as on Pyodide before its sqlite3 package is loaded
+from runvil.host.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("argv, code, stderr", [
+    (["run", "examples/hello.md"], 0, "runvil: no config: every model role runs on the offline echo model\n"),
+    (["logs"], 2, "runvil: this Python has no sqlite3 module, which batches, --db and `runvil logs` need"
+                  " (on Pyodide: await pyodide.loadPackage('sqlite3') first)\n"),
+])
+def test_without_sqlite3_a_run_is_not_kept_and_the_history_commands_say_why(argv, code, stderr, logs):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", WITHOUT_SQLITE, *argv], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert (done.returncode, done.stderr) == (code, stderr)
+    assert not os.path.exists(logs)

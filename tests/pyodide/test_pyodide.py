@@ -146,8 +146,14 @@ def test_the_notebook_magic_runs_a_cell(pyodide_runs):
 
 
 def test_infinite_recursion_is_lua_s_stack_overflow(pyodide_runs):
+    """Caught, Lua's message; uncaught, what runvil prints on CPython (the
+    message, then its stack traceback)."""
     assert outcome(pyodide_runs["recursion-pcall"]) == (0, "false\t(command line):1: stack overflow\n", "")
-    assert outcome(pyodide_runs["recursion"]) == (1, "", "runvil: (command line):1: stack overflow\n")
+    argv = [sys.executable, "-c", "import sys; from runvil.host.cli import main; sys.exit(main(sys.argv[1:]))",
+            *RUNS["recursion"]]
+    native = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert native.stderr.startswith("runvil: (command line):1: stack overflow\n")
+    assert outcome(pyodide_runs["recursion"]) == (1, "", native.stderr)
 
 
 def test_yields_inside_callbacks_go_through_or_fail_as_in_lua(pyodide_runs):
