@@ -1,7 +1,7 @@
 """Generator twins: a Lua function recompiled as a Python generator, so a
 coroutine can run on its resumer's stack and yield with a plain Python
-`yield` (runvil.lua.runtime.generators runs them; docs/DECISIONS.md, "coroutines as
-generators").
+`yield` (runvil.lua.runtime.generators runs them; docs/DECISIONS.md, "Generator
+twins").
 
 A switch between greenlets costs about 1 µs; a generator's `yield` a tenth
 of that. The twin is the function's own generated code, transformed on the

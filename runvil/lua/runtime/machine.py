@@ -1,5 +1,5 @@
 """The machine: everything a running Lua program needs besides its code and
-its values, on one object (docs/DECISIONS.md, "One state object").
+its values, on one object (docs/DECISIONS.md, "The machine").
 
 A `Machine` holds the running context's nested C calls (`depth`,
 runvil.lua.runtime.calldepth), its running coroutine (`co`, None: a main
