@@ -1,7 +1,8 @@
-"""Text from models, tools and prompts made harmless for a terminal (issue
-26, item 8): a reply holding OSC 52 (`ESC ] 52 ; c ; ... BEL`) would write
-the user's clipboard, OSC 0 retitle the window, `CSI 2J` clear the screen,
-a carriage return overwrite a line already shown. Every control character
+"""Text from models, tools and prompts made harmless for a terminal, since
+whoever wrote that text may mean harm: a reply holding OSC 52
+(`ESC ] 52 ; c ; ... BEL`) would write the user's clipboard, OSC 0
+retitle the window, `CSI 2J` clear the screen, a carriage return
+overwrite a line already shown. Every control character
 but newline and tab, C1 controls included, is shown as a `\\xNN` escape, so
 the sequence is seen, not obeyed. Our own colours (rich's styles, the
 spinner) are added after this and stay.
