@@ -26,7 +26,8 @@ import pytest
 
 from runvil.host.playground import PYODIDE_FILES, playground_parser
 from runvil.host.playground import session
-from runvil.host.playground.examples import EXAMPLES_JSON, TOUR_JSON, examples_json, tour_json
+from runvil.host.playground.examples import (EXAMPLES_JSON, REFERENCE_JSON, TOUR_JSON, examples_json, reference_json,
+                                             tour_json)
 from runvil.host.playground.pins import PYODIDE_URL, PYODIDE_VERSION
 
 from ..harness.loopback import LoopbackServer
@@ -237,13 +238,24 @@ def test_the_command_and_its_options_are_in_the_command_reference():
 
 def test_the_tour_is_the_tutorial_s_chapters():
     """site/tour.json is written with examples.json; a chapter links to
-    the others as tour stops and to nothing outside the site."""
+    the others as tour stops, to the reference's pages (site/reference.json,
+    shown in the tour's panel) and to nothing outside the site."""
     assert TOUR_JSON.read_text(encoding="utf-8") == tour_json(ROOT)
+    assert REFERENCE_JSON.read_text(encoding="utf-8") == reference_json(ROOT)
     tour = json.loads(TOUR_JSON.read_text(encoding="utf-8"))
+    pages = json.loads(REFERENCE_JSON.read_text(encoding="utf-8"))
     assert [c["number"] for c in tour] == list(range(1, len(tour) + 1)) and len(tour) >= 8
     assert tour[2]["title"] == "3. Tools" and tour[2]["example"] == "tools" and tour[7]["example"] == ""
+    assert set(pages) == {p.stem for p in (ROOT / "docs" / "reference").glob("*.md")}
+    assert pages["language"]["title"] and "<h1>" in pages["language"]["html"]
     hrefs = {h for c in tour for h in re.findall(r'href="([^"]*)"', c["html"])}
-    assert hrefs and all(re.fullmatch(r"\?tour=\d", h) for h in hrefs), hrefs
+    assert {"?tour=3", "?ref=language", "?ref=commands"} <= hrefs, hrefs
+    hrefs |= {h for p in pages.values() for h in re.findall(r'href="([^"]*)"', p["html"])}
+    for h in hrefs:
+        m = re.fullmatch(r"\?tour=(\d)|\?ref=([a-z-]+)", h)
+        assert m and (int(m[1]) <= len(tour) if m[1] else m[2] in pages), h
+    page = (ROOT / "runvil/host/playground/site/index.html").read_text(encoding="utf-8")
+    assert '<a id="reference" href="?ref=language"' in page
 
 
 def test_a_run_imports_only_the_bundle_s_packages():
@@ -485,6 +497,13 @@ def test_the_tour_opens_a_chapter_and_steps_through(page_report):
     assert got["after"]["title"] == "4. Tasks" and got["after"]["example"] == "tasks"
     assert got["after"]["url"].endswith("?tour=4") and got["back"]["url"].endswith("?tour=3")
     assert got["back"]["prompt"] == by_name["tools"]["prompt"]
+    pages = json.loads(REFERENCE_JSON.read_text(encoding="utf-8"))
+    assert got["reference"]["where"] == "reference: " + pages["commands"]["title"]
+    assert got["reference"]["title"] == pages["commands"]["title"] and got["reference"]["url"].endswith("?ref=commands")
+    assert got["linked"]["where"].startswith("reference: ") and "?ref=" in got["linked"]["url"]
+    assert (got["returned"]["where"], got["returned"]["url"][-7:]) == ("chapter 3 of 8", "?tour=3")
+    assert got["returned"]["prompt"] == "-- edited"  # the editors keep what the user wrote
+    assert got["header"]["where"] == "reference: " + pages["language"]["title"]
 
 
 @pytest.mark.parametrize("name", [e["name"] for e in EXAMPLES])

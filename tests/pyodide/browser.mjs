@@ -160,8 +160,23 @@ await step("tour", async () => {
   const after = await seen();
   await tour.click("#tour-prev");
   const back = await seen();
+  // the chapter's link to the command reference opens it in the panel, a link there another page;
+  // Previous comes back to the chapter and the header's link opens the language reference
+  await tour.evaluate(() => window.playground.setText("prompt", "-- edited"));
+  await tour.click("#tour-text a[href='?ref=commands']");
+  await tour.waitForFunction(() => /^reference: /.test(document.getElementById("tour-where").textContent), null,
+                             { timeout: 30_000 });
+  const reference = await seen();
+  await tour.click("#tour-text a[href^='?ref=']:not([href='?ref=commands'])");
+  await tour.waitForFunction(() => !/commands/.test(location.search), null, { timeout: 30_000 });
+  const linked = await seen();
+  await tour.click("#tour-prev");
+  const returned = await seen();
+  await tour.click("#reference");
+  await tour.waitForFunction(() => /language/.test(location.search), null, { timeout: 30_000 });
+  const header = await seen();
   await tour.close();
-  return { opened, after, back };
+  return { opened, after, back, reference, linked, returned, header };
 });
 
 await step("runaway", async () => {

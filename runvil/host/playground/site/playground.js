@@ -14,6 +14,8 @@ let replAsked = null; // the REPL line sent, as shown after its prompt
 let examples = [];
 let tour = [];
 let stop = 0; // the tour's chapter shown (its number), 0: none
+let reference = null; // the reference's pages by name (reference.json), fetched when one is first opened
+let page = ""; // the reference page shown in the tour's panel, "": none
 const editors = {};
 // what tests and the benchmark read: each worker step's time, each run's,
 // and whether the worker is idle with its cache saved
@@ -143,6 +145,7 @@ function showStop(number, loadExample) {
   const chapter = tour.find((c) => c.number === number);
   if (!chapter) return false;
   stop = number;
+  page = "";
   $("tour-where").textContent = `chapter ${number} of ${tour.length}`;
   $("tour-text").innerHTML = chapter.html;
   $("tour-text").scrollTop = 0;
@@ -152,11 +155,33 @@ function showStop(number, loadExample) {
   return true;
 }
 
-function go(number) {
-  if (!showStop(number, true)) return;
+function go(number, loadExample = true) {
+  if (!showStop(number, loadExample)) return;
   const url = new URL(location.href);
   url.searchParams.set("tour", String(number));
   url.searchParams.delete("example");
+  url.searchParams.delete("ref");
+  url.hash = "";
+  history.replaceState(null, "", url);
+}
+
+async function showPage(name) {
+  if (!reference) reference = await (await fetch("reference.json")).json();
+  if (!Object.hasOwn(reference, name)) return false;
+  page = name;
+  $("tour-where").textContent = `reference: ${reference[name].title}`;
+  $("tour-text").innerHTML = reference[name].html;
+  $("tour-text").scrollTop = 0;
+  $("tour-prev").disabled = false; // back to the tour
+  $("tour-next").disabled = true;
+  return true;
+}
+
+async function goPage(name) {
+  if (!(await showPage(name))) return;
+  const url = new URL(location.href);
+  url.searchParams.set("ref", name);
+  url.searchParams.delete("tour");
   url.hash = "";
   history.replaceState(null, "", url);
 }
@@ -251,9 +276,14 @@ async function main() {
   } else if (!wanted && !params.has("tour")) {
     choose(examples[0].name);
   }
+  if (params.has("ref") && !(await showPage(params.get("ref")))) {
+    $("error").textContent = `there is no page ${params.get("ref")} in the reference`;
+  }
   if (!stop) {
     const of = examples.find((e) => e.name === $("examples").value);
-    showStop(of ? tour.find((c) => c.title === of.chapter).number : tour[0].number, false);
+    const number = of ? tour.find((c) => c.title === of.chapter).number : tour[0].number;
+    if (page) stop = number; // (the page stays; Previous goes back to this chapter)
+    else showStop(number, false);
   }
   $("examples").addEventListener("change", (ev) => {
     if (choose(ev.target.value)) {
@@ -261,14 +291,21 @@ async function main() {
       showStop(tour.find((c) => c.title === of.chapter).number, false);
     }
   });
-  $("tour-prev").addEventListener("click", () => go(tour[tour.findIndex((c) => c.number === stop) - 1].number));
+  $("tour-prev").addEventListener("click", () => {
+    if (page) go(stop || tour[0].number, false); // back to the tour, the editors as they are
+    else go(tour[tour.findIndex((c) => c.number === stop) - 1].number);
+  });
   $("tour-next").addEventListener("click", () => go(tour[tour.findIndex((c) => c.number === stop) + 1].number));
-  $("tour-text").addEventListener("click", (ev) => {
-    const a = ev.target.closest("a[href^='?tour=']");
+  const follow = (ev) => {
+    const a = ev.target.closest("a[href^='?tour='], a[href^='?ref=']");
     if (!a) return;
     ev.preventDefault();
-    go(Number(new URLSearchParams(a.getAttribute("href")).get("tour")));
-  });
+    const to = new URLSearchParams(a.getAttribute("href"));
+    if (to.has("ref")) goPage(to.get("ref")).catch((e) => say("The reference could not load: " + e, true));
+    else go(Number(to.get("tour")));
+  };
+  $("tour-text").addEventListener("click", follow);
+  $("reference").addEventListener("click", follow);
   $("run").addEventListener("click", run);
   $("stop").addEventListener("click", startWorker);
   $("share").addEventListener("click", () => share().catch((e) => say("Share failed: " + e, true)));
