@@ -4,13 +4,13 @@ are; switch storing off and on."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sqlite3
 import sys
 from urllib.parse import quote
 
+from .argparsing import Parser
 from .exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from .history import history_path, off_marker, storing
 
@@ -25,9 +25,9 @@ LIST_COLUMNS = "id, started, prompt_path, ok, result, error_kind, error_message,
 NO_HISTORY = "no run is kept yet ({path} does not exist)"
 
 
-def logs_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="runvil logs", description="The history of runs of `runvil run` and `runvil chat`.",
-                                epilog=LOGS_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+def logs_parser() -> Parser:
+    p = Parser(prog="runvil logs", description="The history of runs of `runvil run` and `runvil chat`.",
+               epilog=LOGS_EXAMPLES)
     p.add_argument("action", nargs="?", default="list", choices=("list", "show", "view", "rm", "path", "on", "off"),
                    help="what to do (default: list)")
     p.add_argument("id", nargs="?", type=int, help="the run's id (show, view, rm)")

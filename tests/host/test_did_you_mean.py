@@ -92,6 +92,29 @@ def test_misspelt_options_and_commands(cli, tmp_path):
     assert code == 2 and err.splitlines()[0] == "runvil: unknown command 'chek' (did you mean 'check'?)"
 
 
+@pytest.mark.parametrize("argv, said", [
+    (("view", "x.db", "--rnu", "3"), "runvil view: error: unrecognized arguments: --rnu 3 (did you mean '--run'?)"),
+    (("batch", "p.md", "d.txt", "--retry-faild"),
+     "runvil batch: error: unrecognized arguments: --retry-faild (did you mean '--retry-failed'?)"),
+    (("batch", "p.md", "d.txt", "--format", "jsnol"),
+     "runvil batch: error: argument --format: invalid choice: 'jsnol' (choose from 'jsonl', 'csv', 'text') "
+     "(did you mean 'jsonl'?)"),
+    (("conformance", "--lsit"), "runvil conformance: error: unrecognized arguments: --lsit (did you mean '--list'?)"),
+    (("logs", "--jsno"), "runvil logs: error: unrecognized arguments: --jsno (did you mean '--json'?)"),
+    (("logs", "shwo", "1"), "runvil logs: error: argument action: invalid choice: 'shwo' (choose from 'list', "
+                            "'show', 'view', 'rm', 'path', 'on', 'off') (did you mean 'show'?)"),
+])
+def test_misspelt_options_of_view_batch_conformance_and_logs(cli, argv, said):
+    """Every command's options answer a misspelling alike; nothing runs."""
+    code, out, err = cli(*argv)
+    assert (code, out, err.splitlines()[-1]) == (2, "", said)
+
+
+def test_a_choice_nothing_is_close_to_gets_no_guess(cli):
+    code, out, err = cli("batch", "p.md", "d.txt", "--format", "zzz")
+    assert code == 2 and err.splitlines()[-1].endswith("(choose from 'jsonl', 'csv', 'text')")
+
+
 def test_a_misspelt_case_key(tmp_path):
     case = tmp_path / "c.yaml"
     case.write_text("- name: x\n  prompt: |\n    a\n    b\n  expct: {ok: true}\n", encoding="utf-8")
