@@ -8,7 +8,6 @@ import json
 import os
 import sqlite3
 import sys
-from urllib.parse import quote
 
 from .argparsing import Parser
 from .exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
@@ -23,6 +22,7 @@ LOGS_EXAMPLES = """examples:
 
 LIST_COLUMNS = "id, started, prompt_path, ok, result, error_kind, error_message, rounds, seconds"
 NO_HISTORY = "no run is kept yet ({path} does not exist)"
+CANNOT_READ = "cannot read the history {path}: {reason}"
 
 
 def logs_parser() -> Parser:
@@ -58,20 +58,15 @@ def logs_command(argv: list[str]) -> int:
             return EXIT_OK
         print(f"runvil: {NO_HISTORY.format(path=path)}", file=sys.stderr)
         return EXIT_FAILED
+    from .batch.store import StoreError, opened
+
     try:
-        mode = "rw" if args.action == "rm" else "ro"
-        db = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode={mode}", uri=True)
-    except sqlite3.Error as e:
-        print(f"runvil: cannot read the history {path}: {e}", file=sys.stderr)
+        with opened(path, "rw" if args.action == "rm" else "ro", CANNOT_READ) as db:
+            db.row_factory = sqlite3.Row
+            return {"list": list_runs, "show": show_run, "view": view_run, "rm": remove_run}[args.action](db, args, path)
+    except StoreError as e:
+        print(f"runvil: {e}", file=sys.stderr)
         return EXIT_FAILED
-    db.row_factory = sqlite3.Row
-    try:
-        return {"list": list_runs, "show": show_run, "view": view_run, "rm": remove_run}[args.action](db, args, path)
-    except sqlite3.Error as e:
-        print(f"runvil: cannot read the history {path}: {e}", file=sys.stderr)
-        return EXIT_FAILED
-    finally:
-        db.close()
 
 
 def switch(path: str, on: bool) -> int:

@@ -165,6 +165,28 @@ def test_a_history_that_cannot_be_written_never_fails_the_run(tmp_path, monkeypa
     assert "the run was not kept in the history" in err
 
 
+def test_a_history_that_is_no_database_is_said_in_words(logs, cli):
+    """The history is read as `runvil view DB` reads a results database:
+    never made, never changed, its errors naming the file."""
+    logs.parent.mkdir(parents=True)
+    logs.write_text("some text, not a database\n")
+    for argv in (("logs",), ("logs", "show", "1"), ("logs", "rm", "1")):
+        assert cli(*argv) == (1, "", f"runvil: cannot read the history {logs}: file is not a database\n")
+    logs.unlink()
+    sqlite3.connect(logs).execute("CREATE TABLE other (a)").connection.close()
+    assert cli("logs", "show", "1") == (1, "", f"runvil: {logs} is not a results database of runvil (it has no "
+                                               "`runs` table)\n")
+    assert logs.read_bytes().startswith(b"SQLite format 3") and table_names(logs) == ["other"]
+
+
+def table_names(path) -> list[str]:
+    db = sqlite3.connect(path)
+    try:
+        return [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    finally:
+        db.close()
+
+
 def test_keys_never_reach_the_history(logs, cli, server, tmp_path, monkeypatch):
     from ..harness.chat_server import text_stream
 
