@@ -8,27 +8,15 @@ from __future__ import annotations
 import pytest
 
 from runvil.host.cases import CaseError, read_case_file
-from runvil.host.cli import main
 
-HEAD = "---\nname: t\ndescription: A test prompt.\nrunvil: 0\n{fm}---\n\n# T\n"
+from .prompts import head
 
 
-@pytest.fixture
-def cli(tmp_path, capsys, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("RUNVIL_CONFIG", raising=False)
-
-    def run(*argv):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def test_a_misspelt_frontmatter_key_and_role_option(cli, tmp_path):
-    (tmp_path / "a.md").write_text(HEAD.format(fm="modles:\n  writer: {}\n"), encoding="utf-8")
-    (tmp_path / "b.md").write_text(HEAD.format(fm="models:\n  writer: {temprature: 0.2}\n"), encoding="utf-8")
+    (tmp_path / "a.md").write_text(head("modles:\n  writer: {}\n", roles=()), encoding="utf-8")
+    (tmp_path / "b.md").write_text(head("models:\n  writer: {temprature: 0.2}\n", roles=()), encoding="utf-8")
     code, out, err = cli("run", "a.md")
     assert code == 3
     assert err == ("error[Parse]: a.md:5: invalid frontmatter: unknown key 'modles' (only keys starting with 'x-' "
@@ -61,7 +49,7 @@ context = 8192
 def test_a_misspelt_config_key_names_its_line_and_the_key_meant(cli, tmp_path, fill, said):
     (tmp_path / "c.toml").write_text(CONFIG.format(**{"provider": "", "model": "", "limits": "", **fill}),
                                      encoding="utf-8")
-    (tmp_path / "p.md").write_text(HEAD.format(fm=""), encoding="utf-8")
+    (tmp_path / "p.md").write_text(head(roles=()), encoding="utf-8")
     code, out, err = cli("run", "p.md", "--config", "c.toml")
     assert (code, err) == (2, f"runvil: {said}\n")
 
@@ -69,14 +57,14 @@ def test_a_misspelt_config_key_names_its_line_and_the_key_meant(cli, tmp_path, f
 def test_a_misspelt_default_model(cli, tmp_path):
     (tmp_path / "c.toml").write_text(CONFIG.format(provider="", model="", limits="").replace(
         'default_model = "local/small"', 'default_model = "local/smal"'), encoding="utf-8")
-    (tmp_path / "p.md").write_text(HEAD.format(fm=""), encoding="utf-8")
+    (tmp_path / "p.md").write_text(head(roles=()), encoding="utf-8")
     code, out, err = cli("run", "p.md", "--config", "c.toml")
     assert (code, err) == (2, "runvil: c.toml:1: default_model: unknown model 'local/smal' (no "
                               "[models.\"local/smal\"] table); did you mean 'local/small'?\n")
 
 
 def test_misspelt_options_and_commands(cli, tmp_path):
-    (tmp_path / "p.md").write_text(HEAD.format(fm=""), encoding="utf-8")
+    (tmp_path / "p.md").write_text(head(roles=()), encoding="utf-8")
     code, out, err = cli("run", "p.md", "--jsn", "--scirpt=w.yaml")
     assert code == 2
     assert err.splitlines()[-1] == ("runvil run: error: unrecognized arguments: --jsn --scirpt=w.yaml "
@@ -125,6 +113,6 @@ def test_a_misspelt_case_key(tmp_path):
 
 
 def test_a_missing_world_file_is_said_in_words(cli, tmp_path):
-    (tmp_path / "p.md").write_text(HEAD.format(fm=""), encoding="utf-8")
+    (tmp_path / "p.md").write_text(head(roles=()), encoding="utf-8")
     code, out, err = cli("run", "p.md", "--script", "nope.yaml")
     assert (code, err) == (2, "runvil: the scripted world nope.yaml does not exist\n")

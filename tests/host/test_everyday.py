@@ -10,22 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from runvil.host.cli import main
+from .prompts import head
 
 ROOT = Path(__file__).resolve().parents[2]
 
-HEAD = """---
-name: t
-description: A test prompt.
-runvil: 0
-models:
-  writer: {}
-  reviewer: {}
----
-
-# T
-
-"""
+HEAD = head(roles=("writer", "reviewer"))
 
 CONFIG = """
 [providers.local]
@@ -40,19 +29,6 @@ provider = "local"
 context = 32768
 """
 
-
-@pytest.fixture
-def cli(tmp_path, capsys, monkeypatch):
-    """runvil in tmp_path: (exit status, stdout, stderr)."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("RUNVIL_CONFIG", raising=False)
-
-    def run(*argv):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def write(tmp_path, name, text):
@@ -172,7 +148,7 @@ def runvil_process(*args, cwd, stdin=""):
     return p.returncode, p.stdout, p.stderr
 
 
-TWO = HEAD.replace("  reviewer: {}\n", "") + """## Chat
+TWO = head() + """## Chat
 
 ```lua
 return 'chat done'

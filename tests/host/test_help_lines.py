@@ -13,28 +13,15 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from runvil.host.cli import main
 from tests.harness.loopback import LoopbackServer
 
-HEAD = "---\nname: t\ndescription: A test prompt.\nrunvil: 0\nmodels:\n  writer: {}\n{extra}---\n\n# T\n\n"
+from .prompts import head
 
 
-@pytest.fixture
-def cli(tmp_path, capsys, monkeypatch):
-    """runvil in tmp_path: (exit status, stdout, stderr)."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("RUNVIL_CONFIG", raising=False)
-
-    def run(*argv):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def prompt(tmp_path, body: str, extra: str = "", world: str | None = None) -> None:
-    (tmp_path / "p.md").write_text(HEAD.replace("{extra}", extra) + textwrap.dedent(body), encoding="utf-8")
+    (tmp_path / "p.md").write_text(head(extra) + textwrap.dedent(body), encoding="utf-8")
     if world is not None:
         (tmp_path / "w.yaml").write_text(textwrap.dedent(world), encoding="utf-8")
 

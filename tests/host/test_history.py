@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from runvil.host.cli import main
-
 ROOT = Path(__file__).resolve().parents[2]
 HELLO = str(ROOT / "examples" / "hello.md")
 
@@ -27,16 +25,6 @@ def logs(tmp_path, monkeypatch):
     monkeypatch.delenv("RUNVIL_CONFIG", raising=False)
     monkeypatch.chdir(tmp_path)
     return path
-
-
-@pytest.fixture
-def cli(capsys):
-    def run(*argv):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def rows(path) -> list[dict]:
