@@ -10,13 +10,13 @@ import json
 import os
 import re
 import sys
-import textwrap
 
 import pytest
 
 from runvil.host.cli import main
 
 from ..harness.chat_server import chunk, error, stream, text_stream, usage_chunk
+from ..harness.key_echo import provider_toml
 from .terminal import on_a_terminal
 
 KEY = "sk-test-CLI-SECRET-9f8e7d6c5b4a"
@@ -53,17 +53,7 @@ def files(tmp_path, server, monkeypatch):
     prompt = tmp_path / "p.md"
     prompt.write_text(PROMPT, encoding="utf-8")
     config = tmp_path / "runvil.toml"
-    config.write_text(textwrap.dedent(f"""\
-        default_model = "local/m"
-        [providers.local]
-        base_url = "{server.base_url}"
-        api_key_env = "RUNVIL_TEST_KEY"
-        timeout = 5
-        [models."local/m"]
-        provider = "local"
-        name = "m-1"
-        context = 8192
-        """), encoding="utf-8")
+    config.write_text(provider_toml(server.base_url, "RUNVIL_TEST_KEY", max_retries=None), encoding="utf-8")
     return str(prompt), str(config), tmp_path / "log.jsonl"
 
 
