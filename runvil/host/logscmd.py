@@ -134,12 +134,13 @@ def show_run(db, args, path: str) -> int:
     if args.json:
         print(json.dumps(fields, ensure_ascii=False, indent=2))
         return EXIT_OK
+    from .usage import usage_parts
+
     outcome = "ok" if row["ok"] else f"error[{row['error_kind']}]: {row['error_message']}"
     for label, value in (("run", row["id"]), ("started", row["started"]), ("seconds", row["seconds"]),
                          ("prompt", row["prompt_path"]), ("sha256", row["prompt_sha256"]),
                          ("bindings", row["bindings"]), ("input", row["input"]), ("outcome", outcome),
-                         ("usage", f"{row['rounds']} rounds, {row['prompt_tokens']} prompt tokens, "
-                                   f"{row['completion_tokens']} completion tokens")):
+                         ("usage", " · ".join(usage_parts(row)))):
         print(f"{label}: {value}")
     if row["ok"] and row["result"] is not None:
         print("result:")

@@ -84,6 +84,21 @@ def test_show_prints_one_run_and_json_has_the_prompt_text(logs, cli):
     assert code == 1 and "the history has no run 9" in err
 
 
+def test_show_says_the_usage_as_the_closing_line_does(logs, cli, server, tmp_path):
+    """Unknown tokens are said so, never `None`; known ones as a run's
+    closing line gives them."""
+    from ..harness.chat_server import chunk, stream, usage_chunk
+
+    cli("run", HELLO)
+    assert "usage: 1 round · tokens unknown\n" in cli("logs", "show", "1")[1]
+    (tmp_path / "runvil.toml").write_text(
+        f'[providers.p]\nbase_url = "{server.base_url}"\n\n[models."p/m"]\nprovider = "p"\ncontext = 8192\n',
+        encoding="utf-8")
+    server.reply(stream(chunk({"content": "hi"}, finish="stop"), usage_chunk(30, 12, reasoning=4)))
+    assert cli("run", HELLO, "-m", "p/m")[0] == 0
+    assert "usage: 1 round · 30 prompt + 12 completion tokens (4 reasoning)\n" in cli("logs", "show", "2")[1]
+
+
 def test_view_writes_the_run_viewer_page(logs, cli, tmp_path):
     cli("run", HELLO)
     code, out, _ = cli("logs", "view", "1", "-o", str(tmp_path / "page.html"))
