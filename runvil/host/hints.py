@@ -79,8 +79,13 @@ def _provider(facts: dict, message: str) -> list[str]:
     lines = []
     provider, url = facts.get("provider"), facts.get("url")
     if message.startswith("the model backend could not be reached") and (provider or url):
+        from .envconfig import ENV_PROVIDER, URL_ENV
+
         named = f"provider '{provider}'" if provider else "the provider"
-        lines.append(f"{named} is at {url}: is its server running there? (its base_url in the config)"
+        # the environment's provider may come from a config file of that name too: both are said
+        source = (f"{URL_ENV} without a config file, else its base_url in the config" if provider == ENV_PROVIDER
+                  else "its base_url in the config")
+        lines.append(f"{named} is at {url}: is its server running there? ({source})"
                      if url else f"{named}: is its server running?")
     if facts.get("hint") == "interrupted":
         lines.append("start llama.cpp's server with --interrupt_requests False, so that it serves concurrent "

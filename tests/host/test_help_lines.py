@@ -176,6 +176,17 @@ def test_an_unreachable_backend_names_the_provider_and_its_url(cli, tmp_path):
     assert helps(err) == [f"provider 'local' is at {url}: is its server running there? (its base_url in the config)"]
 
 
+def test_the_environments_unreachable_provider_names_openai_base_url(cli, tmp_path, monkeypatch):
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    prompt(tmp_path, CHAT)
+    code, out, err = cli("run", "p.md", "-m", "gpt-4o-mini")
+    assert code == 1
+    assert helps(err) == [f"provider 'openai' is at {url}: is its server running there? (OPENAI_BASE_URL without "
+                          "a config file, else its base_url in the config)"]
+
+
 class _Llama(BaseHTTPRequestHandler):
     """llama.cpp's server as started without the README's options: a reply
     stream it ends without a finish reason, or its own overflow 400."""
