@@ -63,7 +63,8 @@ def logs_command(argv: list[str]) -> int:
     try:
         with opened(path, "rw" if args.action == "rm" else "ro", CANNOT_READ) as db:
             db.row_factory = sqlite3.Row
-            return {"list": list_runs, "show": show_run, "view": view_run, "rm": remove_run}[args.action](db, args, path)
+            act = {"list": list_runs, "show": show_run, "view": view_run, "rm": remove_run}[args.action]
+            return act(db, args, path)
     except StoreError as e:
         print(f"runvil: {e}", file=sys.stderr)
         return EXIT_FAILED

@@ -127,7 +127,8 @@ def test_fifos_and_sockets_are_refused_without_blocking(files):
 
     def use_them():
         for name in ("fifo", "sock"):
-            said[name] = (failure(files, "files/read", path=name), failure(files, "files/write", path=name, content="x"))
+            said[name] = (failure(files, "files/read", path=name),
+                          failure(files, "files/write", path=name, content="x"))
 
     # opening a fifo with no writer blocks for ever: a thread still inside after a minute has blocked
     # (no load on the machine stretches a few file checks that far)
@@ -136,8 +137,8 @@ def test_fifos_and_sockets_are_refused_without_blocking(files):
         worker.start()
         worker.join(60)
         assert not worker.is_alive(), "a fifo or a socket blocked the files Pack"
-        assert said == {name: (f"files/read: {name} is not a regular file", f"files/write: {name} is not a regular file")
-                        for name in ("fifo", "sock")}
+        assert said == {name: (f"files/read: {name} is not a regular file",
+                               f"files/write: {name} is not a regular file") for name in ("fifo", "sock")}
         assert result(files, "files/list") == "the workspace has no files"
     finally:
         server.close()

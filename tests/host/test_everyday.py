@@ -252,6 +252,22 @@ def test_every_help_page_shows_examples(cli, command):
     assert 1 <= len(lines) <= 3, out
 
 
+@pytest.mark.parametrize("command", ["run", "check", "models", "lua", "chat", "conformance", "view", "batch",
+                                     "playground", "logs"])
+def test_every_option_of_every_command_is_in_the_command_reference(cli, command):
+    import re
+
+    reference = (ROOT / "docs" / "reference" / "commands.md").read_text(encoding="utf-8")
+    code, out, err = cli(command, "--help")
+    assert code == 0
+    listed = re.findall(r"^\s+(-{1,2}[a-zA-Z][a-z_-]*)", out, re.M)  # the options' own lines
+    options = set(listed) | set(re.findall(r"[\[ ,](--[a-z][a-z-]*)", out))  # and the usage line's
+    options -= {"-h", "--help"}
+    assert options, out
+    missing = sorted(o for o in options if f"`{o}" not in reference)
+    assert missing == [], f"runvil {command}: options not in the reference"
+
+
 def test_models_lists_the_catalog_and_how_each_role_is_bound(tmp_path, cli):
     write(tmp_path, "runvil.toml", CONFIG + '\n[bind]\nreviewer = "local/big"\n')
     p = hello(tmp_path)
