@@ -22,6 +22,16 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
         super().__init__(*args, **kwargs)
 
+    def parse(self, argv: list[str]):
+        """The arguments, or the exit status argparse ended on: 0 after
+        `--help` printed the page, 2 (a usage error) after its message."""
+        from .exits import EXIT_OK, EXIT_USAGE
+
+        try:
+            return self.parse_args(argv)
+        except SystemExit as e:
+            return EXIT_USAGE if e.code else EXIT_OK
+
     def error(self, message: str):
         unknown = re.match(r"unrecognized arguments: (.*)", message)
         if unknown is not None:

@@ -103,10 +103,9 @@ def chat_command(argv: list[str]) -> int:
     from .runcmd import EXIT_FAILED, EXIT_OK, EXIT_USAGE, drive_closing, open_log, usage_error, world_for
     from .usage import UsageMeter, report_retries
 
-    try:
-        args = chat_parser().parse_args(argv)
-    except SystemExit as e:
-        return EXIT_USAGE if e.code else EXIT_OK
+    args = chat_parser().parse(argv)
+    if isinstance(args, int):
+        return args
     from .outputs import clash, config_input
 
     clashing = clash([("--log", args.log)], [(f"the world {args.script}", args.script), config_input(args.config)])

@@ -103,10 +103,9 @@ def parser() -> Parser:
 
 
 def conformance_command(argv: list[str]) -> int:
-    try:
-        args = parser().parse_args(argv)
-    except SystemExit as e:
-        return EXIT_USAGE if e.code else EXIT_PASSED
+    args = parser().parse(argv)
+    if isinstance(args, int):
+        return args
     dirs = args.dirs or [str(suite_folder())]
     shipped = is_the_suite(dirs)
     info = suite_info() if shipped else {}

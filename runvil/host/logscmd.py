@@ -39,10 +39,9 @@ def logs_parser() -> Parser:
 
 
 def logs_command(argv: list[str]) -> int:
-    try:
-        args = logs_parser().parse_args(argv)
-    except SystemExit as e:
-        return EXIT_USAGE if e.code else EXIT_OK
+    args = logs_parser().parse(argv)
+    if isinstance(args, int):
+        return args
     path = history_path()
     if args.action == "path":
         print(path)

@@ -35,10 +35,9 @@ def models_parser():
 
 
 def models_command(argv: list[str]) -> int:
-    try:
-        args = models_parser().parse_args(argv)
-    except SystemExit as e:
-        return EXIT_USAGE if e.code else EXIT_OK
+    args = models_parser().parse(argv)
+    if isinstance(args, int):
+        return args
     from .config import ConfigError, load_config
 
     try:

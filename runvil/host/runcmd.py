@@ -190,10 +190,9 @@ def read_arguments(argv: list[str]):
         # a lone prompt path, the common case, read without argparse: building
         # the parser costs about 5 ms, a twentieth of a run on the echo model
         return SimpleNamespace(prompt=argv[0], bind=[], **RUN_DEFAULTS)
-    try:
-        args = run_parser().parse_args(argv)
-    except SystemExit as e:
-        return EXIT_USAGE if e.code else EXIT_OK
+    args = run_parser().parse(argv)
+    if isinstance(args, int):
+        return args
     from .outputs import clash, config_input
 
     clashing = clash([("--log", args.log), ("--view", args.view), ("--record", args.record), ("--db", args.db)],

@@ -591,10 +591,9 @@ def view_command(argv: list[str]) -> int:
     p.add_argument("-o", "--output", metavar="FILE.html", help="where to write the page (default: the log's name with .html)")
     p.add_argument("--run", metavar="ID", type=int,
                    help="draw the run of this id stored in the database LOG (runvil batch, runvil run --db)")
-    try:
-        args = p.parse_args(argv)
-    except SystemExit as e:
-        return 2 if e.code else 0
+    args = p.parse(argv)
+    if isinstance(args, int):
+        return args
     if args.run is None:
         from .batch.listing import is_database, list_command
 

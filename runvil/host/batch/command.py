@@ -102,10 +102,9 @@ def _whole(raw: str, least: int) -> int | None:
 
 
 def _batch_command(argv: list[str]) -> int:
-    try:
-        args = batch_parser().parse_args(argv)
-    except SystemExit as e:
-        return EXIT_USAGE if e.code else EXIT_OK
+    args = batch_parser().parse(argv)
+    if isinstance(args, int):
+        return args
     concurrency = _whole(args.concurrency, 1)
     if concurrency is None:
         return _usage(BAD_CONCURRENCY.format(raw=args.concurrency))
