@@ -69,16 +69,17 @@ def test_the_round_cap_names_max_tool_iterations_and_the_section(cli, tmp_path):
                           "frontmatter (at most 1000), or ask the model to answer in fewer tool rounds"]
 
 
-def test_the_precheck_overflow_gives_its_figures_and_keeps_the_spec_message(cli, tmp_path):
-    prompt(tmp_path, """\
-        ## Send
+#: a world whose model's window, 600 tokens with 100 kept for the reply, 2000 x's overflow (504 tokens)
+SMALL_WINDOW = "models: {writer: {context: 600, max_tokens: 100}}\nreplies: [{text: hi}]\n"
 
-        ```lua
-        models.use('writer')
-        messages:user(string.rep('x', 2000))
-        models.loop()
-        ```
-        """, world="models: {writer: {context: 600, max_tokens: 100}}\nreplies: [{text: hi}]\n")
+
+def sends_2000(then: str) -> str:
+    """A section `Send` that puts 2000 x's in the list, then runs `then`."""
+    return f"## Send\n\n```lua\nmodels.use('writer')\nmessages:user(string.rep('x', 2000))\n{then}\n```\n"
+
+
+def test_the_precheck_overflow_gives_its_figures_and_keeps_the_spec_message(cli, tmp_path):
+    prompt(tmp_path, sends_2000("models.loop()"), world=SMALL_WINDOW)
     code, out, err = cli("run", "p.md", "--script", "w.yaml", "--json")
     error = json.loads(out)["error"]
     assert error["message"] == "context exhausted: the request precheck overflowed the model's context window"
@@ -89,7 +90,7 @@ def test_the_precheck_overflow_gives_its_figures_and_keeps_the_spec_message(cli,
 
 def test_an_infer_overflow_is_told_to_send_less(cli, tmp_path):
     prompt(tmp_path, "## Ask\n\n```lua\nmodels.use('writer')\nreturn models.infer(string.rep('x', 2000))\n```\n",
-           world="models: {writer: {context: 600, max_tokens: 100}}\nreplies: [{text: hi}]\n")
+           world=SMALL_WINDOW)
     code, out, err = cli("run", "p.md", "--script", "w.yaml")
     assert code == 1
     assert helps(err) == ["the request was estimated at 504 tokens against the window of 600 of the model writer, "
@@ -97,16 +98,10 @@ def test_an_infer_overflow_is_told_to_send_less(cli, tmp_path):
 
 
 def test_lua_sees_none_of_the_hosts_facts(cli, tmp_path):
-    prompt(tmp_path, """\
-        ## Send
-
-        ```lua
-        models.use('writer')
-        messages:user(string.rep('x', 2000))
-        local ok, err = pcall(models.loop, function() messages:user('more') end)
-        return tostring(err) .. '|' .. tostring(err.estimate) .. '|' .. tostring(err.compactor) .. '|' .. err.reason
-        ```
-        """, world="models: {writer: {context: 600, max_tokens: 100}}\nreplies: [{text: hi}]\n")
+    prompt(tmp_path, sends_2000(
+        "local ok, err = pcall(models.loop, function() messages:user('more') end)\n"
+        "return tostring(err) .. '|' .. tostring(err.estimate) .. '|' .. tostring(err.compactor) .. '|' .. err.reason"),
+        world=SMALL_WINDOW)
     code, out, err = cli("run", "p.md", "--script", "w.yaml")
     assert (code, out) == (0, "context exhausted: the request precheck overflowed the model's context window"
                               "|nil|nil|precheck\n")
