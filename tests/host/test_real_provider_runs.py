@@ -248,8 +248,8 @@ def test_timeout_and_max_retries_come_from_the_config(server, files, capsys):
     text = open(config).read().replace("timeout = 5", "timeout = 0.3\nmax_retries = 1")
     with open(config, "w") as f:
         f.write(text)
-    server.reply(Reply(delay=2.0, chunks=[chunk({"content": "late"}, finish="stop")]),
-                 Reply(delay=2.0, chunks=[chunk({"content": "late"}, finish="stop")]))
+    server.reply(Reply(delay=60.0, chunks=[chunk({"content": "late"}, finish="stop")]),  # the server's stop ends them
+                 Reply(delay=60.0, chunks=[chunk({"content": "late"}, finish="stop")]))
     code, data, _, events = run(files, capsys)
     assert code == 1
     assert data["error"]["message"] == "the model backend could not be reached: no reply within 0.3 seconds"
