@@ -184,6 +184,7 @@ class Screen:
         self.streamed: list[str] = []
         self.interrupted: list[bool] = []
         self.failed_turns = 0
+        self.failure_facts: dict = {}  # the facts of the provider's failure the turn ended on, for help lines
 
     def fragment(self, effect, text: str) -> None:
         self.streamed.append(text)
@@ -204,7 +205,11 @@ class Screen:
                 self.interrupted.clear()
                 print(("\n" if self.live else "") + INTERRUPTED, file=sys.stderr)
             else:
+                from .hints import provider_lines, write_help
+
                 print(ev.data["text"], file=self.err)
+                write_help(self.err, provider_lines(self.failure_facts, ev.data["text"].removeprefix("error: ")))
+            self.failure_facts = {}
 
 
 class Turns:
@@ -220,12 +225,16 @@ class Turns:
         from .repl import INTERRUPTED
 
         if isinstance(effect, UserTurn):
+            self.screen.failure_facts = {}  # a new turn: no failure of an earlier one is told again
             return self.read()
         try:
-            return self.answer(effect)
+            got = self.answer(effect)
         except KeyboardInterrupt:
             self.screen.interrupted.append(True)
             return ModelFailure(message=INTERRUPTED)
+        if isinstance(got, ModelFailure) and got.facts:
+            self.screen.failure_facts = got.facts
+        return got
 
     def read(self):
         while True:

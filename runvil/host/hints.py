@@ -43,7 +43,7 @@ def help_lines(prompt, error, run=None) -> list[str]:
         lines.append(f"{where} reached the round cap, max_tool_iterations = {facts['max_tool_iterations']}: "
                      "raise it in the frontmatter (at most 1000), or ask the model to answer in fewer tool rounds")
     elif kind == "Completion":
-        lines += _provider(facts, message)
+        lines += provider_lines(facts, message)
     elif kind == "Lua":
         lines += _lua(prompt, message, run)
     return lines
@@ -75,7 +75,8 @@ def _exhausted(facts: dict) -> list[str]:
     return lines
 
 
-def _provider(facts: dict, message: str) -> list[str]:
+def provider_lines(facts: dict, message: str) -> list[str]:
+    """The hints for a provider's failure: where its server is, how to start llama.cpp's."""
     lines = []
     provider, url = facts.get("provider"), facts.get("url")
     if message.startswith("the model backend could not be reached") and (provider or url):
