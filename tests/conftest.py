@@ -31,6 +31,10 @@ atexit.register(shutil.rmtree, os.environ["RUNVIL_CACHE_DIR"], True)
 _LOGS = tempfile.mkdtemp(prefix="runvil-test-logs-")
 os.environ["RUNVIL_LOGS"] = os.path.join(_LOGS, "runs.db")
 atexit.register(shutil.rmtree, _LOGS, True)
+# a user's OpenAI key or server never reaches a test (nor a paid request): the
+# tests that need the environment's provider set these variables themselves
+for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+    os.environ.pop(_name, None)
 
 
 def pytest_configure(config):

@@ -1,5 +1,6 @@
 """The commands' argument parser: argparse's, with a did-you-mean for a
-misspelt option (`--jsn` -> `--json`) and a misspelt command."""
+misspelt option (`--jsn` -> `--json`), a misspelt choice (`logs shwo` ->
+`show`) and a misspelt command."""
 
 from __future__ import annotations
 
@@ -21,6 +22,16 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
         super().__init__(*args, **kwargs)
 
+    def parse(self, argv: list[str]):
+        """The arguments, or the exit status argparse ended on: 0 after
+        `--help` printed the page, 2 (a usage error) after its message."""
+        from .exits import EXIT_OK, EXIT_USAGE
+
+        try:
+            return self.parse_args(argv)
+        except SystemExit as e:
+            return EXIT_USAGE if e.code else EXIT_OK
+
     def error(self, message: str):
         unknown = re.match(r"unrecognized arguments: (.*)", message)
         if unknown is not None:
@@ -29,4 +40,7 @@ class Parser(argparse.ArgumentParser):
                      for close in difflib.get_close_matches(w.split("=", 1)[0], options, n=1, cutoff=0.6)]
             if meant:
                 message += f" (did you mean {', '.join(repr(m) for m in meant)}?)"
+        choice = re.match(r"argument .*: invalid choice: '(.*)' \(choose from (.*)\)$", message)
+        if choice is not None:
+            message += did_you_mean(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
         super().error(message)

@@ -103,10 +103,9 @@ def chat_command(argv: list[str]) -> int:
     from .runcmd import EXIT_FAILED, EXIT_OK, EXIT_USAGE, drive_closing, open_log, usage_error, world_for
     from .usage import UsageMeter, report_retries
 
-    try:
-        args = chat_parser().parse_args(argv)
-    except SystemExit as e:
-        return EXIT_USAGE if e.code else EXIT_OK
+    args = chat_parser().parse(argv)
+    if isinstance(args, int):
+        return args
     from .outputs import clash, config_input
 
     clashing = clash([("--log", args.log)], [(f"the world {args.script}", args.script), config_input(args.config)])
@@ -185,6 +184,7 @@ class Screen:
         self.streamed: list[str] = []
         self.interrupted: list[bool] = []
         self.failed_turns = 0
+        self.failure_facts: dict = {}  # the facts of the provider's failure the turn ended on, for help lines
 
     def fragment(self, effect, text: str) -> None:
         self.streamed.append(text)
@@ -205,7 +205,11 @@ class Screen:
                 self.interrupted.clear()
                 print(("\n" if self.live else "") + INTERRUPTED, file=sys.stderr)
             else:
+                from .hints import provider_lines, write_help
+
                 print(ev.data["text"], file=self.err)
+                write_help(self.err, provider_lines(self.failure_facts, ev.data["text"].removeprefix("error: ")))
+            self.failure_facts = {}
 
 
 class Turns:
@@ -221,12 +225,16 @@ class Turns:
         from .repl import INTERRUPTED
 
         if isinstance(effect, UserTurn):
+            self.screen.failure_facts = {}  # a new turn: no failure of an earlier one is told again
             return self.read()
         try:
-            return self.answer(effect)
+            got = self.answer(effect)
         except KeyboardInterrupt:
             self.screen.interrupted.append(True)
             return ModelFailure(message=INTERRUPTED)
+        if isinstance(got, ModelFailure) and got.facts:
+            self.screen.failure_facts = got.facts
+        return got
 
     def read(self):
         while True:

@@ -18,13 +18,13 @@ Output: casereport.py. Exit status: 0 all passed (or failed as expected),
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
 import time
 from pathlib import Path
 
+from .argparsing import Parser
 from .caserun import (DEFAULT_TIMEOUT, CommandError, CommandRunner, HereRunner, Outcome, check,  # noqa: F401
                       default_jobs, output_json, run_cases, run_here)
 from .casereport import Console, Result, json_report, write_json_report, write_junit
@@ -70,9 +70,8 @@ def run_case(case: dict) -> dict:
 # ------------------------------------------------------------------ the command
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="runvil conformance", description="Run conformance cases.", epilog=EXAMPLES,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+def parser() -> Parser:
+    p = Parser(prog="runvil conformance", description="Run conformance cases.", epilog=EXAMPLES)
     p.add_argument("dirs", nargs="*", metavar="DIR", help="case folders or files (default: the shipped suite)")
     p.add_argument("--impl", metavar="CMD", help="the implementation's command (default: this runvil)")
     p.add_argument("-k", dest="patterns", action="append", default=[], metavar="PATTERN",
@@ -104,10 +103,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def conformance_command(argv: list[str]) -> int:
-    try:
-        args = parser().parse_args(argv)
-    except SystemExit as e:
-        return EXIT_USAGE if e.code else EXIT_PASSED
+    args = parser().parse(argv)
+    if isinstance(args, int):
+        return args
     dirs = args.dirs or [str(suite_folder())]
     shipped = is_the_suite(dirs)
     info = suite_info() if shipped else {}

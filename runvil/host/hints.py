@@ -43,7 +43,7 @@ def help_lines(prompt, error, run=None) -> list[str]:
         lines.append(f"{where} reached the round cap, max_tool_iterations = {facts['max_tool_iterations']}: "
                      "raise it in the frontmatter (at most 1000), or ask the model to answer in fewer tool rounds")
     elif kind == "Completion":
-        lines += _provider(facts, message)
+        lines += provider_lines(facts, message)
     elif kind == "Lua":
         lines += _lua(prompt, message, run)
     return lines
@@ -75,12 +75,18 @@ def _exhausted(facts: dict) -> list[str]:
     return lines
 
 
-def _provider(facts: dict, message: str) -> list[str]:
+def provider_lines(facts: dict, message: str) -> list[str]:
+    """The hints for a provider's failure: where its server is, how to start llama.cpp's."""
     lines = []
     provider, url = facts.get("provider"), facts.get("url")
     if message.startswith("the model backend could not be reached") and (provider or url):
+        from .envconfig import ENV_PROVIDER, URL_ENV
+
         named = f"provider '{provider}'" if provider else "the provider"
-        lines.append(f"{named} is at {url}: is its server running there? (its base_url in the config)"
+        # the environment's provider may come from a config file of that name too: both are said
+        source = (f"{URL_ENV} without a config file, else its base_url in the config" if provider == ENV_PROVIDER
+                  else "its base_url in the config")
+        lines.append(f"{named} is at {url}: is its server running there? ({source})"
                      if url else f"{named}: is its server running?")
     if facts.get("hint") == "interrupted":
         lines.append("start llama.cpp's server with --interrupt_requests False, so that it serves concurrent "

@@ -89,11 +89,9 @@ def keep_run(prompt_path: str, prompt_text: bytes, run, meter, cap: int = DEFAUL
     path = history_path()
     if not storing(path):
         return None
-    from .batch.store import StoreError, bindings_json, sha256_text
-    from .batch.stored_run import RunClock, run_log_text, run_record
+    from .batch.store import StoreError, sha256_text
+    from .batch.stored_run import run_log_text, single_run_record
 
-    events = run.events.events
-    clock = RunClock(events[0].time if events else None, meter.started)
     sha = sha256_text(prompt_text)
     try:
         store = open_store(path)
@@ -103,11 +101,8 @@ def keep_run(prompt_path: str, prompt_text: bytes, run, meter, cap: int = DEFAUL
     try:
         store.db.execute("INSERT OR IGNORE INTO prompts (sha256, text) VALUES (?, ?)",
                          (sha, prompt_text.decode("utf-8", "replace")))
-        run_id = store.add_run(run_record(run, clock, meter.as_json(), batch_id=None, row_id=None, input=run.input,
-                                          metadata=None, prompt_path=os.path.abspath(prompt_path)
-                                          if not prompt_path.startswith("<") else prompt_path,
-                                          prompt_sha256=sha, bindings=bindings_json(run.bindings),
-                                          log=run_log_text(run, MAX_LOG_CHARS)))
+        shown_path = prompt_path if prompt_path.startswith("<") else os.path.abspath(prompt_path)
+        run_id = store.add_run(single_run_record(run, meter, shown_path, sha, log=run_log_text(run, MAX_LOG_CHARS)))
         drop_oldest(store.db, cap)
         return run_id
     except (sqlite3.Error, StoreError, OverflowError) as e:  # (a number SQLite cannot hold, from a world)

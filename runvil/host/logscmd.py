@@ -4,13 +4,12 @@ are; switch storing off and on."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sqlite3
 import sys
-from urllib.parse import quote
 
+from .argparsing import Parser
 from .exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from .history import history_path, off_marker, storing
 
@@ -23,11 +22,12 @@ LOGS_EXAMPLES = """examples:
 
 LIST_COLUMNS = "id, started, prompt_path, ok, result, error_kind, error_message, rounds, seconds"
 NO_HISTORY = "no run is kept yet ({path} does not exist)"
+CANNOT_READ = "cannot read the history {path}: {reason}"
 
 
-def logs_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="runvil logs", description="The history of runs of `runvil run` and `runvil chat`.",
-                                epilog=LOGS_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+def logs_parser() -> Parser:
+    p = Parser(prog="runvil logs", description="The history of runs of `runvil run` and `runvil chat`.",
+               epilog=LOGS_EXAMPLES)
     p.add_argument("action", nargs="?", default="list", choices=("list", "show", "view", "rm", "path", "on", "off"),
                    help="what to do (default: list)")
     p.add_argument("id", nargs="?", type=int, help="the run's id (show, view, rm)")
@@ -39,10 +39,9 @@ def logs_parser() -> argparse.ArgumentParser:
 
 
 def logs_command(argv: list[str]) -> int:
-    try:
-        args = logs_parser().parse_args(argv)
-    except SystemExit as e:
-        return EXIT_USAGE if e.code else EXIT_OK
+    args = logs_parser().parse(argv)
+    if isinstance(args, int):
+        return args
     path = history_path()
     if args.action == "path":
         print(path)
@@ -58,20 +57,16 @@ def logs_command(argv: list[str]) -> int:
             return EXIT_OK
         print(f"runvil: {NO_HISTORY.format(path=path)}", file=sys.stderr)
         return EXIT_FAILED
+    from .batch.store import StoreError, opened
+
     try:
-        mode = "rw" if args.action == "rm" else "ro"
-        db = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode={mode}", uri=True)
-    except sqlite3.Error as e:
-        print(f"runvil: cannot read the history {path}: {e}", file=sys.stderr)
+        with opened(path, "rw" if args.action == "rm" else "ro", CANNOT_READ) as db:
+            db.row_factory = sqlite3.Row
+            act = {"list": list_runs, "show": show_run, "view": view_run, "rm": remove_run}[args.action]
+            return act(db, args, path)
+    except StoreError as e:
+        print(f"runvil: {e}", file=sys.stderr)
         return EXIT_FAILED
-    db.row_factory = sqlite3.Row
-    try:
-        return {"list": list_runs, "show": show_run, "view": view_run, "rm": remove_run}[args.action](db, args, path)
-    except sqlite3.Error as e:
-        print(f"runvil: cannot read the history {path}: {e}", file=sys.stderr)
-        return EXIT_FAILED
-    finally:
-        db.close()
 
 
 def switch(path: str, on: bool) -> int:
@@ -139,12 +134,13 @@ def show_run(db, args, path: str) -> int:
     if args.json:
         print(json.dumps(fields, ensure_ascii=False, indent=2))
         return EXIT_OK
+    from .usage import usage_parts
+
     outcome = "ok" if row["ok"] else f"error[{row['error_kind']}]: {row['error_message']}"
     for label, value in (("run", row["id"]), ("started", row["started"]), ("seconds", row["seconds"]),
                          ("prompt", row["prompt_path"]), ("sha256", row["prompt_sha256"]),
                          ("bindings", row["bindings"]), ("input", row["input"]), ("outcome", outcome),
-                         ("usage", f"{row['rounds']} rounds, {row['prompt_tokens']} prompt tokens, "
-                                   f"{row['completion_tokens']} completion tokens")):
+                         ("usage", " · ".join(usage_parts(row)))):
         print(f"{label}: {value}")
     if row["ok"] and row["result"] is not None:
         print("result:")

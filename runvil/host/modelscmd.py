@@ -7,7 +7,6 @@ for it, its context window and default max_tokens), `default_model` and
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
@@ -20,12 +19,10 @@ EXAMPLES = """examples:
 
 
 def models_parser():
+    from .argparsing import Parser
     from .config import add_binding_options
 
-    from .argparsing import Parser
-
-    p = Parser(prog="runvil models", description="List the catalog models and the role bindings.",
-                                epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(prog="runvil models", description="List the catalog models and the role bindings.", epilog=EXAMPLES)
     p.add_argument("prompt", nargs="?", metavar="PROMPT.md", help="also show how this prompt's roles are bound")
     p.add_argument("--config", metavar="FILE",
                    help="the config file (default: RUNVIL_CONFIG, else ./runvil.toml)")
@@ -35,10 +32,9 @@ def models_parser():
 
 
 def models_command(argv: list[str]) -> int:
-    try:
-        args = models_parser().parse_args(argv)
-    except SystemExit as e:
-        return EXIT_USAGE if e.code else EXIT_OK
+    args = models_parser().parse(argv)
+    if isinstance(args, int):
+        return args
     from .config import ConfigError, load_config
 
     try:

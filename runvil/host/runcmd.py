@@ -64,12 +64,9 @@ def run_command(argv: list[str]) -> int:
 
 def run_parser():
     """The argparse parser of `runvil run`'s arguments."""
-    import argparse
-
     from .argparsing import Parser
 
-    p = Parser(prog="runvil run", description="Run a prompt and print its result.",
-                                epilog=RUN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(prog="runvil run", description="Run a prompt and print its result.", epilog=RUN_EXAMPLES)
     p.add_argument("prompt", metavar="PROMPT.md", help="the prompt file to run")
     p.add_argument("--input", metavar="TEXT", help="the run's input (the `input` global)")
     p.add_argument("--input-file", metavar="F",
@@ -190,10 +187,9 @@ def read_arguments(argv: list[str]):
         # a lone prompt path, the common case, read without argparse: building
         # the parser costs about 5 ms, a twentieth of a run on the echo model
         return SimpleNamespace(prompt=argv[0], bind=[], **RUN_DEFAULTS)
-    try:
-        args = run_parser().parse_args(argv)
-    except SystemExit as e:
-        return EXIT_USAGE if e.code else EXIT_OK
+    args = run_parser().parse(argv)
+    if isinstance(args, int):
+        return args
     from .outputs import clash, config_input
 
     clashing = clash([("--log", args.log), ("--view", args.view), ("--record", args.record), ("--db", args.db)],
@@ -304,14 +300,15 @@ def report_run(args, prompt, run, outcome, meter, requests: list, live, errors) 
 
         write_run_view(args.view, run)  # a page that cannot be written is said on stderr
     stored = True
+    source = prompt_bytes(args.prompt, prompt) if args.db or not args.no_log else b""
     if args.db:
         from .batch.stored_run import store_single_run
 
-        stored = store_single_run(args.db, args.prompt, run, meter) is not None
+        stored = store_single_run(args.db, args.prompt, source, run, meter) is not None
     if not args.no_log:
         from .history import keep_run
 
-        keep_run(args.prompt, prompt_bytes(args.prompt, prompt), run, meter)
+        keep_run(args.prompt, source, run, meter)
     if not outcome.ok:
         print(f"error[{outcome.error.kind}]: {outcome.error.message}", file=errors)
         from .diagnostics import show_run_error

@@ -75,20 +75,25 @@ class UsageMeter:
     def closing_line(self, now: float | None = None) -> str:
         """`2 rounds · 30 prompt + 12 completion tokens (4 reasoning) · 1.8 s`."""
         seconds = (time.monotonic() if now is None else now) - self.started
-        u = self.as_json()
-        parts = [f"{u['rounds']} round{'' if u['rounds'] == 1 else 's'}"]
-        if self.reported:
-            tokens = f"{u['prompt_tokens']} prompt + {u['completion_tokens']} completion tokens"
-            if u["reasoning_tokens"]:
-                tokens += f" ({u['reasoning_tokens']} reasoning)"
-            missing = u["rounds_without_usage"]
-            if missing:
-                tokens += f" ({missing} round{'' if missing == 1 else 's'} without usage)"
-            parts.append(tokens)
-        elif u["rounds"]:
-            parts.append(TOKENS_UNKNOWN)
-        parts.append(f"{seconds:.1f} s")
-        return " · ".join(parts)
+        return " · ".join([*usage_parts(self.as_json()), f"{seconds:.1f} s"])
+
+
+def usage_parts(usage) -> list[str]:
+    """`2 rounds`, then `30 prompt + 12 completion tokens (4 reasoning)` or
+    `tokens unknown`, from the usage fields of `--json` or of a stored run
+    (where unknown tokens are NULL)."""
+    rounds, missing = usage["rounds"] or 0, usage["rounds_without_usage"] or 0
+    parts = [f"{rounds} round{'' if rounds == 1 else 's'}"]
+    if rounds > missing and usage["prompt_tokens"] is not None:
+        tokens = f"{usage['prompt_tokens']} prompt + {usage['completion_tokens'] or 0} completion tokens"
+        if usage["reasoning_tokens"]:
+            tokens += f" ({usage['reasoning_tokens']} reasoning)"
+        if missing:
+            tokens += f" ({missing} round{'' if missing == 1 else 's'} without usage)"
+        parts.append(tokens)
+    elif rounds:
+        parts.append(TOKENS_UNKNOWN)
+    return parts
 
 
 def report_retries(answerer, run) -> None:

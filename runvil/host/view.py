@@ -16,11 +16,11 @@ list as sent is rebuilt here, per section entry.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from html import escape
 
+from .argparsing import Parser
 from .viewstyle import CSS
 
 # ------------------------------------------------------------------ reading
@@ -584,19 +584,16 @@ def default_output(log: str) -> str:
 
 
 def view_command(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="runvil view",
-                                description="Render a run log (runvil run --log) as one self-contained HTML page.",
-                                epilog="examples:\n  runvil run examples/hello.md --log run.jsonl && "
-                                       "runvil view run.jsonl\n  runvil view run.jsonl -o /tmp/page.html",
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(prog="runvil view", description="Render a run log (runvil run --log) as one self-contained HTML page.",
+               epilog="examples:\n  runvil run examples/hello.md --log run.jsonl && "
+                      "runvil view run.jsonl\n  runvil view run.jsonl -o /tmp/page.html")
     p.add_argument("log", metavar="LOG.jsonl", help="the run log to render (with --run: a results database)")
     p.add_argument("-o", "--output", metavar="FILE.html", help="where to write the page (default: the log's name with .html)")
     p.add_argument("--run", metavar="ID", type=int,
                    help="draw the run of this id stored in the database LOG (runvil batch, runvil run --db)")
-    try:
-        args = p.parse_args(argv)
-    except SystemExit as e:
-        return 2 if e.code else 0
+    args = p.parse(argv)
+    if isinstance(args, int):
+        return args
     if args.run is None:
         from .batch.listing import is_database, list_command
 

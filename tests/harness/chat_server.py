@@ -6,7 +6,7 @@ monotonic `time` it arrived). A reply is either an HTTP error (`status`,
 `body`, extra `headers` such as `retry-after`), a plain JSON completion
 (`json`), an SSE stream (`chunks`: dicts sent as `data: {...}`, strings
 written as raw lines, `threading.Event`s the server waits on before going
-on, numbers the server sleeps), ended by `data: [DONE]` unless
+on (for at most `GATE_WAIT` seconds), numbers the server sleeps), ended by `data: [DONE]` unless
 `done=False`, or a connection closed before any reply byte (`drop`).
 A reply may also be a function of the request's JSON body that returns
 one (`as_server`): how a real server answers by what it was asked
@@ -82,13 +82,18 @@ def text_stream(*fragments, finish: str | None = "stop") -> Reply:
     return stream(*chunks)
 
 
+#: how long a stream waits for an Event of its chunks: a test sets it at once, so the wait is
+#: long enough that no load on the machine runs it out; a wait run out is counted (`gates_timed_out`)
+GATE_WAIT = 30.0
+
+
 class ChatServer(LoopbackServer):
     def __init__(self):
         self.replies: list[Reply] = []
         self.requests: list[dict] = []
         self.listing: dict[str, object] = {}
         self.gets: list[dict] = []
-        self.gates_timed_out = 0  # Events of a stream that were never set: waited out their 2 s
+        self.gates_timed_out = 0  # Events of a stream that were never set: waited out GATE_WAIT
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -169,7 +174,7 @@ class ChatServer(LoopbackServer):
         h.wfile.flush()
         for c in r.chunks:
             if isinstance(c, threading.Event):
-                if not c.wait(2.0):
+                if not c.wait(GATE_WAIT):
                     self.gates_timed_out += 1
                 continue
             if isinstance(c, (int, float)):

@@ -16,31 +16,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import textwrap
 
 import pytest
 
 from runvil.engine.effects import ModelFailure, ModelReply
 from runvil.harness.errortext import mask_keys
-from runvil.harness.scrubber import KEY_RUN, Scrubber
+from runvil.harness.scrubber import Scrubber
 from runvil.host.cli import main
 
+from .key_echo import KEY, KEY_ENV, leaks, write_files
 from .raw_server import RawServer, http_reply
 
-KEY = "Zq7Lm3pX9vR2tK8wN4yBhJ"  # not shaped like a known key: only the scrubber can catch it
 ANSWERS = (ModelReply, ModelFailure)
-_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
-
-
-def folded(text: str) -> str:
-    return text.translate(_LOWER)
-
-
-def leaks(text: str, key: str = KEY) -> list[str]:
-    """The runs of KEY_RUN characters of the key in `text`, in any case."""
-    text, key = folded(text), folded(key)
-    return sorted({key[i:i + KEY_RUN] for i in range(len(key) - KEY_RUN + 1)} & {
-        text[i:i + KEY_RUN] for i in range(len(text) - KEY_RUN + 1)})
 
 
 def both(key: str) -> str:
@@ -125,26 +112,6 @@ SERVERS = {
 
 CASES = [(cls, field, i) for (cls, field), servers in SERVERS.items() for i in range(len(servers))]
 
-PROMPT = """---
-name: keys
-description: Talks to a provider that sends the key back.
-runvil: 0
-models:
-  writer: {}
----
-
-# Ask
-
-```lua
-models.use('writer')
-tools.offer_local('clock', 'the time', {type = 'object'}, function(args) return 'it is 12:00 in ' .. tostring(args.zone) end)
-messages:user('hello')
-models.loop()
-return messages[#messages].content
-```
-"""
-
-
 #: fields runvil builds itself, for the host's help lines, from the fields
 #: above and the config (the provider's name and URL): no server writes
 #: them, and the scrubber masks them as any field (the test below)
@@ -177,24 +144,10 @@ def test_an_upper_cased_echo_is_masked_whole():
 
 
 def files(tmp_path, server) -> tuple[str, str, str]:
-    prompt = tmp_path / "p.md"
-    prompt.write_text(PROMPT, encoding="utf-8")
-    config = tmp_path / "runvil.toml"
-    config.write_text(textwrap.dedent(f"""\
-        default_model = "local/m"
-        [providers.local]
-        base_url = "{server.base_url}"
-        api_key_env = "RUNVIL_ECHO_KEY"
-        timeout = 5
-        max_retries = 0
-        [models."local/m"]
-        provider = "local"
-        name = "m-1"
-        context = 8192
-        """), encoding="utf-8")
+    prompt, config = write_files(tmp_path, server.base_url)
     data = tmp_path / "rows.txt"
     data.write_text("hello\n", encoding="utf-8")
-    return str(prompt), str(config), str(data)
+    return prompt, config, str(data)
 
 
 def serving(make):
@@ -221,7 +174,7 @@ def database_text(path) -> str:
 
 @pytest.mark.parametrize("cls,field,i", CASES, ids=[f"{c}.{f}-{i}" for c, f, i in CASES])
 def test_a_key_in_the_field_reaches_no_sink(tmp_path, capsys, monkeypatch, cls, field, i):
-    monkeypatch.setenv("RUNVIL_ECHO_KEY", KEY)
+    monkeypatch.setenv(KEY_ENV, KEY)
     monkeypatch.delenv("RUNVIL_CONFIG", raising=False)
     out = {name: tmp_path / name for name in ("log.jsonl", "page.html", "world.yaml", "run.db", "batch.db",
                                              "rows.jsonl")}

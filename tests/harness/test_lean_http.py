@@ -13,7 +13,6 @@ import gzip
 import json
 import socket
 import threading
-import time
 
 import pytest
 
@@ -99,13 +98,15 @@ class RawServer:
     """Answers each request on a connection with the next of `replies`
     (bytes, sent as they are; None closes the connection); records the
     requests' heads and how many connections were opened. A connection is
-    closed after a reply in HTTP/1.0, or after every reply with `close_after`."""
+    closed after a reply in HTTP/1.0, or after every reply with `close_after`;
+    `closed` is released once for each connection the server has closed."""
 
     def __init__(self, replies, close_after: bool = False):
         self.replies = list(replies)
         self.close_after = close_after
         self.heads: list[bytes] = []
         self.connections = 0
+        self.closed = threading.Semaphore(0)
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.lock = threading.Lock()
@@ -123,7 +124,13 @@ class RawServer:
                 return
             with self.lock:
                 self.connections += 1
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+            threading.Thread(target=self._serve_then_say, args=(conn,), daemon=True).start()
+
+    def _serve_then_say(self, conn):
+        try:
+            self._serve(conn)
+        finally:
+            self.closed.release()
 
     def _serve(self, conn):
         buf = b""
@@ -229,7 +236,7 @@ def test_a_connection_the_server_closed_while_idle_is_not_used_again():
     try:
         with OpenAIProvider(server.url, None, "m", timeout=3.0, retry=RetryPolicy(max_retries=0)) as p:
             assert p.answer(rnd()).text == "fresh"
-            time.sleep(0.2)  # the server closes the connection meanwhile
+            assert server.closed.acquire(timeout=60)  # the server has closed the connection
             second = p.answer(rnd())
     finally:
         server.close()

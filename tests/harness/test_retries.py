@@ -185,6 +185,7 @@ def test_nothing_is_retried_once_content_streamed(server):
 def test_a_timeout_before_the_reply_is_retried(server):
     from .chat_server import Reply
 
-    server.reply(Reply(delay=1.0, chunks=[chunk({"content": "late"}, finish="stop")]), text_stream("ok"))
-    answer, retries = ask(server.base_url, timeout=0.2)
+    # the retry's reply must come within the timeout: seconds, however loaded the machine (stop ends the delay)
+    server.reply(Reply(delay=60.0, chunks=[chunk({"content": "late"}, finish="stop")]), text_stream("ok"))
+    answer, retries = ask(server.base_url, timeout=3.0)
     assert answer.text == "ok" and [(a, s) for a, s, _ in retries] == [(1, None)]

@@ -99,8 +99,8 @@ class WebServer(LoopbackServer):
             h.send_header("Content-Type", "text/plain")
             h.send_header("Content-Length", "100")
             h.end_headers()
-            for _ in range(100):
-                if self.stopping.wait(0.05):
+            for _ in range(100):  # 30 s of body: longer than any load stretches a test's deadline
+                if self.stopping.wait(0.3):
                     return
                 h.wfile.write(b"x")
                 h.wfile.flush()

@@ -112,14 +112,16 @@ def test_runs_are_taken_from_the_source_only_as_slots_free_up():
     driver.close()  # stops at once: the runs still going are dropped
 
 
-class SlowStep:
-    """A run whose every step takes `seconds` (a long Lua step)."""
+class GatedStep:
+    """A run whose every step lasts until `gate` opens (a long Lua step),
+    or at most 30 s; `waited_out` counts the steps that reached that end."""
 
-    def __init__(self, run, seconds: float):
-        self.run, self.seconds = run, seconds
+    def __init__(self, run, gate: threading.Event):
+        self.run, self.gate, self.waited_out = run, gate, 0
 
     def step(self):
-        time.sleep(self.seconds)
+        if not self.gate.wait(30):
+            self.waited_out += 1
         return self.run.step()
 
     def __getattr__(self, name):
@@ -127,19 +129,20 @@ class SlowStep:
 
 
 def test_a_run_s_request_goes_out_without_waiting_for_the_other_runs_steps():
-    """Four runs stepped in one hand-over, each step 0.15 s: the first run's
-    round reaches the provider right after its own step, not after all
-    four (0.6 s)."""
-    arrived = []
+    """Four runs stepped in one hand-over; the steps of the last three last
+    until the first run's round has reached the provider. A driver that
+    sent the round only after all four steps would wait each of them out;
+    no clock is read, so no load on the machine can fail it."""
+    first_round = threading.Event()
     answer = Blocking(wait=0.01)
 
-    def timed(effect):
-        arrived.append(time.monotonic())
+    def told(effect):
+        first_round.set()
         return answer(effect)
 
-    timed.concurrent = True
-    t0 = time.monotonic()
-    runs = [Job(SlowStep(Run(PROMPT, input=f"r{i}", bindings=BINDINGS), 0.15), timed, tag=i) for i in range(4)]
-    ended = list(drive_many(runs, concurrency=4))
+    told.concurrent = True
+    first = Job(Run(PROMPT, input="r0", bindings=BINDINGS), told, tag=0)
+    gated = [GatedStep(Run(PROMPT, input=f"r{i}", bindings=BINDINGS), first_round) for i in range(1, 4)]
+    ended = list(drive_many([first, *(Job(run, told, tag=i) for i, run in enumerate(gated, 1))], concurrency=4))
     assert sorted(j.tag for j in ended) == [0, 1, 2, 3] and all(j.run.outcome.ok for j in ended)
-    assert arrived[0] - t0 < 0.45  # after one step, not four
+    assert [run.waited_out for run in gated] == [0, 0, 0]  # the first round went out after one step, not four

@@ -106,3 +106,23 @@ def test_a_provider_retry_in_a_chat_is_a_model_retry_event(tmp_path, monkeypatch
     events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     (retry,) = [e for e in events if e["type"] == "model_retry"]
     assert (retry["attempt"], retry["status"], retry["wait"]) == (1, 503, 0.01)
+
+
+def test_an_unreachable_provider_is_named_under_the_failed_turn(tmp_path, monkeypatch, capsys):
+    """The help line `runvil run` gives under the error, under the turn's
+    error too, once."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    (tmp_path / "runvil.toml").write_text(f'[providers.p]\nbase_url = "{url}"\nmax_retries = 0\n\n'
+                                          '[models."p/m"]\nprovider = "p"\ncontext = 8192\n', encoding="utf-8")
+    monkeypatch.setattr("sys.stdin", io.StringIO("hello\n/model\n"))  # the line /model answers has no help
+    code = main(["chat", "--config", str(tmp_path / "runvil.toml"), "-m", "p/m", "--no-log"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.splitlines()[1:] == [
+        "error: the model backend could not be reached: connection refused",
+        f"help: provider 'p' is at {url}: is its server running there? (its base_url in the config)",
+        "talking to p/m, context 8192"]

@@ -13,23 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from runvil.host.cli import main
+from .prompts import head
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-HEAD = "---\nname: t\ndescription: A test prompt.\nrunvil: 0\nmodels:\n  writer: {}\n{extra}---\n\n# T\n\n"
 
-
-@pytest.fixture
-def cli(tmp_path, capsys, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-
-    def run(*argv):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def test_every_example_passes_check(cli):
@@ -84,7 +72,7 @@ def test_the_run_says_the_same_as_check(cli, tmp_path):
 
 
 def test_a_prose_only_prompt_with_no_model_selected_is_told_the_line_to_add(cli, tmp_path):
-    (tmp_path / "p.md").write_text(HEAD.replace("{extra}", "") + "## Ask\n\nSay hello.\n", encoding="utf-8")
+    (tmp_path / "p.md").write_text(head() + "## Ask\n\nSay hello.\n", encoding="utf-8")
     code, out, err = cli("check", "p.md")
     assert code == 3
     assert err.splitlines() == [
@@ -100,14 +88,14 @@ def test_a_prose_only_prompt_with_no_model_selected_is_told_the_line_to_add(cli,
     ("uses: [web]\n", "packs.offer('files')", "packs.offer: pack 'files' is not listed in the frontmatter's uses"),
 ])
 def test_tools_and_packs(cli, tmp_path, uses, call, said):
-    (tmp_path / "p.md").write_text(HEAD.replace("{extra}", uses) + f"## A\n\n```lua\n{call}\nreturn 1\n```\n",
+    (tmp_path / "p.md").write_text(head(uses) + f"## A\n\n```lua\n{call}\nreturn 1\n```\n",
                                    encoding="utf-8")
     code, out, err = cli("check", "p.md")
     assert (code, err.splitlines()[0]) == (3, f"error[Name]: p.md:{14 + bool(uses)}: {said}")
 
 
 def test_what_the_scan_cannot_see_through_is_no_error(cli, tmp_path):
-    (tmp_path / "p.md").write_text(HEAD.replace("{extra}", "") + """## A
+    (tmp_path / "p.md").write_text(head() + """## A
 
 ```lua
 local jump = function(name) return name end
@@ -130,7 +118,7 @@ Say {{var.unset}}.
 
 def test_a_bare_name_for_a_var_is_a_warning(cli, tmp_path):
     body = "```lua\nmodels.default('writer')\nvar.topic = 'x'\n```\n\n## A\n\nWrite about {{topic}}.\n"
-    (tmp_path / "p.md").write_text(HEAD.replace("{extra}", "") + body, encoding="utf-8")
+    (tmp_path / "p.md").write_text(head() + body, encoding="utf-8")
     code, out, err = cli("check", "p.md")
     assert (code, out) == (0, "ok: 1 file, 1 warning\n")
     assert err.splitlines() == ["warning[Name]: p.md:18: {{topic}} reads a global that no block sets, so the run "

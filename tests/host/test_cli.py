@@ -9,6 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from .prompts import head
 from .terminal import on_a_terminal as terminal
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,19 +29,7 @@ def write(tmp_path, name, text):
     return str(p)
 
 
-HEAD = """\
----
-name: t
-description: A test prompt.
-runvil: 0
-models:
-  writer: {}
-uses: [web]
----
-
-# T
-
-"""
+HEAD = head("uses: [web]\n")
 
 
 def test_hello_on_the_echo_model():

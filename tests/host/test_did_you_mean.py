@@ -8,27 +8,15 @@ from __future__ import annotations
 import pytest
 
 from runvil.host.cases import CaseError, read_case_file
-from runvil.host.cli import main
 
-HEAD = "---\nname: t\ndescription: A test prompt.\nrunvil: 0\n{fm}---\n\n# T\n"
+from .prompts import head
 
 
-@pytest.fixture
-def cli(tmp_path, capsys, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("RUNVIL_CONFIG", raising=False)
-
-    def run(*argv):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def test_a_misspelt_frontmatter_key_and_role_option(cli, tmp_path):
-    (tmp_path / "a.md").write_text(HEAD.format(fm="modles:\n  writer: {}\n"), encoding="utf-8")
-    (tmp_path / "b.md").write_text(HEAD.format(fm="models:\n  writer: {temprature: 0.2}\n"), encoding="utf-8")
+    (tmp_path / "a.md").write_text(head("modles:\n  writer: {}\n", roles=()), encoding="utf-8")
+    (tmp_path / "b.md").write_text(head("models:\n  writer: {temprature: 0.2}\n", roles=()), encoding="utf-8")
     code, out, err = cli("run", "a.md")
     assert code == 3
     assert err == ("error[Parse]: a.md:5: invalid frontmatter: unknown key 'modles' (only keys starting with 'x-' "
@@ -61,7 +49,7 @@ context = 8192
 def test_a_misspelt_config_key_names_its_line_and_the_key_meant(cli, tmp_path, fill, said):
     (tmp_path / "c.toml").write_text(CONFIG.format(**{"provider": "", "model": "", "limits": "", **fill}),
                                      encoding="utf-8")
-    (tmp_path / "p.md").write_text(HEAD.format(fm=""), encoding="utf-8")
+    (tmp_path / "p.md").write_text(head(roles=()), encoding="utf-8")
     code, out, err = cli("run", "p.md", "--config", "c.toml")
     assert (code, err) == (2, f"runvil: {said}\n")
 
@@ -69,14 +57,14 @@ def test_a_misspelt_config_key_names_its_line_and_the_key_meant(cli, tmp_path, f
 def test_a_misspelt_default_model(cli, tmp_path):
     (tmp_path / "c.toml").write_text(CONFIG.format(provider="", model="", limits="").replace(
         'default_model = "local/small"', 'default_model = "local/smal"'), encoding="utf-8")
-    (tmp_path / "p.md").write_text(HEAD.format(fm=""), encoding="utf-8")
+    (tmp_path / "p.md").write_text(head(roles=()), encoding="utf-8")
     code, out, err = cli("run", "p.md", "--config", "c.toml")
     assert (code, err) == (2, "runvil: c.toml:1: default_model: unknown model 'local/smal' (no "
                               "[models.\"local/smal\"] table); did you mean 'local/small'?\n")
 
 
 def test_misspelt_options_and_commands(cli, tmp_path):
-    (tmp_path / "p.md").write_text(HEAD.format(fm=""), encoding="utf-8")
+    (tmp_path / "p.md").write_text(head(roles=()), encoding="utf-8")
     code, out, err = cli("run", "p.md", "--jsn", "--scirpt=w.yaml")
     assert code == 2
     assert err.splitlines()[-1] == ("runvil run: error: unrecognized arguments: --jsn --scirpt=w.yaml "
@@ -92,6 +80,29 @@ def test_misspelt_options_and_commands(cli, tmp_path):
     assert code == 2 and err.splitlines()[0] == "runvil: unknown command 'chek' (did you mean 'check'?)"
 
 
+@pytest.mark.parametrize("argv, said", [
+    (("view", "x.db", "--rnu", "3"), "runvil view: error: unrecognized arguments: --rnu 3 (did you mean '--run'?)"),
+    (("batch", "p.md", "d.txt", "--retry-faild"),
+     "runvil batch: error: unrecognized arguments: --retry-faild (did you mean '--retry-failed'?)"),
+    (("batch", "p.md", "d.txt", "--format", "jsnol"),
+     "runvil batch: error: argument --format: invalid choice: 'jsnol' (choose from 'jsonl', 'csv', 'text') "
+     "(did you mean 'jsonl'?)"),
+    (("conformance", "--lsit"), "runvil conformance: error: unrecognized arguments: --lsit (did you mean '--list'?)"),
+    (("logs", "--jsno"), "runvil logs: error: unrecognized arguments: --jsno (did you mean '--json'?)"),
+    (("logs", "shwo", "1"), "runvil logs: error: argument action: invalid choice: 'shwo' (choose from 'list', "
+                            "'show', 'view', 'rm', 'path', 'on', 'off') (did you mean 'show'?)"),
+])
+def test_misspelt_options_of_view_batch_conformance_and_logs(cli, argv, said):
+    """Every command's options answer a misspelling alike; nothing runs."""
+    code, out, err = cli(*argv)
+    assert (code, out, err.splitlines()[-1]) == (2, "", said)
+
+
+def test_a_choice_nothing_is_close_to_gets_no_guess(cli):
+    code, out, err = cli("batch", "p.md", "d.txt", "--format", "zzz")
+    assert code == 2 and err.splitlines()[-1].endswith("(choose from 'jsonl', 'csv', 'text')")
+
+
 def test_a_misspelt_case_key(tmp_path):
     case = tmp_path / "c.yaml"
     case.write_text("- name: x\n  prompt: |\n    a\n    b\n  expct: {ok: true}\n", encoding="utf-8")
@@ -102,6 +113,6 @@ def test_a_misspelt_case_key(tmp_path):
 
 
 def test_a_missing_world_file_is_said_in_words(cli, tmp_path):
-    (tmp_path / "p.md").write_text(HEAD.format(fm=""), encoding="utf-8")
+    (tmp_path / "p.md").write_text(head(roles=()), encoding="utf-8")
     code, out, err = cli("run", "p.md", "--script", "nope.yaml")
     assert (code, err) == (2, "runvil: the scripted world nope.yaml does not exist\n")

@@ -10,22 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from runvil.host.cli import main
+from .prompts import head
 
 ROOT = Path(__file__).resolve().parents[2]
 
-HEAD = """---
-name: t
-description: A test prompt.
-runvil: 0
-models:
-  writer: {}
-  reviewer: {}
----
-
-# T
-
-"""
+HEAD = head(roles=("writer", "reviewer"))
 
 CONFIG = """
 [providers.local]
@@ -40,19 +29,6 @@ provider = "local"
 context = 32768
 """
 
-
-@pytest.fixture
-def cli(tmp_path, capsys, monkeypatch):
-    """runvil in tmp_path: (exit status, stdout, stderr)."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("RUNVIL_CONFIG", raising=False)
-
-    def run(*argv):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def write(tmp_path, name, text):
@@ -172,7 +148,7 @@ def runvil_process(*args, cwd, stdin=""):
     return p.returncode, p.stdout, p.stderr
 
 
-TWO = HEAD.replace("  reviewer: {}\n", "") + """## Chat
+TWO = head() + """## Chat
 
 ```lua
 return 'chat done'
@@ -274,6 +250,22 @@ def test_every_help_page_shows_examples(cli, command):
     examples = out.split("examples:\n", 1)[1]
     lines = [line for line in examples.splitlines() if line.startswith(f"  runvil {command}")]
     assert 1 <= len(lines) <= 3, out
+
+
+@pytest.mark.parametrize("command", ["run", "check", "models", "lua", "chat", "conformance", "view", "batch",
+                                     "playground", "logs"])
+def test_every_option_of_every_command_is_in_the_command_reference(cli, command):
+    import re
+
+    reference = (ROOT / "docs" / "reference" / "commands.md").read_text(encoding="utf-8")
+    code, out, err = cli(command, "--help")
+    assert code == 0
+    listed = re.findall(r"^\s+(-{1,2}[a-zA-Z][a-z_-]*)", out, re.M)  # the options' own lines
+    options = set(listed) | set(re.findall(r"[\[ ,](--[a-z][a-z-]*)", out))  # and the usage line's
+    options -= {"-h", "--help"}
+    assert options, out
+    missing = sorted(o for o in options if f"`{o}" not in reference)
+    assert missing == [], f"runvil {command}: options not in the reference"
 
 
 def test_models_lists_the_catalog_and_how_each_role_is_bound(tmp_path, cli):

@@ -13,28 +13,15 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from runvil.host.cli import main
 from tests.harness.loopback import LoopbackServer
 
-HEAD = "---\nname: t\ndescription: A test prompt.\nrunvil: 0\nmodels:\n  writer: {}\n{extra}---\n\n# T\n\n"
+from .prompts import head
 
 
-@pytest.fixture
-def cli(tmp_path, capsys, monkeypatch):
-    """runvil in tmp_path: (exit status, stdout, stderr)."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("RUNVIL_CONFIG", raising=False)
-
-    def run(*argv):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def prompt(tmp_path, body: str, extra: str = "", world: str | None = None) -> None:
-    (tmp_path / "p.md").write_text(HEAD.replace("{extra}", extra) + textwrap.dedent(body), encoding="utf-8")
+    (tmp_path / "p.md").write_text(head(extra) + textwrap.dedent(body), encoding="utf-8")
     if world is not None:
         (tmp_path / "w.yaml").write_text(textwrap.dedent(world), encoding="utf-8")
 
@@ -82,16 +69,17 @@ def test_the_round_cap_names_max_tool_iterations_and_the_section(cli, tmp_path):
                           "frontmatter (at most 1000), or ask the model to answer in fewer tool rounds"]
 
 
-def test_the_precheck_overflow_gives_its_figures_and_keeps_the_spec_message(cli, tmp_path):
-    prompt(tmp_path, """\
-        ## Send
+#: a world whose model's window, 600 tokens with 100 kept for the reply, 2000 x's overflow (504 tokens)
+SMALL_WINDOW = "models: {writer: {context: 600, max_tokens: 100}}\nreplies: [{text: hi}]\n"
 
-        ```lua
-        models.use('writer')
-        messages:user(string.rep('x', 2000))
-        models.loop()
-        ```
-        """, world="models: {writer: {context: 600, max_tokens: 100}}\nreplies: [{text: hi}]\n")
+
+def sends_2000(then: str) -> str:
+    """A section `Send` that puts 2000 x's in the list, then runs `then`."""
+    return f"## Send\n\n```lua\nmodels.use('writer')\nmessages:user(string.rep('x', 2000))\n{then}\n```\n"
+
+
+def test_the_precheck_overflow_gives_its_figures_and_keeps_the_spec_message(cli, tmp_path):
+    prompt(tmp_path, sends_2000("models.loop()"), world=SMALL_WINDOW)
     code, out, err = cli("run", "p.md", "--script", "w.yaml", "--json")
     error = json.loads(out)["error"]
     assert error["message"] == "context exhausted: the request precheck overflowed the model's context window"
@@ -102,7 +90,7 @@ def test_the_precheck_overflow_gives_its_figures_and_keeps_the_spec_message(cli,
 
 def test_an_infer_overflow_is_told_to_send_less(cli, tmp_path):
     prompt(tmp_path, "## Ask\n\n```lua\nmodels.use('writer')\nreturn models.infer(string.rep('x', 2000))\n```\n",
-           world="models: {writer: {context: 600, max_tokens: 100}}\nreplies: [{text: hi}]\n")
+           world=SMALL_WINDOW)
     code, out, err = cli("run", "p.md", "--script", "w.yaml")
     assert code == 1
     assert helps(err) == ["the request was estimated at 504 tokens against the window of 600 of the model writer, "
@@ -110,16 +98,10 @@ def test_an_infer_overflow_is_told_to_send_less(cli, tmp_path):
 
 
 def test_lua_sees_none_of_the_hosts_facts(cli, tmp_path):
-    prompt(tmp_path, """\
-        ## Send
-
-        ```lua
-        models.use('writer')
-        messages:user(string.rep('x', 2000))
-        local ok, err = pcall(models.loop, function() messages:user('more') end)
-        return tostring(err) .. '|' .. tostring(err.estimate) .. '|' .. tostring(err.compactor) .. '|' .. err.reason
-        ```
-        """, world="models: {writer: {context: 600, max_tokens: 100}}\nreplies: [{text: hi}]\n")
+    prompt(tmp_path, sends_2000(
+        "local ok, err = pcall(models.loop, function() messages:user('more') end)\n"
+        "return tostring(err) .. '|' .. tostring(err.estimate) .. '|' .. tostring(err.compactor) .. '|' .. err.reason"),
+        world=SMALL_WINDOW)
     code, out, err = cli("run", "p.md", "--script", "w.yaml")
     assert (code, out) == (0, "context exhausted: the request precheck overflowed the model's context window"
                               "|nil|nil|precheck\n")
@@ -187,6 +169,17 @@ def test_an_unreachable_backend_names_the_provider_and_its_url(cli, tmp_path):
     assert code == 1
     assert err.splitlines()[0] == "error[Completion]: the model backend could not be reached: connection refused"
     assert helps(err) == [f"provider 'local' is at {url}: is its server running there? (its base_url in the config)"]
+
+
+def test_the_environments_unreachable_provider_names_openai_base_url(cli, tmp_path, monkeypatch):
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    prompt(tmp_path, CHAT)
+    code, out, err = cli("run", "p.md", "-m", "gpt-4o-mini")
+    assert code == 1
+    assert helps(err) == [f"provider 'openai' is at {url}: is its server running there? (OPENAI_BASE_URL without "
+                          "a config file, else its base_url in the config)"]
 
 
 class _Llama(BaseHTTPRequestHandler):

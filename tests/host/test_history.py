@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from runvil.host.cli import main
-
 ROOT = Path(__file__).resolve().parents[2]
 HELLO = str(ROOT / "examples" / "hello.md")
 
@@ -27,16 +25,6 @@ def logs(tmp_path, monkeypatch):
     monkeypatch.delenv("RUNVIL_CONFIG", raising=False)
     monkeypatch.chdir(tmp_path)
     return path
-
-
-@pytest.fixture
-def cli(capsys):
-    def run(*argv):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def rows(path) -> list[dict]:
@@ -94,6 +82,21 @@ def test_show_prints_one_run_and_json_has_the_prompt_text(logs, cli):
     assert data["id"] == 1 and data["prompt_text"] == Path(HELLO).read_text() and "log" not in data
     code, _, err = cli("logs", "show", "9")
     assert code == 1 and "the history has no run 9" in err
+
+
+def test_show_says_the_usage_as_the_closing_line_does(logs, cli, server, tmp_path):
+    """Unknown tokens are said so, never `None`; known ones as a run's
+    closing line gives them."""
+    from ..harness.chat_server import chunk, stream, usage_chunk
+
+    cli("run", HELLO)
+    assert "usage: 1 round · tokens unknown\n" in cli("logs", "show", "1")[1]
+    (tmp_path / "runvil.toml").write_text(
+        f'[providers.p]\nbase_url = "{server.base_url}"\n\n[models."p/m"]\nprovider = "p"\ncontext = 8192\n',
+        encoding="utf-8")
+    server.reply(stream(chunk({"content": "hi"}, finish="stop"), usage_chunk(30, 12, reasoning=4)))
+    assert cli("run", HELLO, "-m", "p/m")[0] == 0
+    assert "usage: 1 round · 30 prompt + 12 completion tokens (4 reasoning)\n" in cli("logs", "show", "2")[1]
 
 
 def test_view_writes_the_run_viewer_page(logs, cli, tmp_path):
@@ -163,6 +166,28 @@ def test_a_history_that_cannot_be_written_never_fails_the_run(tmp_path, monkeypa
     code, out, err = cli("run", HELLO)
     assert code == 0 and out == "echo: hello\n"
     assert "the run was not kept in the history" in err
+
+
+def test_a_history_that_is_no_database_is_said_in_words(logs, cli):
+    """The history is read as `runvil view DB` reads a results database:
+    never made, never changed, its errors naming the file."""
+    logs.parent.mkdir(parents=True)
+    logs.write_text("some text, not a database\n")
+    for argv in (("logs",), ("logs", "show", "1"), ("logs", "rm", "1")):
+        assert cli(*argv) == (1, "", f"runvil: cannot read the history {logs}: file is not a database\n")
+    logs.unlink()
+    sqlite3.connect(logs).execute("CREATE TABLE other (a)").connection.close()
+    assert cli("logs", "show", "1") == (1, "", f"runvil: {logs} is not a results database of runvil (it has no "
+                                               "`runs` table)\n")
+    assert logs.read_bytes().startswith(b"SQLite format 3") and table_names(logs) == ["other"]
+
+
+def table_names(path) -> list[str]:
+    db = sqlite3.connect(path)
+    try:
+        return [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    finally:
+        db.close()
 
 
 def test_keys_never_reach_the_history(logs, cli, server, tmp_path, monkeypatch):

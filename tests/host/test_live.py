@@ -4,19 +4,19 @@ a spinner while a round waits."""
 from __future__ import annotations
 
 import io
-import time
 
 from runvil.engine.effects import ModelReply, ModelRound, ToolCall, ToolResult
 from runvil.engine.events import Event
 from runvil.host.live import FRAMES, Live
+from tests.harness.chat_server import wait_until
 
 
 def test_the_spinner_turns_while_a_round_waits_and_is_cleared():
     out = io.StringIO()
     live = Live(out, interval=0.005)
 
-    def slow(effect):
-        time.sleep(0.05)
+    def slow(effect):  # the round lasts until the spinner has drawn, however loaded the machine
+        assert wait_until(lambda: "waiting for writer" in out.getvalue(), timeout=60)
         return ModelReply(text="hi")
 
     answer = live.answerer(slow)

@@ -10,13 +10,13 @@ import json
 import os
 import re
 import sys
-import textwrap
 
 import pytest
 
 from runvil.host.cli import main
 
 from ..harness.chat_server import chunk, error, stream, text_stream, usage_chunk
+from ..harness.key_echo import provider_toml
 from .terminal import on_a_terminal
 
 KEY = "sk-test-CLI-SECRET-9f8e7d6c5b4a"
@@ -53,17 +53,7 @@ def files(tmp_path, server, monkeypatch):
     prompt = tmp_path / "p.md"
     prompt.write_text(PROMPT, encoding="utf-8")
     config = tmp_path / "runvil.toml"
-    config.write_text(textwrap.dedent(f"""\
-        default_model = "local/m"
-        [providers.local]
-        base_url = "{server.base_url}"
-        api_key_env = "RUNVIL_TEST_KEY"
-        timeout = 5
-        [models."local/m"]
-        provider = "local"
-        name = "m-1"
-        context = 8192
-        """), encoding="utf-8")
+    config.write_text(provider_toml(server.base_url, "RUNVIL_TEST_KEY", max_retries=None), encoding="utf-8")
     return str(prompt), str(config), tmp_path / "log.jsonl"
 
 
@@ -258,8 +248,8 @@ def test_timeout_and_max_retries_come_from_the_config(server, files, capsys):
     text = open(config).read().replace("timeout = 5", "timeout = 0.3\nmax_retries = 1")
     with open(config, "w") as f:
         f.write(text)
-    server.reply(Reply(delay=2.0, chunks=[chunk({"content": "late"}, finish="stop")]),
-                 Reply(delay=2.0, chunks=[chunk({"content": "late"}, finish="stop")]))
+    server.reply(Reply(delay=60.0, chunks=[chunk({"content": "late"}, finish="stop")]),  # the server's stop ends them
+                 Reply(delay=60.0, chunks=[chunk({"content": "late"}, finish="stop")]))
     code, data, _, events = run(files, capsys)
     assert code == 1
     assert data["error"]["message"] == "the model backend could not be reached: no reply within 0.3 seconds"

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness.chat_server import wait_until
+
 ROOT = Path(__file__).resolve().parents[2]
 TUTORIAL = ROOT / "examples" / "tutorial"
 
@@ -112,7 +114,9 @@ def test_history_is_kept_across_sessions(terminal, tmp_path):
     first.line("'kept' .. 'line'")
     first.wait_for("keptline")
     first.keys("C-d")
-    time.sleep(0.5)
+    history = first.data / "runvil" / "lua_history"
+    assert wait_until(lambda: history.exists() and "'kept' .. 'line'" in history.read_text(encoding="utf-8"),
+                      timeout=60)
     first.close()
     second = Terminal(tmp_path, "lua")
     try:
@@ -153,8 +157,8 @@ def test_ctrl_c_stops_a_running_chunk_and_returns_to_the_prompt(terminal):
     t.prompt()
     t.line("n = 0")  # the parser is ready (its table built) before the loop is typed
     t.prompt()
-    t.line("while true do n = n + 1 end")
-    time.sleep(1.0)
+    t.line("print('run' .. 'ning') while true do n = n + 1 end")
+    t.wait_for("\nrunning")  # the loop has started: Ctrl-C comes inside it, however loaded the machine
     t.keys("C-c")
     t.wait_for("interrupted!")
     t.prompt()
@@ -189,8 +193,8 @@ def test_the_prompt_repl_on_a_world_ctrl_c_and_engine_errors(terminal):
     t = terminal("lua", "--prompt", str(TUTORIAL / "first-prompt.md"), "--script", str(TUTORIAL / "first-prompt.yaml"))
     t.wait_for("world ")
     t.prompt()
-    t.line("while true do end")
-    time.sleep(1.0)
+    t.line("print('run' .. 'ning') while true do end")
+    t.wait_for("\nrunning")
     t.keys("C-c")
     t.wait_for("interrupted!")
     t.prompt()
@@ -240,7 +244,7 @@ context = 16000
         t = terminal("chat", "--config", str(config), env={"RUNVIL_REPL_TEST_KEY": "k-123456"})
         t.prompt()
         t.line("a slow question")
-        time.sleep(1.5)
+        assert wait_until(lambda: server.requests, timeout=60)  # the turn waits on the provider now
         t.keys("C-c")
         t.wait_for("interrupted!")
         t.prompt()

@@ -14,7 +14,6 @@ import threading
 
 import pytest
 
-from runvil.host.cli import main
 from runvil.host.runcmd import MAX_INPUT_BYTES
 
 PROMPT = ("---\nname: t\ndescription: Shows its input.\nrunvil: 0\n---\n\n# T\n\n"
@@ -22,17 +21,14 @@ PROMPT = ("---\nname: t\ndescription: Shows its input.\nrunvil: 0\n---\n\n# T\n\
 
 
 @pytest.fixture
-def cli(tmp_path, capsys, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("RUNVIL_CONFIG", raising=False)
+def cli(cli, tmp_path, monkeypatch):
+    """`runvil run p.md ARGS` (the shared `cli`) with `stdin` as its stdin."""
     (tmp_path / "p.md").write_text(PROMPT, encoding="utf-8")
     (tmp_path / "w.yaml").write_text("input: from the world\nreplies: []\n", encoding="utf-8")
 
     def run(stdin, *argv):
         monkeypatch.setattr(sys, "stdin", stdin)
-        code = main(["run", "p.md", *argv])
-        out, err = capsys.readouterr()
-        return code, out, err
+        return cli("run", "p.md", *argv)
 
     return run
 

@@ -17,27 +17,16 @@ from __future__ import annotations
 import json
 import os
 import sys
-import textwrap
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from runvil.harness.scrubber import KEY_RUN, REDACTED, Scrubber, StreamScrubber, key_problem
+from runvil.harness.scrubber import REDACTED, Scrubber, StreamScrubber, key_problem
 from runvil.host.cli import main
 
+from ..harness import key_echo
+from ..harness.key_echo import KEY, KEY_ENV, leaks
 from .hostile_servers import KeyEchoServer
-
-#: not shaped like a known key (no sk- prefix): only the scrubber can catch it
-KEY = "Zq7Lm3pX9vR2tK8wN4yB6hJ"
-
-
-def runs_of(key: str) -> set[str]:
-    return {key[i:i + KEY_RUN] for i in range(len(key) - KEY_RUN + 1)}
-
-
-def leaks(text: str, key: str = KEY) -> list[str]:
-    return sorted(r for r in runs_of(key) if r in text)
-
 
 # ------------------------------------------------------------------ the scrubber itself
 
@@ -82,49 +71,13 @@ def test_keys_that_cannot_be_keys_are_refused_with_the_reason():
 
 # ------------------------------------------------------------------ through `runvil run`
 
-PROMPT = """---
-name: echo-key
-description: Talks to a provider that sends the key back.
-runvil: 0
-models:
-  writer: {}
----
-
-# Ask
-
-```lua
-models.use('writer')
-tools.offer_local('clock', 'the time', {type = 'object'}, function(args) return 'it is 12:00 in ' .. tostring(args.zone) end)
-messages:user('hello')
-models.loop()
-print('last: ' .. messages[#messages].content)
-return messages[#messages].content
-```
-"""
-
-
-def write_files(tmp_path, server, key_env: str = "RUNVIL_ECHO_KEY"):
-    prompt = tmp_path / "p.md"
-    prompt.write_text(PROMPT, encoding="utf-8")
-    config = tmp_path / "runvil.toml"
-    config.write_text(textwrap.dedent(f"""\
-        default_model = "local/m"
-        [providers.local]
-        base_url = "{server.base_url if server else 'http://127.0.0.1:9/v1'}"
-        api_key_env = "{key_env}"
-        timeout = 5
-        max_retries = 0
-        [models."local/m"]
-        provider = "local"
-        name = "m-1"
-        context = 8192
-        """), encoding="utf-8")
-    return str(prompt), str(config)
+def write_files(tmp_path, server, key_env: str = KEY_ENV):
+    return key_echo.write_files(tmp_path, server.base_url if server else key_echo.UNREACHABLE, key_env)
 
 
 @pytest.fixture
 def key_env(monkeypatch):
-    monkeypatch.setenv("RUNVIL_ECHO_KEY", KEY)
+    monkeypatch.setenv(KEY_ENV, KEY)
     monkeypatch.delenv("RUNVIL_CONFIG", raising=False)
 
 
@@ -173,7 +126,7 @@ def test_live_output_on_a_terminal_shows_no_run_of_the_key(tmp_path):
     server = KeyEchoServer(["stream"], size=2).start()
     try:
         prompt, config = write_files(tmp_path, server)
-        env = {**os.environ, "RUNVIL_ECHO_KEY": KEY, "RUNVIL_CONFIG": ""}
+        env = {**os.environ, KEY_ENV: KEY, "RUNVIL_CONFIG": ""}
         code, out, seen = on_a_terminal([sys.executable, "-m", "runvil.host.cli", "run", prompt, "--config", config],
                                         env=env, timeout=60)
     finally:

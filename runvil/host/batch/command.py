@@ -11,11 +11,11 @@ batch, in worker processes (`processes.py`).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
 
+from ..argparsing import Parser
 from ..exits import EXIT_FAILED, EXIT_OK, EXIT_PARSE, EXIT_TERMINATED, EXIT_USAGE
 from ..runcmd import Terminated, terminated_as_interrupt
 
@@ -29,9 +29,9 @@ BAD_LIMIT = "--limit must be a whole number of at least 0, got {raw}"
 BAD_PROCESSES = "--processes must be a whole number of at least 1, got {raw}"
 
 
-def batch_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="runvil batch",
-                                description="Run a prompt once per row of a data set, into a SQLite database.")
+def batch_parser() -> Parser:
+    p = Parser(prog="runvil batch",
+               description="Run a prompt once per row of a data set, into a SQLite database.")
     p.add_argument("prompt", metavar="PROMPT.md", help="the prompt file to run")
     p.add_argument("data", metavar="DATA",
                    help="the rows: .jsonl, .csv, or plain text (one input a line); - for standard input")
@@ -102,10 +102,9 @@ def _whole(raw: str, least: int) -> int | None:
 
 
 def _batch_command(argv: list[str]) -> int:
-    try:
-        args = batch_parser().parse_args(argv)
-    except SystemExit as e:
-        return EXIT_USAGE if e.code else EXIT_OK
+    args = batch_parser().parse(argv)
+    if isinstance(args, int):
+        return args
     concurrency = _whole(args.concurrency, 1)
     if concurrency is None:
         return _usage(BAD_CONCURRENCY.format(raw=args.concurrency))

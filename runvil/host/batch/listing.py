@@ -5,10 +5,9 @@ older one is listed as it is, not migrated)."""
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 
-from .store import DB_CANNOT_READ, DB_NOT_RUNVIL, StoreError, _uri_path
+from .store import StoreError, opened
 
 SQLITE_MAGIC = b"SQLite format 3\0"
 INPUT_SHOWN = 40  # characters of each run's input shown
@@ -46,24 +45,14 @@ def list_runs(path: str, out=None) -> int:
     from ..termtext import TerminalStream
 
     out = TerminalStream(out or sys.stdout)  # inputs are row text: no control sequence obeyed
-    try:
-        db = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro", uri=True)
-    except sqlite3.Error as e:
-        raise StoreError(DB_CANNOT_READ.format(path=path, reason=e)) from None
     n = 0
-    try:
+    with opened(path) as db:
         cur = db.execute("SELECT id, batch_id, row_id, ok, error_kind, rounds, prompt_tokens, completion_tokens,"
                          " seconds, input FROM runs ORDER BY id")
         out.write(HEAD + "\n")
         for row in cur:
             out.write(run_line(*row) + "\n")
             n += 1
-    except sqlite3.Error as e:
-        if "no such table" in str(e):
-            raise StoreError(DB_NOT_RUNVIL.format(path=path)) from None
-        raise StoreError(DB_CANNOT_READ.format(path=path, reason=e)) from None
-    finally:
-        db.close()
     return n
 
 

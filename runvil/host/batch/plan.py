@@ -97,11 +97,7 @@ class Plan:
         if self.done_before:
             s = "" if self.done_before == 1 else "s"
             lines.append(f"{self.done_before:,} row{s} already done in {self.db_path}")
-        if self.failed_before:
-            s, were = ("", "is") if self.failed_before == 1 else ("s", "are")
-            lines.append(f"{self.failed_before:,} row{s} failed before and {were} not run again"
-                         " (--retry-failed reruns them)")
-        return lines
+        return lines  # rows that failed before are said once, after the summary (end_notes)
 
     # ---------------------------------------------------------------- running
 

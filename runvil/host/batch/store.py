@@ -302,24 +302,32 @@ def read_run_log(path: str, run_id: int) -> list[dict]:
 
     if not os.path.isfile(path):
         raise StoreError(DB_CANNOT_READ.format(path=path, reason="no such file"))
-    try:
-        db = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro", uri=True)
-    except sqlite3.Error as e:
-        raise StoreError(DB_CANNOT_READ.format(path=path, reason=e)) from None
-    try:
+    with opened(path) as db:
         got = db.execute("SELECT log FROM runs WHERE id = ?", (run_id,)).fetchone()
-    except sqlite3.Error as e:
-        if "no such table" in str(e):
-            raise StoreError(DB_NOT_RUNVIL.format(path=path)) from None
-        raise StoreError(DB_CANNOT_READ.format(path=path, reason=e)) from None
-    finally:
-        db.close()
     if got is None:
         raise StoreError(NO_SUCH_RUN.format(path=path, id=run_id))
     return [json.loads(line) for line in (got[0] or "").splitlines() if line.strip()]
 
 
-def _uri_path(path: str) -> str:
+@contextlib.contextmanager
+def opened(path: str, mode: str = "ro", cannot_read: str = DB_CANNOT_READ):
+    """A results database opened as it is (read-only; `rw`: never made,
+    never migrated), for the commands that list, show and remove runs;
+    sqlite3's errors, opening it or inside the block, become a StoreError
+    that names the file (`cannot_read`, or DB_NOT_RUNVIL where it has no
+    `runs` table)."""
+    import os
     from urllib.parse import quote
 
-    return quote(path)
+    try:
+        db = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode={mode}", uri=True)
+    except sqlite3.Error as e:
+        raise StoreError(cannot_read.format(path=path, reason=e)) from None
+    try:
+        yield db
+    except sqlite3.Error as e:
+        if "no such table: runs" in str(e):
+            raise StoreError(DB_NOT_RUNVIL.format(path=path)) from None
+        raise StoreError(cannot_read.format(path=path, reason=e)) from None
+    finally:
+        db.close()

@@ -78,30 +78,29 @@ def run_record(run, clock: RunClock, usage: dict, *, error: BaseException | None
     return rec
 
 
-def store_single_run(db_path: str, prompt_path: str, run, meter) -> int | None:
-    """`runvil run --db FILE`: stores the run just ended (no batch), timed
-    from its first event and its usage meter; says on stderr why it cannot,
-    and returns its id or None."""
-    import sys
-
+def single_run_record(run, meter, prompt_path: str, prompt_sha256: str | None, **fields) -> dict:
+    """The record of a run that ran alone (no batch, no row), timed from
+    its first event and its usage meter; `fields` adds columns (`log`)."""
     events = run.events.events
     clock = RunClock(events[0].time if events else None, meter.started)
-    usage = meter.as_json()
+    return run_record(run, clock, meter.as_json(), batch_id=None, row_id=None, input=run.input, metadata=None,
+                      prompt_path=prompt_path, prompt_sha256=prompt_sha256, bindings=bindings_json(run.bindings),
+                      **fields)
 
-    try:
-        with open(prompt_path, "rb") as f:
-            sha = sha256_text(f.read())
-    except OSError:
-        sha = None
+
+def store_single_run(db_path: str, prompt_path: str, prompt_text: bytes, run, meter) -> int | None:
+    """`runvil run --db FILE`: stores the run just ended (no batch), with
+    the hash of the prompt's bytes; says on stderr why it cannot, and
+    returns its id or None."""
+    import sys
+
     try:
         store = Store(db_path)
     except StoreError as e:
         print(f"runvil: {e}", file=sys.stderr)
         return None
     try:
-        return store.add_run(run_record(run, clock, usage, batch_id=None, row_id=None, input=run.input,
-                                        metadata=None, prompt_path=prompt_path, prompt_sha256=sha,
-                                        bindings=bindings_json(run.bindings)))
+        return store.add_run(single_run_record(run, meter, prompt_path, sha256_text(prompt_text)))
     except StoreError as e:
         print(f"runvil: {e}", file=sys.stderr)
         return None
