@@ -104,7 +104,8 @@ def test_a_module_error_and_its_traceback(tmp_path):
 # ------------------------------------------------- granted libraries, shapes
 
 
-@pytest.mark.parametrize("name", ["iolib.lua", "debuglib.lua", "mathcompat.lua", "hashing.lua", "testframework.lua"])
+@pytest.mark.parametrize("name", ["iolib.lua", "debuglib.lua", "mathcompat.lua", "hashing.lua", "testframework.lua",
+                                  "collector.lua"])
 def test_programs_print_what_lua_prints(tmp_path, name):
     files = {name: program(name), "helper_mod.lua": HELPER}
     same_as_lua(tmp_path, files, [name])
