@@ -106,6 +106,25 @@ PROGRAMS = {
         local m = 0 for k in pairs(weak) do m = m + 1 end
         print(n, m)
     """,
+    "a key set to nil keeps nothing alive": """
+        local weak = setmetatable({}, {__mode = "v"})
+        local set = {}
+        local function add_and_remove()
+          local cell = {}
+          weak[1] = cell
+          set[cell] = true
+          set.other = 1
+          set[cell] = nil
+        end
+        add_and_remove()
+        collectgarbage()
+        print(#weak, next(set))
+        local t = {}
+        for i = 1, 5 do t[{}] = i end
+        local n = 0
+        for k, v in pairs(t) do t[k] = nil; collectgarbage(); n = n + v end
+        print(n, next(t))
+    """,
     "a class cache with weak keys": """
         local Class = {}
         Class.__index = Class

@@ -121,6 +121,17 @@ def call_finalizer(f, obj, warn) -> None:
             co.nny -= 1
 
 
+def _with_dead_keys(skip: set) -> list:
+    """The tables (of any state: Python's heap is one) holding a dead key
+    that is an object, but those in `skip`."""
+    found = []
+    for o in gc.get_objects():
+        if type(o) is LuaTable and o._tomb and id(o) not in skip:
+            if any(v is None and not isinstance(k, _VALUES) for k, v in o.hash.items()):
+                found.append(o)
+    return found
+
+
 class Collector:
     """The weak tables and the marked objects of one state."""
 
@@ -199,6 +210,7 @@ class Collector:
                 wk, wv = weak_mode(t)
                 if wk or wv:
                     taken.append(self._take(t, wk, wv))
+            dead_keys = [self._take_dead_keys(t) for t in _with_dead_keys({id(t) for t, _, _ in taken})]
             self.marked.clear()  # each _Marked now refers to itself alone
             gc.set_debug(flags | gc.DEBUG_SAVEALL)
             try:
@@ -220,12 +232,38 @@ class Collector:
             due_ids = {id(x) for x in due}
             for t, items, arr in taken:
                 self._put_back(t, items, arr, holders, garbage, due_ids)
+            for t, items in dead_keys:
+                self._put_back_dead_keys(t, items, holders, garbage, due_ids)
             del found, marked, holders
         finally:
             if enabled:
                 gc.enable()
         gc.collect()  # what gc.garbage alone kept goes now
         return due
+
+    @staticmethod
+    def _take_dead_keys(t: LuaTable):
+        """Empties a table into its entries, each dead key (one whose value
+        was set to nil, kept for `next`) that is an object as a _Part: Lua
+        does not mark a dead key, so it keeps no object alive."""
+        items = [(_Part(id(_Held(k))) if v is None and not isinstance(k, _VALUES) else k, v)
+                 for k, v in t.hash.items()]
+        t.hash.clear()
+        t._iter = None
+        return t, items
+
+    @staticmethod
+    def _put_back_dead_keys(t: LuaTable, items: list, holders: dict, garbage: set, due: set) -> None:
+        """Refills a table in its order, without the dead keys that nothing
+        else reaches (no walk can be at one: its loop would hold it)."""
+        h = t.hash
+        for k, v in items:
+            if type(k) is _Part:
+                k = holders[k.id].release()
+                if id(k) in garbage and id(k) not in due:
+                    t._tomb -= 1
+                    continue
+            h[k] = v
 
     @staticmethod
     def _take(t: LuaTable, wk: bool, wv: bool):
