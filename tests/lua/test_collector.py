@@ -125,6 +125,34 @@ PROGRAMS = {
         for k, v in pairs(t) do t[k] = nil; collectgarbage(); n = n + v end
         print(n, next(t))
     """,
+    "locals out of scope hold nothing at a collection": """
+        local w = setmetatable({}, {__mode = "k"})
+        w[{}] = true
+        local n = 0
+        for k in pairs(w) do n = n + 1 end
+        for i, k in ipairs({{}}) do w[k] = i end
+        do
+          local cell = {}
+          w[cell] = 3
+        end
+        while true do
+          local inner = {}
+          w[inner] = 4
+          break
+        end
+        collectgarbage()
+        n = 0
+        for k in pairs(w) do n = n + 1 end
+        print(n)
+        local keep = {}
+        w[keep] = 5
+        local function again()
+          for k in pairs(w) do local x = k end
+          collectgarbage()
+          return next(w) == keep
+        end
+        print(again())
+    """,
     "a class cache with weak keys": """
         local Class = {}
         Class.__index = Class
