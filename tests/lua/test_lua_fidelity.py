@@ -105,10 +105,35 @@ def test_a_module_error_and_its_traceback(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["iolib.lua", "debuglib.lua", "mathcompat.lua", "hashing.lua", "testframework.lua",
-                                  "collector.lua"])
+                                  "collector.lua", "debugfunc.lua"])
 def test_programs_print_what_lua_prints(tmp_path, name):
     files = {name: program(name), "helper_mod.lua": HELPER}
     same_as_lua(tmp_path, files, [name])
+
+
+def test_getinfo_of_a_level_does_not_walk_the_heap_each_time():
+    """A test framework asks debug.getinfo(level) for each level of each
+    failed assertion; its `func` is found without a walk of Python's heap
+    each time (that cost luassert's own suite a thousand times Lua's time)."""
+    import time
+
+    from runvil.lua.state import LuaState
+    from runvil.lua.stdlib.grants import open_grants
+
+    heap = [[i] for i in range(300_000)]
+    st = LuaState()
+    open_grants(st, {"debug"})
+    start = time.process_time()
+    st.execute("""
+        local function level() return debug.getinfo(2).func end
+        local function helper(x) local f = level() return f end
+        for i = 1, 300 do assert(helper(i) == helper) end
+        local fs = {}
+        for i = 1, 300 do fs[i] = function() return debug.getinfo(1, "f").func, i end end
+        for i = 1, 300 do assert(fs[i]() == fs[i]) end
+    """)
+    assert time.process_time() - start < 1.5
+    del heap
 
 
 def test_a_cli_parser_with_arg_and_stderr(tmp_path):

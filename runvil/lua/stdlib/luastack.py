@@ -160,8 +160,9 @@ def _is_global(name: str) -> bool:
     return state is not None and state.G.hash.get(name) is not None
 
 
-def level_info(frames: list, i: int, what: str, loaded=None) -> LuaTable:
-    """getinfo of level i (frames from lua_frames)."""
+def level_info(frames: list, i: int, what: str, loaded=None, function_of=None) -> LuaTable:
+    """getinfo of level i (frames from lua_frames); `function_of`: the
+    caller's FunctionFinder (one of its own by default)."""
     f = frames[i]
     info = code_info(f.f_code)
     t = LuaTable()
@@ -185,7 +186,7 @@ def level_info(frames: list, i: int, what: str, loaded=None) -> LuaTable:
         t.set_str("ftransfer", 0)
         t.set_str("ntransfer", 0)
     if "f" in what:
-        fn = _function_of(f)
+        fn = (function_of or FunctionFinder())(f)
         if fn is not None:
             t.set_str("func", fn)
     if "L" in what and info["what"] != "C":
@@ -193,14 +194,68 @@ def level_info(frames: list, i: int, what: str, loaded=None) -> LuaTable:
     return t
 
 
-def _function_of(frame):
-    """The function a frame runs, where one function has its code."""
-    import gc
+#: what a frame without a free variable of that name gives
+_NO_VALUE = object()
 
-    for ref in gc.get_referrers(frame.f_code):
-        if type(ref) is FunctionType and ref.__code__ is frame.f_code:
-            return ref
-    return None
+
+class FunctionFinder:
+    """Which function a frame runs: one of the functions with its code
+    whose upvalues are the frame's. Python's frames do not say, and a walk
+    of the heap (gc.get_referrers) costs milliseconds, so the functions of
+    a code found by the last walk are kept (weakly) and the heap is walked
+    again only when none of them is the frame's (a closure made since)."""
+
+    def __init__(self):
+        self.by_code: dict = {}  # code -> [weakref to a function with that code]
+
+    def __call__(self, frame):
+        code = frame.f_code
+        caller = frame.f_back  # the caller's locals often hold the very function (`f()` of a local f)
+        if caller is not None:
+            held = [v for v in caller.f_locals.values() if type(v) is FunctionType and v.__code__ is code]
+            fn = self._match(frame, held, weak=False) if held else None
+            if fn is not None:
+                return fn
+        refs = self.by_code.get(code)
+        if refs:
+            fn = self._match(frame, refs)
+            if fn is not None:
+                return fn
+        refs = self._walk(code)
+        if not refs:
+            return None
+        fn = self._match(frame, refs)
+        if fn is not None:
+            return fn
+        return refs[0]()
+
+    def _walk(self, code) -> list:
+        import gc
+        import weakref
+
+        refs = [weakref.ref(r) for r in gc.get_referrers(code) if type(r) is FunctionType and r.__code__ is code]
+        if len(self.by_code) > 4096:  # (codes of chunks gone)
+            self.by_code.clear()
+        self.by_code[code] = refs
+        return refs
+
+    @staticmethod
+    def _match(frame, refs: list, weak: bool = True):
+        names = frame.f_code.co_freevars
+        values = frame.f_locals if names else None
+        for ref in refs:
+            fn = ref() if weak else ref
+            if fn is None:
+                continue
+            if not names:
+                return fn
+            cells = fn.__closure__ or ()
+            try:
+                if all(values.get(n, _NO_VALUE) is c.cell_contents for n, c in zip(names, cells)):
+                    return fn
+            except ValueError:  # an empty cell
+                continue
+        return None
 
 
 def _active_lines(code) -> LuaTable:
