@@ -179,10 +179,10 @@ class LuaState:
                 return
         self._tick()
 
-    def _tick(self, safe: bool = True):
+    def _tick(self):
         """Runs when the step countdown passes zero: accounts and checks.
-        `safe`: called by compiled Lua code, where Lua may run (pending
-        finalizers do); a builtin charging its work passes False."""
+        Called by compiled Lua code, Lua may run here (pending finalizers
+        do), unless a builtin charging its work called it (`deferring`)."""
         self._unarmed = 0  # (`_rearm` arms a new interval)
         done = self._armed - self._steps[0]
         self.steps_used += done
@@ -220,7 +220,7 @@ class LuaState:
             self._collected = now
             collector.sweep()
         self._rearm()
-        if safe and collector.pending:
+        if collector.pending and not collector.deferring:
             collector.finish()
 
     def reset_limits(self) -> None:

@@ -105,7 +105,7 @@ def test_a_module_error_and_its_traceback(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["iolib.lua", "debuglib.lua", "mathcompat.lua", "hashing.lua", "testframework.lua",
-                                  "collector.lua", "debugfunc.lua"])
+                                  "collector.lua", "debugfunc.lua", "tracebacks.lua"])
 def test_programs_print_what_lua_prints(tmp_path, name):
     files = {name: program(name), "helper_mod.lua": HELPER}
     same_as_lua(tmp_path, files, [name])
@@ -158,6 +158,8 @@ def test_io_read_from_stdin(tmp_path):
     "error('no position', 0)",
     "local function r(n) if n == 0 then error('deep') end return 1 + r(n - 1) end r(40)",
     "string.rep()",
+    "local function f() for i = 1, 3 do local g = function() return i end\n if g() == 2 then\n"
+    " error('in a loop') end end end\nfor k in pairs({1}) do\n f() end",
     "coroutine.wrap(function() error('in a coroutine') end)()",
     "local function leaf() error('deep') end local function mid() return leaf() end"
     " local function top() local r = mid() return r end top()",

@@ -143,6 +143,7 @@ class Collector:
         self.finalizing = False
         self.warn = None  # the granted `warn`'s sink for a finalizer's error; None drops it
         self.stopped = False  # collectgarbage('stop'): no automatic collection
+        self.deferring = 0  # inside a builtin's charge of its work: finalizers wait
         self.marks = 0  # objects marked since the last collection
         self.threshold = MIN_MARKS  # the marks that make an automatic collection due
         self.cost = 0.0  # CPU seconds the last collection took
