@@ -34,7 +34,7 @@ options:
                         lifts it and the step budget, for a long script
   --allow LIST          open what the sandbox leaves out (comma-separated):
                         io, os, debug, base (collectgarbage, dofile,
-                        loadfile), process (io.popen, os.execute), or all
+                        loadfile, warn), process (io.popen, os.execute), or all
                         (every one, and require resolves as lua5.4's)
   -h, --help            show this help and exit
   --                    stop reading options

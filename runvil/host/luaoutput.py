@@ -76,12 +76,10 @@ def uncaught_report(state, error: LuaError, grants=frozenset()) -> str:
     text = error_message(value)
     if type(value) in (str, int, float) or getmetamethod(value, "__tostring") is None:
         tb = error.__traceback__
-        while tb is not None and tb.tb_next is not None:
-            tb = tb.tb_next
-        if tb is not None:
+        if tb is not None:  # (the levels that raised it, each at the line it was left)
             package = state.G.get("package")
             loaded = package.get("loaded") if hasattr(package, "get") else None
-            text = lua_traceback(text, tb.tb_frame, 0, loaded)
+            text = lua_traceback(text, tb, 0, loaded)
     hint = grant_help(text, grants) if type(value) is str else None
     return text if hint is None else f"{text}\n{hint}"
 

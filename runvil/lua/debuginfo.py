@@ -266,17 +266,18 @@ def metamethod_event(frame) -> str | None:
 _PACKAGE_DIR = __file__.rsplit("/", 1)[0]
 
 
-def call_site(frame) -> tuple | None:
+def call_site(frame, lasti: int | None = None) -> tuple | None:
     """The name a Lua frame's current call gives the called function, from
-    the compiler's call markers (ChunkInfo.sites), or None."""
-    return _sites_at(frame.f_code).get(frame.f_lasti)
+    the compiler's call markers (ChunkInfo.sites), or None. `lasti`: where
+    an error left the frame (its traceback's), when it did."""
+    return _sites_at(frame.f_code).get(frame.f_lasti if lasti is None else lasti)
 
 
-def in_direct_tail(frame) -> bool:
+def in_direct_tail(frame, lasti: int | None = None) -> bool:
     """Whether a Lua frame is in a direct tail call (compile_expr's
     direct_tail): Lua reused its level for the called function, so the
     frame is no level of Lua's stack."""
-    site = _sites_at(frame.f_code).get(frame.f_lasti)
+    site = _sites_at(frame.f_code).get(frame.f_lasti if lasti is None else lasti)
     return site is not None and len(site) > 2
 
 

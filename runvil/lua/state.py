@@ -180,7 +180,9 @@ class LuaState:
         self._tick()
 
     def _tick(self):
-        """Runs when the step countdown passes zero: accounts and checks."""
+        """Runs when the step countdown passes zero: accounts and checks.
+        Called by compiled Lua code, Lua may run here (pending finalizers
+        do), unless a builtin charging its work called it (`deferring`)."""
         self._unarmed = 0  # (`_rearm` arms a new interval)
         done = self._armed - self._steps[0]
         self.steps_used += done
@@ -213,10 +215,13 @@ class LuaState:
                 self._steps[0] = 0
                 self._armed = 0
                 raise budget.exceeded()
-        if self.collector and now - self._collected >= COLLECT_SECONDS:  # weak tables or finalizers to serve
+        collector = self.collector
+        if collector and collector.due(now - self._collected, COLLECT_SECONDS):  # weak tables or finalizers to serve
             self._collected = now
-            self.collector.sweep()
+            collector.sweep()
         self._rearm()
+        if collector.pending and not collector.deferring:
+            collector.finish()
 
     def reset_limits(self) -> None:
         """Starts a new budget: every call from the host gets its own."""

@@ -106,6 +106,53 @@ PROGRAMS = {
         local m = 0 for k in pairs(weak) do m = m + 1 end
         print(n, m)
     """,
+    "a key set to nil keeps nothing alive": """
+        local weak = setmetatable({}, {__mode = "v"})
+        local set = {}
+        local function add_and_remove()
+          local cell = {}
+          weak[1] = cell
+          set[cell] = true
+          set.other = 1
+          set[cell] = nil
+        end
+        add_and_remove()
+        collectgarbage()
+        print(#weak, next(set))
+        local t = {}
+        for i = 1, 5 do t[{}] = i end
+        local n = 0
+        for k, v in pairs(t) do t[k] = nil; collectgarbage(); n = n + v end
+        print(n, next(t))
+    """,
+    "locals out of scope hold nothing at a collection": """
+        local w = setmetatable({}, {__mode = "k"})
+        w[{}] = true
+        local n = 0
+        for k in pairs(w) do n = n + 1 end
+        for i, k in ipairs({{}}) do w[k] = i end
+        do
+          local cell = {}
+          w[cell] = 3
+        end
+        while true do
+          local inner = {}
+          w[inner] = 4
+          break
+        end
+        collectgarbage()
+        n = 0
+        for k in pairs(w) do n = n + 1 end
+        print(n)
+        local keep = {}
+        w[keep] = 5
+        local function again()
+          for k in pairs(w) do local x = k end
+          collectgarbage()
+          return next(w) == keep
+        end
+        print(again())
+    """,
     "a class cache with weak keys": """
         local Class = {}
         Class.__index = Class
@@ -155,8 +202,8 @@ def test_pending_finalizers_run_when_the_state_closes():
 
 def test_a_collection_runs_by_itself_at_a_safe_point(monkeypatch):
     """Without collectgarbage: the step meter's check collects once a weak
-    table or a marked object waits (here every 20 ms of CPU) and queues the
-    finalizers it finds. What a running
+    table or a marked object waits (here every 20 ms of CPU), and runs the
+    finalizers it finds there, as compiled code called it. What a running
     function's temporaries hold is kept then: only a `collectgarbage()`
     statement clears them."""
     from runvil.lua import state as state_module
@@ -175,12 +222,49 @@ def test_a_collection_runs_by_itself_at_a_safe_point(monkeypatch):
         for i = 1, 1000000 do x = x + i end
         print(#weak)
     """)
-    assert "".join(out) == "0\n"  # the finalizer waits for a collectgarbage() or the close
+    assert "".join(out) == "finalized\n0\n"
     st.close()
-    assert "".join(out) == "0\nfinalized\n"
+    assert "".join(out) == "finalized\n0\n"
 
 
-def test_the_common_setmetatable_is_not_marked():
-    st = LuaState()
-    st.execute("local C = {} C.__index = C for i = 1, 100 do setmetatable({}, C) end")
-    assert not st.collector
+AUTOMATIC = """
+    local done, order = false, {}
+    local mt = {__gc = function(o) if not done then done = true print("finalized in the loop") end end}
+    local i = 0
+    while not done and i < 1000000 do setmetatable({}, mt) i = i + 1 end
+    print("loop ended", done)
+"""
+
+
+@pytest.mark.skipif(LUA is None, reason="the lua5.4 binary is not installed (apt-get install lua5.4)")
+def test_garbage_made_in_a_loop_is_finalized_before_the_loop_ends():
+    """Lua collects by allocation; here a collection is due once as many
+    objects were marked as lived after the last one (MIN_MARKS at least),
+    so the loop sees its finalizer run long before its bound."""
+    assert ours(AUTOMATIC) == real(AUTOMATIC) == "finalized in the loop\nloop ended\ttrue\n"
+
+
+def test_a_builtins_check_only_queues_finalizers():
+    """The check a builtin calls while charging its work (StepMeter) may
+    be inside Python code that no Lua may interrupt: the finalizers wait
+    for the next check compiled code calls."""
+    out = []
+    st = LuaState(stdout=out.append)
+    st.execute("setmetatable({}, {__gc = function() print('finalized') end})")
+    st.collector.sweep()
+    assert st.collector.pending and out == []
+    st.meter(st._steps[0] + 1)  # (a builtin's charge that runs the check)
+    assert st.collector.pending and out == []
+    st.execute("for i = 1, 300000 do end")
+    assert "".join(out) == "finalized\n" and not st.collector.pending
+
+
+def test_a_limit_inside_a_finalizer_is_not_a_warning():
+    from runvil.lua.errors import LimitExceeded
+    from runvil.lua.state import Limits
+
+    st = LuaState(limits=Limits(steps=1_000_000))
+    st.execute("setmetatable({}, {__gc = function() while true do end end})")
+    st.collector.sweep()
+    with pytest.raises(LimitExceeded, match="step limit exceeded"):
+        st.execute("for i = 1, 100000 do end")

@@ -104,10 +104,36 @@ def test_a_module_error_and_its_traceback(tmp_path):
 # ------------------------------------------------- granted libraries, shapes
 
 
-@pytest.mark.parametrize("name", ["iolib.lua", "debuglib.lua", "mathcompat.lua", "hashing.lua", "testframework.lua"])
+@pytest.mark.parametrize("name", ["iolib.lua", "debuglib.lua", "mathcompat.lua", "hashing.lua", "testframework.lua",
+                                  "collector.lua", "debugfunc.lua", "tracebacks.lua"])
 def test_programs_print_what_lua_prints(tmp_path, name):
     files = {name: program(name), "helper_mod.lua": HELPER}
     same_as_lua(tmp_path, files, [name])
+
+
+def test_getinfo_of_a_level_does_not_walk_the_heap_each_time():
+    """A test framework asks debug.getinfo(level) for each level of each
+    failed assertion; its `func` is found without a walk of Python's heap
+    each time (that cost luassert's own suite a thousand times Lua's time)."""
+    import time
+
+    from runvil.lua.state import LuaState
+    from runvil.lua.stdlib.grants import open_grants
+
+    heap = [[i] for i in range(300_000)]
+    st = LuaState()
+    open_grants(st, {"debug"})
+    start = time.process_time()
+    st.execute("""
+        local function level() return debug.getinfo(2).func end
+        local function helper(x) local f = level() return f end
+        for i = 1, 300 do assert(helper(i) == helper) end
+        local fs = {}
+        for i = 1, 300 do fs[i] = function() return debug.getinfo(1, "f").func, i end end
+        for i = 1, 300 do assert(fs[i]() == fs[i]) end
+    """)
+    assert time.process_time() - start < 1.5
+    del heap
 
 
 def test_a_cli_parser_with_arg_and_stderr(tmp_path):
@@ -132,6 +158,8 @@ def test_io_read_from_stdin(tmp_path):
     "error('no position', 0)",
     "local function r(n) if n == 0 then error('deep') end return 1 + r(n - 1) end r(40)",
     "string.rep()",
+    "local function f() for i = 1, 3 do local g = function() return i end\n if g() == 2 then\n"
+    " error('in a loop') end end end\nfor k in pairs({1}) do\n f() end",
     "coroutine.wrap(function() error('in a coroutine') end)()",
     "local function leaf() error('deep') end local function mid() return leaf() end"
     " local function top() local r = mid() return r end top()",

@@ -319,9 +319,13 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
         if type(call) is A.Call and type(call.func) is A.Name and type(call.func.binding) is GlobalRef \
                 and call.func.name == "collectgarbage":
             # Lua's stack holds no dead temporary: before a collection, this
-            # function's temporaries not held by an enclosing statement let
+            # function's temporaries not held by an enclosing statement, and
+            # its locals out of scope (a loop's variables once it ended), let
             # go of their values (filled in when the function is compiled)
-            self.em.emit(ind, f"{CLEAR_MARK}{' '.join(self.held)}", s.line)
+            live = self.scope.live_at.get(id(s))
+            dead = [] if live is None or self.frames else \
+                [v.pyname for v in self.scope.declared if v.pyname not in live]
+            self.em.emit(ind, f"{CLEAR_MARK}{' '.join(self.held)}|{' '.join(dead)}", s.line)
         self.em.emit(ind, self.expr_stmt(call), s.line)
 
     def s_Do(self, s: A.Do, ind: int):
@@ -445,7 +449,8 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
         for i in range(start, len(lines)):
             indent, text, line = lines[i]
             if text.startswith(CLEAR_MARK):
-                lines[i] = (indent, _clearing(self.ntemp, set(text[1:].split())), line)
+                held, _, dead = text[1:].partition("|")
+                lines[i] = (indent, _clearing(self.ntemp, set(held.split()), dead.split()), line)
 
     def compile_function(self, name: str, self_var: LocalVar | None) -> None:
         """Emits the factory `def _mk_<name>(upvalues): def <name>(...)`."""
@@ -482,8 +487,8 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
 CLEAR_MARK = "\x05"
 
 
-def _clearing(ntemp: int, held: set) -> str:
-    free = [f"_t{i}" for i in range(1, ntemp + 1) if f"_t{i}" not in held]
+def _clearing(ntemp: int, held: set, dead: list) -> str:
+    free = [f"_t{i}" for i in range(1, ntemp + 1) if f"_t{i}" not in held] + dead
     return " = ".join(free) + " = None" if free else "pass"
 
 

@@ -64,7 +64,7 @@ class FuncScope:
     """What the compiler needs to know about one function."""
 
     __slots__ = ("parent", "node", "upvals", "blocks", "vararg", "has_close", "bad_break", "tails_local",
-                 "one_result")
+                 "one_result", "declared", "live_at")
 
     def __init__(self, parent, node):
         self.parent = parent
@@ -79,6 +79,9 @@ class FuncScope:
         # every return gives one value that is no call's or `...`, and the
         # body cannot end without one: a call of it never gives a Multi
         self.one_result = True
+        self.declared: list[LocalVar] = []  # every local of its own, in order
+        # id of a `collectgarbage(...)` statement -> the Python names of the locals in scope there
+        self.live_at: dict[int, frozenset] = {}
 
 
 class _Block:
@@ -114,6 +117,7 @@ class Resolver:
     def declare(self, name: str, attrib, line: int) -> LocalVar:
         v = LocalVar(name, self.fresh(name), attrib, self.func, line)
         self.func.blocks[-1].vars.append(v)
+        self.func.declared.append(v)
         return v
 
     def lookup(self, name: str):
@@ -260,6 +264,7 @@ class Resolver:
             if type(e) is A.Function and v.attrib != "close":
                 v.function = e  # `local f = function ... end`: as a `local function f`
         self.func.blocks[-1].vars.extend(vars_)
+        self.func.declared.extend(vars_)
         s.vars = vars_
 
     def s_LocalFunction(self, s: A.LocalFunction):
@@ -287,6 +292,10 @@ class Resolver:
 
     def s_CallStat(self, s):
         self.expr(s.call)
+        call = s.call
+        if type(call) is A.Call and type(call.func) is A.Name and type(call.func.binding) is GlobalRef \
+                and call.func.name == "collectgarbage":  # (codegen clears what is dead before it)
+            self.func.live_at[id(s)] = frozenset(v.pyname for b in self.func.blocks for v in b.vars)
 
     def s_Do(self, s):
         self.block(s.body)

@@ -23,22 +23,35 @@ does, with Python's automatic collector held off:
    in the list, and lets the rest go.
 
 Finalizers then run, each once, with the object as argument; an error in
-one is dropped, as Lua turns it into a warning. A collection made by the
-step meter's check (which runs no Lua code) only queues them: they run at
-the next `collectgarbage()` or when the state closes. Ephemeron tables (weak
-keys whose values refer to their own keys) keep such entries: the value
-is held strongly while the collector runs.
+one becomes Lua's warning `error in __gc (message)` (shown where the
+granted `warn` is on, dropped elsewhere). A collection runs by itself at
+the step meter's check (runvil.lua.state `_tick`) once enough objects were
+marked since the last one (as many as lived after it, MIN_MARKS at
+least: Lua's pause of 200% counted in finalizable objects) or enough CPU
+time went by, never more often than its own cost allows (COST_RATIO).
+Its finalizers run at once where that check was called by compiled Lua
+code (a safe point: a count hook of `debug.sethook` runs Lua there too),
+and otherwise (a builtin charging its work) at the next safe point,
+`collectgarbage()` or the close. Ephemeron tables (weak keys whose values
+refer to their own keys) keep such entries: the value is held strongly
+while the collector runs.
 """
 
 from __future__ import annotations
 
 import gc
+import time
 import weakref
 
-from ..errors import LuaError
+from ..errors import LimitExceeded, LuaError, stack_overflow_message
 from .calls import ccall
 from .machine import RUNNING
 from .tables import LuaTable, _BoolKey
+
+#: the fewest objects marked for finalization between two automatic collections
+MIN_MARKS = 1000
+#: an automatic collection waits at least this many times its last one's CPU time
+COST_RATIO = 10
 
 #: values Lua never removes from a weak table: strings, numbers, booleans
 _VALUES = (str, int, float, bool, type(None), _BoolKey)
@@ -88,19 +101,35 @@ def weak_mode(t: LuaTable) -> tuple[bool, bool]:
     return "k" in mode, "v" in mode
 
 
-def call_finalizer(f, obj) -> None:
+def call_finalizer(f, obj, warn) -> None:
     """`__gc(obj)` as Lua's GCTM calls it: a nested call that may not
-    yield, whose error is dropped (Lua turns it into a warning)."""
+    yield, whose error becomes a warning (luaE_warnerror). A sandbox limit
+    is no Lua error: it goes on up."""
     co = RUNNING[0].co
     if co is not None:
         co.nny += 1
     try:
         ccall(f, obj)
-    except (LuaError, RecursionError):
-        pass
+    except LimitExceeded:
+        raise
+    except (LuaError, RecursionError) as e:
+        if warn is not None:
+            msg = stack_overflow_message(e) if isinstance(e, RecursionError) else e.value
+            warn(f"error in __gc ({msg if type(msg) is str else 'error object is not a string'})")
     finally:
         if co is not None:
             co.nny -= 1
+
+
+def _with_dead_keys(skip: set) -> list:
+    """The tables (of any state: Python's heap is one) holding a dead key
+    that is an object, but those in `skip`."""
+    found = []
+    for o in gc.get_objects():
+        if type(o) is LuaTable and o._tomb and id(o) not in skip:
+            if any(v is None and not isinstance(k, _VALUES) for k, v in o.hash.items()):
+                found.append(o)
+    return found
 
 
 class Collector:
@@ -112,6 +141,12 @@ class Collector:
         self.seq = 0
         self.pending: list = []  # objects found by a collection whose finalizers have not run yet
         self.finalizing = False
+        self.warn = None  # the granted `warn`'s sink for a finalizer's error; None drops it
+        self.stopped = False  # collectgarbage('stop'): no automatic collection
+        self.deferring = 0  # inside a builtin's charge of its work: finalizers wait
+        self.marks = 0  # objects marked since the last collection
+        self.threshold = MIN_MARKS  # the marks that make an automatic collection due
+        self.cost = 0.0  # CPU seconds the last collection took
 
     def __bool__(self) -> bool:
         return bool(self.marked) or bool(self.pending) or len(self.weak) > 0
@@ -125,6 +160,7 @@ class Collector:
         if h.get("__mode") is not None:
             self.weak.add(t)
         if h.get("__gc") is not None and id(t) not in self.marked:
+            self.marks += 1
             self.seq += 1
             self.marked[id(t)] = _Marked(t, self.seq)
 
@@ -133,17 +169,34 @@ class Collector:
     def collect(self) -> None:
         """One full collection, then every finalizer waiting."""
         self.sweep()
-        if not self.finalizing:
-            due, self.pending = self.pending, []
-            self._finalize(due)
+        self.finish()
+
+    def due(self, since: float, every: float) -> bool:
+        """Whether an automatic collection should run, `since` CPU seconds
+        after the last one: `every` seconds have passed, or as many objects
+        were marked as lived after it; not sooner than its cost allows."""
+        if self.stopped or since < self.cost * COST_RATIO:
+            return False
+        return since >= every or self.marks >= self.threshold
 
     def sweep(self) -> None:
-        """One full collection whose finalizers wait (the step meter's
-        check collects so: it runs no Lua code)."""
+        """One full collection whose finalizers wait (for `finish`)."""
         if self.finalizing:  # asked for by a finalizer: Python's collection alone
             gc.collect()
             return
+        start = time.process_time()
         self.pending.extend(self._collect())
+        self.cost = time.process_time() - start
+        self.marks = 0
+        self.threshold = max(MIN_MARKS, len(self.marked))
+
+    def finish(self) -> None:
+        """Runs the finalizers waiting, at a safe point: Lua code may run
+        here (none runs while a finalizer does, or inside an operator that
+        a generator twin called directly)."""
+        if self.pending and not self.finalizing and not RUNNING[0].direct:
+            due, self.pending = self.pending, []
+            self._finalize(due)
 
     def _collect(self) -> list:
         """Steps 1 to 3 of the module's docstring; the objects due for
@@ -158,6 +211,7 @@ class Collector:
                 wk, wv = weak_mode(t)
                 if wk or wv:
                     taken.append(self._take(t, wk, wv))
+            dead_keys = [self._take_dead_keys(t) for t in _with_dead_keys({id(t) for t, _, _ in taken})]
             self.marked.clear()  # each _Marked now refers to itself alone
             gc.set_debug(flags | gc.DEBUG_SAVEALL)
             try:
@@ -179,12 +233,38 @@ class Collector:
             due_ids = {id(x) for x in due}
             for t, items, arr in taken:
                 self._put_back(t, items, arr, holders, garbage, due_ids)
+            for t, items in dead_keys:
+                self._put_back_dead_keys(t, items, holders, garbage, due_ids)
             del found, marked, holders
         finally:
             if enabled:
                 gc.enable()
         gc.collect()  # what gc.garbage alone kept goes now
         return due
+
+    @staticmethod
+    def _take_dead_keys(t: LuaTable):
+        """Empties a table into its entries, each dead key (one whose value
+        was set to nil, kept for `next`) that is an object as a _Part: Lua
+        does not mark a dead key, so it keeps no object alive."""
+        items = [(_Part(id(_Held(k))) if v is None and not isinstance(k, _VALUES) else k, v)
+                 for k, v in t.hash.items()]
+        t.hash.clear()
+        t._iter = None
+        return t, items
+
+    @staticmethod
+    def _put_back_dead_keys(t: LuaTable, items: list, holders: dict, garbage: set, due: set) -> None:
+        """Refills a table in its order, without the dead keys that nothing
+        else reaches (no walk can be at one: its loop would hold it)."""
+        h = t.hash
+        for k, v in items:
+            if type(k) is _Part:
+                k = holders[k.id].release()
+                if id(k) in garbage and id(k) not in due:
+                    t._tomb -= 1
+                    continue
+            h[k] = v
 
     @staticmethod
     def _take(t: LuaTable, wk: bool, wv: bool):
@@ -231,19 +311,28 @@ class Collector:
 
     def _finalize(self, due: list) -> None:
         self.finalizing = True
+        i = 0
         try:
-            for obj in due:
+            while i < len(due):
+                obj = due[i]
+                i += 1
                 mt = getattr(obj, "meta", None)
                 f = mt.hash.get("__gc") if mt is not None else None
                 if f is not None:
-                    call_finalizer(f, obj)
+                    call_finalizer(f, obj, self.warn)
         finally:
             self.finalizing = False
+            if i < len(due):  # a limit stopped them: the rest wait
+                self.pending[:0] = due[i:]
 
     def close(self) -> None:
         """The state closes: every marked object's finalizer, live or not,
-        in the reverse order of marking."""
-        due = self.pending + [held.release() for held in reversed(self.marked.values())]
-        self.pending = []
+        in the reverse order of marking (one stopped by a limit ends alone)."""
+        self.pending += [held.release() for held in reversed(self.marked.values())]
         self.marked.clear()
-        self._finalize(due)
+        while self.pending:
+            due, self.pending = self.pending, []
+            try:
+                self._finalize(due)
+            except LimitExceeded:  # (that finalizer is done; the others still run)
+                pass

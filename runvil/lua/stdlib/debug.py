@@ -19,7 +19,7 @@ from ..runtime.machine import RUNNING
 from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, Multi
 from . import lib_table
-from .luastack import (UpvalueId, active_locals, cell_value, current_line, function_info, level_info, levels,
+from .luastack import (FunctionFinder, UpvalueId, active_locals, cell_value, current_line, function_info, level_info, levels,
                        lua_name, set_cell_value, traceback, upvalues, vararg)
 
 
@@ -225,6 +225,7 @@ def set_string_meta(state, mt) -> None:
 def open_lib(state) -> None:
     hooks = Hooks(state)
     registry = LuaTable()
+    function_of = FunctionFinder()  # (getinfo's `func` of a level)
 
     def loaded():
         package = state.G.get("package")
@@ -262,7 +263,7 @@ def open_lib(state) -> None:
                 return None
             if frames[level] is None:
                 return function_info(None, what)
-            return level_info(frames, level, what, loaded())
+            return level_info(frames, level, what, loaded(), function_of)
         if V.type_name(target) != "function":
             arg_error(1, "getinfo", "function or level expected")
         return function_info(target, what)

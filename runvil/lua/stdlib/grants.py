@@ -9,7 +9,7 @@ GRANTS = {
     "io": "Lua's io library",
     "os": "the rest of Lua's os library (getenv, exit, remove, rename, tmpname, difftime, setlocale)",
     "debug": "Lua's debug library",
-    "base": "collectgarbage, dofile and loadfile",
+    "base": "collectgarbage, dofile, loadfile and warn",
     "process": "io.popen and os.execute",
 }
 

@@ -1,6 +1,8 @@
 """The base functions the sandbox leaves out (`collectgarbage`, `dofile`,
-`loadfile`), for a host that grants them (`runvil lua --allow base`).
-Files are read as Lua reads them (a BOM and a first `#` line skipped)."""
+`loadfile`, `warn`), for a host that grants them (`runvil lua --allow base`).
+Files are read as Lua reads them (a BOM and a first `#` line skipped).
+Warnings are `lua.c`'s: off until `warn('@on')`, then written to stderr
+as `Lua warning: ...`, with a finalizer's error among them."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from ..errors import LuaError, LuaSyntaxError
 from ..runtime import values as V
 from ..runtime.args import arg_error, check_str, opt_str
 from ..runtime.calls import call
-from ..runtime.values import Multi
+from ..runtime.values import EMPTY, Multi
 from . import lib_table
 
 #: collectgarbage's options (lbaselib.c's opts) and what each gives back
@@ -25,12 +27,14 @@ def open_lib(state) -> None:
     mode = ["incremental"]
     tuning = {"setpause": 200, "setstepmul": 100}
 
+    collector = state.collector
+
     def collectgarbage(*args):
         option = opt_str(args, 1, "collectgarbage", "collect")
         if option not in _GC_OPTIONS:
             arg_error(1, "collectgarbage", f"invalid option '{option}'")
         if option == "collect":
-            gc.collect()
+            collector.collect()  # weak tables and finalizers as Lua's full collection
             return 0
         if option == "count":
             used = max(0, state.memory_budget.rss() - state.memory_budget.base) + sys.getallocatedblocks() * 32
@@ -40,6 +44,7 @@ def open_lib(state) -> None:
             return False  # (a step that ends no cycle, as Lua's usually does)
         if option in ("stop", "restart"):
             running[0] = option == "restart"
+            collector.stopped = not running[0]  # no automatic collection while stopped
             return 0
         if option == "isrunning":
             return running[0]
@@ -90,6 +95,39 @@ def open_lib(state) -> None:
             raise LuaError(e.value) from None
         return call(fn)
 
-    for name, f in lib_table({"collectgarbage": collectgarbage, "dofile": dofile, "loadfile": loadfile}).hash.items():
+    warnings = Warnings()
+    collector.warn = warnings.emit
+
+    def warn(*args):
+        pieces = [check_str(args, i, "warn") for i in range(1, max(len(args), 1) + 1)]
+        warnings.message(pieces)
+        return EMPTY
+
+    lib = {"collectgarbage": collectgarbage, "dofile": dofile, "loadfile": loadfile, "warn": warn}
+    for name, f in lib_table(lib).hash.items():
         G.set_str(name, f)
+
+
+class Warnings:
+    """lua.c's warning function (lauxlib's warnf): off at first; a message
+    of one piece that starts with `@` is a control (`@on`, `@off`, others
+    ignored); a message is written whole to stderr, `Lua warning: ` first."""
+
+    def __init__(self):
+        self.on = False
+
+    def message(self, pieces: list[str]) -> None:
+        if len(pieces) == 1 and pieces[0].startswith("@"):
+            if pieces[0] == "@on":
+                self.on = True
+            elif pieces[0] == "@off":
+                self.on = False
+            return
+        self.emit("".join(pieces))
+
+    def emit(self, text: str) -> None:
+        if self.on:
+            from .io import StdStream
+
+            StdStream("stderr").write(("Lua warning: " + text + "\n").encode("latin-1"))
 

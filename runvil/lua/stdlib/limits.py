@@ -161,18 +161,25 @@ reserve_unreserved = values.reserve_unreserved
 
 
 class StepMeter:
-    """Charges a state's step countdown; runs its check when it runs out."""
+    """Charges a state's step countdown; runs its check when it runs out
+    (a builtin's work is under way: finalizers wait for a safe point)."""
 
     def __init__(self, state):
         self.state = state
         self.steps = state._steps
         self.tick = state._tick
+        self.collector = state.collector
 
     def __call__(self, n: int) -> None:
         steps = self.steps
         steps[0] -= n
         if steps[0] < 0:
-            self.tick()
+            collector = self.collector
+            collector.deferring += 1
+            try:
+                self.tick()
+            finally:
+                collector.deferring -= 1
 
 
 def install(state) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
-from types import FunctionType
+from types import FunctionType, TracebackType
 
 from ..debuginfo import QUALNAMES, call_site, chunk_info, in_direct_tail, is_lua_code, lua_frames, metamethod_event
 from ..runtime import values as V
@@ -63,20 +63,50 @@ def code_info(code) -> dict:
             "nparams": code.co_argcount, "isvararg": vararg or first == 0, "nups": len(ups)}
 
 
-def current_line(frame) -> int:
+def current_line(frame, unwound=None) -> int:
+    """The Lua line a level is at; `unwound`: the Python lines of frames
+    an error has left (Levels.unwound)."""
     info = chunk_info(frame.f_code)
     if info is None:
         return -1
     lines = info.lines
-    n = frame.f_lineno or 0
+    left = unwound.get(id(frame)) if unwound else None
+    n = (left[0] if left is not None else frame.f_lineno) or 0
     return lines[n] if 0 <= n < len(lines) else -1
 
 
-def levels(frame) -> list:
+class Levels(list):
+    """The frames of Lua's levels, and the Python line of each that an
+    error has left, from its traceback: the frame itself has gone on to a
+    loop's cleanup by then, whose line is not the one that raised."""
+
+    __slots__ = ("unwound",)
+
+    def __init__(self, frames, tb=None):
+        super().__init__(frames)
+        self.unwound = {}
+        while tb is not None:
+            self.unwound[id(tb.tb_frame)] = (tb.tb_lineno, tb.tb_lasti)
+            tb = tb.tb_next
+
+
+def _lasti(frames, frame) -> int | None:
+    """Where an error left the frame (Levels.unwound), or None."""
+    left = getattr(frames, "unwound", {}).get(id(frame))
+    return left[1] if left is not None else None
+
+
+def levels(frame) -> Levels:
     """The Lua levels from `frame` (level 0) outwards: their frames. Under
     xpcall's message handler, Lua's stack still holds the levels that
     raised the error (the handler runs on top of them): they are found in
-    the error being handled, between the handler's levels and xpcall's."""
+    the error being handled, between the handler's levels and xpcall's.
+    `frame` may be an error's traceback: the levels that raised it."""
+    if isinstance(frame, TracebackType):
+        tb = frame
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        return Levels([f for f, _w in lua_frames(tb.tb_frame)], frame)
     handler = frame
     while handler is not None and handler.f_code is not _HANDLER_CODE:
         handler = handler.f_back
@@ -96,8 +126,8 @@ def levels(frame) -> list:
                 if id(f) not in above:
                     break
                 upper.append(f)
-            return upper + [f for f, _w in lua_frames(tb.tb_frame)]
-    return [f for f, _w in lua_frames(frame)]
+            return Levels(upper + [f for f, _w in lua_frames(tb.tb_frame)], error.__traceback__)
+    return Levels(f for f, _w in lua_frames(frame))
 
 
 def global_name(code, loaded) -> str | None:
@@ -123,7 +153,7 @@ def tail_called(frames: list, i: int) -> bool:
     for _ in range(64):
         if f is None or f is outer:
             return False
-        if is_lua_code(f.f_code) and in_direct_tail(f):
+        if is_lua_code(f.f_code) and in_direct_tail(f, _lasti(frames, f)):
             return True
         f = f.f_back
     return False
@@ -141,7 +171,7 @@ def name_from_caller(frames: list, i: int) -> tuple[str, str]:
     caller = frames[i + 1]
     if caller is None or not is_lua_code(caller.f_code):  # called by a builtin: Lua knows no name
         return "", ""
-    site = call_site(caller)
+    site = call_site(caller, _lasti(frames, caller))
     if site is None:
         return "", ""
     name, is_method = site[0], site[1]
@@ -160,8 +190,9 @@ def _is_global(name: str) -> bool:
     return state is not None and state.G.hash.get(name) is not None
 
 
-def level_info(frames: list, i: int, what: str, loaded=None) -> LuaTable:
-    """getinfo of level i (frames from lua_frames)."""
+def level_info(frames: list, i: int, what: str, loaded=None, function_of=None) -> LuaTable:
+    """getinfo of level i (frames from lua_frames); `function_of`: the
+    caller's FunctionFinder (one of its own by default)."""
     f = frames[i]
     info = code_info(f.f_code)
     t = LuaTable()
@@ -169,7 +200,7 @@ def level_info(frames: list, i: int, what: str, loaded=None) -> LuaTable:
         for k in ("source", "short_src", "what", "linedefined", "lastlinedefined"):
             t.set_str(k, info[k])
     if "l" in what:
-        t.set_str("currentline", current_line(f))
+        t.set_str("currentline", current_line(f, getattr(frames, "unwound", None)))
     if "u" in what:
         t.set_str("nups", info["nups"])
         t.set_str("nparams", info["nparams"])
@@ -185,7 +216,7 @@ def level_info(frames: list, i: int, what: str, loaded=None) -> LuaTable:
         t.set_str("ftransfer", 0)
         t.set_str("ntransfer", 0)
     if "f" in what:
-        fn = _function_of(f)
+        fn = (function_of or FunctionFinder())(f)
         if fn is not None:
             t.set_str("func", fn)
     if "L" in what and info["what"] != "C":
@@ -193,14 +224,68 @@ def level_info(frames: list, i: int, what: str, loaded=None) -> LuaTable:
     return t
 
 
-def _function_of(frame):
-    """The function a frame runs, where one function has its code."""
-    import gc
+#: what a frame without a free variable of that name gives
+_NO_VALUE = object()
 
-    for ref in gc.get_referrers(frame.f_code):
-        if type(ref) is FunctionType and ref.__code__ is frame.f_code:
-            return ref
-    return None
+
+class FunctionFinder:
+    """Which function a frame runs: one of the functions with its code
+    whose upvalues are the frame's. Python's frames do not say, and a walk
+    of the heap (gc.get_referrers) costs milliseconds, so the functions of
+    a code found by the last walk are kept (weakly) and the heap is walked
+    again only when none of them is the frame's (a closure made since)."""
+
+    def __init__(self):
+        self.by_code: dict = {}  # code -> [weakref to a function with that code]
+
+    def __call__(self, frame):
+        code = frame.f_code
+        caller = frame.f_back  # the caller's locals often hold the very function (`f()` of a local f)
+        if caller is not None:
+            held = [v for v in caller.f_locals.values() if type(v) is FunctionType and v.__code__ is code]
+            fn = self._match(frame, held, weak=False) if held else None
+            if fn is not None:
+                return fn
+        refs = self.by_code.get(code)
+        if refs:
+            fn = self._match(frame, refs)
+            if fn is not None:
+                return fn
+        refs = self._walk(code)
+        if not refs:
+            return None
+        fn = self._match(frame, refs)
+        if fn is not None:
+            return fn
+        return refs[0]()
+
+    def _walk(self, code) -> list:
+        import gc
+        import weakref
+
+        refs = [weakref.ref(r) for r in gc.get_referrers(code) if type(r) is FunctionType and r.__code__ is code]
+        if len(self.by_code) > 4096:  # (codes of chunks gone)
+            self.by_code.clear()
+        self.by_code[code] = refs
+        return refs
+
+    @staticmethod
+    def _match(frame, refs: list, weak: bool = True):
+        names = frame.f_code.co_freevars
+        values = frame.f_locals if names else None
+        for ref in refs:
+            fn = ref() if weak else ref
+            if fn is None:
+                continue
+            if not names:
+                return fn
+            cells = fn.__closure__ or ()
+            try:
+                if all(values.get(n, _NO_VALUE) is c.cell_contents for n, c in zip(names, cells)):
+                    return fn
+            except ValueError:  # an empty cell
+                continue
+        return None
 
 
 def _active_lines(code) -> LuaTable:
@@ -265,7 +350,7 @@ def traceback(message, frame, level: int = 1, loaded=None, bottom: bool = True) 
 def _traceback_line(frames: list, i: int, loaded) -> str:
     f = frames[i]
     info = code_info(f.f_code)
-    line = current_line(f)
+    line = current_line(f, getattr(frames, "unwound", None))
     head = f"\n\t{info['short_src']}:" + (f"{line}:" if line > 0 else "") + " in "
     tail = "\n\t(...tail calls...)" if info["what"] != "C" and tail_called(frames, i) else ""
     name = QUALNAMES.get(f.f_code) if info["what"] == "C" else global_name(f.f_code, loaded)
