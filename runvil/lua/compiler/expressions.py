@@ -51,6 +51,10 @@ class ExprCompiler(OperatorCompiler):
         #: name of a Python local holding whether the local is a table (codegen.table_flags)
         self.table_flags: dict = {}
         self.int_memo: dict = {}  # id(node) -> (node, is an integer expression)
+        #: while an integer tree's general code compiles (compiler/intops.py): the ids of
+        #: its operators (compiled alone) and the text of its operands already read
+        self.no_tree: set = set()
+        self.leaf_text: dict = {}
 
     # -------------------------------------------------------------- names
 
@@ -164,6 +168,8 @@ class ExprCompiler(OperatorCompiler):
     # --------------------------------------------------------- entry point
 
     def expr(self, n) -> str:
+        if self.leaf_text and (taken := self.leaf_text.get(id(fold(n)))) is not None:
+            return taken
         if self.depth >= HOIST_DEPTH and type(n) not in _PURE:
             return self.hoist(n)
         self.depth += 1
