@@ -10,9 +10,10 @@ as constants, so they cost nothing on the fast path.
 from __future__ import annotations
 
 from ..syntax import ast as A
-from .contract import INLINE_STRING_METHODS
+from .contract import INLINE_STRING_CALLS, INLINE_STRING_METHODS
 from .folding import _CONSTANTS, clear_folds, fold  # noqa: F401  (clear_folds: re-exported)
 from .operators import OperatorCompiler
+from .strcalls import StringCallCompiler
 from .kinds import INT_OPS, is_int_expr
 from .resolve import FuncScope, GlobalRef, LocalVar, plain_local
 from .shapes import ALL_VALUES, CALLEE, DROPPED_VALUES, FIRST_VALUE, YIELD_CALLEE
@@ -30,7 +31,7 @@ HOIST_DEPTH = 24
 STRING_METHODS = frozenset({"byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match", "pack",
                             "packsize", "rep", "reverse", "sub", "unpack", "upper"})
 
-class ExprCompiler(OperatorCompiler):
+class ExprCompiler(StringCallCompiler, OperatorCompiler):
     def __init__(self, chunk, scope: FuncScope):
         self.chunk = chunk
         self.scope = scope
@@ -428,6 +429,8 @@ class ExprCompiler(OperatorCompiler):
         return self.temp()
 
     def raw_method_call(self, n) -> str:
+        if n.method in INLINE_STRING_CALLS and (fast := self.string_call(n, False)) is not None:
+            return fast
         o, f = self.method_object(n), self.temp()
         inline = INLINE_STRING_METHODS.get(n.method) if not n.args else None
         if inline is not None and self.table_test(n.obj, o).startswith("type("):
@@ -498,6 +501,8 @@ class ExprCompiler(OperatorCompiler):
         return f"\x03{len(names) - 1}\x04"
 
     def e_Call(self, n):
+        if type(n) is A.MethodCall and n.method in INLINE_STRING_CALLS and (fast := self.string_call(n, True)):
+            return fast
         if self.one_result(n):
             return self.raw_call(n)
         return FIRST_VALUE.emit(r=self.temp(), call=self.raw_call(n))

@@ -1,0 +1,124 @@
+"""String method calls done inline (a mixin of ExprCompiler): `s:sub(i, j)`,
+`s:byte(i)` and `s:find(p, i, true)` on a string, while the library's own
+function is the method (contract.INLINE_STRING_CALLS: a flag), cost
+Python's slice, `ord` or `str.find` and one test of their operands' shapes.
+
+Only arguments that may be evaluated again are taken (constants, plain
+locals, expressions of known integers): the fast test reads them, and
+where it fails the call compiles as before and reads them again. The
+method's lookup, which Lua makes before the arguments, has no effect while
+the flag holds, so reading the arguments inside the test keeps the order.
+"""
+
+from __future__ import annotations
+
+from ..syntax import ast as A
+from .contract import INLINE_STRING_CALLS, TINY_RESULT
+from .folding import fold
+from .resolve import plain_local
+from .shapes import FIRST_VALUE
+
+#: a pattern with none of these is found as plain text
+_SPECIALS = frozenset("^$*+?.([%-")
+
+
+class StringCallCompiler:
+    """Mixin of ExprCompiler: inline string method calls."""
+
+    def string_call(self, n, single: bool) -> str | None:
+        """`s:m(...)` done inline where it can be, its first value only
+        when `single`; None where the call compiles as any other."""
+        flag = INLINE_STRING_CALLS.get(n.method)
+        if flag is None or not self.table_test(n.obj, ""):  # (a local known to hold tables: no)
+            return None
+        args = [fold(a) for a in n.args]
+        if not all(self._rereadable_arg(a) for a in args):
+            return None
+        build = {"sub": self._sub, "byte": self._byte, "find": self._find}[n.method]
+        o = n.obj.binding.pyname if plain_local(n.obj) else self.temp()
+        shaped = build(o, args, single)
+        if shaped is None:
+            return None
+        tests, fast = shaped
+        given = o if plain_local(n.obj) else f"{o} := {self.expr(n.obj)}"
+        general = (f"{self.call_mark(n)}{self.method_callee(n, o, self.temp(), evaluated=True)}"
+                   f"({o}{', ' if n.args else ''}{self.args(n.args)})")
+        if single:
+            general = FIRST_VALUE.emit(r=self.temp(), call=general)
+        return f"({fast} if type({given}) is str and {flag}{''.join(' and ' + t for t in tests)} else {general})"
+
+    def _rereadable_arg(self, a) -> bool:
+        return type(a) in (A.Number, A.String, A.TrueLit) or plain_local(a) or self.is_int(a)
+
+    def _int_arg(self, a, tests: list, low: int | None) -> str | None:
+        """The text of an integer argument, its tests added to `tests`: its
+        type (unless known), and `low <=` it (unless known); None for a
+        constant that is not such an integer."""
+        if type(a) is A.Number:
+            ok = type(a.value) is int and (low is None or a.value >= low)
+            return repr(a.value) if ok else None
+        text = self.expr(a)
+        if not (type(a) is A.Name or type(a) is A.Number):
+            t = self.temp()
+            tests.append(f"(({t} := {text}) is {t})")  # computed once
+            text = t
+        if not self.is_int(a):
+            tests.append(f"type({text}) is int")
+        if low is not None and not (low == 1 and type(a) is A.Name and a.binding in self.positives):
+            tests.append(f"{low} <= {text}")
+        return text
+
+    def _sub(self, o: str, args: list, single: bool):
+        if not 1 <= len(args) <= 2 or not all(self.is_int(a) or plain_local(a) for a in args):
+            return None
+        tests: list = []
+        i = self._int_arg(args[0], tests, 1)
+        if i is None:
+            return None
+        start = f"{i} - 1" if type(args[0]) is not A.Number else str(args[0].value - 1)
+        if len(args) == 1:
+            tests.append(f"len({o}) - {i} < {TINY_RESULT}")  # a longer one is counted first, by the library
+            return tests, f"{o}[{start}:]"
+        j = self._int_arg(args[1], tests, 0)
+        if j is None:
+            return None
+        tests.append(f"{j} - {i} < {TINY_RESULT}")
+        return tests, f"{o}[{start}:{j}]"
+
+    def _byte(self, o: str, args: list, single: bool):
+        if len(args) != 1 or not (self.is_int(args[0]) or plain_local(args[0])):
+            return None
+        tests: list = []
+        i = self._int_arg(args[0], tests, 1)
+        if i is None:
+            return None
+        tests.append(f"{i} <= len({o})")
+        return tests, f"ord({o}[{i} - 1])"
+
+    def _find(self, o: str, args: list, single: bool):
+        if not 1 <= len(args) <= 3:
+            return None
+        p = args[0]
+        plain = len(args) == 3 and type(args[2]) is A.TrueLit
+        if len(args) == 3 and not plain:
+            return None
+        if type(p) is A.String:
+            if not plain and _SPECIALS.intersection(p.value):
+                return None
+            pt, tests = repr(p.value), []
+        elif plain and plain_local(p):
+            pt, tests = p.binding.pyname, [f"type({p.binding.pyname}) is str"]
+        else:
+            return None
+        start = "0"
+        if len(args) >= 2:
+            if not (self.is_int(args[1]) or plain_local(args[1])):
+                return None
+            init = self._int_arg(args[1], tests, 1)
+            if init is None:
+                return None
+            start = f"{init} - 1"
+        k = self.temp()
+        size = len(p.value) if type(p) is A.String else f"len({pt})"
+        found = f"{k} + 1" if single else f"({k} + 1, {k} + {size})"
+        return tests, f"({found} if ({k} := {o}.find({pt}, {start})) >= 0 else None)"
