@@ -149,6 +149,25 @@ print(pcall(rotr, {}, 1))
 }
 
 
+def _balanced(depth: int, k: list) -> str:
+    if depth == 0:
+        k[0] += 1
+        return f"f({k[0]})" if k[0] % 3 else "x"
+    op = ["~", "|", "&", "+"][depth % 4]
+    return f"({_balanced(depth - 1, k)} {op} {_balanced(depth - 1, k)})"
+
+
+# wide and long trees of calls: each operand read once, in order, and a
+# string among them taking the general code at any place
+PROGRAMS["wide trees"] = (
+    "local log = {}\nlocal function f(i) log[#log + 1] = i; return i * 7 end\n"
+    "for _, x in ipairs({5, 2.0, '3'}) do\n"
+    f"  print(pcall(function() return {_balanced(6, [0])} end))\n"
+    f"  print(pcall(function() return {' ~ '.join(f'f({i})' if i % 5 else 'x' for i in range(60))} end))\n"
+    "  print(table.concat(log, ' ')); log = {}\nend\n"
+)
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_int_tree_matches_lua(name):
     code = PROGRAMS[name]

@@ -35,6 +35,8 @@ _PY = {"+": "+", "-": "-", "*": "*", "&": "&", "|": "|", "~": "^", "<<": "<<", "
 _FLAVOUR = frozenset(("&", "|", "~", "<<", ">>", "//", "%"))
 #: past this many operators from the root, a subtree is an operand of its own
 MAX_DEPTH = 8
+#: a tree of more operands is left to its subtrees (the guard's text grows with their square)
+MAX_LEAVES = 16
 #: an operand the general code may read again: at most this many nodes, none a function or a constructor
 PLAIN_NODES = 40
 
@@ -78,7 +80,7 @@ class IntTreeCompiler:
             tree = self._tree_node(n, 0, leaves, internal)
         except _NoTree:
             return None
-        if type(tree) is not _Op:
+        if type(tree) is not _Op or len(leaves) > MAX_LEAVES:
             return None
         flavoured = any(o.op in _FLAVOUR for o in internal)
         tested = [lf for lf in leaves if lf.kind in ("local", "impure")]
