@@ -25,9 +25,12 @@ _SPECIALS = frozenset("^$*+?.([%-")
 class StringCallCompiler:
     """Mixin of ExprCompiler: inline string method calls."""
 
-    def string_call(self, n, single: bool) -> str | None:
+    def string_call(self, n, single: bool, pair: bool = False) -> str | None:
         """`s:m(...)` done inline where it can be, its first value only
-        when `single`; None where the call compiles as any other."""
+        when `single`, exactly two values when `pair` (`local a, b =
+        s:find(...)`, a find only); None where the call compiles as any other."""
+        if pair and n.method != "find":
+            return None
         flag = INLINE_STRING_CALLS.get(n.method)
         if flag is None or not self.table_test(n.obj, ""):  # (a local known to hold tables: no)
             return None
@@ -36,7 +39,7 @@ class StringCallCompiler:
             return None
         build = {"sub": self._sub, "byte": self._byte, "find": self._find}[n.method]
         o = n.obj.binding.pyname if plain_local(n.obj) else self.temp()
-        shaped = build(o, args, single)
+        shaped = build(o, args, "pair" if pair else single)
         if shaped is None:
             return None
         tests, fast = shaped
@@ -45,6 +48,9 @@ class StringCallCompiler:
                    f"({o}{', ' if n.args else ''}{self.args(n.args)})")
         if single:
             general = FIRST_VALUE.emit(r=self.temp(), call=general)
+        elif pair:
+            r = self.temp()
+            general = f"({r} if type({r} := {general}) is _Multi and len({r}) == 2 else _fixed({r}, 2))"
         return f"({fast} if type({given}) is str and {flag}{''.join(' and ' + t for t in tests)} else {general})"
 
     def _rereadable_arg(self, a) -> bool:
@@ -120,5 +126,6 @@ class StringCallCompiler:
             start = f"{init} - 1"
         k = self.temp()
         size = len(p.value) if type(p) is A.String else f"len({pt})"
-        found = f"{k} + 1" if single else f"({k} + 1, {k} + {size})"
-        return tests, f"({found} if ({k} := {o}.find({pt}, {start})) >= 0 else None)"
+        found = f"({k} + 1, {k} + {size})" if single == "pair" or not single else f"{k} + 1"
+        missed = "(None, None)" if single == "pair" else "None"
+        return tests, f"({found} if ({k} := {o}.find({pt}, {start})) >= 0 else {missed})"
