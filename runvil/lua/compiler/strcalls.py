@@ -22,6 +22,14 @@ from .shapes import FIRST_VALUE
 _SPECIALS = frozenset("^$*+?.([%-")
 
 
+def _near(i, j) -> bool:
+    """Whether j is `i + k` (0 <= k < TINY_RESULT) of the same local: the
+    slice from i to j is short."""
+    return (type(j) is A.BinOp and j.op == "+" and plain_local(i) and plain_local(j.left)
+            and j.left.binding is i.binding and type(fold(j.right)) is A.Number
+            and type(fold(j.right).value) is int and 0 <= fold(j.right).value < TINY_RESULT)
+
+
 class StringCallCompiler:
     """Mixin of ExprCompiler: inline string method calls."""
 
@@ -85,10 +93,13 @@ class StringCallCompiler:
         if len(args) == 1:
             tests.append(f"len({o}) - {i} < {TINY_RESULT}")  # a longer one is counted first, by the library
             return tests, f"{o}[{start}:]"
+        if plain_local(args[0]) and plain_local(args[1]) and args[0].binding is args[1].binding:
+            return tests, f"{o}[{start}:{i}]"  # `s:sub(i, i)`: one char at most
         j = self._int_arg(args[1], tests, 0)
         if j is None:
             return None
-        tests.append(f"{j} - {i} < {TINY_RESULT}")
+        if not _near(args[0], args[1]):
+            tests.append(f"{j} - {i} < {TINY_RESULT}")
         return tests, f"{o}[{start}:{j}]"
 
     def _byte(self, o: str, args: list, single: bool):
