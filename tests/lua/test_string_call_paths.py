@@ -15,12 +15,15 @@ PROGRAMS = {
 local s = "hello, world"
 local out = {}
 for i = -3, #s + 2 do
-  for j = -2, #s + 2, 3 do out[#out + 1] = s:sub(i, j) .. "|" .. s:sub(i) .. "|" .. s:sub(i, i + 1) end
+  for j = -2, #s + 2, 3 do out[#out + 1] = s:sub(i, j) .. "|" .. s:sub(i) .. "|" .. s:sub(i, i + 1) .. s:sub(i, i) end
 end
 print(table.concat(out, ","))
 local big = string.rep("ab", 300)
 print(#big:sub(2), #big:sub(1, 500), big:sub(599, 700), #big:sub(3, 2), ("x"):sub(1, 1))
 local i, j, f, str = 2, 4, 2.0, "3"
+for _, v in ipairs({-1, 0, 1, 12, 13, 2.0, "2", math.mininteger, math.maxinteger}) do
+  print(pcall(function() return s:sub(v, v), s:sub(v, v + 3), s:byte(v), s:find("o", v, true) end))
+end
 print(s:sub(f, j), s:sub(i, 4.0), s:sub(str, j), pcall(function() return s:sub(i, "z") end))
 print(pcall(function() return s:sub(1.5) end))
 print(pcall(function() local t = nil; return t:sub(1, 2) end))
