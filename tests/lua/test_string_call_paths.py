@@ -44,6 +44,17 @@ print(pcall(function() return s:byte({}) end))
 local sum = 0
 for i = 1, #s do sum = sum + s:byte(i) end
 print(sum)
+for i = -2, #s + 1 do
+  local a, b, c, d = s:byte(i, i + 3)
+  local e, f = s:byte(i, i + 1)
+  local g, h, m = s:byte(i, i + 1)
+  local n1, n2, n3, n4 = s:byte(3, 6)
+  print(i, a, b, c, d, e, f, g, h, m, n1, n2, n3, n4)
+end
+local x, y = 2, "3"
+local a, b, c = s:byte(x, 4)
+local p, q, r = s:byte(x, y)
+print(a, b, c, p, q, r, pcall(function() local u, v = s:byte(x, {}) return u, v end))
 """,
     "find": """
 local s = "one engine, two engines; engine"

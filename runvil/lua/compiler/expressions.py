@@ -586,8 +586,8 @@ class ExprCompiler(StringCallCompiler, OperatorCompiler):
             # `local a, b = f()`: the raw result adjusted at once, no tuple built
             # around it; a Multi of exactly n values (not a pending tail call,
             # which is a Multi of 3) is taken as it is, inline
-            if n == 2 and type(exprs[0]) is A.MethodCall and (pair := self.string_call(exprs[0], False, True)):
-                return pair  # `local a, b = s:find(p, i, true)`
+            if type(exprs[0]) is A.MethodCall and (inline := self.string_call(exprs[0], False, n)):
+                return inline  # `local a, b = s:find(p, i, true)`, `local a, b, c, d = s:byte(i, j)`
             r = self.temp()
             pending = f" and {r}[0] is not _TAILCALL" if n == 3 else ""
             return (

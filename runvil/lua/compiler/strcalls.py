@@ -33,11 +33,12 @@ def _near(i, j) -> bool:
 class StringCallCompiler:
     """Mixin of ExprCompiler: inline string method calls."""
 
-    def string_call(self, n, single: bool, pair: bool = False) -> str | None:
+    def string_call(self, n, single: bool, values: int | None = None) -> str | None:
         """`s:m(...)` done inline where it can be, its first value only
-        when `single`, exactly two values when `pair` (`local a, b =
-        s:find(...)`, a find only); None where the call compiles as any other."""
-        if pair and n.method != "find":
+        when `single`, exactly `values` values otherwise if given (`local
+        a, b = s:find(...)`, `local a, b, c, d = s:byte(i, j)`); None where
+        the call compiles as any other."""
+        if values is not None and (n.method, values == 2) not in (("find", True), ("byte", True), ("byte", False)):
             return None
         flag = INLINE_STRING_CALLS.get(n.method)
         if flag is None or not self.table_test(n.obj, ""):  # (a local known to hold tables: no)
@@ -47,7 +48,7 @@ class StringCallCompiler:
             return None
         build = {"sub": self._sub, "byte": self._byte, "find": self._find}[n.method]
         o = n.obj.binding.pyname if plain_local(n.obj) else self.temp()
-        shaped = build(o, args, "pair" if pair else single)
+        shaped = build(o, args, values or single)
         if shaped is None:
             return None
         tests, fast = shaped
@@ -56,9 +57,9 @@ class StringCallCompiler:
                    f"({o}{', ' if n.args else ''}{self.args(n.args)})")
         if single:
             general = FIRST_VALUE.emit(r=self.temp(), call=general)
-        elif pair:
+        elif values is not None:
             r = self.temp()
-            general = f"({r} if type({r} := {general}) is _Multi and len({r}) == 2 else _fixed({r}, 2))"
+            general = f"({r} if type({r} := {general}) is _Multi and len({r}) == {values} else _fixed({r}, {values}))"
         return f"({fast} if type({given}) is str and {flag}{''.join(' and ' + t for t in tests)} else {general})"
 
     def _rereadable_arg(self, a) -> bool:
@@ -102,7 +103,9 @@ class StringCallCompiler:
             tests.append(f"{j} - {i} < {TINY_RESULT}")
         return tests, f"{o}[{start}:{j}]"
 
-    def _byte(self, o: str, args: list, single: bool):
+    def _byte(self, o: str, args: list, single):
+        if type(single) is int and single is not True and single is not False:
+            return self._bytes(o, args, single)
         if len(args) != 1 or not (self.is_int(args[0]) or plain_local(args[0])):
             return None
         tests: list = []
@@ -112,7 +115,24 @@ class StringCallCompiler:
         tests.append(f"{i} <= len({o})")
         return tests, f"ord({o}[{i} - 1])"
 
-    def _find(self, o: str, args: list, single: bool):
+    def _bytes(self, o: str, args: list, count: int):
+        """`s:byte(i, j)` adjusted to `count` values: where j - i + 1 is
+        that count, within the string, the bytes themselves."""
+        if len(args) != 2 or not 2 <= count <= 8:
+            return None
+        tests: list = []
+        i = self._int_arg(args[0], tests, 1)
+        j = self._int_arg(args[1], tests, 1) if i is not None else None
+        if j is None:
+            return None
+        tests.append(f"{j} - {i} == {count - 1}")
+        tests.append(f"{j} <= len({o})")
+        first = int(i) - 1 if i.isdigit() else None
+        at = [str(first + k) if first is not None else f"{i} - 1" if k == 0 else f"{i}" if k == 1 else f"{i} + {k - 1}"
+              for k in range(count)]
+        return tests, f"({', '.join(f'ord({o}[{a}])' for a in at)})"
+
+    def _find(self, o: str, args: list, single):
         if not 1 <= len(args) <= 3:
             return None
         p = args[0]
@@ -137,6 +157,6 @@ class StringCallCompiler:
             start = f"{init} - 1"
         k = self.temp()
         size = len(p.value) if type(p) is A.String else f"len({pt})"
-        found = f"({k} + 1, {k} + {size})" if single == "pair" or not single else f"{k} + 1"
-        missed = "(None, None)" if single == "pair" else "None"
+        found = f"{k} + 1" if single is True else f"({k} + 1, {k} + {size})"
+        missed = "(None, None)" if single == 2 and single is not True else "None"
         return tests, f"({found} if ({k} := {o}.find({pt}, {start})) >= 0 else {missed})"
