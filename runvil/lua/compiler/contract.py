@@ -15,10 +15,18 @@ TINY_RESULT = 256
 #: string. method -> (the namespace's name for the flag, for the table)
 INLINE_STRING_METHODS = {"upper": ("_SUPOK", "_SUPPERC"), "lower": ("_SLOWOK", "_SLOWERC")}
 
+#: `s:sub(i, j)`, `s:byte(i)`, `s:find(p, i, true)` on a string, while the
+#: string metatable's __index is the string library and its method the one
+#: it opened with (the flag, kept true as INLINE_STRING_METHODS' are): done
+#: inline by Python's own slice, `ord` or `str.find` where the arguments
+#: are in the shape that needs no more (compiler/strcalls.py).
+#: method -> the namespace's name for the flag
+INLINE_STRING_CALLS = {"sub": "_SSUBOK", "byte": "_SBYTEOK", "find": "_SFINDOK"}
+
 #: string keys whose writes may be watched: compiled code stores them
 #: through set_str, never into `hash` itself (compiler/stores.py); the
 #: runtime's tables call the watcher (runtime/tables.py): `coroutine` and
 #: `yield` for the coroutine twins, `__index` for the string methods
 #: (`_SIh`: the hash of the string metatable's __index table), and the
 #: methods answered inline (their flags)
-WATCHED_KEYS = frozenset({"coroutine", "yield", "__index", *INLINE_STRING_METHODS})
+WATCHED_KEYS = frozenset({"coroutine", "yield", "__index", *INLINE_STRING_METHODS, *INLINE_STRING_CALLS})

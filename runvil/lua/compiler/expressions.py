@@ -10,9 +10,10 @@ as constants, so they cost nothing on the fast path.
 from __future__ import annotations
 
 from ..syntax import ast as A
-from .contract import INLINE_STRING_METHODS
+from .contract import INLINE_STRING_CALLS, INLINE_STRING_METHODS
 from .folding import _CONSTANTS, clear_folds, fold  # noqa: F401  (clear_folds: re-exported)
 from .operators import OperatorCompiler
+from .strcalls import StringCallCompiler
 from .kinds import INT_OPS, is_int_expr
 from .resolve import FuncScope, GlobalRef, LocalVar, plain_local
 from .shapes import ALL_VALUES, CALLEE, DROPPED_VALUES, FIRST_VALUE, YIELD_CALLEE
@@ -30,7 +31,7 @@ HOIST_DEPTH = 24
 STRING_METHODS = frozenset({"byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match", "pack",
                             "packsize", "rep", "reverse", "sub", "unpack", "upper"})
 
-class ExprCompiler(OperatorCompiler):
+class ExprCompiler(StringCallCompiler, OperatorCompiler):
     def __init__(self, chunk, scope: FuncScope):
         self.chunk = chunk
         self.scope = scope
@@ -51,6 +52,10 @@ class ExprCompiler(OperatorCompiler):
         #: name of a Python local holding whether the local is a table (codegen.table_flags)
         self.table_flags: dict = {}
         self.int_memo: dict = {}  # id(node) -> (node, is an integer expression)
+        #: while an integer tree's general code compiles (compiler/intops.py): the ids of
+        #: its operators (compiled alone) and the text of its operands already read
+        self.no_tree: set = set()
+        self.leaf_text: dict = {}
 
     # -------------------------------------------------------------- names
 
@@ -164,6 +169,8 @@ class ExprCompiler(OperatorCompiler):
     # --------------------------------------------------------- entry point
 
     def expr(self, n) -> str:
+        if self.leaf_text and (taken := self.leaf_text.get(id(fold(n)))) is not None:
+            return taken
         if self.depth >= HOIST_DEPTH and type(n) not in _PURE:
             return self.hoist(n)
         self.depth += 1
@@ -422,6 +429,8 @@ class ExprCompiler(OperatorCompiler):
         return self.temp()
 
     def raw_method_call(self, n) -> str:
+        if n.method in INLINE_STRING_CALLS and (fast := self.string_call(n, False)) is not None:
+            return fast
         o, f = self.method_object(n), self.temp()
         inline = INLINE_STRING_METHODS.get(n.method) if not n.args else None
         if inline is not None and self.table_test(n.obj, o).startswith("type("):
@@ -492,6 +501,8 @@ class ExprCompiler(OperatorCompiler):
         return f"\x03{len(names) - 1}\x04"
 
     def e_Call(self, n):
+        if type(n) is A.MethodCall and n.method in INLINE_STRING_CALLS and (fast := self.string_call(n, True)):
+            return fast
         if self.one_result(n):
             return self.raw_call(n)
         return FIRST_VALUE.emit(r=self.temp(), call=self.raw_call(n))
@@ -575,6 +586,8 @@ class ExprCompiler(OperatorCompiler):
             # `local a, b = f()`: the raw result adjusted at once, no tuple built
             # around it; a Multi of exactly n values (not a pending tail call,
             # which is a Multi of 3) is taken as it is, inline
+            if type(exprs[0]) is A.MethodCall and (inline := self.string_call(exprs[0], False, n)):
+                return inline  # `local a, b = s:find(p, i, true)`, `local a, b, c, d = s:byte(i, j)`
             r = self.temp()
             pending = f" and {r}[0] is not _TAILCALL" if n == 3 else ""
             return (

@@ -9,6 +9,7 @@ from ..syntax import ast as A
 from .contract import TINY_RESULT
 from . import shapes as S
 from .folding import _CONSTANTS, fold
+from .intops import IntTreeCompiler
 from .resolve import LocalVar
 
 M = "9223372036854775807"
@@ -18,7 +19,7 @@ _ARITH = {"+": ("_add", "+"), "-": ("_sub", "-"), "*": ("_mul", "*")}
 _BITS = {"&": ("_band", "&"), "|": ("_bor", "|"), "~": ("_bxor", "^")}
 
 
-class OperatorCompiler:
+class OperatorCompiler(IntTreeCompiler):
     """Mixin of ExprCompiler: unary and binary operators, conditions."""
 
     def e_UnOp(self, n):
@@ -31,6 +32,9 @@ class OperatorCompiler:
                 v = -v if v != -(2**63) else v
                 return f"({v})"
             return f"({-v!r})" if -v == -v and abs(v) != float("inf") else f"(-{self.expr(e)})"
+        if op == "~" or (op == "-" and type(e) is A.BinOp):
+            if id(n) not in self.no_tree and (tree := self.int_tree(n)) is not None:
+                return tree
         a = self.temp()
         x = self.expr(e)
         d = self.drepr(e)
@@ -63,6 +67,8 @@ class OperatorCompiler:
             return self.compare(op, n.left, n.right)
         if op == "..":
             return self.concat(n)
+        if id(n) not in self.no_tree and (tree := self.int_tree(n)) is not None:
+            return tree
         if op in ("+", "-") and _is_len(n.left) and type(n.right) is A.Number and type(n.right.value) is int \
                 and 0 <= n.right.value < 2**31:
             return self.len_offset(n)

@@ -255,7 +255,7 @@ SHAPED = "shaped"
 #: holding one has no twin); the runtime's namespace defines them
 #: (runtime/helpers.base_namespace, state.py) and Python's builtins
 HELPERS = {
-    **dict.fromkeys(("type", "len"), DIRECT),
+    **dict.fromkeys(("type", "len", "ord"), DIRECT),
     **dict.fromkeys(("_Table", "_Multi", "_tlist", "_tnamed", "_tmixed", "_adjust", "_callable", "_callable_yield",
                      "_tbc_check", "_forprep", "_refund", "_tick", "_wrap", "_GotoSignal"), DIRECT),
     **dict.fromkeys(("_first", "_expand", "_fixed"), FINAL),
@@ -269,7 +269,7 @@ HELPERS = {
 #: methods generated code calls on the runtime's objects (a table's hash,
 #: `_Gh`, `_SIh`: dicts; a table; its array part: a list), none of which
 #: runs Lua code; `close` and `throw` are LOOP_EXIT's and LOOP_ERROR's
-METHODS = {"get": DIRECT, "set_str": DIRECT, "set_int": DIRECT, "append": DIRECT}
+METHODS = {"get": DIRECT, "set_str": DIRECT, "set_int": DIRECT, "append": DIRECT, "find": DIRECT}
 
 
 def helper_role(name: str) -> str | None:

@@ -17,7 +17,7 @@ from . import operators as LO
 from .calls import ccall, meta_call
 from .machine import RUNNING
 from ..errors import CoroutineKill, LuaError, rt_error, stack_overflow_message
-from ..compiler.contract import INLINE_STRING_METHODS
+from ..compiler.contract import INLINE_STRING_CALLS, INLINE_STRING_METHODS
 from ..compiler.costs import IPAIRS_ITEM_COST, NEXT_ITEM_COST
 from .tables import LuaTable
 from .values import EMPTY, TAILCALL, Multi
@@ -514,6 +514,7 @@ def base_namespace() -> dict:
         # (and `s:upper()`'s inline answers: none until then)
         **{ok: False for ok, _chars in INLINE_STRING_METHODS.values()},
         **{chars: {} for _ok, chars in INLINE_STRING_METHODS.values()},
+        **dict.fromkeys(INLINE_STRING_CALLS.values(), False),
         "_tbc_check": _tbc_check,
         "_tbc_close": _tbc_close,
         "_GotoSignal": GotoSignal,

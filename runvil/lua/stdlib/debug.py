@@ -208,7 +208,7 @@ def set_string_meta(state, mt) -> None:
     what compiled code reads of it at once (`_SIh`, the hash of its
     __index; the flags of the methods it answers inline), which watches
     only the state's own metatable: another one is read as it is now."""
-    from ..compiler.contract import INLINE_STRING_METHODS
+    from ..compiler.contract import INLINE_STRING_CALLS, INLINE_STRING_METHODS
 
     own = state.string_meta_opened = getattr(state, "string_meta_opened", state.string_meta)
     state.string_meta = mt
@@ -219,6 +219,8 @@ def set_string_meta(state, mt) -> None:
     index = mt.hash.get("__index") if mt is not None else None
     state.ns["_SIh"] = index.hash if type(index) is LuaTable else {}
     for ok, _chars in INLINE_STRING_METHODS.values():
+        state.ns[ok] = False
+    for ok in INLINE_STRING_CALLS.values():
         state.ns[ok] = False
 
 

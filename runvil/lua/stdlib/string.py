@@ -14,7 +14,7 @@ from ..runtime import operators as LO
 from ..runtime.args import arg_error, check_int, check_str, opt_int, opt_str
 from ..debuginfo import builtin
 from .patterns.matcher import PATTERNS, all_captures, compile_pattern, error, find_match, has_specials
-from ..compiler.contract import INLINE_STRING_METHODS
+from ..compiler.contract import INLINE_STRING_CALLS, INLINE_STRING_METHODS
 from ..runtime.tables import LuaTable, watch
 from ..runtime.values import EMPTY, Multi
 from . import lib_table
@@ -367,12 +367,14 @@ def _watch_index(state, ns: dict, meta: LuaTable, lib: LuaTable) -> None:
     inline) hold while __index is the library and its method the one it
     opened with: `watched` runs after each write of one of them in the
     library too."""
-    own = {method: lib.hash[method] for method in INLINE_STRING_METHODS}
+    own = {method: lib.hash[method] for method in (*INLINE_STRING_METHODS, *INLINE_STRING_CALLS)}
 
     def watched():
         index = meta.hash.get("__index")
         ns["_SIh"] = index.hash if type(index) is LuaTable else {}
         for method, (ok, _chars) in INLINE_STRING_METHODS.items():
+            ns[ok] = index is lib and lib.hash.get(method) is own[method]
+        for method, ok in INLINE_STRING_CALLS.items():
             ns[ok] = index is lib and lib.hash.get(method) is own[method]
 
     state.index_watcher = watched  # (the tables hold it weakly: the state keeps it)
