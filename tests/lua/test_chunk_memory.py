@@ -135,13 +135,6 @@ def _statm_resident() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def _slope(ys: list) -> float:
-    """Least-squares slope of ys over their indices."""
-    n = len(ys)
-    mx, my = (n - 1) / 2, sum(ys) / n
-    return sum((i - mx) * (y - my) for i, y in enumerate(ys)) / sum((i - mx) ** 2 for i in range(n))
-
-
 @pytest.mark.tier
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads the resident size from /proc")
 def test_memory_stays_flat_over_100000_loads_and_10000_runs():
@@ -156,7 +149,7 @@ def test_memory_stays_flat_over_100000_loads_and_10000_runs():
                 gc.collect()
                 objects.append(len(gc.get_objects()))
                 traced.append(tracemalloc.get_traced_memory()[0])
-                resident.append(_statm_resident())
+                resident.append(_statm_resident() - tracemalloc.get_tracemalloc_memory())  # (less the tracer's)
             if i < runs - warm_up:
                 one_run(loads, i % 10 == 0)
     finally:
@@ -167,4 +160,7 @@ def test_memory_stays_flat_over_100000_loads_and_10000_runs():
     assert max(objects) - min(objects) < 2_000, report
     # (one string kept for each load, 60 bytes, adds 600 KB each 1,000 runs)
     assert traced[-1] - traced[half] < 250_000, report
-    assert _slope(resident[half:]) < 200_000, report  # bytes per 1,000 runs: no upward slope
+    # The resident size moves in steps of about 2 MB as the allocators take and give back memory, so a
+    # slope over a few samples would read one step as a leak. What the registries leaked was about 870
+    # bytes a load: 60 MB over the 70,000 loads after the first samples. Allowed: 5 MB, 75 bytes a load.
+    assert resident[-1] - min(resident[2:]) < 5_000_000, report
