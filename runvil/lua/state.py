@@ -181,8 +181,9 @@ class LuaState:
 
     def _tick(self):
         """Runs when the step countdown passes zero: accounts and checks.
-        Called by compiled Lua code, Lua may run here (pending finalizers
-        do), unless a builtin charging its work called it (`deferring`)."""
+        It runs no Lua code (generator twins call it as a plain helper): the
+        finalizers an automatic collection finds wait for `collectgarbage()`
+        or the state's close."""
         self._unarmed = 0  # (`_rearm` arms a new interval)
         done = self._armed - self._steps[0]
         self.steps_used += done
@@ -220,8 +221,6 @@ class LuaState:
             self._collected = now
             collector.sweep()
         self._rearm()
-        if collector.pending and not collector.deferring:
-            collector.finish()
 
     def reset_limits(self) -> None:
         """Starts a new budget: every call from the host gets its own."""

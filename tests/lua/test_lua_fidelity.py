@@ -132,7 +132,7 @@ def test_getinfo_of_a_level_does_not_walk_the_heap_each_time():
         for i = 1, 300 do fs[i] = function() return debug.getinfo(1, "f").func, i end end
         for i = 1, 300 do assert(fs[i]() == fs[i]) end
     """)
-    assert time.process_time() - start < 1.5
+    assert time.process_time() - start < 6  # (a walk of the heap at each of the 600 calls takes over 15 s)
     del heap
 
 

@@ -29,10 +29,10 @@ the step meter's check (runvil.lua.state `_tick`) once enough objects were
 marked since the last one (as many as lived after it, MIN_MARKS at
 least: Lua's pause of 200% counted in finalizable objects) or enough CPU
 time went by, never more often than its own cost allows (COST_RATIO).
-Its finalizers run at once where that check was called by compiled Lua
-code (a safe point: a count hook of `debug.sethook` runs Lua there too),
-and otherwise (a builtin charging its work) at the next safe point,
-`collectgarbage()` or the close. Ephemeron tables (weak keys whose values
+Its weak entries go at once; its finalizers wait for `collectgarbage()`
+or the close, because generator twins call that check as a helper that
+runs no Lua code (a finalizer that waited there would suspend the wrong
+context). Ephemeron tables (weak keys whose values
 refer to their own keys) keep such entries: the value is held strongly
 while the collector runs.
 """
@@ -143,7 +143,6 @@ class Collector:
         self.finalizing = False
         self.warn = None  # the granted `warn`'s sink for a finalizer's error; None drops it
         self.stopped = False  # collectgarbage('stop'): no automatic collection
-        self.deferring = 0  # inside a builtin's charge of its work: finalizers wait
         self.marks = 0  # objects marked since the last collection
         self.threshold = MIN_MARKS  # the marks that make an automatic collection due
         self.cost = 0.0  # CPU seconds the last collection took

@@ -168,18 +168,12 @@ class StepMeter:
         self.state = state
         self.steps = state._steps
         self.tick = state._tick
-        self.collector = state.collector
 
     def __call__(self, n: int) -> None:
         steps = self.steps
         steps[0] -= n
         if steps[0] < 0:
-            collector = self.collector
-            collector.deferring += 1
-            try:
-                self.tick()
-            finally:
-                collector.deferring -= 1
+            self.tick()
 
 
 def install(state) -> None:
