@@ -41,8 +41,8 @@ the table's template or this module's `twin_<shape>` method.
 from __future__ import annotations
 
 import ast
-import copy
 import itertools
+import re
 import types
 
 from . import shapes as S
@@ -107,11 +107,7 @@ def _make(code: types.CodeType, info):
         raise NoTwin
     factory_name = qual[0]
     rename = info.rename
-    factories = info.trees
-    if factories is None:  # the chunk's factories, parsed once
-        tree = ast.parse(info.source)
-        factories = info.trees = {d.name: d for d in tree.body if isinstance(d, ast.FunctionDef)}
-    factory = factories.get(rename.old_name(factory_name) if rename else factory_name)
+    factory = _factory(info, rename.old_name(factory_name) if rename else factory_name)
     if factory is None:
         raise NoTwin
     inner = [d for d in factory.body if isinstance(d, ast.FunctionDef)]
@@ -121,9 +117,8 @@ def _make(code: types.CodeType, info):
     fn = _Twin().function(inner[0])
     shell = ast.FunctionDef(name=factory.name, args=factory.args, body=[fn, ast.Return(ast.Name(fn.name, ast.Load()))],
                             decorator_list=[], returns=None, type_comment=None)
-    ast.copy_location(shell, factory)
+    _at(shell, factory)  # (every form inside is located as it is made: no fix_missing_locations of the whole)
     module = ast.Module(body=[shell], type_ignores=[])
-    ast.fix_missing_locations(module)
     compiled = compile(module, code.co_filename, "exec")
     made = _find(compiled, fn.name)
     if not made.co_flags & _CO_GENERATOR:
@@ -133,6 +128,43 @@ def _make(code: types.CodeType, info):
     if numeric:
         info.numeric.add(made.co_qualname)
     return made
+
+
+#: where a factory starts in a chunk's generated source (one at the start
+#: of a line: the code generator writes every other line indented, and its
+#: string constants on one line)
+_FACTORY = re.compile(r"^def (_mk_\w+)\(", re.M)
+
+
+def _factory(info, name: str) -> ast.FunctionDef | None:
+    """The syntax tree of the chunk's factory `name`, parsed from its own
+    lines of the source at their own line numbers (the whole source's
+    syntax tree costs more than compiling it, and a twin needs one
+    function of it); the chunk's whole tree if those lines do not parse
+    into that one function alone."""
+    spans = info.trees
+    if spans is None:  # the factories' places in the source, found once
+        spans, line, at = {}, 0, 0
+        for m in _FACTORY.finditer(info.source):
+            line += info.source.count("\n", at, m.start())
+            at = m.start()
+            spans[m.group(1)] = (at, line)
+        info.trees = spans
+    span = spans.get(name)
+    if type(span) is tuple:
+        start, line = span
+        end = _FACTORY.search(info.source, start + 1)
+        text = info.source[start:end.start() if end is not None else len(info.source)]
+        try:
+            body = ast.parse("\n" * line + text).body
+        except SyntaxError:
+            body = ()
+        if len(body) == 1 and type(body[0]) is ast.FunctionDef and body[0].name == name:
+            return body[0]
+        tree = ast.parse(info.source)  # (not as expected: the whole chunk)
+        spans.update({d.name: d for d in tree.body if isinstance(d, ast.FunctionDef)})
+        span = spans.get(name)
+    return span
 
 
 #: operators whose operands, numbers, give numbers or booleans (no `..`,
@@ -185,8 +217,7 @@ def _find(code, name: str):
     return None
 
 
-def _at(node, like):
-    return ast.fix_missing_locations(ast.copy_location(node, like))
+_at = S.locate
 
 
 def _name(n: str) -> ast.Name:
@@ -271,7 +302,7 @@ class _CallSite:
             yield_test, yielding(yield_args), ast.IfExp(direct_test, value(direct_call), value(self.called))))
         if self.numeric is not None:  # (any other arguments: gcall runs its twin)
             is_numeric, numbers, numeric_call = self.numeric
-            rest = ast.IfExp(is_numeric, ast.IfExp(numbers, value(numeric_call), value(copy.deepcopy(self.called))),
+            rest = ast.IfExp(is_numeric, ast.IfExp(numbers, value(numeric_call), value(S.copy_tree(self.called))),
                              rest)
         expr = ast.IfExp(leaf_test, value(leaf_call), rest)
         if self.fast is not None:
@@ -319,7 +350,7 @@ class _Twin(ast.NodeTransformer):
                 raise NoTwin
         body = self.statements(fn.body)
         # the call sites' caches start empty (_GNEVER is no callee)
-        body[:0] = [ast.copy_location(ast.Assign([_store(c)], _name("_GNEVER")), fn) for c in self.caches]
+        body[:0] = [_at(ast.Assign([_store(c)], _name("_GNEVER")), fn) for c in self.caches]
         twin = ast.FunctionDef(name=fn.name, args=fn.args, body=body, decorator_list=[],
                                returns=None, type_comment=None)
         return ast.copy_location(twin, fn)
@@ -439,7 +470,7 @@ class _Twin(ast.NodeTransformer):
             test = is_leaf
         else:
             test = ast.Compare(is_leaf, [ast.IsNot()], [made[0] if len(made) == 1 else ast.BoolOp(ast.Or(), made)])
-        ran = ast.YieldFrom(ast.Call(_name(t), copy.deepcopy(passed), []))
+        ran = ast.YieldFrom(ast.Call(_name(t), S.copy_tree(passed), []))
         tails = ast.YieldFrom(ast.Call(_name("_gcall"), [ast.Subscript(_name(r), ast.Constant(1), ast.Load()),
                                                         ast.Subscript(_name(r), ast.Constant(2), ast.Load())], []))
         has_twin = ast.Compare(_name(t), [ast.IsNot()], [ast.Constant(None)])
@@ -448,7 +479,7 @@ class _Twin(ast.NodeTransformer):
         safe_here = ast.BoolOp(ast.And(), [  # a builtin that runs no Lua code on these arguments
             ast.Compare(ast.NamedExpr(_store(w), ast.Call(ast.Attribute(_name("_GWHEN"), "get", ast.Load()),
                                                           [_name(v)], [])), [ast.IsNot()], [ast.Constant(None)]),
-            ast.Call(_name(w), [copy.deepcopy(packed)], []),
+            ast.Call(_name(w), [S.copy_tree(packed)], []),
         ])
         leaf = ast.Call(_name("_gleaf"), [_name(v)], [])  # (a closure no twin has called yet)
         safe = ast.BoolOp(ast.Or(), [ast.Compare(_name(v), [ast.In()], [_name("_GSAFE")]), leaf, safe_here])
@@ -458,12 +489,12 @@ class _Twin(ast.NodeTransformer):
             safe = ast.BoolOp(ast.And(), [function, safe])
             callee = ast.Call(_name("_callable"), [_name(v), desc], [])
         direct = ast.Call(_name(v), passed, [])
-        called = ast.YieldFrom(ast.Call(_name("_gcall"), [callee, copy.deepcopy(packed)], []))
+        called = ast.YieldFrom(ast.Call(_name("_gcall"), [callee, S.copy_tree(packed)], []))
         # `coroutine.yield(args)` itself: while the global table's raw `coroutine`
         # is the library and its raw `yield` the state's (`_GYOK`, kept by
         # runtime/generators.Twins.watched: raw hits, so no metamethod could have
         # given them), the arguments, yielded; else the general path
-        known = copy.deepcopy(self.args_tuple(args)) if known_yield else None
+        known = S.copy_tree(self.args_tuple(args)) if known_yield else None
         numeric = None
         if names is not None:
             kinds = [self.temp() for _ in names]
@@ -473,8 +504,8 @@ class _Twin(ast.NodeTransformer):
                 ast.Compare(_name(k), [ast.Is()], [_name("float")])]) for n, k in zip(names, kinds)]
             numeric = (ast.Compare(_name(t), [ast.Is()], [_name("_GNUMT")]),
                        ast.BoolOp(ast.And(), numbers) if len(numbers) > 1 else numbers[0] if numbers
-                       else ast.Constant(True), copy.deepcopy(direct))
-        leaf_call = copy.deepcopy(direct)
+                       else ast.Constant(True), S.copy_tree(direct))
+        leaf_call = S.copy_tree(direct)
         fast = self.fast_path(func, args, v) if self.loop_depth and not known_yield else None
         if fast is not None:  # a direct call keeps its callee, and what to call, for the fast path
             fast, last, fn = fast
@@ -483,7 +514,7 @@ class _Twin(ast.NodeTransformer):
                 numeric[2].func = ast.NamedExpr(_store(fn), ast.Call(_name("_gexact"), [
                     ast.NamedExpr(_store(last), numeric[2].func), ast.Constant(len(args))], []))
         return _CallSite(known, fast, (test, leaf_call), numeric, (has_twin, r, ran, tails),
-                         (is_yield, copy.deepcopy(packed)), (safe, direct), called, self.temp, node)
+                         (is_yield, S.copy_tree(packed)), (safe, direct), called, self.temp, node)
 
     def fast_path(self, func: ast.expr, args: list, v: str):
         """A call site in a loop whose callee is a local and whose arguments
@@ -511,9 +542,9 @@ class _Twin(ast.NodeTransformer):
                 for kind in ("int", "float")]))
         last, fn = self.temp(), self.temp()
         self.caches.append(last)  # (fn is only read once last is set)
-        same = ast.Compare(ast.NamedExpr(_store(v), copy.deepcopy(func)), [ast.Is()], [_name(last)])
+        same = ast.Compare(ast.NamedExpr(_store(v), S.copy_tree(func)), [ast.Is()], [_name(last)])
         test = ast.BoolOp(ast.And(), [same, *tests]) if tests else same
-        return (test, ast.Call(_name(fn), [copy.deepcopy(e) for e in args], [])), last, fn
+        return (test, ast.Call(_name(fn), [S.copy_tree(e) for e in args], [])), last, fn
 
     # ------------------------------------------------------ values of calls
 
@@ -588,12 +619,11 @@ class _Twin(ast.NodeTransformer):
             # no generic for inside: a plain Python for when the iterator is
             # plain (a native walk, a wrap function's), the loop below when
             # not (the body twice, a Python for taking items 40% faster)
-            plain = ast.For(copy.deepcopy(node.target), node.iter, self.statements(copy.deepcopy(node.body)), [])
+            plain = ast.For(S.copy_tree(node.target), node.iter, self.statements(S.copy_tree(node.body)), [])
             test = ast.Compare(ast.Call(_name("type"), [_name(it.id)], []), [ast.IsNot()], [_name("_GLoop")])
             split = ast.If(test, [plain], [self.stepped_loop(node)])
-            for n in (plain, split):
-                ast.copy_location(n, node)
-            return ast.fix_missing_locations(split)
+            _at(plain, node)
+            return _at(split, node)
         return self.stepped_loop(node)
 
     def stepped_loop(self, node: ast.For) -> ast.While:
@@ -606,6 +636,6 @@ class _Twin(ast.NodeTransformer):
         done = ast.If(ast.Compare(_name(v), [ast.Is()], [_name("_GDONE")]), [ast.Break()], [])
         bind_ = ast.Assign([node.target], _name(v))
         loop = ast.While(ast.Constant(True), [take, done, bind_, *self.statements(node.body)], [])
-        for n in (take, done, bind_, loop):
-            ast.copy_location(n, node)
-        return ast.fix_missing_locations(loop)
+        for n in (take, done, bind_):
+            _at(n, node)
+        return _at(loop, node)
