@@ -54,6 +54,9 @@ from .resolve import LOCAL_PREFIX
 _NO_TWIN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
             ast.DictComp, ast.GeneratorExp, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)
 
+#: the factory of a chunk's main function: its first (compiler/codegen.py
+#: numbers a chunk's functions from 1 as it compiles them, the main first)
+_MAIN_FACTORY = re.compile(r"_mk_c\d+_1")
 #: what twin_code gives for a function that calls nothing that may run Lua
 #: code: its twin would never yield, so a twin calls it as it is
 LEAF = "leaf"
@@ -114,7 +117,7 @@ def _make(code: types.CodeType, info):
     if len(inner) != 1:
         raise NoTwin
     numeric = _numbers_only(inner[0], factory)  # (before the twin is made of it, in place)
-    fn = _Twin().function(inner[0])
+    fn = _Twin(once=_MAIN_FACTORY.fullmatch(factory.name) is not None).function(inner[0])
     shell = ast.FunctionDef(name=factory.name, args=factory.args, body=[fn, ast.Return(ast.Name(fn.name, ast.Load()))],
                             decorator_list=[], returns=None, type_comment=None)
     _at(shell, factory)  # (every form inside is located as it is made: no fix_missing_locations of the whole)
@@ -313,6 +316,26 @@ class _CallSite:
         return _at(expr, self.node)
 
 
+class _CompactSite:
+    """A call site that runs once (_Twin.compact_call): gcall's result,
+    its first value, or the call as a statement."""
+
+    __slots__ = ("call", "node")
+
+    def __init__(self, call: ast.expr, node: ast.Call):
+        self.call = call  # gcall's raw result
+        self.node = node
+
+    def raw(self) -> ast.expr:
+        return _at(self.call, self.node)
+
+    def first(self, r: str) -> ast.expr:
+        return _at(_first(self.call, r), self.node)
+
+    def statement(self, like: ast.stmt) -> ast.stmt:
+        return _at(ast.Expr(_at(self.call, self.node)), like)
+
+
 def _multi_yield(args: ast.expr) -> ast.expr:
     return ast.Call(_name("_Multi"), [ast.Yield(args)], [])
 
@@ -327,10 +350,17 @@ def _pending(r: str, ran: ast.expr) -> ast.expr:
     ])
 
 
+#: _Twin's method for each class of node, found at its first visit
+_VISITORS: dict = {}
+
+
 class _Twin(ast.NodeTransformer):
     """Rewrites one generated function's body into its generator twin."""
 
-    def __init__(self):
+    def __init__(self, once: bool = False):
+        #: the function runs once per closure (a chunk's main function): its
+        #: call sites outside loops are gcall's alone (see compact_call)
+        self.once = once
         self.temps = itertools.count(1)
         self.loops: set[str] = set()  # names holding a generic for's iterator
         self.tuples: dict[int, ast.expr] = {}  # twin forms of ALL_VALUES (already a tuple), by id
@@ -339,6 +369,39 @@ class _Twin(ast.NodeTransformer):
 
     def temp(self) -> str:
         return f"_gv{next(self.temps)}"
+
+    def visit(self, node):
+        """ast.NodeVisitor's dispatch by the node's class, the method looked
+        up once per class (a twin visits every node of its function)."""
+        cls = node.__class__
+        method = _VISITORS.get(cls)
+        if method is None:
+            method = _VISITORS[cls] = _Twin.__dict__.get("visit_" + cls.__name__, _Twin.generic_visit)
+        return method(self, node)
+
+    def generic_visit(self, node):
+        """ast.NodeTransformer's, without its generators over the fields."""
+        for field in node._fields:
+            old = getattr(node, field, None)
+            if type(old) is list:
+                new = []
+                for value in old:
+                    if isinstance(value, ast.AST):
+                        value = self.visit(value)
+                        if value is None:
+                            continue
+                        if not isinstance(value, ast.AST):
+                            new.extend(value)
+                            continue
+                    new.append(value)
+                old[:] = new
+            elif isinstance(old, ast.AST):
+                made = self.visit(old)
+                if made is None:
+                    delattr(node, field)
+                else:
+                    setattr(node, field, made)
+        return node
 
     def function(self, fn: ast.FunctionDef) -> ast.FunctionDef:
         for node in ast.walk(fn):
@@ -440,6 +503,8 @@ class _Twin(ast.NodeTransformer):
         themselves, not unpacked from a tuple: a tenth less per call)
         """
         v = v or self.temp()
+        if self.once and not self.loop_depth:
+            return self.compact_call(node, func, args, desc, v)
         a, t, r = self.temp(), self.temp(), self.temp()
         twin_attr = ast.Call(_name("getattr"), [ast.NamedExpr(_store(v), func), ast.Constant("lua_twin"),
                                                 ast.Constant(None)], [])
@@ -515,6 +580,25 @@ class _Twin(ast.NodeTransformer):
                     ast.NamedExpr(_store(last), numeric[2].func), ast.Constant(len(args))], []))
         return _CallSite(known, fast, (test, leaf_call), numeric, (has_twin, r, ran, tails),
                          (is_yield, S.copy_tree(packed)), (safe, direct), called, self.temp, node)
+
+    def compact_call(self, node, func, args, desc, v: str) -> _CompactSite:
+        """A call site that runs once (outside any loop of a chunk's main
+        function): gcall sorts the callee out, as the last branch of
+        lua_call's does for any callee (the other branches only make a
+        call that runs many times faster, and make the twin, which must be
+        made before it runs once, four times as large):
+
+            (yield from _gcall(_callable(v, desc), a)) if ((v := callee) is _GNEVER) is ((a := args) is None) else None
+
+        (the callee first, then the arguments, then the callable test, as
+        in lua_call; the test is always true)."""
+        a = self.temp()
+        callee = _name(v) if desc is None else ast.Call(_name("_callable"), [_name(v), desc], [])
+        call = ast.YieldFrom(ast.Call(_name("_gcall"), [callee, _name(a)], []))
+        order = ast.Compare(
+            ast.Compare(ast.NamedExpr(_store(v), func), [ast.Is()], [_name("_GNEVER")]), [ast.Is()],
+            [ast.Compare(ast.NamedExpr(_store(a), self.args_tuple(args)), [ast.Is()], [ast.Constant(None)])])
+        return _CompactSite(ast.IfExp(order, call, ast.Constant(None)), node)
 
     def fast_path(self, func: ast.expr, args: list, v: str):
         """A call site in a loop whose callee is a local and whose arguments
