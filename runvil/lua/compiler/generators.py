@@ -184,7 +184,7 @@ def _numbers_only(fn: ast.FunctionDef, factory: ast.FunctionDef) -> bool:
     step countdown (`_S[0]`). Its values are then its numbers' results."""
     upvalues = {a.arg for a in factory.args.args}
     described = set()  # the message arguments of operator calls (after the operands)
-    for node in ast.walk(fn):
+    for node in _walk(fn):
         if isinstance(node, ast.Call):
             f = node.func
             if not isinstance(f, ast.Name):
@@ -203,10 +203,27 @@ def _numbers_only(fn: ast.FunctionDef, factory: ast.FunctionDef) -> bool:
                 return False
         elif isinstance(node, (ast.Delete, ast.With, ast.Starred)):
             return False
-    for node in ast.walk(fn):
+    for node in _walk(fn):
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) and id(node) not in described:
             return False
     return True
+
+
+def _walk(node):
+    """ast.walk, without its two generators per node (the twin compiler
+    walks each function's tree more than once)."""
+    out = [node]
+    i = 0
+    while i < len(out):
+        n = out[i]
+        i += 1
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if type(value) is list:
+                out.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                out.append(value)
+        yield n
 
 
 def _find(code, name: str):
@@ -404,7 +421,7 @@ class _Twin(ast.NodeTransformer):
         return node
 
     def function(self, fn: ast.FunctionDef) -> ast.FunctionDef:
-        for node in ast.walk(fn):
+        for node in _walk(fn):
             if node is not fn and isinstance(node, _NO_TWIN):
                 raise NoTwin
             if isinstance(node, ast.Call) and node.keywords:
@@ -699,7 +716,7 @@ class _Twin(ast.NodeTransformer):
         `yield from it.step()` (a GLoop)."""
         it = holes["it"]
         if not any(type(n) is ast.Assign and (S.FOR_ITERATOR.match(n) or S.FOR_CALL_ITERATOR.match(n))
-                   for s in node.body for n in ast.walk(s)):
+                   for s in node.body for n in _walk(s)):
             # no generic for inside: a plain Python for when the iterator is
             # plain (a native walk, a wrap function's), the loop below when
             # not (the body twice, a Python for taking items 40% faster)
