@@ -10,7 +10,7 @@ import pytest
 
 from runvil.lua import LuaState
 from runvil.lua.compiler import generators as G
-from runvil.lua.compiler import shapes as S
+from runvil.lua.compiler import pytrees
 from runvil.lua.compiler.chunkcache import compile_lua
 from runvil.lua.errors import LuaError
 
@@ -97,13 +97,13 @@ def test_locating_twin_forms_is_linear_in_the_nesting(monkeypatch):
     """Each form is located once: nested calls cost in proportion to their
     number, not to its square (fix_missing_locations at each form did)."""
     seen = [0]
-    fix = S._fix_fresh
+    fix = pytrees._fix_fresh
 
     def counted(*args):
         seen[0] += 1
         return fix(*args)
 
-    monkeypatch.setattr(S, "_fix_fresh", counted)
+    monkeypatch.setattr(pytrees, "_fix_fresh", counted)
 
     def visits(depth: int) -> int:
         seen[0] = 0

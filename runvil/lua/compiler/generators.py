@@ -25,6 +25,11 @@ read from, stay those of the original):
 A *numeric leaf* (a function of numbers only: `numeric_leaf`) is called as
 it is by a twin's call site when its arguments are numbers, as a leaf is.
 
+A chunk's main function (a prompt's block, a module) usually runs once,
+and its twin is made before it runs (the threadless backend runs every
+block as a twin): outside its loops, each call site is gcall's alone
+(`compact_call`), a small fraction of the branches lua_call makes.
+
 A function with nested Python functions (an expression or block hoisted
 for CPython's nesting limits) has no twin: a call of it from a twin is
 escalated, and a coroutine on it runs on a context of its own.
@@ -46,6 +51,7 @@ import re
 import types
 
 from . import shapes as S
+from .pytrees import copy_tree, factory_tree, locate, walk
 from ..debuginfo import chunk_info
 from .resolve import LOCAL_PREFIX
 
@@ -110,7 +116,7 @@ def _make(code: types.CodeType, info):
         raise NoTwin
     factory_name = qual[0]
     rename = info.rename
-    factory = _factory(info, rename.old_name(factory_name) if rename else factory_name)
+    factory = factory_tree(info, rename.old_name(factory_name) if rename else factory_name)
     if factory is None:
         raise NoTwin
     inner = [d for d in factory.body if isinstance(d, ast.FunctionDef)]
@@ -133,43 +139,6 @@ def _make(code: types.CodeType, info):
     return made
 
 
-#: where a factory starts in a chunk's generated source (one at the start
-#: of a line: the code generator writes every other line indented, and its
-#: string constants on one line)
-_FACTORY = re.compile(r"^def (_mk_\w+)\(", re.M)
-
-
-def _factory(info, name: str) -> ast.FunctionDef | None:
-    """The syntax tree of the chunk's factory `name`, parsed from its own
-    lines of the source at their own line numbers (the whole source's
-    syntax tree costs more than compiling it, and a twin needs one
-    function of it); the chunk's whole tree if those lines do not parse
-    into that one function alone."""
-    spans = info.trees
-    if spans is None:  # the factories' places in the source, found once
-        spans, line, at = {}, 0, 0
-        for m in _FACTORY.finditer(info.source):
-            line += info.source.count("\n", at, m.start())
-            at = m.start()
-            spans[m.group(1)] = (at, line)
-        info.trees = spans
-    span = spans.get(name)
-    if type(span) is tuple:
-        start, line = span
-        end = _FACTORY.search(info.source, start + 1)
-        text = info.source[start:end.start() if end is not None else len(info.source)]
-        try:
-            body = ast.parse("\n" * line + text).body
-        except SyntaxError:
-            body = ()
-        if len(body) == 1 and type(body[0]) is ast.FunctionDef and body[0].name == name:
-            return body[0]
-        tree = ast.parse(info.source)  # (not as expected: the whole chunk)
-        spans.update({d.name: d for d in tree.body if isinstance(d, ast.FunctionDef)})
-        span = spans.get(name)
-    return span
-
-
 #: operators whose operands, numbers, give numbers or booleans (no `..`,
 #: which makes strings, whose metatable Lua code may change; no `#`)
 _NUMERIC_OPERATORS = frozenset({"_add", "_sub", "_mul", "_div", "_idiv", "_mod", "_pow", "_unm", "_band", "_bor",
@@ -184,7 +153,7 @@ def _numbers_only(fn: ast.FunctionDef, factory: ast.FunctionDef) -> bool:
     step countdown (`_S[0]`). Its values are then its numbers' results."""
     upvalues = {a.arg for a in factory.args.args}
     described = set()  # the message arguments of operator calls (after the operands)
-    for node in _walk(fn):
+    for node in walk(fn):
         if isinstance(node, ast.Call):
             f = node.func
             if not isinstance(f, ast.Name):
@@ -203,27 +172,10 @@ def _numbers_only(fn: ast.FunctionDef, factory: ast.FunctionDef) -> bool:
                 return False
         elif isinstance(node, (ast.Delete, ast.With, ast.Starred)):
             return False
-    for node in _walk(fn):
+    for node in walk(fn):
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) and id(node) not in described:
             return False
     return True
-
-
-def _walk(node):
-    """ast.walk, without its two generators per node (the twin compiler
-    walks each function's tree more than once)."""
-    out = [node]
-    i = 0
-    while i < len(out):
-        n = out[i]
-        i += 1
-        for field in n._fields:
-            value = getattr(n, field, None)
-            if type(value) is list:
-                out.extend(v for v in value if isinstance(v, ast.AST))
-            elif isinstance(value, ast.AST):
-                out.append(value)
-        yield n
 
 
 def _find(code, name: str):
@@ -237,7 +189,7 @@ def _find(code, name: str):
     return None
 
 
-_at = S.locate
+_at = locate
 
 
 def _name(n: str) -> ast.Name:
@@ -322,7 +274,7 @@ class _CallSite:
             yield_test, yielding(yield_args), ast.IfExp(direct_test, value(direct_call), value(self.called))))
         if self.numeric is not None:  # (any other arguments: gcall runs its twin)
             is_numeric, numbers, numeric_call = self.numeric
-            rest = ast.IfExp(is_numeric, ast.IfExp(numbers, value(numeric_call), value(S.copy_tree(self.called))),
+            rest = ast.IfExp(is_numeric, ast.IfExp(numbers, value(numeric_call), value(copy_tree(self.called))),
                              rest)
         expr = ast.IfExp(leaf_test, value(leaf_call), rest)
         if self.fast is not None:
@@ -421,7 +373,7 @@ class _Twin(ast.NodeTransformer):
         return node
 
     def function(self, fn: ast.FunctionDef) -> ast.FunctionDef:
-        for node in _walk(fn):
+        for node in walk(fn):
             if node is not fn and isinstance(node, _NO_TWIN):
                 raise NoTwin
             if isinstance(node, ast.Call) and node.keywords:
@@ -552,7 +504,7 @@ class _Twin(ast.NodeTransformer):
             test = is_leaf
         else:
             test = ast.Compare(is_leaf, [ast.IsNot()], [made[0] if len(made) == 1 else ast.BoolOp(ast.Or(), made)])
-        ran = ast.YieldFrom(ast.Call(_name(t), S.copy_tree(passed), []))
+        ran = ast.YieldFrom(ast.Call(_name(t), copy_tree(passed), []))
         tails = ast.YieldFrom(ast.Call(_name("_gcall"), [ast.Subscript(_name(r), ast.Constant(1), ast.Load()),
                                                         ast.Subscript(_name(r), ast.Constant(2), ast.Load())], []))
         has_twin = ast.Compare(_name(t), [ast.IsNot()], [ast.Constant(None)])
@@ -561,7 +513,7 @@ class _Twin(ast.NodeTransformer):
         safe_here = ast.BoolOp(ast.And(), [  # a builtin that runs no Lua code on these arguments
             ast.Compare(ast.NamedExpr(_store(w), ast.Call(ast.Attribute(_name("_GWHEN"), "get", ast.Load()),
                                                           [_name(v)], [])), [ast.IsNot()], [ast.Constant(None)]),
-            ast.Call(_name(w), [S.copy_tree(packed)], []),
+            ast.Call(_name(w), [copy_tree(packed)], []),
         ])
         leaf = ast.Call(_name("_gleaf"), [_name(v)], [])  # (a closure no twin has called yet)
         safe = ast.BoolOp(ast.Or(), [ast.Compare(_name(v), [ast.In()], [_name("_GSAFE")]), leaf, safe_here])
@@ -571,12 +523,12 @@ class _Twin(ast.NodeTransformer):
             safe = ast.BoolOp(ast.And(), [function, safe])
             callee = ast.Call(_name("_callable"), [_name(v), desc], [])
         direct = ast.Call(_name(v), passed, [])
-        called = ast.YieldFrom(ast.Call(_name("_gcall"), [callee, S.copy_tree(packed)], []))
+        called = ast.YieldFrom(ast.Call(_name("_gcall"), [callee, copy_tree(packed)], []))
         # `coroutine.yield(args)` itself: while the global table's raw `coroutine`
         # is the library and its raw `yield` the state's (`_GYOK`, kept by
         # runtime/generators.Twins.watched: raw hits, so no metamethod could have
         # given them), the arguments, yielded; else the general path
-        known = S.copy_tree(self.args_tuple(args)) if known_yield else None
+        known = copy_tree(self.args_tuple(args)) if known_yield else None
         numeric = None
         if names is not None:
             kinds = [self.temp() for _ in names]
@@ -586,8 +538,8 @@ class _Twin(ast.NodeTransformer):
                 ast.Compare(_name(k), [ast.Is()], [_name("float")])]) for n, k in zip(names, kinds)]
             numeric = (ast.Compare(_name(t), [ast.Is()], [_name("_GNUMT")]),
                        ast.BoolOp(ast.And(), numbers) if len(numbers) > 1 else numbers[0] if numbers
-                       else ast.Constant(True), S.copy_tree(direct))
-        leaf_call = S.copy_tree(direct)
+                       else ast.Constant(True), copy_tree(direct))
+        leaf_call = copy_tree(direct)
         fast = self.fast_path(func, args, v) if self.loop_depth and not known_yield else None
         if fast is not None:  # a direct call keeps its callee, and what to call, for the fast path
             fast, last, fn = fast
@@ -596,19 +548,21 @@ class _Twin(ast.NodeTransformer):
                 numeric[2].func = ast.NamedExpr(_store(fn), ast.Call(_name("_gexact"), [
                     ast.NamedExpr(_store(last), numeric[2].func), ast.Constant(len(args))], []))
         return _CallSite(known, fast, (test, leaf_call), numeric, (has_twin, r, ran, tails),
-                         (is_yield, S.copy_tree(packed)), (safe, direct), called, self.temp, node)
+                         (is_yield, copy_tree(packed)), (safe, direct), called, self.temp, node)
 
     def compact_call(self, node, func, args, desc, v: str) -> _CompactSite:
         """A call site that runs once (outside any loop of a chunk's main
         function): gcall sorts the callee out, as the last branch of
         lua_call's does for any callee (the other branches only make a
-        call that runs many times faster, and make the twin, which must be
-        made before it runs once, four times as large):
+        call that runs many times faster, and make the call site's twin,
+        which must be made before it runs once, several times as large):
 
             (yield from _gcall(_callable(v, desc), a)) if ((v := callee) is _GNEVER) is ((a := args) is None) else None
 
         (the callee first, then the arguments, then the callable test, as
-        in lua_call; the test is always true)."""
+        in lua_call; the test is always true). When do these run again (a
+        loaded chunk called in a loop)? Then each call takes gcall's way,
+        a little slower, with the same results."""
         a = self.temp()
         callee = _name(v) if desc is None else ast.Call(_name("_callable"), [_name(v), desc], [])
         call = ast.YieldFrom(ast.Call(_name("_gcall"), [callee, _name(a)], []))
@@ -643,9 +597,9 @@ class _Twin(ast.NodeTransformer):
                 for kind in ("int", "float")]))
         last, fn = self.temp(), self.temp()
         self.caches.append(last)  # (fn is only read once last is set)
-        same = ast.Compare(ast.NamedExpr(_store(v), S.copy_tree(func)), [ast.Is()], [_name(last)])
+        same = ast.Compare(ast.NamedExpr(_store(v), copy_tree(func)), [ast.Is()], [_name(last)])
         test = ast.BoolOp(ast.And(), [same, *tests]) if tests else same
-        return (test, ast.Call(_name(fn), [S.copy_tree(e) for e in args], [])), last, fn
+        return (test, ast.Call(_name(fn), [copy_tree(e) for e in args], [])), last, fn
 
     # ------------------------------------------------------ values of calls
 
@@ -716,11 +670,11 @@ class _Twin(ast.NodeTransformer):
         `yield from it.step()` (a GLoop)."""
         it = holes["it"]
         if not any(type(n) is ast.Assign and (S.FOR_ITERATOR.match(n) or S.FOR_CALL_ITERATOR.match(n))
-                   for s in node.body for n in _walk(s)):
+                   for s in node.body for n in walk(s)):
             # no generic for inside: a plain Python for when the iterator is
             # plain (a native walk, a wrap function's), the loop below when
             # not (the body twice, a Python for taking items 40% faster)
-            plain = ast.For(S.copy_tree(node.target), node.iter, self.statements(S.copy_tree(node.body)), [])
+            plain = ast.For(copy_tree(node.target), node.iter, self.statements(copy_tree(node.body)), [])
             test = ast.Compare(ast.Call(_name("type"), [_name(it.id)], []), [ast.IsNot()], [_name("_GLoop")])
             split = ast.If(test, [plain], [self.stepped_loop(node)])
             _at(plain, node)

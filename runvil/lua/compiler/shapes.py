@@ -26,6 +26,8 @@ from __future__ import annotations
 import ast
 import re
 
+from .pytrees import copy_tree, locate
+
 #: what a hole is in a template's pattern: a name no generated code uses
 _HOLE = "__hole_"
 
@@ -74,50 +76,6 @@ def _parse(template: str):
             if hasattr(n, a):
                 delattr(n, a)
     return node
-
-
-def locate(node, like):
-    """node at like's position, and each node inside it without a position
-    at its nearest parent's: ast.fix_missing_locations after
-    ast.copy_location, but not looking inside a node that has a position
-    (the twin compiler locates each form as it makes it, so what is inside
-    a located node is located: looking there again made it quadratic)."""
-    ast.copy_location(node, like)
-    _fix_fresh(node, getattr(node, "lineno", 1), getattr(node, "col_offset", 0),
-               getattr(node, "end_lineno", None) or 1, getattr(node, "end_col_offset", None) or 0)
-    return node
-
-
-def _fix_fresh(node, lineno, col, end_lineno, end_col) -> None:
-    """_fix of ast.fix_missing_locations for node's children, each given
-    node's position when it has none; the located ones are left as they are."""
-    for name in node._fields:
-        value = getattr(node, name, None)
-        for child in (value if type(value) is list else (value,)):
-            if not isinstance(child, ast.AST):
-                continue
-            attrs = child._attributes
-            if "lineno" in attrs:
-                if hasattr(child, "lineno"):
-                    continue
-                child.lineno, child.col_offset = lineno, col
-                child.end_lineno, child.end_col_offset = end_lineno, end_col
-            _fix_fresh(child, lineno, col, end_lineno, end_col)
-
-
-def copy_tree(node):
-    """A deep copy of a syntax tree (or a list of them): what copy.deepcopy
-    makes of one, without its memo and reduce protocol, which cost the twin
-    compiler most of its time."""
-    if type(node) is list:
-        return [copy_tree(n) for n in node]
-    if not isinstance(node, ast.AST):
-        return node
-    cls = node.__class__
-    new = cls.__new__(cls)
-    new.__dict__.update({k: copy_tree(v) if type(v) is list or isinstance(v, ast.AST) else v
-                         for k, v in node.__dict__.items()})
-    return new
 
 
 _SKIPPED = frozenset({"ctx", "type_comment", "kind"})
