@@ -43,7 +43,7 @@ class ChunkInfo:
         self.chunk_id = chunk_id  # the number in its generated names (`c7_2`: compiler/chunk.chunk_ids)
         self.sites = sites or {}
         self.source, self.rename = source, rename
-        self.trees = None  # factory name -> its ast (parsed at the chunk's first twin)
+        self.trees = None  # factory name -> (offset, line) in the source, or its ast (compiler/generators._factory)
         #: a function's qualified name -> its twin's code, LEAF, or None (no
         #: twin). Keyed by name, not by code: a code object holds this info,
         #: and code objects are not collected in cycles

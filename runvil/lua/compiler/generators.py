@@ -25,6 +25,11 @@ read from, stay those of the original):
 A *numeric leaf* (a function of numbers only: `numeric_leaf`) is called as
 it is by a twin's call site when its arguments are numbers, as a leaf is.
 
+A chunk's main function (a prompt's block, a module) usually runs once,
+and its twin is made before it runs (the threadless backend runs every
+block as a twin): outside its loops, each call site is gcall's alone
+(`compact_call`), a small fraction of the branches lua_call makes.
+
 A function with nested Python functions (an expression or block hoisted
 for CPython's nesting limits) has no twin: a call of it from a twin is
 escalated, and a coroutine on it runs on a context of its own.
@@ -41,11 +46,12 @@ the table's template or this module's `twin_<shape>` method.
 from __future__ import annotations
 
 import ast
-import copy
 import itertools
+import re
 import types
 
 from . import shapes as S
+from .pytrees import copy_tree, factory_tree, locate, walk
 from ..debuginfo import chunk_info
 from .resolve import LOCAL_PREFIX
 
@@ -54,6 +60,9 @@ from .resolve import LOCAL_PREFIX
 _NO_TWIN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
             ast.DictComp, ast.GeneratorExp, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)
 
+#: the factory of a chunk's main function: its first (compiler/codegen.py
+#: numbers a chunk's functions from 1 as it compiles them, the main first)
+_MAIN_FACTORY = re.compile(r"_mk_c\d+_1")
 #: what twin_code gives for a function that calls nothing that may run Lua
 #: code: its twin would never yield, so a twin calls it as it is
 LEAF = "leaf"
@@ -107,23 +116,18 @@ def _make(code: types.CodeType, info):
         raise NoTwin
     factory_name = qual[0]
     rename = info.rename
-    factories = info.trees
-    if factories is None:  # the chunk's factories, parsed once
-        tree = ast.parse(info.source)
-        factories = info.trees = {d.name: d for d in tree.body if isinstance(d, ast.FunctionDef)}
-    factory = factories.get(rename.old_name(factory_name) if rename else factory_name)
+    factory = factory_tree(info, rename.old_name(factory_name) if rename else factory_name)
     if factory is None:
         raise NoTwin
     inner = [d for d in factory.body if isinstance(d, ast.FunctionDef)]
     if len(inner) != 1:
         raise NoTwin
     numeric = _numbers_only(inner[0], factory)  # (before the twin is made of it, in place)
-    fn = _Twin().function(inner[0])
+    fn = _Twin(once=_MAIN_FACTORY.fullmatch(factory.name) is not None).function(inner[0])
     shell = ast.FunctionDef(name=factory.name, args=factory.args, body=[fn, ast.Return(ast.Name(fn.name, ast.Load()))],
                             decorator_list=[], returns=None, type_comment=None)
-    ast.copy_location(shell, factory)
+    _at(shell, factory)  # (every form inside is located as it is made: no fix_missing_locations of the whole)
     module = ast.Module(body=[shell], type_ignores=[])
-    ast.fix_missing_locations(module)
     compiled = compile(module, code.co_filename, "exec")
     made = _find(compiled, fn.name)
     if not made.co_flags & _CO_GENERATOR:
@@ -149,7 +153,7 @@ def _numbers_only(fn: ast.FunctionDef, factory: ast.FunctionDef) -> bool:
     step countdown (`_S[0]`). Its values are then its numbers' results."""
     upvalues = {a.arg for a in factory.args.args}
     described = set()  # the message arguments of operator calls (after the operands)
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if isinstance(node, ast.Call):
             f = node.func
             if not isinstance(f, ast.Name):
@@ -168,7 +172,7 @@ def _numbers_only(fn: ast.FunctionDef, factory: ast.FunctionDef) -> bool:
                 return False
         elif isinstance(node, (ast.Delete, ast.With, ast.Starred)):
             return False
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) and id(node) not in described:
             return False
     return True
@@ -185,8 +189,7 @@ def _find(code, name: str):
     return None
 
 
-def _at(node, like):
-    return ast.fix_missing_locations(ast.copy_location(node, like))
+_at = locate
 
 
 def _name(n: str) -> ast.Name:
@@ -271,7 +274,7 @@ class _CallSite:
             yield_test, yielding(yield_args), ast.IfExp(direct_test, value(direct_call), value(self.called))))
         if self.numeric is not None:  # (any other arguments: gcall runs its twin)
             is_numeric, numbers, numeric_call = self.numeric
-            rest = ast.IfExp(is_numeric, ast.IfExp(numbers, value(numeric_call), value(copy.deepcopy(self.called))),
+            rest = ast.IfExp(is_numeric, ast.IfExp(numbers, value(numeric_call), value(copy_tree(self.called))),
                              rest)
         expr = ast.IfExp(leaf_test, value(leaf_call), rest)
         if self.fast is not None:
@@ -280,6 +283,26 @@ class _CallSite:
         if known and self.known is not None:
             expr = ast.IfExp(_name("_GYOK"), yielding(self.known), expr)
         return _at(expr, self.node)
+
+
+class _CompactSite:
+    """A call site that runs once (_Twin.compact_call): gcall's result,
+    its first value, or the call as a statement."""
+
+    __slots__ = ("call", "node")
+
+    def __init__(self, call: ast.expr, node: ast.Call):
+        self.call = call  # gcall's raw result
+        self.node = node
+
+    def raw(self) -> ast.expr:
+        return _at(self.call, self.node)
+
+    def first(self, r: str) -> ast.expr:
+        return _at(_first(self.call, r), self.node)
+
+    def statement(self, like: ast.stmt) -> ast.stmt:
+        return _at(ast.Expr(_at(self.call, self.node)), like)
 
 
 def _multi_yield(args: ast.expr) -> ast.expr:
@@ -296,10 +319,17 @@ def _pending(r: str, ran: ast.expr) -> ast.expr:
     ])
 
 
+#: _Twin's method for each class of node, found at its first visit
+_VISITORS: dict = {}
+
+
 class _Twin(ast.NodeTransformer):
     """Rewrites one generated function's body into its generator twin."""
 
-    def __init__(self):
+    def __init__(self, once: bool = False):
+        #: the function runs once per closure (a chunk's main function): its
+        #: call sites outside loops are gcall's alone (see compact_call)
+        self.once = once
         self.temps = itertools.count(1)
         self.loops: set[str] = set()  # names holding a generic for's iterator
         self.tuples: dict[int, ast.expr] = {}  # twin forms of ALL_VALUES (already a tuple), by id
@@ -309,8 +339,41 @@ class _Twin(ast.NodeTransformer):
     def temp(self) -> str:
         return f"_gv{next(self.temps)}"
 
+    def visit(self, node):
+        """ast.NodeVisitor's dispatch by the node's class, the method looked
+        up once per class (a twin visits every node of its function)."""
+        cls = node.__class__
+        method = _VISITORS.get(cls)
+        if method is None:
+            method = _VISITORS[cls] = _Twin.__dict__.get("visit_" + cls.__name__, _Twin.generic_visit)
+        return method(self, node)
+
+    def generic_visit(self, node):
+        """ast.NodeTransformer's, without its generators over the fields."""
+        for field in node._fields:
+            old = getattr(node, field, None)
+            if type(old) is list:
+                new = []
+                for value in old:
+                    if isinstance(value, ast.AST):
+                        value = self.visit(value)
+                        if value is None:
+                            continue
+                        if not isinstance(value, ast.AST):
+                            new.extend(value)
+                            continue
+                    new.append(value)
+                old[:] = new
+            elif isinstance(old, ast.AST):
+                made = self.visit(old)
+                if made is None:
+                    delattr(node, field)
+                else:
+                    setattr(node, field, made)
+        return node
+
     def function(self, fn: ast.FunctionDef) -> ast.FunctionDef:
-        for node in ast.walk(fn):
+        for node in walk(fn):
             if node is not fn and isinstance(node, _NO_TWIN):
                 raise NoTwin
             if isinstance(node, ast.Call) and node.keywords:
@@ -319,7 +382,7 @@ class _Twin(ast.NodeTransformer):
                 raise NoTwin
         body = self.statements(fn.body)
         # the call sites' caches start empty (_GNEVER is no callee)
-        body[:0] = [ast.copy_location(ast.Assign([_store(c)], _name("_GNEVER")), fn) for c in self.caches]
+        body[:0] = [_at(ast.Assign([_store(c)], _name("_GNEVER")), fn) for c in self.caches]
         twin = ast.FunctionDef(name=fn.name, args=fn.args, body=body, decorator_list=[],
                                returns=None, type_comment=None)
         return ast.copy_location(twin, fn)
@@ -409,6 +472,8 @@ class _Twin(ast.NodeTransformer):
         themselves, not unpacked from a tuple: a tenth less per call)
         """
         v = v or self.temp()
+        if self.once and not self.loop_depth:
+            return self.compact_call(node, func, args, desc, v)
         a, t, r = self.temp(), self.temp(), self.temp()
         twin_attr = ast.Call(_name("getattr"), [ast.NamedExpr(_store(v), func), ast.Constant("lua_twin"),
                                                 ast.Constant(None)], [])
@@ -439,7 +504,7 @@ class _Twin(ast.NodeTransformer):
             test = is_leaf
         else:
             test = ast.Compare(is_leaf, [ast.IsNot()], [made[0] if len(made) == 1 else ast.BoolOp(ast.Or(), made)])
-        ran = ast.YieldFrom(ast.Call(_name(t), copy.deepcopy(passed), []))
+        ran = ast.YieldFrom(ast.Call(_name(t), copy_tree(passed), []))
         tails = ast.YieldFrom(ast.Call(_name("_gcall"), [ast.Subscript(_name(r), ast.Constant(1), ast.Load()),
                                                         ast.Subscript(_name(r), ast.Constant(2), ast.Load())], []))
         has_twin = ast.Compare(_name(t), [ast.IsNot()], [ast.Constant(None)])
@@ -448,7 +513,7 @@ class _Twin(ast.NodeTransformer):
         safe_here = ast.BoolOp(ast.And(), [  # a builtin that runs no Lua code on these arguments
             ast.Compare(ast.NamedExpr(_store(w), ast.Call(ast.Attribute(_name("_GWHEN"), "get", ast.Load()),
                                                           [_name(v)], [])), [ast.IsNot()], [ast.Constant(None)]),
-            ast.Call(_name(w), [copy.deepcopy(packed)], []),
+            ast.Call(_name(w), [copy_tree(packed)], []),
         ])
         leaf = ast.Call(_name("_gleaf"), [_name(v)], [])  # (a closure no twin has called yet)
         safe = ast.BoolOp(ast.Or(), [ast.Compare(_name(v), [ast.In()], [_name("_GSAFE")]), leaf, safe_here])
@@ -458,12 +523,12 @@ class _Twin(ast.NodeTransformer):
             safe = ast.BoolOp(ast.And(), [function, safe])
             callee = ast.Call(_name("_callable"), [_name(v), desc], [])
         direct = ast.Call(_name(v), passed, [])
-        called = ast.YieldFrom(ast.Call(_name("_gcall"), [callee, copy.deepcopy(packed)], []))
+        called = ast.YieldFrom(ast.Call(_name("_gcall"), [callee, copy_tree(packed)], []))
         # `coroutine.yield(args)` itself: while the global table's raw `coroutine`
         # is the library and its raw `yield` the state's (`_GYOK`, kept by
         # runtime/generators.Twins.watched: raw hits, so no metamethod could have
         # given them), the arguments, yielded; else the general path
-        known = copy.deepcopy(self.args_tuple(args)) if known_yield else None
+        known = copy_tree(self.args_tuple(args)) if known_yield else None
         numeric = None
         if names is not None:
             kinds = [self.temp() for _ in names]
@@ -473,8 +538,8 @@ class _Twin(ast.NodeTransformer):
                 ast.Compare(_name(k), [ast.Is()], [_name("float")])]) for n, k in zip(names, kinds)]
             numeric = (ast.Compare(_name(t), [ast.Is()], [_name("_GNUMT")]),
                        ast.BoolOp(ast.And(), numbers) if len(numbers) > 1 else numbers[0] if numbers
-                       else ast.Constant(True), copy.deepcopy(direct))
-        leaf_call = copy.deepcopy(direct)
+                       else ast.Constant(True), copy_tree(direct))
+        leaf_call = copy_tree(direct)
         fast = self.fast_path(func, args, v) if self.loop_depth and not known_yield else None
         if fast is not None:  # a direct call keeps its callee, and what to call, for the fast path
             fast, last, fn = fast
@@ -483,7 +548,28 @@ class _Twin(ast.NodeTransformer):
                 numeric[2].func = ast.NamedExpr(_store(fn), ast.Call(_name("_gexact"), [
                     ast.NamedExpr(_store(last), numeric[2].func), ast.Constant(len(args))], []))
         return _CallSite(known, fast, (test, leaf_call), numeric, (has_twin, r, ran, tails),
-                         (is_yield, copy.deepcopy(packed)), (safe, direct), called, self.temp, node)
+                         (is_yield, copy_tree(packed)), (safe, direct), called, self.temp, node)
+
+    def compact_call(self, node, func, args, desc, v: str) -> _CompactSite:
+        """A call site that runs once (outside any loop of a chunk's main
+        function): gcall sorts the callee out, as the last branch of
+        lua_call's does for any callee (the other branches only make a
+        call that runs many times faster, and make the call site's twin,
+        which must be made before it runs once, several times as large):
+
+            (yield from _gcall(_callable(v, desc), a)) if ((v := callee) is _GNEVER) is ((a := args) is None) else None
+
+        (the callee first, then the arguments, then the callable test, as
+        in lua_call; the test is always true). When do these run again (a
+        loaded chunk called in a loop)? Then each call takes gcall's way,
+        a little slower, with the same results."""
+        a = self.temp()
+        callee = _name(v) if desc is None else ast.Call(_name("_callable"), [_name(v), desc], [])
+        call = ast.YieldFrom(ast.Call(_name("_gcall"), [callee, _name(a)], []))
+        order = ast.Compare(
+            ast.Compare(ast.NamedExpr(_store(v), func), [ast.Is()], [_name("_GNEVER")]), [ast.Is()],
+            [ast.Compare(ast.NamedExpr(_store(a), self.args_tuple(args)), [ast.Is()], [ast.Constant(None)])])
+        return _CompactSite(ast.IfExp(order, call, ast.Constant(None)), node)
 
     def fast_path(self, func: ast.expr, args: list, v: str):
         """A call site in a loop whose callee is a local and whose arguments
@@ -511,9 +597,9 @@ class _Twin(ast.NodeTransformer):
                 for kind in ("int", "float")]))
         last, fn = self.temp(), self.temp()
         self.caches.append(last)  # (fn is only read once last is set)
-        same = ast.Compare(ast.NamedExpr(_store(v), copy.deepcopy(func)), [ast.Is()], [_name(last)])
+        same = ast.Compare(ast.NamedExpr(_store(v), copy_tree(func)), [ast.Is()], [_name(last)])
         test = ast.BoolOp(ast.And(), [same, *tests]) if tests else same
-        return (test, ast.Call(_name(fn), [copy.deepcopy(e) for e in args], [])), last, fn
+        return (test, ast.Call(_name(fn), [copy_tree(e) for e in args], [])), last, fn
 
     # ------------------------------------------------------ values of calls
 
@@ -584,16 +670,15 @@ class _Twin(ast.NodeTransformer):
         `yield from it.step()` (a GLoop)."""
         it = holes["it"]
         if not any(type(n) is ast.Assign and (S.FOR_ITERATOR.match(n) or S.FOR_CALL_ITERATOR.match(n))
-                   for s in node.body for n in ast.walk(s)):
+                   for s in node.body for n in walk(s)):
             # no generic for inside: a plain Python for when the iterator is
             # plain (a native walk, a wrap function's), the loop below when
             # not (the body twice, a Python for taking items 40% faster)
-            plain = ast.For(copy.deepcopy(node.target), node.iter, self.statements(copy.deepcopy(node.body)), [])
+            plain = ast.For(copy_tree(node.target), node.iter, self.statements(copy_tree(node.body)), [])
             test = ast.Compare(ast.Call(_name("type"), [_name(it.id)], []), [ast.IsNot()], [_name("_GLoop")])
             split = ast.If(test, [plain], [self.stepped_loop(node)])
-            for n in (plain, split):
-                ast.copy_location(n, node)
-            return ast.fix_missing_locations(split)
+            _at(plain, node)
+            return _at(split, node)
         return self.stepped_loop(node)
 
     def stepped_loop(self, node: ast.For) -> ast.While:
@@ -606,6 +691,6 @@ class _Twin(ast.NodeTransformer):
         done = ast.If(ast.Compare(_name(v), [ast.Is()], [_name("_GDONE")]), [ast.Break()], [])
         bind_ = ast.Assign([node.target], _name(v))
         loop = ast.While(ast.Constant(True), [take, done, bind_, *self.statements(node.body)], [])
-        for n in (take, done, bind_, loop):
-            ast.copy_location(n, node)
-        return ast.fix_missing_locations(loop)
+        for n in (take, done, bind_):
+            _at(n, node)
+        return _at(loop, node)

@@ -24,8 +24,9 @@ helper's code to check that).
 from __future__ import annotations
 
 import ast
-import copy
 import re
+
+from .pytrees import copy_tree, locate
 
 #: what a hole is in a template's pattern: a name no generated code uses
 _HOLE = "__hole_"
@@ -54,8 +55,8 @@ class Shape:
     def twin_form(self, holes: dict, like: ast.AST):
         """The twin form (`twin` as a template), with these nodes in its
         holes, at `like`'s position."""
-        node = _Fill(holes).visit(copy.deepcopy(self.twin_pattern))
-        return ast.fix_missing_locations(ast.copy_location(node, like))
+        node = _Fill(holes).visit(copy_tree(self.twin_pattern))
+        return locate(node, like)
 
     def __repr__(self):
         return f"Shape({self.name})"
@@ -120,7 +121,7 @@ class _Fill(ast.NodeTransformer):
 
     def visit_Name(self, node: ast.Name):
         if node.id.startswith(_HOLE):
-            filled = copy.deepcopy(self.holes[node.id[len(_HOLE):]])
+            filled = copy_tree(self.holes[node.id[len(_HOLE):]])
             if type(filled) is ast.Name:
                 filled.ctx = node.ctx
             return filled
