@@ -161,8 +161,7 @@ reserve_unreserved = values.reserve_unreserved
 
 
 class StepMeter:
-    """Charges a state's step countdown; runs its check when it runs out
-    (a builtin's work is under way: finalizers wait for a safe point)."""
+    """Charges a state's step countdown; runs its check when it runs out."""
 
     def __init__(self, state):
         self.state = state
