@@ -136,8 +136,10 @@ def _function_text(source: str, info, code, line: int) -> str | None:
     from ..syntax.lexer import COL, END, LINE, START, TYPE, tokenize
     from ..syntax.parser import parse
     from ..compiler.resolve import resolve
+    from ..runtime.pieces import compile_meter
 
-    tree = parse(source, info.name)
+    # read again as `load` reads a chunk: a long one is charged to the limits as it goes
+    tree = parse(source, info.name, compile_meter(len(source)))
     resolve(tree)
     on_line = sorted((n for n in _functions(tree, A) if n.line == line), key=lambda n: n.col)
     rank = _rank(info, code, line)
