@@ -387,7 +387,7 @@ def _watch_index(state, ns: dict, meta: LuaTable, lib: LuaTable) -> None:
 
 def open_dump(state) -> None:
     """`string.dump`, and `load` of the binary chunks it makes, for a host
-    that grants them (the sandbox has neither: runvil.md)."""
+    that grants them (the sandbox has neither)."""
     from .strdump import dump_function
 
     def str_dump(*args):
