@@ -314,20 +314,49 @@ def from_items(vals: list, layout: tuple) -> LuaTable:
     over a keyed item of the same index unless the keyed item comes after
     its batch was stored. Raises ValueError for a nil or NaN key (callers
     word it), as `LuaTable.set`."""
-    size, i = 0, 0
+    keyed_items = layout.count(1)
+    size = len(vals) - 2 * keyed_items if layout[-1] == 2 else len(layout) - keyed_items
+    if size >= _FLUSH:
+        return _batched(vals, layout, size)
+    # one batch, stored last: positional items win over every keyed one in range
+    slots = []
+    keyed = {}
+    tomb = i = 0
     for kind in layout:
-        if kind == 2:
-            size += len(vals) - i
+        if kind == 0:
+            slots.append(vals[i])
+            i += 1
+        elif kind == 1:
+            k, v = vals[i], vals[i + 1]
+            i += 2
+            if type(k) is not str:
+                k = _key(k)
+                if type(k) is int and 0 < k <= size:
+                    continue
+            if v is not None:
+                keyed[k] = v
+            elif keyed.get(k) is not None:
+                keyed[k] = None  # a tombstone: `next` may still pass the key
+                tomb += 1
+        else:
+            slots += vals[i:]
             break
-        size += 1 if kind == 0 else 0
-        i += 1 if kind == 0 else 2
+    if (not slots or slots[-1] is not None) and keyed.get(size + 1) is None:
+        t = LuaTable(slots, keyed)  # the common case: the border is the array part's end
+        t._tomb = tomb
+        return t
+    return _laid_out(slots, keyed, tomb)
+
+
+def _batched(vals: list, layout: tuple, size: int) -> LuaTable:
+    """from_items for _FLUSH positional items or more, batch by batch."""
     slots = [None] * size
     keyed = {}
     tomb = 0
     pending = []
     done = i = 0
     for kind in layout:
-        if len(pending) == _FLUSH:
+        if len(pending) == _FLUSH:  # lparser.c's closelistfield, as the next item starts
             slots[done : done + _FLUSH] = pending
             done += _FLUSH
             pending = []
@@ -338,24 +367,29 @@ def from_items(vals: list, layout: tuple) -> LuaTable:
             k, v = vals[i], vals[i + 1]
             i += 2
             if type(k) is not str:
-                if k is None:
-                    raise ValueError("index is nil")
-                if type(k) is float and k != k:
-                    raise ValueError("index is NaN")
-                k = normalize_key(k)
+                k = _key(k)
                 if type(k) is int and 0 < k <= size:
                     slots[k - 1] = v
                     continue
             if v is not None:
                 keyed[k] = v
             elif keyed.get(k) is not None:
-                keyed[k] = None  # a tombstone: `next` may still pass the key
+                keyed[k] = None
                 tomb += 1
         else:
-            pending.extend(vals[i:])
+            pending += vals[i:]
             break
     slots[done : done + len(pending)] = pending
     return _laid_out(slots, keyed, tomb)
+
+
+def _key(k):
+    """A constructor's key as the hash part holds it; ValueError for nil or NaN."""
+    if k is None:
+        raise ValueError("index is nil")
+    if type(k) is float and k != k:
+        raise ValueError("index is NaN")
+    return normalize_key(k)
 
 
 def _laid_out(slots: list, keyed: dict, tomb: int) -> LuaTable:
