@@ -43,3 +43,35 @@ print(pcall(function() return {1, [0/0] = 2} end))
 
 def test_constructor_lengths_match_lua(tmp_path):
     same_as_lua(tmp_path, {"lengths.lua": LENGTHS}, ["lengths.lua"])
+
+
+# ------------------------------------------------- generated, against lupa
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from .harness import ours, real  # noqa: E402
+
+_VALUE = st.sampled_from(["nil", "nil", "1", "'s'", "true"])
+_ITEM = st.one_of(
+    _VALUE,  # positional
+    st.tuples(st.integers(-1, 12), _VALUE).map(lambda kv: f"[{kv[0]}] = {kv[1]}"),
+    st.tuples(st.sampled_from("xy"), _VALUE).map(lambda kv: f"{kv[0]} = {kv[1]}"),
+)
+_TAIL = st.one_of(st.just(""), st.lists(_VALUE, max_size=5).map(lambda vs: f"f({', '.join(vs)})"))
+
+
+def _constructor(items: list, tail: str) -> str:
+    return "{" + ", ".join([*items, tail] if tail else items) + "}"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_ITEM, max_size=12), _TAIL)
+def test_generated_constructors_have_lua_s_length_and_contents(items, tail):
+    code = ("local function f(...) return ... end\n"
+            f"local t = {_constructor(items, tail)}\n"
+            "local keys = {}\n"
+            "for k, v in pairs(t) do keys[#keys + 1] = tostring(k) .. '=' .. tostring(v) end\n"
+            "table.sort(keys)\n"
+            "print(#t, table.concat(keys, ' '))\n")
+    assert ours(code) == real(code), code
