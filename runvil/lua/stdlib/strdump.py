@@ -2,15 +2,16 @@
 
 runvil compiles Lua to Python, so it has no bytecode of Lua's to dump, and
 a binary chunk must never carry Python code (loading one would run
-anything). A binary chunk of runvil's is Lua 5.4's header with a format
-byte of its own (lundump.c refuses it with "format mismatch", so Lua never
-reads it as bytecode), then the chunk name its messages use and Lua text:
-the function's own text, after a line of locals that stand for its
-upvalues, and placed so that it starts on the line it started on. `load`
-compiles that text as a text chunk of that name, so errors in the loaded
-function read as the dumped one's, and each load makes fresh upvalues: nil,
-except the first, which is the environment `load` gives (Lua's lua_load),
-whatever its name.
+anything). A binary chunk of runvil's is Lua 5.4's own header (so a program
+that checks it, or cuts or corrupts it, finds what Lua's chunk gives), then
+where Lua has the main function's source string: the chunk name its
+messages use and Lua text, the function's own text after a line of locals
+that stand for its upvalues, placed so that it starts on the line it
+started on. A number lundump.c refuses follows, so Lua never reads runvil's
+chunk as bytecode. `load` compiles the text as a text chunk of that name,
+so errors in the loaded function read as the dumped one's, and each load
+makes fresh upvalues: nil, except the first, which is the environment
+`load` gives (Lua's lua_load), whatever its name.
 
 The text comes from the source a chunk was compiled from (ChunkInfo's
 `lua_source`); a function is found in it by its line and, among the
