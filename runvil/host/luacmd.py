@@ -4,7 +4,8 @@
 name, so errors read `FILE:line:`); with neither, an interactive REPL.
 An uncaught error prints `runvil: {message}` on stderr and exits 1.
 `--prompt PROMPT.md` opens the REPL inside a section VM of a prompt
-instead, on the echo model or a `--script` world.
+instead, on the echo model or a `--script` world. The console script
+`runvil-lua` is the same command under a name a shell runs as one word.
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ examples:
   runvil lua script.lua one two      arg[1] is "one"; require finds modules beside script.lua
   runvil lua --allow all --cpu off test.lua   as `lua5.4 test.lua` would run it
 
+`runvil-lua` is this command as one word (`runvil-lua script.lua`); arg's
+negative indices name it and the options before FILE, so joined they run
+a child Lua with the same grants.
+
 Exit status: 0 success; 1 an error in a chunk, or a FILE that cannot be
 opened (as `lua`); 2 an option it does not know."""
 
@@ -53,8 +58,9 @@ BAD_CPU = "runvil: '--cpu' needs a positive number of seconds or 'off', got '{va
 BAD_ALLOW = "runvil: '--allow' takes io, os, debug, base, process or all (comma-separated), got '{value}'"
 
 
-def lua_command(args: list[str]) -> int:
-    """Reads `lua`-style arguments: options stop at the first operand."""
+def lua_command(args: list[str], interpreter: list[str] | None = None) -> int:
+    """Reads `lua`-style arguments: options stop at the first operand.
+    `interpreter`: the words that ran the command, for `arg` (arg_table)."""
     chunks: list[str] = []
     interactive = False
     prompt = script = None
@@ -126,7 +132,8 @@ def lua_command(args: list[str]) -> int:
         print("runvil: --script needs --prompt", file=sys.stderr)
         return 2
     return run_lua_command(chunks, file, args[i + 1 :], interactive, command_line=args,
-                           script_at=i if file is not None else None, limits=limits, grants=grants)
+                           script_at=i if file is not None else None, limits=limits, grants=grants,
+                           interpreter=interpreter)
 
 
 def cpu_seconds(value: str):
@@ -140,17 +147,44 @@ def cpu_seconds(value: str):
     return seconds if 0 < seconds < float("inf") else False
 
 
-def arg_table(command_line: list[str], script_at: int | None) -> LuaTable:
+def arg_table(command_line: list[str], script_at: int | None, interpreter: list[str] | None = None) -> LuaTable:
     """`arg` as lua.c builds it: the script (`command_line[script_at]`) at
     0, its arguments at 1, 2..., the interpreter and the options before it
     at negative indices; with no script, the interpreter at 0 and every
-    option after it."""
-    words = ["runvil lua", *command_line]
-    script = 0 if script_at is None else script_at + 1
+    option after it. The interpreter is the command that runs `runvil-lua`
+    (interpreter_words), so the words below 0, joined, run a child with the
+    same grants and limits: `runvil lua --allow all s.lua` has
+    `runvil-lua`'s path at -3, `--allow` at -2, `all` at -1. (Where that
+    command is several words, the ones before its last go below it.)"""
+    interpreter = interpreter_words() if interpreter is None else interpreter
+    words = [*interpreter, *command_line]
+    zero = len(interpreter) - 1 if script_at is None else len(interpreter) + script_at
     arg = LuaTable()
     for i, word in enumerate(words):
-        arg.set(i - script, to_lua(word))
+        arg.set(i - zero, to_lua(word))
     return arg
+
+
+def interpreter_words() -> list[str]:
+    """The command that runs this installation's `runvil-lua`: its console
+    script, one word a shell runs quoted or not, where it sits beside this
+    Python (as installers put it); else this Python running this module."""
+    python = sys.executable or "python3"
+    script = os.path.join(os.path.dirname(python), "runvil-lua.exe" if os.name == "nt" else "runvil-lua")
+    if os.path.isfile(script):
+        return [script]
+    return [python, "-m", "runvil.host.luacmd"]
+
+
+def console_main() -> int:
+    """`runvil-lua`, the console script: `runvil lua` as one command word,
+    a drop-in `lua` whose `arg` names it (its path as run, as lua.c's
+    argv[0])."""
+    from .exits import guarded
+
+    run_as = sys.argv[0] if os.path.basename(sys.argv[0]).startswith("runvil-lua") else None
+    interpreter = [run_as] if run_as else interpreter_words()
+    return guarded(lambda argv: lua_command(argv, interpreter), sys.argv[1:])
 
 
 def open_require(state: LuaState, folder: str | None) -> None:
@@ -169,14 +203,14 @@ def open_require(state: LuaState, folder: str | None) -> None:
 
 def run_lua_command(chunks: list[str], file: str | None, script_args: list[str], interactive: bool = False,
                     command_line: list[str] | None = None, script_at: int | None = None,
-                    limits: Limits = STANDALONE_LIMITS, grants=frozenset()) -> int:
+                    limits: Limits = STANDALONE_LIMITS, grants=frozenset(), interpreter: list[str] | None = None) -> int:
     from ..lua.api import LuaExit, open_grants
 
     state = LuaState(stdout=write_stdout, allow_load=True, limits=limits)
     if command_line is None:
         command_line = [w for c in chunks for w in ("-e", c)] + ([file, *script_args] if file else [])
         script_at = 2 * len(chunks) if file is not None else None
-    state.set_global("arg", arg_table(command_line, script_at))
+    state.set_global("arg", arg_table(command_line, script_at, interpreter))
     open_grants(state, grants)
     folder = os.path.dirname(file) if file not in (None, "-") else "."
     open_require(state, None if ALL_GRANTS <= set(grants) else folder or ".")
@@ -256,3 +290,7 @@ def repl(state: LuaState) -> int:
                 continue
             show_values(results, write_stdout)
             sys.stdout.flush()
+
+
+if __name__ == "__main__":  # `python -m runvil.host.luacmd`: where no console script is installed
+    sys.exit(console_main())

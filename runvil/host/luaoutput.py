@@ -48,7 +48,7 @@ ALL_GRANTS = frozenset(GRANTS)
 _ABSENT = re.compile(r"attempt to (?:index|call) a nil value \((global|field|method) '([^']*)'\)")
 _NEEDS = {
     ("global", "io"): "io", ("global", "debug"): "debug", ("global", "collectgarbage"): "base",
-    ("global", "dofile"): "base", ("global", "loadfile"): "base",
+    ("global", "dofile"): "base", ("global", "loadfile"): "base", ("field", "dump"): "base",
     **{(kind, name): "os" for name in ("getenv", "exit", "remove", "rename", "tmpname", "difftime", "setlocale")
        for kind in ("field", "method")},
     ("field", "execute"): "process", ("field", "popen"): "process",

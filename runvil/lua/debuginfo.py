@@ -35,7 +35,7 @@ class ChunkInfo:
     those that are numeric leaves and those that are leaves."""
 
     __slots__ = ("name", "filename", "chunk_id", "lines", "sites", "source", "rename", "trees", "twins", "numeric", "leaves",
-                 "exact", "sites_by_code", "__weakref__")
+                 "exact", "sites_by_code", "lua_source", "__weakref__")
 
     def __init__(self, name: str, filename: str, lines: list, sites: dict | None, source: str, rename=None,
                  chunk_id: int = 0):
@@ -56,6 +56,7 @@ class ChunkInfo:
         #: id of a code of the chunk -> (a weak reference to it, its sites by
         #: f_lasti: _sites_at)
         self.sites_by_code: dict = {}
+        self.lua_source = None  # the Lua text compiled, where its compiler kept it (for string.dump)
 
 
 #: co_filename of a compiled chunk's codes -> a weak reference to its

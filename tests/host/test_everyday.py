@@ -192,7 +192,9 @@ def test_runvil_lua_has_arg_and_require_as_lua(tmp_path):
     assert (code, err) == (0, "")
     assert out == "hi a\tlib/main.lua\tx = 1\t-e\t2\ta\tb\ntrue\t1\ttrue\n"
     code, out, err = runvil_process("lua", "-e", "print(arg[0], arg[1], arg[2], #arg)", cwd=tmp_path)
-    assert out == "runvil lua\t-e\tprint(arg[0], arg[1], arg[2], #arg)\t2\n"
+    from runvil.host.luacmd import interpreter_words
+
+    assert out == f"{interpreter_words()[-1]}\t-e\tprint(arg[0], arg[1], arg[2], #arg)\t2\n"
 
 
 def lua54(*args, cwd):

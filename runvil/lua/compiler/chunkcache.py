@@ -34,9 +34,9 @@ def compile_lua(source: str, chunkname: str, fast_env: bool = True, cache: bool 
     the name used in messages as is. Raises LuaSyntaxError. With `cache`,
     the chunk comes from (or goes to) the disk cache: for the host's chunks
     (prompt blocks, `runvil lua`), not for Lua's `load`."""
-    if cache:
-        return cached_compile(source, chunkname, fast_env)
-    return _compile(source, chunkname, fast_env)
+    compiled = cached_compile(source, chunkname, fast_env) if cache else _compile(source, chunkname, fast_env)
+    compiled.info.lua_source = source  # what string.dump makes a function again from
+    return compiled
 
 
 def cached_compile(source: str, chunkname: str, fast_env: bool):

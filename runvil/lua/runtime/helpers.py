@@ -19,17 +19,14 @@ from .machine import RUNNING
 from ..errors import CoroutineKill, LuaError, rt_error, stack_overflow_message
 from ..compiler.contract import INLINE_STRING_CALLS, INLINE_STRING_METHODS
 from ..compiler.costs import IPAIRS_ITEM_COST, NEXT_ITEM_COST
-from .tables import LuaTable
+from .tables import LuaTable, from_items, from_list
 from .values import EMPTY, TAILCALL, Multi
 
 # ------------------------------------------------------------ constructors
 
 
-def tlist(arr: list) -> LuaTable:
-    """`{a, b, c}`: the items go straight into the array part."""
-    while arr and arr[-1] is None:
-        arr.pop()
-    return LuaTable(arr)
+#: `{a, b, c}` where the last item may be nil: the items are the array part
+tlist = from_list
 
 
 def tnamed(d: dict) -> LuaTable:
@@ -45,35 +42,10 @@ def tnamed(d: dict) -> LuaTable:
 def tmixed(vals: list, layout: tuple) -> LuaTable:
     """Any other constructor: `layout` says, item by item, 0 = positional,
     1 = keyed (key and value follow), 2 = the expanded last positional."""
-    t = LuaTable()
-    i = 0
-    n = 1
-    pos = []
-    for kind in layout:
-        if kind == 0:
-            pos.append((n, vals[i]))
-            n += 1
-            i += 1
-        elif kind == 1:
-            k, v = vals[i], vals[i + 1]
-            i += 2
-            if k is None:
-                rt_error("table index is nil")
-            if type(k) is float and k != k:
-                rt_error("table index is NaN")
-            if v is not None:
-                t.set(k, v)
-            elif t.get(k) is not None:
-                t.set(k, None)
-        else:
-            for v in vals[i:]:
-                pos.append((n, v))
-                n += 1
-            break
-    # positional items win over keyed ones (Lua stores them last)
-    for k, v in pos:
-        t.set_int(k, v)
-    return t
+    try:
+        return from_items(vals, layout)
+    except ValueError as e:
+        rt_error(f"table {e}")
 
 
 def fixed(r, n: int) -> tuple:

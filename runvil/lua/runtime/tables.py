@@ -281,3 +281,187 @@ class LuaTable:
 
     def __repr__(self):
         return f"<LuaTable {id(self):#x}>"
+
+
+# ------------------------------------------------------- constructors
+#
+# Lua sizes a constructor's array part by its positional items, nils
+# included, and `#` then finds a border by its own search (ltable.c,
+# luaH_getn), which need not be the last non-nil item: `#{nil, nil, 3}` is
+# 3 and `#{1, nil, 3, nil, nil}` is 1. The functions below work out that
+# border once, as the table is made, and lay the table out so that
+# `len(arr)` is it: the invariants above hold, and `#` stays O(1).
+
+#: positional items a constructor stores at once (lparser.c's LFIELDS_PER_FLUSH)
+_FLUSH = 50
+
+
+def from_list(arr: list) -> LuaTable:
+    """`{a, b, c}` (or `{...}`, `table.pack`): the items are the array part."""
+    if not arr or arr[-1] is not None:
+        return LuaTable(arr)
+    if len(arr) > 1 and arr[-2] is not None:
+        arr.pop()
+        return LuaTable(arr)
+    return _laid_out(arr, {}, 0)
+
+
+def from_items(vals: list, layout: tuple) -> LuaTable:
+    """Any other constructor, item by item as Lua stores them: `layout`
+    says 0 = positional, 1 = keyed (key and value follow in `vals`), 2 =
+    the expanded last positional (the rest of `vals`). Keyed items are
+    stored as they come; positional ones in batches of _FLUSH, so one wins
+    over a keyed item of the same index unless the keyed item comes after
+    its batch was stored. Raises ValueError for a nil or NaN key (callers
+    word it), as `LuaTable.set`."""
+    keyed_items = layout.count(1)
+    size = len(vals) - 2 * keyed_items if layout[-1] == 2 else len(layout) - keyed_items
+    if size >= _FLUSH:
+        return _batched(vals, layout, size)
+    # one batch, stored last: positional items win over every keyed one in range
+    slots = []
+    keyed = {}
+    tomb = i = 0
+    for kind in layout:
+        if kind == 0:
+            slots.append(vals[i])
+            i += 1
+        elif kind == 1:
+            k, v = vals[i], vals[i + 1]
+            i += 2
+            if type(k) is not str:
+                k = _key(k)
+                if type(k) is int and 0 < k <= size:
+                    continue
+            if v is not None:
+                keyed[k] = v
+            elif keyed.get(k) is not None:
+                keyed[k] = None  # a tombstone: `next` may still pass the key
+                tomb += 1
+        else:
+            slots += vals[i:]
+            break
+    if (not slots or slots[-1] is not None) and keyed.get(size + 1) is None:
+        t = LuaTable(slots, keyed)  # the common case: the border is the array part's end
+        t._tomb = tomb
+        return t
+    return _laid_out(slots, keyed, tomb)
+
+
+def _batched(vals: list, layout: tuple, size: int) -> LuaTable:
+    """from_items for _FLUSH positional items or more, batch by batch."""
+    slots = [None] * size
+    keyed = {}
+    tomb = 0
+    pending = []
+    done = i = 0
+    for kind in layout:
+        if len(pending) == _FLUSH:  # lparser.c's closelistfield, as the next item starts
+            slots[done : done + _FLUSH] = pending
+            done += _FLUSH
+            pending = []
+        if kind == 0:
+            pending.append(vals[i])
+            i += 1
+        elif kind == 1:
+            k, v = vals[i], vals[i + 1]
+            i += 2
+            if type(k) is not str:
+                k = _key(k)
+                if type(k) is int and 0 < k <= size:
+                    slots[k - 1] = v
+                    continue
+            if v is not None:
+                keyed[k] = v
+            elif keyed.get(k) is not None:
+                keyed[k] = None
+                tomb += 1
+        else:
+            pending += vals[i:]
+            break
+    slots[done : done + len(pending)] = pending
+    return _laid_out(slots, keyed, tomb)
+
+
+def _key(k):
+    """A constructor's key as the hash part holds it; ValueError for nil or NaN."""
+    if k is None:
+        raise ValueError("index is nil")
+    if type(k) is float and k != k:
+        raise ValueError("index is NaN")
+    return normalize_key(k)
+
+
+def _laid_out(slots: list, keyed: dict, tomb: int) -> LuaTable:
+    """The table whose array part Lua sized to len(slots) (None for nil)
+    and whose other keys are `keyed`, with `arr` cut at the border Lua's
+    `#` gives: the slots past it move to the hash part."""
+    n = len(slots)
+    border = _lua_border(slots, keyed)
+    if border > n + 2 * len(keyed) + 8:
+        # a far border from doubling over sparse keys: no list that long,
+        # the nearer border of consecutive keys instead
+        border = n
+        while keyed.get(border + 1) is not None:
+            border += 1
+    if border > n:
+        for j in range(n + 1, border + 1):
+            if j in keyed:
+                v = keyed.pop(j)
+                tomb -= v is None
+            else:
+                v = None
+            slots.append(v)
+        t = LuaTable(slots, keyed)
+    else:
+        rest = {j: v for j, v in enumerate(slots[border:], border + 1) if v is not None}
+        del slots[border:]
+        if rest:
+            rest.update(keyed)  # (the array part first, as Lua walks it)
+            keyed = rest
+        t = LuaTable(slots, keyed)
+    t._tomb = tomb
+    return t
+
+
+def _lua_border(slots: list, keyed: dict) -> int:
+    """The border luaH_getn finds in a table fresh from a constructor: its
+    binary search in the array part when the last slot is nil, else the
+    doubling search on into the hash part."""
+    n = len(slots)
+    if n and slots[-1] is None:
+        if n > 1 and slots[-2] is not None:
+            return n - 1
+        i, j = 0, n
+        while j - i > 1:
+            m = (i + j) // 2
+            if slots[m - 1] is None:
+                j = m
+            else:
+                i = m
+        return i
+    if keyed.get(n + 1) is None:
+        return n
+
+    def present(k):
+        return (slots[k - 1] if k <= n else keyed.get(k)) is not None
+
+    j = max(n, 1)
+    while True:
+        i = j
+        if j <= _MAXI // 2:
+            j *= 2
+        else:
+            j = _MAXI
+            if not present(j):
+                break
+            return j
+        if not present(j):
+            break
+    while j - i > 1:
+        m = (i + j) // 2
+        if present(m):
+            i = m
+        else:
+            j = m
+    return i

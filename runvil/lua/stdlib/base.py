@@ -22,6 +22,7 @@ from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, Multi, Userdata
 from . import lib_table
 from .limits import TINY_RESULT, reserve_result
+from .strdump import undump
 
 
 def open_lib(state) -> None:
@@ -56,8 +57,15 @@ def open_lib(state) -> None:
         if text[:1] == "\x1b":  # LUA_SIGNATURE[0]: a binary chunk
             if "b" not in mode:
                 return Multi((None, f"attempt to load a binary chunk (mode is '{mode}')"))
-            return Multi((None, f"{binary_name(name)}: bad binary format ({binary_fault(text)})"))
-        if "t" not in mode:
+            undumped = undump(text) if getattr(state, "binary_chunks", False) else binary_fault(text)
+            if type(undumped) is str:
+                return Multi((None, f"{binary_name(name)}: bad binary format ({undumped})"))
+            # string.dump's chunk: its name and text (runvil.lua.stdlib.strdump)
+            name, text, main = "=" + undumped[0], undumped[1], undumped[2]
+            if not main:  # a chunk that returns the function, its upvalues fresh
+                made = load(text, name, "t", *args[3:4])
+                return LC.call1(made) if type(made) is FunctionType else made
+        elif "t" not in mode:
             return Multi((None, f"attempt to load a text chunk (mode is '{mode}')"))
         if text[:1] == "#":
             # no statement starts with '#': only files skip a first '#' line
@@ -70,7 +78,9 @@ def open_lib(state) -> None:
                 from ..compiler.codegen import compile_chunk
 
                 env = args[3] if len(args) > 3 else G
-                return compile_chunk(text, chunkid(name, text), env is G, progress).instantiate(state.ns, env)
+                compiled = compile_chunk(text, chunkid(name, text), env is G, progress)
+                compiled.info.lua_source = text  # (string.dump's)
+                return compiled.instantiate(state.ns, env)
             return state.load(text, name, env=args[3] if len(args) > 3 else G)
         except LuaSyntaxError as e:
             return Multi((None, e.value))
@@ -127,7 +137,7 @@ def binary_name(name: str) -> str:
 
 def binary_fault(text: str) -> str:
     """What lundump.c's header check says of a binary chunk runvil cannot
-    load (the sandbox has no string.dump, so none is ever valid)."""
+    load (any but string.dump's, and those too where it is not granted)."""
     if text[1:4] != "Lua"[: len(text) - 1]:
         return "not a binary chunk"
     if len(text) < 5:

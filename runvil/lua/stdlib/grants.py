@@ -9,7 +9,7 @@ GRANTS = {
     "io": "Lua's io library",
     "os": "the rest of Lua's os library (getenv, exit, remove, rename, tmpname, difftime, setlocale)",
     "debug": "Lua's debug library",
-    "base": "collectgarbage, dofile, loadfile and warn",
+    "base": "collectgarbage, dofile, loadfile, warn, string.dump and binary chunks for load",
     "process": "io.popen and os.execute",
 }
 
@@ -31,10 +31,11 @@ def parse_grants(text: str) -> set[str] | str:
 def open_grants(state, grants) -> None:
     """Opens the granted libraries in a state (before `package`, so that
     package.loaded holds them)."""
-    from . import debug, hostbase, io, os
+    from . import debug, hostbase, io, os, string
 
     if "base" in grants:
         hostbase.open_lib(state)
+        string.open_dump(state)
     if "io" in grants:
         io.open_lib(state, process="process" in grants)
     if "os" in grants:

@@ -1,4 +1,5 @@
-"""The `string` library (Lua 5.4's lstrlib), minus `string.dump`.
+"""The `string` library (Lua 5.4's lstrlib); `string.dump` only where a host
+grants it (open_dump).
 
 Strings hold one char per byte; every function works on those chars as C
 works on bytes (ASCII/C-locale semantics for case and classes).
@@ -7,11 +8,12 @@ works on bytes (ASCII/C-locale semantics for case and classes).
 from __future__ import annotations
 
 import functools
+from types import FunctionType
 
 from ..runtime import values
 from ..runtime import calls as LC
 from ..runtime import operators as LO
-from ..runtime.args import arg_error, check_int, check_str, opt_int, opt_str
+from ..runtime.args import arg_error, check_int, check_str, opt_int, opt_str, type_error
 from ..debuginfo import builtin
 from .patterns.matcher import PATTERNS, all_captures, compile_pattern, error, find_match, has_specials
 from ..compiler.contract import INLINE_STRING_CALLS, INLINE_STRING_METHODS
@@ -381,6 +383,30 @@ def _watch_index(state, ns: dict, meta: LuaTable, lib: LuaTable) -> None:
     watch(meta, watched)
     watch(lib, watched)
     watched()
+
+
+def open_dump(state) -> None:
+    """`string.dump`, and `load` of the binary chunks it makes, for a host
+    that grants them (the sandbox has neither)."""
+    from .strdump import dump_function
+
+    def str_dump(*args):
+        fn = args[0] if args else None
+        if type(fn) is not FunctionType:
+            type_error(args, 1, "dump", "function")
+        # `strip` (args[1]) is accepted; the chunk keeps its lines and names
+        chunk = dump_function(fn)
+        if chunk is None:
+            error("unable to dump given function")
+        if len(chunk) > TINY_RESULT:
+            reserve_result(len(chunk))
+        return chunk
+
+    lib = state.G.get("string")
+    if type(lib) is LuaTable:
+        lib_table({"dump": str_dump}, "string.")
+        lib.set_str("dump", str_dump)
+    state.binary_chunks = True
 
 
 @functools.cache

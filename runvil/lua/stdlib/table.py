@@ -28,7 +28,7 @@ from ..runtime.calldepth import LUAI_MAXCCALLS
 from ..runtime.machine import RUNNING
 from ..errors import lua_error as _error
 from ..compiler.costs import META_CALL_COST
-from ..runtime.tables import LuaTable
+from ..runtime.tables import LuaTable, from_list
 from ..runtime.values import EMPTY, Multi, getmetatable
 from . import lib_table
 from ..runtime.pieces import JOINED_AT_ONCE, joined_by_pieces
@@ -263,10 +263,7 @@ def t_concat(*args):
 
 
 def t_pack(*args):
-    arr = list(args)
-    while arr and arr[-1] is None:
-        arr.pop()
-    t = LuaTable(arr)
+    t = from_list(list(args))
     t.set_str("n", len(args))
     return t
 
