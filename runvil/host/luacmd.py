@@ -27,6 +27,7 @@ no -e, an interactive REPL (line editing, history, Ctrl-C stops a chunk).
 options:
   -e CODE               run CODE as a chunk first (repeatable, in order)
   -i                    enter the REPL after running FILE and the -e chunks
+  -v                    print the version line (the Lua it implements, then runvil's)
   --prompt PROMPT.md    open the REPL inside a section VM of this prompt, with
                         messages, models, tools, var... (its H1 runs first)
   --script WORLD.yaml   with --prompt: answer model rounds from this scripted
@@ -66,6 +67,7 @@ def lua_command(args: list[str], interpreter: list[str] | None = None) -> int:
     prompt = script = None
     grants: set[str] = set()
     limits = STANDALONE_LIMITS
+    version_shown = False
     i = 0
     while i < len(args):
         a = args[i]
@@ -105,6 +107,9 @@ def lua_command(args: list[str], interpreter: list[str] | None = None) -> int:
         elif a == "-i":
             interactive = True
             i += 1
+        elif a == "-v":
+            version_shown = True
+            i += 1
         elif a == "--":
             i += 1
             break
@@ -131,9 +136,21 @@ def lua_command(args: list[str], interpreter: list[str] | None = None) -> int:
     if script is not None:
         print("runvil: --script needs --prompt", file=sys.stderr)
         return 2
+    if version_shown:  # as lua.c's -v: the line first, and no REPL unless -i asks
+        print(version_line(), flush=True)
+        if file is None and not chunks and not interactive:
+            return 0
     return run_lua_command(chunks, file, args[i + 1 :], interactive, command_line=args,
                            script_at=i if file is not None else None, limits=limits, grants=grants,
                            interpreter=interpreter)
+
+
+def version_line() -> str:
+    """`-v`'s line: the Lua it implements first, as tools that read
+    `lua -v` look for, then whose implementation it is (not PUC-Rio's)."""
+    from ..version import __version__
+
+    return f"Lua 5.4.4  runvil {__version__}, Lua in pure Python"
 
 
 def cpu_seconds(value: str):

@@ -94,3 +94,17 @@ def test_arg_has_lua_s_shape(tmp_path):
         theirs = subprocess.run(["lua5.4", *args], cwd=tmp_path, capture_output=True, text=True, timeout=60)
         assert ours.stdout.replace(str(script), "LUA") == theirs.stdout.replace("lua5.4", "LUA"), ours.stderr
         assert ours.returncode == theirs.returncode == 0
+
+
+def test_v_prints_the_version_line_as_lua_c_does(tmp_path):
+    """`-v` alone prints one line and exits 0 (Penlight runs `lua -v` to
+    see that it can call Lua); with a script, the line comes first, the
+    script runs, and `-v` is one of arg's options."""
+    script = launcher(tmp_path / "bin")
+    (tmp_path / "s.lua").write_text("print(arg[-1], arg[0], ...)")
+    alone = run([str(script), "-v"], tmp_path)
+    assert (alone.returncode, alone.stderr) == (0, "")
+    assert alone.stdout.startswith("Lua 5.4.4  runvil ") and alone.stdout.count("\n") == 1
+    both = run([str(script), "-v", "s.lua", "x"], tmp_path)
+    assert both.returncode == 0, both.stderr
+    assert both.stdout == alone.stdout + "-v\ts.lua\tx\n"
