@@ -1,12 +1,12 @@
-"""One worker process of a batch (started by `processes.py`, or as
+"""One worker process of a batch (forked by `processes.py`, or started as
 `python -m runvil.host.batch.worker`): it runs the rows the batch's process sends it,
 `share` at a time, exactly as that process would (`runner.Runner`), and
 sends back each row's record as the row ends. It writes no file of its
 own: the batch's process alone writes the database.
 
 The two talk in frames over the worker's stdin and stdout: a 4-byte
-big-endian length, then a pickle. In: the bundle (what the world needs),
-then lists of (seq, input) rows, then None (no more rows). Out: ("ready",),
+big-endian length, then a pickle. In: the bundle (what the world needs;
+a forked worker has its world already), then lists of (seq, input) rows, then None (no more rows). Out: ("ready",),
 or ("failed", text) when the world cannot be made; ("row", seq, record,
 rounds with usage) for each row as it ends; ("done",) at the end.
 
@@ -84,8 +84,16 @@ def main() -> int:
         bundle = read_frame(inbox)
     except EOFError:
         return 1
+    return serve_rows(lambda: make_runner(bundle), inbox, out)
+
+
+def serve_rows(make, inbox, out) -> int:
+    """Makes the Runner (`make()`), says whether it could, then runs the
+    rows that arrive on `inbox` and sends back their records on `out`, until
+    the None frame: a started worker's life after its bundle, and a forked
+    worker's whole life (processes.py)."""
     try:
-        runner = make_runner(bundle)
+        runner = make()
     except Exception as e:  # a world the batch's process could make: a machine problem
         out.write(frame(("failed", f"{type(e).__name__}: {e}")))
         return 1
