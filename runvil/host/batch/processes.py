@@ -335,10 +335,12 @@ def _drive(plan, workers: list) -> None:
 
 
 def _feed(w: _Worker, rows: _Rows) -> None:
-    """Sends the worker rows until it has twice its share ahead; tells it
-    the end once every row is out."""
+    """Sends the worker rows until it has twice its share ahead (once at
+    least half a share can be sent); tells it the end once every row is out."""
     if w.ended or w.told_end:
         return
+    if rows.left and len(w.sent) > AHEAD * w.share - max(1, w.share // 2):
+        return  # topped up in larger pieces: fewer writes, and fewer wake-ups of the worker
     batch = []
     while len(w.sent) + len(batch) < AHEAD * w.share:
         row = rows.next()

@@ -125,8 +125,16 @@ def serve_rows(make, inbox, out) -> int:
             for seq, text in got:
                 yield Row(id=seq, input=text, metadata={}, line=0)
 
-    for row, rec, reported in runner.run_rows(source()):
-        out.write(frame(("row", row.id, rec, reported)))
+    ended: list = []  # the frames of the rows that ended together: one write, one read, one transaction
+
+    def send_ended():
+        if ended:
+            out.write(b"".join(ended))
+            ended.clear()
+
+    for row, rec, reported in runner.run_rows(source(), on_pass=send_ended):
+        ended.append(frame(("row", row.id, rec, reported)))
+    send_ended()
     out.write(frame(("done",)))
     return 0
 
