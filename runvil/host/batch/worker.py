@@ -91,7 +91,15 @@ def serve_rows(make, inbox, out) -> int:
     """Makes the Runner (`make()`), says whether it could, then runs the
     rows that arrive on `inbox` and sends back their records on `out`, until
     the None frame: a started worker's life after its bundle, and a forked
-    worker's whole life (processes.py)."""
+    worker's whole life (processes.py). It all runs where the Engine's Lua
+    runs (no Ctrl-C to catch here): each hand-over of the runs to step is
+    then a plain call, not a switch between two threads."""
+    from ...engine.run import step_many
+
+    return step_many(lambda: _serve_rows(make, inbox, out))
+
+
+def _serve_rows(make, inbox, out) -> int:
     try:
         runner = make()
     except Exception as e:  # a world the batch's process could make: a machine problem
