@@ -143,10 +143,10 @@ def _pool_for(models, concurrency: int) -> None:
 
     if not isinstance(models, ProviderSet) or models.factory is not None:
         return
+    from ...harness import http11  # noqa: F401  imported now, before workers are forked: once, not in each
+    from ...harness.openai import OpenAIProvider
 
     def provider(*args, **kwargs):
-        from ...harness.openai import OpenAIProvider
-
         lean = OpenAIProvider(*args, lean=True, connections=concurrency, **kwargs)
         if lean.lean or concurrency <= SHARD_CONNECTIONS:
             return lean
