@@ -71,12 +71,14 @@ def plain_builtin(name: str, body):
     its Lua caller, as for a waiting builtin, known in messages as `name`.
     The Lua runtime calls only plain functions directly, so a bound method
     cannot be the builtin itself."""
-    code = _PLAIN_CODES.get(body.__code__)
+    key = body.__code__
+    known = _PLAIN_CODES.get(id(key))  # (by identity: a code's hash is not cached)
+    code = known[1] if known is not None and known[0] is key else None
     if code is None:
         code = _plain_template().__code__.replace(co_name=name.rpartition(".")[2])
         BUILTIN_CODES.add(code)
         QUALNAMES[code] = name
-        _PLAIN_CODES[body.__code__] = code
+        _PLAIN_CODES[id(key)] = (key, code)
     return FunctionType(code, globals(), code.co_name, None, (CellType(body),))
 
 
@@ -89,7 +91,7 @@ def _plain_template():
     return plain
 
 
-#: a plain body's code -> the code of its builtin (one per library method)
+#: id(a plain body's code) -> (that code, the code of its builtin) (one per library method)
 _PLAIN_CODES: dict = {}
 
 
