@@ -60,8 +60,9 @@ def waiting_builtin(name: str | None, body):
                 QUALNAMES[code] = name
         _WAITING_CODES[id(key)] = (key, codes)
     cell = CellType(body)
-    plain, twin = (FunctionType(code, globals(), code.co_name, None, (cell,)) for code in codes)
-    plain.lua_twin = twin
+    plain_code, twin_code = codes
+    plain = FunctionType(plain_code, _GLOBALS, plain_code.co_name, None, (cell,))
+    plain.lua_twin = FunctionType(twin_code, _GLOBALS, twin_code.co_name, None, (cell,))
     return plain
 
 
@@ -79,7 +80,7 @@ def plain_builtin(name: str, body):
         BUILTIN_CODES.add(code)
         QUALNAMES[code] = name
         _PLAIN_CODES[id(key)] = (key, code)
-    return FunctionType(code, globals(), code.co_name, None, (CellType(body),))
+    return FunctionType(code, _GLOBALS, code.co_name, None, (CellType(body),))
 
 
 def _plain_template():
@@ -91,6 +92,8 @@ def _plain_template():
     return plain
 
 
+#: the globals of the builtins made from this module's templates
+_GLOBALS = globals()
 #: id(a plain body's code) -> (that code, the code of its builtin) (one per library method)
 _PLAIN_CODES: dict = {}
 
