@@ -149,7 +149,13 @@ def can_fork() -> bool:
 
     from ...lua.api import stop_lua_thread
 
+    main = threading.main_thread()
+    if any(t is not main and t.name != LUA_THREAD for t in threading.enumerate()):
+        return False  # (and the Lua thread is left running)
     return stop_lua_thread() and threading.active_count() == 1
+
+
+LUA_THREAD = "runvil Lua thread"  # (runvil.lua.stack: the thread Lua runs on)
 
 
 class _Forked:
