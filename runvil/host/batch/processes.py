@@ -14,6 +14,12 @@ Decisions:
   WORKER_ROWS rows to run per worker and more than one CPU: a worker
   costs a start of Python and of the prompt's world (a few tenths of a
   second of CPU).
+- On Linux a worker is forked from this process once it has made the
+  plan (the prompt parsed, the world checked), so that its rows start at
+  once; this process's Lua thread is ended first, and a process running
+  other threads (a host embedding runvil, a test's server) starts its
+  workers instead (`python -m runvil.host.batch.worker`), as every
+  other platform does: a fork there would copy a lock some thread holds.
 - `-j N` is shared out: N rows run at once across the workers; each has
   its own provider connections and its own 429 window (a storm halves
   each).
