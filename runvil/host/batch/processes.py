@@ -370,11 +370,11 @@ def _feed(w: _Worker, rows: _Rows) -> None:
 def _lost(plan, w: _Worker) -> None:
     """A worker's output closed: the rows it still had are stored as
     failed (none when it ended as it should)."""
+    if not w.sent:
+        return
     from .onray import _failed_record
     from .stored_run import RunClock
 
-    if not w.sent:
-        return
     how = w.how_it_stopped()
     for row in w.sent.values():
         rec = _failed_record(RunClock(), WORKER_STOPPED.format(how=how))
