@@ -197,8 +197,10 @@ class _Forked:
         return self.returncode
 
     def kill(self) -> None:
+        import signal
+
         if self.poll() is None:
-            os.kill(self.pid, 9)
+            os.kill(self.pid, signal.SIGKILL)
 
 
 def _fork(plan, share: int, others: list) -> _Worker:
