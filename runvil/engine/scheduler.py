@@ -60,8 +60,9 @@ def waiting_builtin(name: str | None, body):
                 QUALNAMES[code] = name
         _WAITING_CODES[id(key)] = (key, codes)
     cell = CellType(body)
-    plain, twin = (FunctionType(code, globals(), code.co_name, None, (cell,)) for code in codes)
-    plain.lua_twin = twin
+    plain_code, twin_code = codes
+    plain = FunctionType(plain_code, _GLOBALS, plain_code.co_name, None, (cell,))
+    plain.lua_twin = FunctionType(twin_code, _GLOBALS, twin_code.co_name, None, (cell,))
     return plain
 
 
@@ -71,13 +72,15 @@ def plain_builtin(name: str, body):
     its Lua caller, as for a waiting builtin, known in messages as `name`.
     The Lua runtime calls only plain functions directly, so a bound method
     cannot be the builtin itself."""
-    code = _PLAIN_CODES.get(body.__code__)
+    key = body.__code__
+    known = _PLAIN_CODES.get(id(key))  # (by identity: a code's hash is not cached)
+    code = known[1] if known is not None and known[0] is key else None
     if code is None:
         code = _plain_template().__code__.replace(co_name=name.rpartition(".")[2])
         BUILTIN_CODES.add(code)
         QUALNAMES[code] = name
-        _PLAIN_CODES[body.__code__] = code
-    return FunctionType(code, globals(), code.co_name, None, (CellType(body),))
+        _PLAIN_CODES[id(key)] = (key, code)
+    return FunctionType(code, _GLOBALS, code.co_name, None, (CellType(body),))
 
 
 def _plain_template():
@@ -89,7 +92,9 @@ def _plain_template():
     return plain
 
 
-#: a plain body's code -> the code of its builtin (one per library method)
+#: the globals of the builtins made from this module's templates
+_GLOBALS = globals()
+#: id(a plain body's code) -> (that code, the code of its builtin) (one per library method)
 _PLAIN_CODES: dict = {}
 
 

@@ -97,12 +97,15 @@ class _IOThreads:
             self.work.put((None, None))
 
 
-def drive_many(jobs: Iterable[Job], concurrency: int, io_threads: int | None = None) -> Iterator[Job]:
+def drive_many(jobs: Iterable[Job], concurrency: int, io_threads: int | None = None,
+               on_pass: Callable | None = None) -> Iterator[Job]:
     """Drives at most `concurrency` runs at once to their ends; yields each
     job as its run ends. A run whose step or answerer raised ends there
     (`job.error`) and the others go on. Closing the generator (or an
     exception in the caller, such as KeyboardInterrupt) stops at once:
-    runs still going are dropped as they are."""
+    runs still going are dropped as they are. `on_pass()` is called once
+    the runs that ended in one hand-over were all yielded (before any wait),
+    so that a caller may pass them on together."""
     from ..engine.run import step_many
 
     concurrency = max(1, concurrency)
@@ -135,6 +138,8 @@ def drive_many(jobs: Iterable[Job], concurrency: int, io_threads: int | None = N
                 if _settle(job, effects, io, ready):
                     live -= 1
                     yield job
+            if on_pass is not None:
+                on_pass()
     finally:
         io.stop()
 

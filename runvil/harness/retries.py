@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
 
 from ..structs import Struct
 
@@ -58,6 +57,8 @@ def header_wait(headers, now: datetime | None = None) -> float | None:
         return _capped(float(value))
     except ValueError:
         pass
+    from email.utils import parsedate_to_datetime  # (an HTTP date is rare: not imported at start-up)
+
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):

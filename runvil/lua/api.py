@@ -15,7 +15,7 @@ state, does not import the runtime.
 | `require` and `package` | open_package, ModuleFiles (where modules may be read), package_defaults (lua5.4's paths) |
 | grants of a host (`runvil lua --allow`) | GRANTS, parse_grants, open_grants, LuaExit (os.exit), lua_traceback |
 | builtins | builtin, lib_table, BUILTIN_CODES, QUALNAMES, lua_position (the Lua line of generated code) |
-| where Lua runs | run_lua, contexts (the execution contexts the Engine schedules on), INLINE, SUSPEND, C_BOUNDARY, drive |
+| where Lua runs | run_lua, stop_lua_thread (before a fork), contexts (the execution contexts the Engine schedules on), INLINE, SUSPEND, C_BOUNDARY, drive |
 | the running machine (runtime/machine.py), which a context switch swaps | running_machine, switch_machine |
 | the cache folder | disk_cache |
 """
@@ -70,6 +70,7 @@ _EXPORTS = {
     "LuaExit": ("stdlib.os", "LuaExit"),
     "lua_traceback": ("stdlib.luastack", "traceback"),
     "run_lua": ("stack", "run_lua"),
+    "stop_lua_thread": ("stack", "stop_lua_thread"),
     "INLINE": ("stack", "INLINE"),
     "contexts": ("runtime.contexts", None),
     "SUSPEND": ("runtime.contexts", "SUSPEND"),

@@ -141,8 +141,16 @@ QUALNAMES: dict = {}
 
 def builtin(fn):
     """Marks a Python function as a Lua builtin for stack-level counting."""
-    BUILTIN_CODES.add(fn.__code__)
+    code = fn.__code__
+    if _ADDED.get(id(code)) is not code:  # (by identity: a code's hash is not cached, and costs microseconds)
+        BUILTIN_CODES.add(code)
+        _ADDED[id(code)] = code
     return fn
+
+
+#: id(code) -> code of the codes `builtin` has added (a state's library
+#: closures are marked again for every state made)
+_ADDED: dict = {}
 
 
 #: code -> frame -> the frame a walk goes on at: the bottom of an escalated

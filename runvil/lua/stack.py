@@ -123,6 +123,8 @@ def _serve() -> None:
     _tl.lua = True
     while True:
         job = _jobs.get()
+        if job is None:  # stop_lua_thread
+            return
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old, LUA_RECURSION_LIMIT))
         try:
@@ -133,6 +135,20 @@ def _serve() -> None:
             sys.setrecursionlimit(old)
             job.done.release()
         del job  # (kept until the next job, it would keep the last call's function and state alive)
+
+
+def stop_lua_thread(timeout: float = 5.0) -> bool:
+    """Ends the Lua thread, between two jobs (the next `run_lua` starts a
+    new one): a host about to fork a worker process (a batch) forks a
+    process with one thread. Whether it has ended."""
+    global _lua_thread
+    with _start_lock:
+        thread, _lua_thread = _lua_thread, None
+        if thread is None:
+            return True
+        _jobs.put(None)
+    thread.join(timeout)
+    return not thread.is_alive()
 
 
 @functools.cache

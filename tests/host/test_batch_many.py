@@ -146,3 +146,35 @@ def test_a_run_s_request_goes_out_without_waiting_for_the_other_runs_steps():
     ended = list(drive_many([first, *(Job(run, told, tag=i) for i, run in enumerate(gated, 1))], concurrency=4))
     assert sorted(j.tag for j in ended) == [0, 1, 2, 3] and all(j.run.outcome.ok for j in ended)
     assert [run.waited_out for run in gated] == [0, 0, 0]  # the first round went out after one step, not four
+
+
+def test_on_pass_follows_the_runs_that_ended_in_one_hand_over():
+    """A batch's worker sends the rows that ended together in one write
+    (and its process stores them in one transaction): `on_pass` comes after
+    every run of a hand-over was yielded, before the driver waits."""
+    seen: list = []
+    passes: list = []
+
+    def answer(effect):
+        return echo_reply(effect)
+
+    for job in drive_many(jobs(12, answer), concurrency=6, on_pass=lambda: passes.append(len(seen))):
+        seen.append(job.tag)
+    assert sorted(seen) == list(range(12))
+    assert passes and passes[-1] == 12  # the last runs are followed by a pass's end
+    assert len(set(passes)) < 12  # runs that ended in one hand-over came together
+
+
+def test_the_lua_thread_ends_between_jobs_and_starts_again():
+    """Before it forks its workers, a batch ends the Lua thread (its
+    process then runs one thread); the next call into Lua starts one."""
+    from runvil.lua.api import run_lua, stop_lua_thread
+
+    assert run_lua(lambda: threading.current_thread().name) == "runvil Lua thread"
+    before = threading.active_count()
+    assert stop_lua_thread()
+    assert threading.active_count() == before - 1
+    assert stop_lua_thread()  # none running: nothing to end
+    assert run_lua(lambda: 6 * 7) == 42
+    ended = list(drive_many(jobs(3, echo_reply), concurrency=3))
+    assert all(j.run.outcome.ok for j in ended)

@@ -57,8 +57,8 @@ def stored(db) -> list[tuple]:
 
 
 def workers_of(pid: int) -> list[int]:
-    """The worker processes a batch process started (its children running
-    runvil.host.batch.worker)."""
+    """The worker processes a batch process started (its children: forked
+    from it, or running runvil.host.batch.worker)."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -70,7 +70,7 @@ def workers_of(pid: int) -> list[int]:
                 cmd = f.read()
         except OSError:
             continue
-        if ppid == pid and b"runvil.host.batch.worker" in cmd:
+        if ppid == pid and (b"runvil.host.batch.worker" in cmd or b"runvil.host.cli" in cmd):
             found.append(int(entry))
     return found
 

@@ -18,10 +18,8 @@ from __future__ import annotations
 import csv
 import json
 import os
-import shutil
 import stat
 import sys
-import tempfile
 from typing import Iterator
 
 from ...structs import Struct
@@ -92,6 +90,9 @@ class DataFile:
 
     @classmethod
     def _spool(cls, name: str, source, fmt: str) -> "DataFile":
+        import shutil  # (not at start-up: a data file is read where it is)
+        import tempfile
+
         fd, path = tempfile.mkstemp(prefix="runvil-data-")
         try:
             with os.fdopen(fd, "wb") as out:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import socket
 import time
 
 BLOCK_ROWS = 32
@@ -52,14 +51,26 @@ def process_alive(pid: int, start: str) -> bool:
     return not start or process_start(pid) in ("", start)
 
 
+def host_name() -> str:
+    """This machine's name, as gethostname gives it: from uname where there
+    is one (the socket module, a few milliseconds of a batch's start-up, is
+    not needed for it)."""
+    uname = getattr(os, "uname", None)
+    if uname is not None:
+        return uname().nodename
+    import socket
+
+    try:
+        return socket.gethostname()
+    except OSError:  # no network stack (a browser): one machine
+        return "localhost"
+
+
 class Owner:
     """This batch as the holder of leases: host, pid and start time."""
 
     def __init__(self, lease_seconds: float = LEASE_SECONDS):
-        try:
-            self.host = socket.gethostname()
-        except OSError:  # no network stack (a browser): one machine
-            self.host = "localhost"
+        self.host = host_name()
         self.pid = os.getpid()
         self.start = process_start(self.pid)
         self.id = f"{self.host}:{self.pid}:{self.start}"

@@ -131,11 +131,29 @@ class Plan:
         self.progress = progress_for(sys.stderr if stream is None else stream, self.todo, self.tally)
 
     def run_here(self) -> None:
-        """Runs the rows in this process, `concurrency` at a time."""
+        """Runs the rows in this process, `concurrency` at a time; the rows
+        that end together (in one hand-over to the Engine) are stored in one
+        transaction, before the batch waits on anything."""
         self.begin()
-        for row, rec, reported in self.runner.run_rows(self.rows_to_run()):
-            rec.update(self.row_fields(row))
-            self.store_row(row, rec, reported)
+        ended: list = []
+        storing = [False]  # stopped while storing: what is left is not stored twice
+
+        def store_ended():
+            if ended:
+                storing[0] = True
+                with self.store.together():
+                    while ended:
+                        self.store_row(*ended[0])
+                        del ended[0]
+                storing[0] = False
+
+        try:
+            for row, rec, reported in self.runner.run_rows(self.rows_to_run(), on_pass=store_ended):
+                rec.update(self.row_fields(row))
+                ended.append((row, rec, reported))
+        finally:  # (Ctrl-C too: the rows that ended are stored)
+            if not storing[0]:
+                store_ended()
 
     def row_fields(self, row) -> dict:
         return {"batch_id": self.batch_id, "row_id": str(row.id), "input": row.input,

@@ -14,6 +14,12 @@ Decisions:
   WORKER_ROWS rows to run per worker and more than one CPU: a worker
   costs a start of Python and of the prompt's world (a few tenths of a
   second of CPU).
+- On Linux a worker is forked from this process once it has made the
+  plan (the prompt parsed, the world checked), so that its rows start at
+  once; this process's Lua thread is ended first, and a process running
+  other threads (a host embedding runvil, a test's server) starts its
+  workers instead (`python -m runvil.host.batch.worker`), as every
+  other platform does: a fork there would copy a lock some thread holds.
 - `-j N` is shared out: N rows run at once across the workers; each has
   its own provider connections and its own 429 window (a storm halves
   each).
@@ -138,13 +144,125 @@ def bundle_for(plan) -> dict:
                      "workspace": args.workspace}}
 
 
+def can_fork() -> bool:
+    """Whether workers may be forked from this process: on Linux (macOS's
+    system libraries are not safe to use in a forked child), once this
+    process runs no thread but its own (the Lua thread is ended first; a
+    process that runs others, as a test's server, starts its workers)."""
+    if sys.platform != "linux" or not hasattr(os, "fork"):
+        return False
+    import threading
+
+    from ...lua.api import stop_lua_thread
+
+    main = threading.main_thread()
+    if any(t is not main and t.name != LUA_THREAD for t in threading.enumerate()):
+        return False  # (and the Lua thread is left running)
+    return stop_lua_thread() and threading.active_count() == 1
+
+
+LUA_THREAD = "runvil Lua thread"  # (runvil.lua.stack: the thread Lua runs on)
+
+
+class _Forked:
+    """A forked worker, as the driver uses a started one's Popen: its
+    stdin and stdout pipes, poll, wait, kill."""
+
+    def __init__(self, pid: int, stdin_fd: int, stdout_fd: int):
+        self.pid = pid
+        self.stdin = os.fdopen(stdin_fd, "wb")
+        self.stdout = os.fdopen(stdout_fd, "rb", buffering=0)
+        self.returncode = None
+
+    def poll(self):
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                self.returncode = -9
+            else:
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None):
+        import subprocess
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout)
+            time.sleep(0.005)
+        return self.returncode
+
+    def kill(self) -> None:
+        import signal
+
+        if self.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+
+def _fork(plan, share: int, others: list) -> _Worker:
+    """A worker forked from this process: it has the parsed prompt and
+    every module already, so its rows start at once (a started worker
+    first imports runvil and parses the prompt: a few tenths of a second
+    of CPU, before its first request)."""
+    rows_r, rows_w = os.pipe()
+    out_r, out_w = os.pipe()
+    for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    pid = os.fork()
+    if pid == 0:  # the worker: it never returns
+        code = 1
+        try:
+            code = _forked_worker(plan, share, others, rows_r, out_w, (rows_w, out_r))
+        finally:
+            os._exit(code)
+    os.close(rows_r)
+    os.close(out_w)
+    return _Worker(_Forked(pid, rows_w, out_r), share)
+
+
+def _forked_worker(plan, share: int, others: list, rows_r: int, out_w: int, parents: tuple) -> int:
+    """A forked worker's life: as a started one (worker.py), in a session
+    of its own, with none of the batch's files (its outputs, the other
+    workers' pipes) and its standard streams on the null device."""
+    import signal
+
+    from .runner import Runner
+    from .worker import serve_rows
+
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for fd in parents:
+        os.close(fd)
+    for w in others:
+        for stream in (w.proc.stdin, w.proc.stdout):
+            try:
+                os.close(stream.fileno())
+            except (OSError, ValueError):
+                pass
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    inbox = os.fdopen(rows_r, "rb")
+    out = os.fdopen(out_w, "wb", buffering=0)
+    return serve_rows(lambda: Runner(plan.args, plan.prompt, share), inbox, out)
+
+
 def run_in_processes(plan, count: int) -> None:
     """Runs the plan's rows on `count` worker processes, storing each row as
     it comes back; in this process when no worker can be started."""
-    workers = []
+    workers: list = []
+    fork = can_fork()
     for share in shares(plan.concurrency, count):
         try:
-            workers.append(_start(bundle_for(plan), share))
+            workers.append(_fork(plan, share, workers) if fork else _start(bundle_for(plan), share))
         except (OSError, RuntimeError, NotImplementedError):  # no process starts here
             break
     if not workers:  # this process runs them all
@@ -231,10 +349,12 @@ def _drive(plan, workers: list) -> None:
 
 
 def _feed(w: _Worker, rows: _Rows) -> None:
-    """Sends the worker rows until it has twice its share ahead; tells it
-    the end once every row is out."""
+    """Sends the worker rows until it has twice its share ahead (once at
+    least half a share can be sent); tells it the end once every row is out."""
     if w.ended or w.told_end:
         return
+    if rows.left and len(w.sent) > AHEAD * w.share - max(1, w.share // 2):
+        return  # topped up in larger pieces: fewer writes, and fewer wake-ups of the worker
     batch = []
     while len(w.sent) + len(batch) < AHEAD * w.share:
         row = rows.next()
@@ -252,11 +372,11 @@ def _feed(w: _Worker, rows: _Rows) -> None:
 def _lost(plan, w: _Worker) -> None:
     """A worker's output closed: the rows it still had are stored as
     failed (none when it ended as it should)."""
+    if not w.sent:
+        return
     from .onray import _failed_record
     from .stored_run import RunClock
 
-    if not w.sent:
-        return
     how = w.how_it_stopped()
     for row in w.sent.values():
         rec = _failed_record(RunClock(), WORKER_STOPPED.format(how=how))

@@ -69,10 +69,11 @@ class Runner:
             return lambda: shared
         return lambda: PackTools(Workspace.temporary(settings.write_quota), settings, uses)
 
-    def run_rows(self, rows: Iterable) -> Iterator[tuple]:
+    def run_rows(self, rows: Iterable, on_pass=None) -> Iterator[tuple]:
         """Runs the rows (anything with `input`), `concurrency` at a time;
         yields (row, its `runs` record without the row's own fields, the
-        rounds that reported usage) as each ends."""
+        rounds that reported usage) as each ends; `on_pass()` once the rows
+        that ended together were yielded (harness.many.drive_many)."""
         from ...engine.run import Run
         from ...harness.many import Job, drive_many
 
@@ -83,7 +84,7 @@ class Runner:
                 yield Job(run, self.shared.row_answerer(run), tag=(row, RunClock()))
 
         with fewer_collections():
-            for job in drive_many(jobs(), self.concurrency):
+            for job in drive_many(jobs(), self.concurrency, on_pass=on_pass):
                 row, clock = job.tag
                 job.answer.close()
                 meter = job.answer.meter
@@ -142,10 +143,10 @@ def _pool_for(models, concurrency: int) -> None:
 
     if not isinstance(models, ProviderSet) or models.factory is not None:
         return
+    from ...harness import http11  # noqa: F401  imported now, before workers are forked: once, not in each
+    from ...harness.openai import OpenAIProvider
 
     def provider(*args, **kwargs):
-        from ...harness.openai import OpenAIProvider
-
         lean = OpenAIProvider(*args, lean=True, connections=concurrency, **kwargs)
         if lean.lean or concurrency <= SHARD_CONNECTIONS:
             return lean

@@ -1,12 +1,12 @@
-"""One worker process of a batch (started by `processes.py`, or as
+"""One worker process of a batch (forked by `processes.py`, or started as
 `python -m runvil.host.batch.worker`): it runs the rows the batch's process sends it,
 `share` at a time, exactly as that process would (`runner.Runner`), and
 sends back each row's record as the row ends. It writes no file of its
 own: the batch's process alone writes the database.
 
 The two talk in frames over the worker's stdin and stdout: a 4-byte
-big-endian length, then a pickle. In: the bundle (what the world needs),
-then lists of (seq, input) rows, then None (no more rows). Out: ("ready",),
+big-endian length, then a pickle. In: the bundle (what the world needs;
+a forked worker has its world already), then lists of (seq, input) rows, then None (no more rows). Out: ("ready",),
 or ("failed", text) when the world cannot be made; ("row", seq, record,
 rounds with usage) for each row as it ends; ("done",) at the end.
 
@@ -84,8 +84,34 @@ def main() -> int:
         bundle = read_frame(inbox)
     except EOFError:
         return 1
+    return serve_rows(lambda: make_runner(bundle), inbox, out)
+
+
+def serve_rows(make, inbox, out) -> int:
+    """Makes the Runner (`make()`), says whether it could, then runs the
+    rows that arrive on `inbox` and sends back their records on `out`, until
+    the None frame: a started worker's life after its bundle, and a forked
+    worker's whole life (processes.py). It all runs where the Engine's Lua
+    runs (no Ctrl-C to catch here): each hand-over of the runs to step is
+    then a plain call, not a switch between two threads."""
+    from ...engine.run import step_many
+
+    sys.setswitchinterval(SWITCH_SECONDS)
+    return step_many(lambda: _serve_rows(make, inbox, out))
+
+
+#: how long a thread waiting for the GIL waits before it asks the holder to
+#: let go (Python's default: 5 ms). A worker's I/O threads (one a round in
+#: flight) all want it when their replies come: at 5 ms each of them woke
+#: every 5 ms to ask, which cost a batch row against a 200 ms server about
+#: 180 futex calls (on a virtual machine, several microseconds each); at
+#: 20 ms about 95 (50 ms: about 77)
+SWITCH_SECONDS = 0.02
+
+
+def _serve_rows(make, inbox, out) -> int:
     try:
-        runner = make_runner(bundle)
+        runner = make()
     except Exception as e:  # a world the batch's process could make: a machine problem
         out.write(frame(("failed", f"{type(e).__name__}: {e}")))
         return 1
@@ -117,8 +143,16 @@ def main() -> int:
             for seq, text in got:
                 yield Row(id=seq, input=text, metadata={}, line=0)
 
-    for row, rec, reported in runner.run_rows(source()):
-        out.write(frame(("row", row.id, rec, reported)))
+    ended: list = []  # the frames of the rows that ended together: one write, one read, one transaction
+
+    def send_ended():
+        if ended:
+            out.write(b"".join(ended))
+            ended.clear()
+
+    for row, rec, reported in runner.run_rows(source(), on_pass=send_ended):
+        ended.append(frame(("row", row.id, rec, reported)))
+    send_ended()
     out.write(frame(("done",)))
     return 0
 

@@ -438,7 +438,24 @@ def _as_strings(parts: tuple) -> list | None:
 
 
 def base_namespace() -> dict:
-    """The names compiled code refers to, except the per-state ones."""
+    """The names compiled code refers to, except the per-state ones: a copy
+    of the first one made (a state is made per section entry), with dicts
+    of its own where the state's string library writes."""
+    made = _BASE.get("made")
+    if made is None:
+        made = _BASE["made"] = _base_namespace()
+    ns = made.copy()
+    ns["_SIh"] = {}
+    for _ok, chars in INLINE_STRING_METHODS.values():
+        ns[chars] = {}
+    return ns
+
+
+#: "made": the first namespace `base_namespace` made
+_BASE: dict = {}
+
+
+def _base_namespace() -> dict:
     return {
         "_Table": LuaTable,
         "_FT": FunctionType,

@@ -21,7 +21,17 @@ _MARKED: dict = {}
 def lib_table(funcs: dict, prefix: str = "") -> LuaTable:
     """A library table from name -> builtin; marks each as a builtin, known
     in messages by its global name (prefix "table." gives "table.insert")."""
+    key = made = None
+    if prefix not in _UNSHARED:
+        try:  # the same functions again (a library opened by every state): marked already
+            key = (prefix, *funcs, *funcs.values())
+            made = _MADE.get(key)
+        except TypeError:  # a value that has no hash
+            key = None
+    if made is not None:
+        return LuaTable(hash=made.copy())
     marked = _MARKED
+    shared = key is not None
     for name, f in funcs.items():
         if type(f) is FunctionType:
             code = f.__code__
@@ -30,7 +40,23 @@ def lib_table(funcs: dict, prefix: str = "") -> LuaTable:
                     builtin(f)
                     QUALNAMES.setdefault(code, prefix + name)
                 marked[id(code)] = code
-    return LuaTable(hash={name: f for name, f in funcs.items() if f is not None})
+            if f.__closure__ is not None:
+                shared = False
+        elif f is not None:
+            shared = False
+    hash = {name: f for name, f in funcs.items() if f is not None}
+    if shared:  # (never a closure, which would keep its state alive here)
+        _MADE[key] = hash.copy()
+    elif key is not None:  # made of closures (made per state): never looked up again
+        _UNSHARED.add(prefix)
+    return LuaTable(hash=hash)
+
+
+#: (prefix, the names, the functions) -> the hash of their table, for the libraries
+#: made of module-level functions alone
+_MADE: dict = {}
+#: the prefixes of libraries made of closures, whose tables are never copied
+_UNSHARED: set = set()
 
 
 #: library name -> its module, imported at its first opening (a state is
