@@ -63,13 +63,19 @@ def open_lib(state) -> None:
             # string.dump's chunk: its name and text (runvil.lua.stdlib.strdump)
             name, text, main = "=" + undumped[0], undumped[1], undumped[2]
             if not main:  # a chunk that returns the function, its upvalues fresh
-                made = load(text, name, "t", *args[3:4])
+                made = compile_text(text, name, args)
                 return LC.call1(made) if type(made) is FunctionType else made
         elif "t" not in mode:
             return Multi((None, f"attempt to load a text chunk (mode is '{mode}')"))
         if text[:1] == "#":
             # no statement starts with '#': only files skip a first '#' line
             return Multi((None, f"{chunkid(name, text)}:1: unexpected symbol near '#'"))
+        return compile_text(text, name, args)
+
+    def compile_text(text: str, name: str, args: tuple):
+        """A text chunk as `load` makes it (args: load's own, for its env).
+        Apart from `load` so that `load` never refers to itself: a closure
+        in its own cell would keep the state alive past its release."""
         try:
             from ..runtime.pieces import compile_meter
 
