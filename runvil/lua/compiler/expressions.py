@@ -10,6 +10,7 @@ as constants, so they cost nothing on the fast path.
 from __future__ import annotations
 
 from ..syntax import ast as A
+from .arrays import ArrayReadCompiler
 from .calls import CallCompiler
 from .folding import _CONSTANTS, clear_folds, fold  # noqa: F401  (clear_folds: re-exported)
 from .operators import OperatorCompiler
@@ -26,7 +27,7 @@ _PURE = (A.Number, A.String, A.Nil, A.TrueLit, A.FalseLit)
 HOIST_DEPTH = 24
 
 
-class ExprCompiler(CallCompiler, StringCallCompiler, OperatorCompiler):
+class ExprCompiler(ArrayReadCompiler, CallCompiler, StringCallCompiler, OperatorCompiler):
     def __init__(self, chunk, scope: FuncScope):
         self.chunk = chunk
         self.scope = scope
@@ -46,6 +47,9 @@ class ExprCompiler(CallCompiler, StringCallCompiler, OperatorCompiler):
         #: locals never assigned again that are used as tables often enough: the
         #: name of a Python local holding whether the local is a table (codegen.table_flags)
         self.table_flags: dict = {}
+        #: the tables whose array part the loops being compiled hold
+        #: (compiler/arrays.py): local -> (the temporary, the hoisted block it is in)
+        self.arrays: dict = {}
         self.int_memo: dict = {}  # id(node) -> (node, is an integer expression)
         #: while an integer tree's general code compiles (compiler/intops.py): the ids of
         #: its operators (compiled alone) and the text of its operands already read
@@ -306,6 +310,8 @@ class ExprCompiler(CallCompiler, StringCallCompiler, OperatorCompiler):
                 f" or type({i} := {mt}.hash.get('__index')) is _Table and ({v} := {i}.hash.get({key})) is not None)"
                 f" else {m}_index({ot}, {key}, {d}))"
             )
+        if self.arrays and (held := self.held_read(n, v, m, d)) is not None:
+            return held  # in a loop that holds the table's array part
         fk = fold(k)
         if type(fk) is A.Number and type(fk.value) is int and 0 < fk.value < 2**31:
             # a constant positive key (`pair[1]`): the array part read in place
