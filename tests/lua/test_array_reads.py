@@ -252,6 +252,9 @@ for i = 1, 3 do
   put(t[i + 0.5], tostring(t[i / 1]), tostring(t[true]), t.x, " ")
 end
 print()
+local e, h = {}, setmetatable({}, {__index = function(_, k) return "i" .. k end})
+for i = 1, 3 do put(tostring(e[1]), h[1], " "); e[1] = i; if i == 2 then e[1] = nil; h[1] = i end end
+print(e[1], h[1], ({})[1], ({5})[1], setmetatable({}, {__index = {7}})[1])
 """,
     # error messages name the table as Lua does
     "messages": """
@@ -261,6 +264,28 @@ local n
 print(pcall(function() for i = 1, 3 do local v = n[i] end end))
 local r = {{1}, {2}}
 print(pcall(function() for i = 1, 3 do local v = r[i][1] end end))
+""",
+    # stores into a held array part: existing slots in place, the rest as before
+    "stores": """
+local log = {}
+local t = setmetatable({1, 2, 3}, {__newindex = function(tt, k, v) log[#log + 1] = k; rawset(tt, k, v) end})
+for i = 1, 5 do t[i] = t[i] and t[i] * 10 or i end
+print(table.concat(t, " "), table.concat(log, " "))
+local u = {1, nil, 3}
+for i = 1, 4 do u[i] = (u[i] or 0) + 1 end
+print(u[1], u[2], u[3], u[4])
+local w = {1, 2, 3, 4}
+for i = 4, 1, -1 do w[i] = nil; put(#w, " ") end
+print()
+local x = {}
+for i = 1, 3 do x[i + 0.0] = i; x["k" .. i] = x[i] * 2; x[i] = x[i] + 1 end
+print(x[1], x[2], x[3], x.k1, x.k3, #x)
+local s = "abc"
+print(pcall(function() for i = 1, 2 do local c = s[i]; s[i] = 1 end end))
+local r = {}
+for i = 1, 6 do r[i] = i; r[i] = r[i] * r[i]; if i % 2 == 0 then r[i - 1] = nil end end
+for i = 1, 6 do put(tostring(r[i]), " ") end
+print()
 """,
     # while and repeat loops read the same way
     "while loops": """

@@ -24,14 +24,15 @@ from .folding import fold
 from .resolve import plain_local
 
 
-def _loop_tables(nodes: list, is_int) -> list:
+def _loop_tables(nodes: list) -> list:
     """The locals worth holding the array part of in a loop over `nodes`
-    (its body and its condition), each as a name that reads it: read as
-    `t[k]` with an integer key (or a numeric for's variable as the key)
-    somewhere in the loop, outside inner functions, and neither declared
-    nor assigned in the loop."""
-    read: dict = {}  # binding -> a name reading it with an integer key
-    assigned, declared, for_vars = set(), set(), set()
+    (its body and its condition), each as a name that reads it: read or
+    stored into as `t[k]`, k no constant string, somewhere in the loop
+    (outside inner functions), and neither declared nor assigned in it.
+    (A key of any other type costs the same test of its type as without
+    the held array part.)"""
+    read: dict = {}  # binding -> a name reading it
+    assigned, declared = set(), set()
     stack = list(nodes)
     while stack:
         n = stack.pop()
@@ -41,10 +42,7 @@ def _loop_tables(nodes: list, is_int) -> list:
         if t is A.Index:
             o = n.obj
             if plain_local(o) and type(fold(o)) is A.Name:
-                k = fold(n.key)
-                keyed = (type(k) is A.Number and type(k.value) is int) or is_int(k) or (
-                    type(k) is A.Name and k.binding in for_vars)
-                if keyed:
+                if type(fold(n.key)) is not A.String:
                     read.setdefault(o.binding, o)
         elif t is A.Assign:
             assigned.update(x.binding for x in n.targets if type(x) is A.Name)
@@ -56,12 +54,9 @@ def _loop_tables(nodes: list, is_int) -> list:
             assigned.add(n.target.binding)
         elif t is A.NumericFor:
             declared.add(n.var_local)
-            for_vars.add(n.var_local)
         elif t is A.GenericFor:
             declared.update(n.vars)
         stack.extend(A.children(n))
-    # (a numeric for's variable is seen before the reads of its body: the
-    # walk takes a node's children after it, and the body last of all)
     return [o for v, o in read.items() if v not in assigned and v not in declared]
 
 
@@ -69,17 +64,15 @@ class ArrayReadCompiler:
     """Mixin of ExprCompiler: loops that hold their tables' array parts."""
 
     @contextmanager
-    def holding_arrays(self, nodes: list, ind: int, line: int, for_var=None):
+    def holding_arrays(self, nodes: list, ind: int, line: int):
         """While a loop over `nodes` compiles: emits, before it, the
-        holding of the array part of each table it reads by integer keys
-        (`for_var`: the numeric for's variable, an integer key too), and
-        has its reads use the held list; the temporaries are held as the
-        loop's own state."""
+        holding of the array part of each table it reads by keys that may
+        be integers, and has its reads use the held list; the temporaries
+        are held as the loop's own state."""
         saved = dict(self.arrays)
         frame = self.frames[-1] if self.frames else None
         temps = []
-        is_int = self.is_int if for_var is None else (lambda k: self.is_int(k) or getattr(k, "binding", None) is for_var)
-        for name in _loop_tables(nodes, is_int):
+        for name in _loop_tables(nodes):
             var = name.binding
             if var in self.arrays and self.arrays[var][1] is frame:
                 continue  # an enclosing loop holds it already
@@ -95,15 +88,22 @@ class ArrayReadCompiler:
             del self.held[len(self.held) - len(temps):]
             self.arrays = saved
 
+    def held_array(self, o) -> str | None:
+        """The temporary holding the array part of the table o names, where
+        a loop around the code being compiled holds it (else None)."""
+        held = self.arrays.get(o.binding) if type(o) is A.Name else None
+        if held is None or held[1] is not (self.frames[-1] if self.frames else None):
+            return None
+        return held[0]
+
     def held_read(self, n, v: str, m: str, d: str) -> str | None:
         """`t[k]` from the array part its loop holds (else None): `v` the
         temporary of the value, `m` the key's line mark, `d` how messages
         name `t`."""
         o = n.obj
-        held = self.arrays.get(o.binding) if type(o) is A.Name else None
-        if held is None or held[1] is not (self.frames[-1] if self.frames else None):
+        a = self.held_array(o)
+        if a is None:
             return None
-        a = held[0]
         ot = o.binding.pyname
         test = self.table_test(o, ot)
         k = fold(n.key)
@@ -111,7 +111,8 @@ class ArrayReadCompiler:
             if not 0 < k.value < 2**31:
                 return None
             kt, c = repr(k.value), k.value
-            return (f"({v} if {c} <= len({a}) and ({v} := {a}[{c - 1}]) is not None"
+            has = a if c == 1 else f"{c} <= len({a})"
+            return (f"({v} if {has} and ({v} := {a}[{c - 1}]) is not None"
                     f" or {test}(({v} := {ot}.hash.get({kt})) is not None or {ot}.meta is None)"
                     f" else {m}_index({ot}, {kt}, {d}))")
         if self.is_pure(k):

@@ -317,8 +317,10 @@ class ExprCompiler(ArrayReadCompiler, CallCompiler, StringCallCompiler, Operator
             # a constant positive key (`pair[1]`): the array part read in place
             a, c = self.temp(), fk.value
             ot, obj = self.bound(o)
+            # (key 1: a list that is not empty has it, a test without len's call)
+            has = f"({a} := {ot}.arr)" if c == 1 else f"{c} <= len({a} := {ot}.arr)"
             return (
-                f"({v} if {self.table_test(o, obj)}(({c} <= len({a} := {ot}.arr) and ({v} := {a}[{c - 1}])"
+                f"({v} if {self.table_test(o, obj)}(({has} and ({v} := {a}[{c - 1}])"
                 f" is not None) or ({v} := {ot}.hash.get({c})) is not None or {ot}.meta is None)"
                 f" else {m}_index({ot}, {c}, {d}))"
             )
