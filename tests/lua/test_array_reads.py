@@ -287,6 +287,31 @@ for i = 1, 6 do r[i] = i; r[i] = r[i] * r[i]; if i % 2 == 0 then r[i - 1] = nil 
 for i = 1, 6 do put(tostring(r[i]), " ") end
 print()
 """,
+    # a captured loop variable assigned by a closure, a goto back before
+    # the loop after the table changed, loops nested past Python's limits
+    "cells, goto, deep nests": """
+local t = {10, 20, 30, 40}
+for i = 1, 3 do
+  local bump = function() i = i + 1 end
+  local a = t[i]
+  bump()
+  print(a, t[i])
+end
+local n = 0
+local u = {1, 2}
+::again::
+n = n + 1
+for i = 1, #u do print(n, u[i]) end
+if n == 1 then u = {5, 6, 7}; goto again end
+local deep = {1, 2, 3}
+local s = 0
+for a = 1, 2 do for b = 1, 2 do for c = 1, 2 do for d = 1, 2 do for e = 1, 2 do for f = 1, 2 do for g = 1, 2 do
+for h = 1, 2 do for i = 1, 2 do for j = 1, 2 do for k = 1, 2 do for l = 1, 2 do for m = 1, 2 do for o = 1, 3 do
+  s = s + deep[o] + deep[a]
+  if o == 3 and m == 2 and l == 2 then deep[o] = deep[o] + 1 end
+end end end end end end end end end end end end end end
+print(s, deep[3])
+""",
     # while and repeat loops read the same way
     "while loops": """
 local t = {}
