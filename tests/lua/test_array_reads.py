@@ -51,6 +51,12 @@ s = 0
 for i = lo, hi, step do s = s + t[i] end
 for i = hi, lo, -step do s = s + t[i] end
 print(s)
+local z, top = {"a", "b", "c"}, 6
+z[0] = "zero"; z[5] = "five"
+for i = top, 1, -1 do put(tostring(z[i]), tostring(z[i - 1]), " ") end
+for i = top, 1.5, -2 do put(tostring(z[i]), " ") end
+for i = 3, 1, -1 do put(z[i]) end
+print()
 """,
     # keys past either end: zero, negative, past the length, in the hash part
     "out of range": """
