@@ -12,7 +12,10 @@ it; the range test reads its length at each read. A value found there
 needs no metatable (Lua looks at `__index` only for a nil); a nil, a key
 outside the array part, or a `t` that is no table (the loop holds an
 empty tuple then) takes the rest of the general read, which looks at the
-hash part, the metatable and `_index` as before.
+hash part, the metatable and `_index` as before. A store of a value into
+an existing slot writes the held list in place (compiler/stores.py). Code
+in a block hoisted into a function of its own (compiler/nesting.py)
+reads the table as before: the temporary is not in its scope.
 """
 
 from __future__ import annotations
