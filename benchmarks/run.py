@@ -44,6 +44,7 @@ BENCHMARKS: dict[str, tuple[int, int, str]] = {
     "loop": (1_000_000, 10_000, "numeric for loop summing 1..n"),
     "while": (1_000_000, 10_000, "while loop with %, if/else per step"),
     "table": (200_000, 2_000, "t[#t+1]=i appends, array reads, string-keyed fields, small records"),
+    "arrays": (100_000, 1_000, "array reads in loops: sums, prefix sums, matrix rows, a sieve, binary searches"),
     "string": (100_000, 1_000, "table.concat, `..` in loops, string.format, upper/sub/rep"),
     "method": (300_000, 3_000, "p:move(dx, dy) through a metatable __index (Point class)"),
     "closure": (400_000, 4_000, "n/4 counter closures created and called, upvalue updates"),

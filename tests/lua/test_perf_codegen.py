@@ -580,8 +580,9 @@ def test_a_known_local_function_is_called_without_checks():
 
 def test_an_array_read_by_a_for_variable_from_one_has_no_lower_bound_test():
     """A numeric for's variable from an integer literal >= 1, by a positive
-    step, never assigned: its reads and writes of the array part test only
-    `i <= len(arr)`; from 0, by a negative step or assigned, `0 < i` too."""
+    step, or down by a negative one to a literal >= 1, never assigned: its
+    reads and writes of the array part test only `i <= len(arr)`; from 0,
+    down to 0 or assigned, `0 < i` too."""
     from runvil.lua.compiler.chunkcache import compile_lua
     from tests.lua.harness import ours, real
 
@@ -589,7 +590,8 @@ def test_an_array_read_by_a_for_variable_from_one_has_no_lower_bound_test():
         "for i = 1, #t do s = s + t[i] end": False,
         "for i = 2, #t, 2 do t[i] = s end": False,
         "for i = 0, #t do s = s + (t[i] or 0) end": True,
-        "for i = 3, 1, -1 do s = s + t[i] end": True,
+        "for i = 3, 1, -1 do s = s + t[i] end": False,
+        "for i = 3, 0, -1 do s = s + (t[i] or 0) end": True,
         "for i = 1, #t do i = i - 1; s = s + (t[i] or 5) end": True,
         "for i = 1, #t do local j = i; s = s + t[j] end": True,
     }

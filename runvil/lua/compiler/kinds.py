@@ -60,16 +60,25 @@ def _int_locals(defs: dict) -> set:
 
 def _positive_locals(defs: dict, fors: list, ints: set) -> set:
     """The numeric for variables (integer locals, given no other value)
-    whose start is an integer literal >= 1 and whose step is one (or
-    absent): each value they hold is >= 1, so an array read by them needs
-    no `0 <` test."""
+    whose start is an integer literal >= 1 and whose step is a positive
+    one (or absent), or that count down (a negative literal step) to a
+    limit that is a literal >= 1: each value they hold is >= 1, so an array
+    read by them needs no `0 <` test."""
     return {n.var_local for n in fors
             if n.var_local in ints and len(defs[n.var_local]) == 1
-            and _positive_literal(n.start) and (n.step is None or _positive_literal(n.step))}
+            and (_positive_literal(n.start) and (n.step is None or _positive_literal(n.step))
+                 or _negative_literal(n.step) and type(n.stop) is A.Number and n.stop.value >= 1)}
 
 
 def _positive_literal(n) -> bool:
     return type(n) is A.Number and type(n.value) is int and n.value >= 1
+
+
+def _negative_literal(n) -> bool:
+    """An integer literal <= -1 (or the unary minus of one >= 1)."""
+    if type(n) is A.UnOp:
+        return n.op == "-" and _positive_literal(n.operand)
+    return type(n) is A.Number and type(n.value) is int and n.value <= -1
 
 
 def _table_locals(defs: dict) -> set:

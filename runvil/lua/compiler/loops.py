@@ -69,6 +69,10 @@ class LoopCompiler:
 
     def s_While(self, s: A.While, ind: int):
         cost = 1 + block_cost([s.cond, *s.body.stmts])
+        with self.holding_arrays([s.cond, s.body], ind, s.line):
+            self._while(s, cost, ind)
+
+    def _while(self, s: A.While, cost: int, ind: int):
         c = self.open_charges(ind, s.line)
         self.em.emit(ind, "try:", s.line)
         # `while True:` and a test that breaks, not `while cond:`: CPython 3.11
@@ -87,6 +91,10 @@ class LoopCompiler:
 
     def s_Repeat(self, s: A.Repeat, ind: int):
         cost = 1 + block_cost([*s.body.stmts, s.cond])
+        with self.holding_arrays([s.body, s.cond], ind, s.line):
+            self._repeat(s, cost, ind)
+
+    def _repeat(self, s: A.Repeat, cost: int, ind: int):
         c = self.open_charges(ind, s.line)
         self.em.emit(ind, "try:", s.line)
         self.em.emit(ind + 1, "while True:", s.line)
@@ -111,19 +119,22 @@ class LoopCompiler:
         c = self.open_charges(ind, s.line) if extra else None
         body = ind + 1
         if c is not None:
-            self.em.emit(ind, "try:", s.line)
             body += 1
-        self.em.emit(body - 1, f"for {raw} in ({rng} := _forprep({start}, {stop}, {step})):", s.line)
-        if v.is_cell:
-            self.em.emit(body, f"{v.pyname} = [{raw}]", s.line)
-        if c is not None:
-            self.charge_iteration(c, extra, body, s.line)
-        loop = self._loop("for", s.body)
-        loop["refund"] = f"_refund({rng}, {raw})"
-        self.loops.append(loop)
-        with self.nested(body - ind), self.holding(rng, raw, c):
-            self.block(s.body, body)
-        self.loops.pop()
+        # (its reads of tables held from before the header: nothing there can change them)
+        with self.holding_arrays([s.body], ind, s.line):
+            if c is not None:
+                self.em.emit(ind, "try:", s.line)
+            self.em.emit(body - 1, f"for {raw} in ({rng} := _forprep({start}, {stop}, {step})):", s.line)
+            if v.is_cell:
+                self.em.emit(body, f"{v.pyname} = [{raw}]", s.line)
+            if c is not None:
+                self.charge_iteration(c, extra, body, s.line)
+            loop = self._loop("for", s.body)
+            loop["refund"] = f"_refund({rng}, {raw})"
+            self.loops.append(loop)
+            with self.nested(body - ind), self.holding(rng, raw, c):
+                self.block(s.body, body)
+            self.loops.pop()
         if c is not None:
             self.em.emit(ind, "finally:", s.line)
             self.close_charges(c, extra, ind + 1, s.line)

@@ -144,9 +144,13 @@ class StoreCompiler:
                 # `t[#t + 1] = v` on a plain table appends to its array part
                 branches.append((f"{is_table}{o}.meta is None and type({k}) is int{given}"
                                  f" and {k} == len({a} := {o}.arr) + 1 and not {o}.hash", f"{a}.append({value})"))
+            held = self.held_array(target.obj) if plain_local(target.obj) and o == target.obj.binding.pyname else None
             if not nil:
-                # a value for an existing slot of the array part is stored in place
-                branches.append((f"{is_table}{is_int}{low}{k} <= len({a} := {o}.arr) and {a}[{slot}] is not None{given}",
+                # a value for an existing slot of the array part is stored in place (in
+                # the array part a loop holds, compiler/arrays.py: an empty tuple for no table)
+                branches.append((f"{is_int}{low}{k} <= len({held}) and {held}[{slot}] is not None{given}",
+                                 f"{held}[{slot}] = {value}") if held else
+                                (f"{is_table}{is_int}{low}{k} <= len({a} := {o}.arr) and {a}[{slot}] is not None{given}",
                                  f"{a}[{slot}] = {value}"))
                 if not _is_append(target):
                     # a new last slot of a plain table's array part (`t[i] = v` filling

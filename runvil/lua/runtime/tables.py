@@ -12,7 +12,8 @@ Invariants the hot paths rely on:
 - A nil assigned to an existing hash key leaves a None tombstone, so `next`
   and `pairs` can continue over a table whose fields are being cleared, as
   Lua allows; tombstones are swept when new keys are added.
-- `hash` is never replaced by another dict: compiled code may hold it.
+- `hash` is never replaced by another dict, nor `arr` by another list:
+  compiled code may hold them (a loop holds the array parts it reads).
 - A string key in WATCHED_KEYS is written through set_str only (a table's
   watcher is told there).
 """
