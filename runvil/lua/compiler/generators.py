@@ -46,13 +46,15 @@ the table's template or this module's `twin_<shape>` method.
 from __future__ import annotations
 
 import ast
+import gc
 import itertools
 import re
 import types
 
 from . import shapes as S
 from .callsites import CallSite, CallSites, first_value as _first, load as _name, store as _store
-from .pytrees import copy_tree, factory_tree, locate, walk
+from .pytrees import copy_tree, factory_source, factory_tree, locate, walk
+from .recenttwins import RECENT
 from ..debuginfo import chunk_info
 from .resolve import LOCAL_PREFIX
 
@@ -86,10 +88,15 @@ def twin_code(code: types.CodeType):
         return info.twins[qual]
     except KeyError:
         pass
+    enabled = gc.isenabled()
+    gc.disable()  # (a twin's syntax trees hold no cycle: the collector would only walk them, a fifth of the cost)
     try:
         made = _make(code, info)
     except NoTwin:
         made = None
+    finally:
+        if enabled:
+            gc.enable()
     info.twins[qual] = made
     return made
 
@@ -115,29 +122,50 @@ def _make(code: types.CodeType, info):
     qual = code.co_qualname.split(".<locals>.")
     if len(qual) != 2:
         raise NoTwin
-    factory_name = qual[0]
     rename = info.rename
-    factory = factory_tree(info, rename.old_name(factory_name) if rename else factory_name)
-    if factory is None:
+    name = rename.old_name(qual[0]) if rename else qual[0]
+    text_id = rename.old if rename is not None else info.chunk_id  # (the number the source spells)
+    source = factory_source(info, name)
+    key = RECENT.key(source, text_id)
+    made = RECENT.get(key, text_id, code.co_filename) if key is not None else None
+    if made is None:
+        made = _compiled(info, name, source, code.co_filename)
+        if key is not None:
+            RECENT.put(key, text_id, *made)
+    twin, numeric = made
+    if twin is None:
         raise NoTwin
+    if twin is LEAF:
+        return LEAF
+    if rename is not None:
+        twin = rename.code(twin)
+    if numeric:
+        info.numeric.add(twin.co_qualname)
+    return twin
+
+
+def _compiled(info, name: str, source, filename: str) -> tuple:
+    """(the twin's code as the source names it, or LEAF, or None for
+    NoTwin; whether it is a numeric leaf) of the factory `name`."""
+    factory = factory_tree(info, name, source)
+    if factory is None:
+        return None, False
     inner = [d for d in factory.body if isinstance(d, ast.FunctionDef)]
     if len(inner) != 1:
-        raise NoTwin
+        return None, False
     numeric = _numbers_only(inner[0], factory)  # (before the twin is made of it, in place)
-    fn = _Twin(once=_MAIN_FACTORY.fullmatch(factory.name) is not None).function(inner[0])
+    try:
+        fn = _Twin(once=_MAIN_FACTORY.fullmatch(factory.name) is not None).function(inner[0])
+    except NoTwin:
+        return None, False
     shell = ast.FunctionDef(name=factory.name, args=factory.args, body=[fn, ast.Return(ast.Name(fn.name, ast.Load()))],
                             decorator_list=[], returns=None, type_comment=None)
     _at(shell, factory)  # (every form inside is located as it is made: no fix_missing_locations of the whole)
     module = ast.Module(body=[shell], type_ignores=[])
-    compiled = compile(module, code.co_filename, "exec")
-    made = _find(compiled, fn.name)
+    made = _find(compile(module, filename, "exec"), fn.name)
     if not made.co_flags & _CO_GENERATOR:
-        return LEAF
-    if rename is not None:
-        made = rename.code(made)
-    if numeric:
-        info.numeric.add(made.co_qualname)
-    return made
+        return LEAF, False
+    return made, numeric
 
 
 #: operators whose operands, numbers, give numbers or booleans (no `..`,
@@ -191,8 +219,16 @@ def _find(code, name: str):
 
 
 _at = locate
+def _refuse():
+    """A node of _NO_TWIN met: the function has no twin."""
+    raise NoTwin
+
+
 #: _Twin's method for each class of node, found at its first visit
-_VISITORS: dict = {}
+_VISITORS: dict = dict.fromkeys(_NO_TWIN, lambda twin, node: _refuse())
+#: classes of nodes that hold nothing a twin rewrites: left as they are
+_INERT = frozenset({ast.Name, ast.Constant, *ast.expr_context.__subclasses__(), *ast.operator.__subclasses__(),
+                    *ast.cmpop.__subclasses__(), *ast.boolop.__subclasses__(), *ast.unaryop.__subclasses__()})
 
 
 class _Twin(CallSites, ast.NodeTransformer):
@@ -221,14 +257,20 @@ class _Twin(CallSites, ast.NodeTransformer):
         return method(self, node)
 
     def generic_visit(self, node):
-        """ast.NodeTransformer's, without its generators over the fields."""
+        """ast.NodeTransformer's, without its generators over the fields,
+        and passing over what holds nothing to rewrite (names, constants,
+        contexts and operators: most of a function's nodes)."""
+        visit = self.visit
         for field in node._fields:
             old = getattr(node, field, None)
-            if type(old) is list:
+            cls = old.__class__
+            if cls is list:
+                if not old:
+                    continue
                 new = []
                 for value in old:
-                    if isinstance(value, ast.AST):
-                        value = self.visit(value)
+                    if value.__class__ not in _INERT and isinstance(value, ast.AST):
+                        value = visit(value)
                         if value is None:
                             continue
                         if not isinstance(value, ast.AST):
@@ -236,22 +278,18 @@ class _Twin(CallSites, ast.NodeTransformer):
                             continue
                     new.append(value)
                 old[:] = new
-            elif isinstance(old, ast.AST):
-                made = self.visit(old)
+            elif cls not in _INERT and isinstance(old, ast.AST):
+                made = visit(old)
                 if made is None:
                     delattr(node, field)
-                else:
+                elif made is not old:
                     setattr(node, field, made)
         return node
 
     def function(self, fn: ast.FunctionDef) -> ast.FunctionDef:
-        for node in walk(fn):
-            if node is not fn and isinstance(node, _NO_TWIN):
-                raise NoTwin
-            if isinstance(node, ast.Call) and node.keywords:
-                raise NoTwin
-            if isinstance(node, ast.For) and node.orelse:
-                raise NoTwin
+        """The twin of `fn`; NoTwin when its body holds what a generator
+        cannot (_NO_TWIN, a call with keywords, a `for` with an `else`: each
+        refused as the walk meets it, which visits every node of the body)."""
         body = self.statements(fn.body)
         # the call sites' caches start empty (_GNEVER is no callee)
         body[:0] = [_at(ast.Assign([_store(c)], _name("_GNEVER")), fn) for c in self.caches]
@@ -297,6 +335,8 @@ class _Twin(CallSites, ast.NodeTransformer):
     def twin_call_site(self, node: ast.Call) -> CallSite | None:
         """The twin of a Lua call site: any call but of a helper (a name
         other than a Lua local's) or of a method; else None."""
+        if node.keywords:
+            raise NoTwin
         func = node.func
         if isinstance(func, ast.Name):
             if not func.id.startswith(LOCAL_PREFIX):
@@ -367,6 +407,8 @@ class _Twin(CallSites, ast.NodeTransformer):
         return self.generic_visit(node)
 
     def visit_For(self, node: ast.For):
+        if node.orelse:
+            raise NoTwin
         holes = S.FOR_LOOP.match(node)
         self.loop_depth += 1
         try:
