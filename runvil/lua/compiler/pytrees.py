@@ -94,15 +94,24 @@ def _fix_fresh(node, lineno, col, end_lineno, end_col) -> None:
     for name in node._fields:
         value = getattr(node, name, None)
         for child in (value if type(value) is list else (value,)):
-            if not isinstance(child, ast.AST):
+            cls = child.__class__
+            if cls in _UNPLACED or not isinstance(child, ast.AST):
                 continue
-            attrs = child._attributes
-            if "lineno" in attrs:
+            if "lineno" in cls._attributes:
                 if hasattr(child, "lineno"):
                     continue
                 child.lineno, child.col_offset = lineno, col
                 child.end_lineno, child.end_col_offset = end_lineno, end_col
+                if cls in _PLACED_LEAVES:
+                    continue
             _fix_fresh(child, lineno, col, end_lineno, end_col)
+
+
+#: nodes without a position and without nodes inside (contexts, operators)
+_UNPLACED = frozenset({*ast.expr_context.__subclasses__(), *ast.operator.__subclasses__(),
+                       *ast.cmpop.__subclasses__(), *ast.boolop.__subclasses__(), *ast.unaryop.__subclasses__()})
+#: nodes with a position whose children have none to take (a name's context)
+_PLACED_LEAVES = frozenset({ast.Name, ast.Constant})
 
 
 def copy_tree(node):
