@@ -36,7 +36,11 @@ escalated, and a coroutine on it runs on a context of its own.
 
 Twins are made on first use, per function, from the chunk's Python
 source, and bound to each closure's own cells; the chunk's ChunkInfo
-(runvil.lua.debuginfo) keeps them, so they go with the chunk. What
+(runvil.lua.debuginfo) keeps them, so they go with the chunk. The last
+twins made in the process are also kept by their factory's text
+(compiler/recenttwins.py), so a chunk compiled again (a prompt run again,
+a block many prompts share) takes them renamed. The call sites' twins are
+compiler/callsites.py's. What
 the twin makes of each shape of generated code and of each helper it calls
 is written in the contract between the two compilers, compiler/shapes.py:
 a shape is found by the pattern of its own template, and its twin form is
