@@ -125,3 +125,53 @@ def test_an_error_in_a_twin_main_function_keeps_its_position():
     with pytest.raises(LuaError) as e:
         st.call(driver, fn)
     assert "pos:3: attempt to call a nil value (global 'undefined_fn')" in str(e.value.value)
+
+
+# ------------------------------------------------ twins made for another chunk
+
+
+def _main_code(compiled):
+    return next(c for c in _codes(compiled.code) if c.co_name == compiled.main)
+
+
+def _same_digits(src: str):
+    """Two chunks of this source whose numbers have as many digits."""
+    a, b = compile_lua(src, "=a"), compile_lua(src, "=b")
+    while len(str(a.info.chunk_id)) != len(str(b.info.chunk_id)):
+        a, b = b, compile_lua(src, "=b")
+    return a, b
+
+
+def _fields(code) -> tuple:
+    return (code.co_code, code.co_consts, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
+            code.co_filename, code.co_name, code.co_qualname, code.co_firstlineno, code.co_linetable,
+            code.co_exceptiontable, list(code.co_positions()))
+
+
+@pytest.mark.parametrize("src", CHUNKS[:3] + ["local n = 0\nfor i = 1, 3 do n = n + select(i, 4, 5, 6) end\nreturn n"])
+def test_a_twin_taken_from_another_chunk_is_the_one_made_for_this_one(src):
+    from runvil.lua.compiler.recenttwins import RECENT
+
+    a, b = _same_digits(src)
+    G.twin_code(_main_code(a))
+    hits = len(RECENT.made)
+    taken = G.twin_code(_main_code(b))
+    assert len(RECENT.made) == hits  # (b's twin was a's, renamed)
+    b.info.twins.clear()
+    RECENT.made.clear()
+    made = G.twin_code(_main_code(b))
+    assert _fields(taken) == _fields(made)
+    assert taken.co_filename == b.info.filename and f"c{b.info.chunk_id}_1" in taken.co_name
+
+
+def test_a_twin_whose_strings_spell_its_chunk_number_is_made_for_each_chunk():
+    from runvil.lua.compiler import chunk
+
+    n = next(chunk.chunk_ids)  # the next chunks are n + 1 and n + 2
+    if len(str(n + 1)) != len(str(n + 2)):
+        n = next(chunk.chunk_ids)
+    a = compile_lua(f"return 'c{n + 1}_1', tostring(1)", "=a")
+    b = compile_lua(f"return 'c{n + 2}_1', tostring(1)", "=b")
+    assert (a.info.chunk_id, b.info.chunk_id) == (n + 1, n + 2)
+    assert f"c{n + 1}_1" in G.twin_code(_main_code(a)).co_consts
+    assert f"c{n + 2}_1" in G.twin_code(_main_code(b)).co_consts

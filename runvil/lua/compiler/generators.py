@@ -36,7 +36,11 @@ escalated, and a coroutine on it runs on a context of its own.
 
 Twins are made on first use, per function, from the chunk's Python
 source, and bound to each closure's own cells; the chunk's ChunkInfo
-(runvil.lua.debuginfo) keeps them, so they go with the chunk. What
+(runvil.lua.debuginfo) keeps them, so they go with the chunk. The last
+twins made in the process are also kept by their factory's text
+(compiler/recenttwins.py), so a chunk compiled again (a prompt run again,
+a block many prompts share) takes them renamed. The call sites' twins are
+compiler/callsites.py's. What
 the twin makes of each shape of generated code and of each helper it calls
 is written in the contract between the two compilers, compiler/shapes.py:
 a shape is found by the pattern of its own template, and its twin form is
@@ -46,12 +50,15 @@ the table's template or this module's `twin_<shape>` method.
 from __future__ import annotations
 
 import ast
+import gc
 import itertools
 import re
 import types
 
 from . import shapes as S
-from .pytrees import copy_tree, factory_tree, locate, walk
+from .callsites import CallSite, CallSites, first_value as _first, load as _name, store as _store
+from .pytrees import copy_tree, factory_source, factory_tree, locate, walk
+from .recenttwins import RECENT
 from ..debuginfo import chunk_info
 from .resolve import LOCAL_PREFIX
 
@@ -85,10 +92,15 @@ def twin_code(code: types.CodeType):
         return info.twins[qual]
     except KeyError:
         pass
+    enabled = gc.isenabled()
+    gc.disable()  # (a twin's syntax trees hold no cycle: the collector would only walk them, a fifth of the cost)
     try:
         made = _make(code, info)
     except NoTwin:
         made = None
+    finally:
+        if enabled:
+            gc.enable()
     info.twins[qual] = made
     return made
 
@@ -114,29 +126,50 @@ def _make(code: types.CodeType, info):
     qual = code.co_qualname.split(".<locals>.")
     if len(qual) != 2:
         raise NoTwin
-    factory_name = qual[0]
     rename = info.rename
-    factory = factory_tree(info, rename.old_name(factory_name) if rename else factory_name)
-    if factory is None:
+    name = rename.old_name(qual[0]) if rename else qual[0]
+    text_id = rename.old if rename is not None else info.chunk_id  # (the number the source spells)
+    source = factory_source(info, name)
+    key = RECENT.key(source, text_id)
+    made = RECENT.get(key, text_id, code.co_filename) if key is not None else None
+    if made is None:
+        made = _compiled(info, name, source, code.co_filename)
+        if key is not None:
+            RECENT.put(key, text_id, *made)
+    twin, numeric = made
+    if twin is None:
         raise NoTwin
+    if twin is LEAF:
+        return LEAF
+    if rename is not None:
+        twin = rename.code(twin)
+    if numeric:
+        info.numeric.add(twin.co_qualname)
+    return twin
+
+
+def _compiled(info, name: str, source, filename: str) -> tuple:
+    """(the twin's code as the source names it, or LEAF, or None for
+    NoTwin; whether it is a numeric leaf) of the factory `name`."""
+    factory = factory_tree(info, name, source)
+    if factory is None:
+        return None, False
     inner = [d for d in factory.body if isinstance(d, ast.FunctionDef)]
     if len(inner) != 1:
-        raise NoTwin
+        return None, False
     numeric = _numbers_only(inner[0], factory)  # (before the twin is made of it, in place)
-    fn = _Twin(once=_MAIN_FACTORY.fullmatch(factory.name) is not None).function(inner[0])
+    try:
+        fn = _Twin(once=_MAIN_FACTORY.fullmatch(factory.name) is not None).function(inner[0])
+    except NoTwin:
+        return None, False
     shell = ast.FunctionDef(name=factory.name, args=factory.args, body=[fn, ast.Return(ast.Name(fn.name, ast.Load()))],
                             decorator_list=[], returns=None, type_comment=None)
     _at(shell, factory)  # (every form inside is located as it is made: no fix_missing_locations of the whole)
     module = ast.Module(body=[shell], type_ignores=[])
-    compiled = compile(module, code.co_filename, "exec")
-    made = _find(compiled, fn.name)
+    made = _find(compile(module, filename, "exec"), fn.name)
     if not made.co_flags & _CO_GENERATOR:
-        return LEAF
-    if rename is not None:
-        made = rename.code(made)
-    if numeric:
-        info.numeric.add(made.co_qualname)
-    return made
+        return LEAF, False
+    return made, numeric
 
 
 #: operators whose operands, numbers, give numbers or booleans (no `..`,
@@ -190,140 +223,19 @@ def _find(code, name: str):
 
 
 _at = locate
-
-
-def _name(n: str) -> ast.Name:
-    return ast.Name(n, ast.Load())
-
-
-def _store(n: str) -> ast.Name:
-    return ast.Name(n, ast.Store())
-
-
-def _head(test: ast.expr, name: str) -> ast.IfExp:
-    """`name[0] if test else None`: the first of the values `name` holds."""
-    return ast.IfExp(test, ast.Subscript(_name(name), ast.Constant(0), ast.Load()), ast.Constant(None))
-
-
-def _one_value(x: ast.expr, name: str) -> ast.Compare:
-    """`type(name := x) is not _Multi`: x is one value, not several."""
-    return ast.Compare(ast.Call(_name("type"), [ast.NamedExpr(_store(name), x)], []), [ast.IsNot()], [_name("_Multi")])
-
-
-def _first(x: ast.expr, name: str) -> ast.IfExp:
-    """`(name if type(name := x) is not _Multi else name[0] if name else None)`"""
-    return ast.IfExp(_one_value(x, name), _name(name), _head(_name(name), name))
-
-
-class _CallSite:
-    """A Lua call site's twin, by its branches (see _Twin.lua_call): what
-    it gives as a raw result, as a first value, or as a statement."""
-
-    __slots__ = ("known", "fast", "leaf", "numeric", "twin", "yielded", "direct", "called", "temp", "node")
-
-    def __init__(self, known, fast, leaf, numeric, twin, yielded, direct, called, temp, node):
-        self.known = known  # the args a known yield yields at once while _GYOK, or None
-        self.fast = fast  # (test, call): the last leaf this site called as it is, called again; or None
-        self.leaf = leaf  # (test, call): a known leaf called as it is, the arguments evaluated in the test
-        self.numeric = numeric  # (test, numbers, call): a numeric leaf, called as it is on numbers; or None
-        self.twin = twin  # (test, r, ran, tails): the callee's twin run, its tail call too
-        self.yielded = yielded  # (test, args): the callee is the state's coroutine.yield
-        self.direct = direct  # (test, call): a builtin (or leaf) that runs no Lua code here
-        self.called = called  # the rest: gcall sorts it out
-        self.temp = temp  # makes a temporary name
-        self.node = node  # the call in the generated code: where its twin is (errors.call_site reads it)
-
-    def raw(self) -> ast.expr:
-        """The call's raw result (one value or a Multi)."""
-        t, r, ran, tails = self.twin
-        twin_result = ast.IfExp(_pending(r, ran), tails, _name(r))
-        return self.chain(_multi_yield, twin_result, lambda call: call)
-
-    def first(self, r: str) -> ast.expr:
-        """The call's first value, each branch its own (a twin's results
-        are final: no pending tail call to run, no Multi made for a yield)."""
-        _t, g, ran, tails = self.twin
-        pending = ast.BoolOp(ast.And(), [_name(g), ast.Compare(
-            ast.Subscript(_name(g), ast.Constant(0), ast.Load()), [ast.Is()], [_name("_TAILCALL")])])
-        rest = ast.IfExp(pending, _first(tails, self.temp()), _head(_name(g), g))
-        twin_first = ast.IfExp(_one_value(ran, g), _name(g), rest)
-
-        def first_yield(args):
-            sent = self.temp()
-            return _head(ast.NamedExpr(_store(sent), ast.Yield(args)), sent)
-
-        return self.chain(first_yield, twin_first, lambda call: _first(call, r))
-
-    def statement(self, like: ast.stmt) -> ast.stmt:
-        """The call as a statement, its values dropped: a yield makes no Multi."""
-        t, r, ran, tails = self.twin
-        twin_result = ast.IfExp(_pending(r, ran), tails, _name(r))
-        rest = self.chain(ast.Yield, twin_result, lambda call: call, known=False)
-        if self.known is None:
-            return _at(ast.Expr(rest), like)
-        return _at(ast.If(_name("_GYOK"), [ast.Expr(ast.Yield(self.known))], [ast.Expr(rest)]), like)
-
-    def chain(self, yielding, twin_result, value, known: bool = True) -> ast.expr:
-        """The branches as one expression: `yielding(args)` for a yield,
-        `value(call)` for a direct call or gcall's."""
-        leaf_test, leaf_call = self.leaf
-        twin_test = self.twin[0]
-        yield_test, yield_args = self.yielded
-        direct_test, direct_call = self.direct
-        rest = ast.IfExp(twin_test, twin_result, ast.IfExp(
-            yield_test, yielding(yield_args), ast.IfExp(direct_test, value(direct_call), value(self.called))))
-        if self.numeric is not None:  # (any other arguments: gcall runs its twin)
-            is_numeric, numbers, numeric_call = self.numeric
-            rest = ast.IfExp(is_numeric, ast.IfExp(numbers, value(numeric_call), value(copy_tree(self.called))),
-                             rest)
-        expr = ast.IfExp(leaf_test, value(leaf_call), rest)
-        if self.fast is not None:
-            fast_test, fast_call = self.fast
-            expr = ast.IfExp(fast_test, value(fast_call), expr)
-        if known and self.known is not None:
-            expr = ast.IfExp(_name("_GYOK"), yielding(self.known), expr)
-        return _at(expr, self.node)
-
-
-class _CompactSite:
-    """A call site that runs once (_Twin.compact_call): gcall's result,
-    its first value, or the call as a statement."""
-
-    __slots__ = ("call", "node")
-
-    def __init__(self, call: ast.expr, node: ast.Call):
-        self.call = call  # gcall's raw result
-        self.node = node
-
-    def raw(self) -> ast.expr:
-        return _at(self.call, self.node)
-
-    def first(self, r: str) -> ast.expr:
-        return _at(_first(self.call, r), self.node)
-
-    def statement(self, like: ast.stmt) -> ast.stmt:
-        return _at(ast.Expr(_at(self.call, self.node)), like)
-
-
-def _multi_yield(args: ast.expr) -> ast.expr:
-    return ast.Call(_name("_Multi"), [ast.Yield(args)], [])
-
-
-def _pending(r: str, ran: ast.expr) -> ast.expr:
-    """`type(r := ran) is _Multi and r and r[0] is _TAILCALL`: the twin's
-    result is a pending tail call."""
-    return ast.BoolOp(ast.And(), [
-        ast.Compare(ast.Call(_name("type"), [ast.NamedExpr(_store(r), ran)], []), [ast.Is()], [_name("_Multi")]),
-        _name(r),
-        ast.Compare(ast.Subscript(_name(r), ast.Constant(0), ast.Load()), [ast.Is()], [_name("_TAILCALL")]),
-    ])
+def _refuse():
+    """A node of _NO_TWIN met: the function has no twin."""
+    raise NoTwin
 
 
 #: _Twin's method for each class of node, found at its first visit
-_VISITORS: dict = {}
+_VISITORS: dict = dict.fromkeys(_NO_TWIN, lambda twin, node: _refuse())
+#: classes of nodes that hold nothing a twin rewrites: left as they are
+_INERT = frozenset({ast.Name, ast.Constant, *ast.expr_context.__subclasses__(), *ast.operator.__subclasses__(),
+                    *ast.cmpop.__subclasses__(), *ast.boolop.__subclasses__(), *ast.unaryop.__subclasses__()})
 
 
-class _Twin(ast.NodeTransformer):
+class _Twin(CallSites, ast.NodeTransformer):
     """Rewrites one generated function's body into its generator twin."""
 
     def __init__(self, once: bool = False):
@@ -349,14 +261,20 @@ class _Twin(ast.NodeTransformer):
         return method(self, node)
 
     def generic_visit(self, node):
-        """ast.NodeTransformer's, without its generators over the fields."""
+        """ast.NodeTransformer's, without its generators over the fields,
+        and passing over what holds nothing to rewrite (names, constants,
+        contexts and operators: most of a function's nodes)."""
+        visit = self.visit
         for field in node._fields:
             old = getattr(node, field, None)
-            if type(old) is list:
+            cls = old.__class__
+            if cls is list:
+                if not old:
+                    continue
                 new = []
                 for value in old:
-                    if isinstance(value, ast.AST):
-                        value = self.visit(value)
+                    if value.__class__ not in _INERT and isinstance(value, ast.AST):
+                        value = visit(value)
                         if value is None:
                             continue
                         if not isinstance(value, ast.AST):
@@ -364,22 +282,18 @@ class _Twin(ast.NodeTransformer):
                             continue
                     new.append(value)
                 old[:] = new
-            elif isinstance(old, ast.AST):
-                made = self.visit(old)
+            elif cls not in _INERT and isinstance(old, ast.AST):
+                made = visit(old)
                 if made is None:
                     delattr(node, field)
-                else:
+                elif made is not old:
                     setattr(node, field, made)
         return node
 
     def function(self, fn: ast.FunctionDef) -> ast.FunctionDef:
-        for node in walk(fn):
-            if node is not fn and isinstance(node, _NO_TWIN):
-                raise NoTwin
-            if isinstance(node, ast.Call) and node.keywords:
-                raise NoTwin
-            if isinstance(node, ast.For) and node.orelse:
-                raise NoTwin
+        """The twin of `fn`; NoTwin when its body holds what a generator
+        cannot (_NO_TWIN, a call with keywords, a `for` with an `else`: each
+        refused as the walk meets it, which visits every node of the body)."""
         body = self.statements(fn.body)
         # the call sites' caches start empty (_GNEVER is no callee)
         body[:0] = [_at(ast.Assign([_store(c)], _name("_GNEVER")), fn) for c in self.caches]
@@ -422,9 +336,11 @@ class _Twin(ast.NodeTransformer):
         bound = ast.Attribute(self.visit(func.value), func.attr, ast.Load())
         return _at(ast.YieldFrom(ast.Call(_name("_gop"), [bound, self.args_tuple(args)], [])), node)
 
-    def twin_call_site(self, node: ast.Call) -> _CallSite | None:
+    def twin_call_site(self, node: ast.Call) -> CallSite | None:
         """The twin of a Lua call site: any call but of a helper (a name
         other than a Lua local's) or of a method; else None."""
+        if node.keywords:
+            raise NoTwin
         func = node.func
         if isinstance(func, ast.Name):
             if not func.id.startswith(LOCAL_PREFIX):
@@ -447,159 +363,6 @@ class _Twin(ast.NodeTransformer):
             return args[0].value
         return ast.Tuple(elts=args, ctx=ast.Load())
 
-    def lua_call(self, node, func, args, desc=None, v: str | None = None, known_yield: bool = False) -> _CallSite:
-        """A Lua call site. The callee is evaluated first, then the
-        arguments, as in Lua (each into a temporary of its own; all into one
-        tuple when the last may give several values); then, by the callee:
-
-            v(a1, a2) if ((t := getattr((v := callee), 'lua_twin', None)) is _GLEAFT) is not (
-                (a1 := e1) is _GNEVER or (a2 := e2) is _GNEVER)  # a known leaf: as it is
-            else (v(a1, a2) if (type(a1) is int or type(a1) is float) and (...a2...)  # a numeric leaf:
-                  else (yield from _gcall(v, (a1, a2)))) if t is _GNUMT  # as it is on numbers
-            else <yield from t(a1, a2), its tail call run> if t is not None  # v's twin
-            else _Multi((yield (a1, a2))) if v is _YIELD
-            else v(a1, a2) if v in _GSAFE or _gleaf(v) or _GWHEN[v]((a1, a2))  # runs no Lua code
-            else (yield from _gcall(v, (a1, a2)))     # the rest: gcall sorts it out
-
-        A callee that may be no function (CALLEE: `desc` is how messages
-        name it) is tested here, after the arguments, as Lua's OP_CALL
-        does: only for a builtin that runs no Lua code, and as
-        `_callable(v, desc)` for gcall; `v` is then CALLEE's own name for it,
-        which holds the callee after the call in the twin too.
-
-        (a test that is never true evaluates the arguments after the callee
-        with no tuple made for it, and the callee is called with the values
-        themselves, not unpacked from a tuple: a tenth less per call)
-        """
-        v = v or self.temp()
-        if self.once and not self.loop_depth:
-            return self.compact_call(node, func, args, desc, v)
-        a, t, r = self.temp(), self.temp(), self.temp()
-        twin_attr = ast.Call(_name("getattr"), [ast.NamedExpr(_store(v), func), ast.Constant("lua_twin"),
-                                                ast.Constant(None)], [])
-        if self.loop_depth:
-            # in a loop: the callee's `lua_twin` kept with the callee (a local
-            # of the twin), read again only for another callee, and not kept
-            # while it is None (a closure's is set at its first twin call):
-            #   (k if (v := callee) is c else k if (k := getattr(v, ...)) is None or (c := v) is None else k)
-            c, k = self.temp(), self.temp()
-            self.caches.append(c)
-            fetched = ast.NamedExpr(_store(k), ast.Call(_name("getattr"), [_name(v), ast.Constant("lua_twin"),
-                                                                           ast.Constant(None)], []))
-            kept = ast.BoolOp(ast.Or(), [ast.Compare(fetched, [ast.Is()], [ast.Constant(None)]),
-                                         ast.Compare(ast.NamedExpr(_store(c), _name(v)), [ast.Is()],
-                                                     [ast.Constant(None)])])
-            twin_attr = ast.IfExp(ast.Compare(ast.NamedExpr(_store(v), func), [ast.Is()], [_name(c)]), _name(k),
-                                  ast.IfExp(kept, _name(k), _name(k)))
-        is_leaf = ast.Compare(ast.NamedExpr(_store(t), twin_attr), [ast.Is()], [_name("_GLEAFT")])
-        names = None if any(isinstance(e, ast.Starred) for e in args) else [self.temp() for _ in args]
-        if names is None:  # their number is known when they run: one tuple
-            made = [ast.Compare(ast.NamedExpr(_store(a), self.args_tuple(args)), [ast.Is()], [ast.Constant(None)])]
-            packed, passed = _name(a), [ast.Starred(_name(a), ast.Load())]
-        else:
-            made = [ast.Compare(ast.NamedExpr(_store(n), e), [ast.Is()], [_name("_GNEVER")])
-                    for n, e in zip(names, args)]
-            packed, passed = ast.Tuple(elts=[_name(n) for n in names], ctx=ast.Load()), [_name(n) for n in names]
-        if not made:
-            test = is_leaf
-        else:
-            test = ast.Compare(is_leaf, [ast.IsNot()], [made[0] if len(made) == 1 else ast.BoolOp(ast.Or(), made)])
-        ran = ast.YieldFrom(ast.Call(_name(t), copy_tree(passed), []))
-        tails = ast.YieldFrom(ast.Call(_name("_gcall"), [ast.Subscript(_name(r), ast.Constant(1), ast.Load()),
-                                                        ast.Subscript(_name(r), ast.Constant(2), ast.Load())], []))
-        has_twin = ast.Compare(_name(t), [ast.IsNot()], [ast.Constant(None)])
-        is_yield = ast.Compare(_name(v), [ast.Is()], [_name("_YIELD")])
-        w = self.temp()
-        safe_here = ast.BoolOp(ast.And(), [  # a builtin that runs no Lua code on these arguments
-            ast.Compare(ast.NamedExpr(_store(w), ast.Call(ast.Attribute(_name("_GWHEN"), "get", ast.Load()),
-                                                          [_name(v)], [])), [ast.IsNot()], [ast.Constant(None)]),
-            ast.Call(_name(w), [copy_tree(packed)], []),
-        ])
-        leaf = ast.Call(_name("_gleaf"), [_name(v)], [])  # (a closure no twin has called yet)
-        safe = ast.BoolOp(ast.Or(), [ast.Compare(_name(v), [ast.In()], [_name("_GSAFE")]), leaf, safe_here])
-        callee = _name(v)
-        if desc is not None:  # a value that may be no function: checked here, after the arguments
-            function = ast.Compare(ast.Call(_name("type"), [_name(v)], []), [ast.Is()], [_name("_FT")])
-            safe = ast.BoolOp(ast.And(), [function, safe])
-            callee = ast.Call(_name("_callable"), [_name(v), desc], [])
-        direct = ast.Call(_name(v), passed, [])
-        called = ast.YieldFrom(ast.Call(_name("_gcall"), [callee, copy_tree(packed)], []))
-        # `coroutine.yield(args)` itself: while the global table's raw `coroutine`
-        # is the library and its raw `yield` the state's (`_GYOK`, kept by
-        # runtime/generators.Twins.watched: raw hits, so no metamethod could have
-        # given them), the arguments, yielded; else the general path
-        known = copy_tree(self.args_tuple(args)) if known_yield else None
-        numeric = None
-        if names is not None:
-            kinds = [self.temp() for _ in names]
-            numbers = [ast.BoolOp(ast.Or(), [
-                ast.Compare(ast.NamedExpr(_store(k), ast.Call(_name("type"), [_name(n)], [])), [ast.Is()],
-                            [_name("int")]),
-                ast.Compare(_name(k), [ast.Is()], [_name("float")])]) for n, k in zip(names, kinds)]
-            numeric = (ast.Compare(_name(t), [ast.Is()], [_name("_GNUMT")]),
-                       ast.BoolOp(ast.And(), numbers) if len(numbers) > 1 else numbers[0] if numbers
-                       else ast.Constant(True), copy_tree(direct))
-        leaf_call = copy_tree(direct)
-        fast = self.fast_path(func, args, v) if self.loop_depth and not known_yield else None
-        if fast is not None:  # a direct call keeps its callee, and what to call, for the fast path
-            fast, last, fn = fast
-            leaf_call.func = ast.NamedExpr(_store(fn), ast.NamedExpr(_store(last), leaf_call.func))
-            if numeric is not None:  # a numeric leaf: its exact twin (no `*_`) when the arguments fit it
-                numeric[2].func = ast.NamedExpr(_store(fn), ast.Call(_name("_gexact"), [
-                    ast.NamedExpr(_store(last), numeric[2].func), ast.Constant(len(args))], []))
-        return _CallSite(known, fast, (test, leaf_call), numeric, (has_twin, r, ran, tails),
-                         (is_yield, copy_tree(packed)), (safe, direct), called, self.temp, node)
-
-    def compact_call(self, node, func, args, desc, v: str) -> _CompactSite:
-        """A call site that runs once (outside any loop of a chunk's main
-        function): gcall sorts the callee out, as the last branch of
-        lua_call's does for any callee (the other branches only make a
-        call that runs many times faster, and make the call site's twin,
-        which must be made before it runs once, several times as large):
-
-            (yield from _gcall(_callable(v, desc), a)) if ((v := callee) is _GNEVER) is ((a := args) is None) else None
-
-        (the callee first, then the arguments, then the callable test, as
-        in lua_call; the test is always true). When do these run again (a
-        loaded chunk called in a loop)? Then each call takes gcall's way,
-        a little slower, with the same results."""
-        a = self.temp()
-        callee = _name(v) if desc is None else ast.Call(_name("_callable"), [_name(v), desc], [])
-        call = ast.YieldFrom(ast.Call(_name("_gcall"), [callee, _name(a)], []))
-        order = ast.Compare(
-            ast.Compare(ast.NamedExpr(_store(v), func), [ast.Is()], [_name("_GNEVER")]), [ast.Is()],
-            [ast.Compare(ast.NamedExpr(_store(a), self.args_tuple(args)), [ast.Is()], [ast.Constant(None)])])
-        return _CompactSite(ast.IfExp(order, call, ast.Constant(None)), node)
-
-    def fast_path(self, func: ast.expr, args: list, v: str):
-        """A call site in a loop whose callee is a local and whose arguments
-        are locals or number constants (evaluating them twice changes
-        nothing): the last leaf or numeric leaf it called as it is, kept in a
-        local of the twin, is called as it is again on numbers before any
-        other test (the general branches run when that test fails):
-
-            fn(a) if (v := callee) is last and (type(a) is int or type(a) is float) else <the branches>
-
-        where `fn` is `last` itself, or a numeric leaf's copy without the
-        `*_` that takes extra arguments (runtime/generators.exact): CPython
-        calls a function without it as it calls a plain one, a sixth faster.
-        Returns ((test, call), last, fn), or None for any other call site."""
-        if type(func) is not ast.Name:
-            return None
-        tests = []
-        for e in args:
-            if type(e) is ast.Constant and type(e.value) in (int, float):
-                continue
-            if type(e) is not ast.Name:
-                return None
-            tests.append(ast.BoolOp(ast.Or(), [  # (int first, kept nowhere: a walrus costs an int more)
-                ast.Compare(ast.Call(_name("type"), [_name(e.id)], []), [ast.Is()], [_name(kind)])
-                for kind in ("int", "float")]))
-        last, fn = self.temp(), self.temp()
-        self.caches.append(last)  # (fn is only read once last is set)
-        same = ast.Compare(ast.NamedExpr(_store(v), copy_tree(func)), [ast.Is()], [_name(last)])
-        test = ast.BoolOp(ast.And(), [same, *tests]) if tests else same
-        return (test, ast.Call(_name(fn), [copy_tree(e) for e in args], [])), last, fn
 
     # ------------------------------------------------------ values of calls
 
@@ -648,6 +411,8 @@ class _Twin(ast.NodeTransformer):
         return self.generic_visit(node)
 
     def visit_For(self, node: ast.For):
+        if node.orelse:
+            raise NoTwin
         holes = S.FOR_LOOP.match(node)
         self.loop_depth += 1
         try:

@@ -15,12 +15,10 @@ import re
 _FACTORY = re.compile(r"^def (_mk_\w+)\(", re.M)
 
 
-def factory_tree(info, name: str) -> ast.FunctionDef | None:
-    """The syntax tree of the chunk's factory `name`, parsed from its own
-    lines of the source at their own line numbers (the whole source's
-    syntax tree costs more than compiling it, and a twin needs one
-    function of it); the chunk's whole tree if those lines do not parse
-    into that one function alone."""
+def factory_source(info, name: str) -> tuple[str, int] | None:
+    """The text of the chunk's factory `name` (its own lines of the
+    source) and the line it starts at, or None when the source has no
+    such factory."""
     spans = info.trees
     if spans is None:  # the factories' places in the source, found once
         spans, line, at = {}, 0, 0
@@ -30,20 +28,35 @@ def factory_tree(info, name: str) -> ast.FunctionDef | None:
             spans[m.group(1)] = (at, line)
         info.trees = spans
     span = spans.get(name)
-    if type(span) is tuple:
-        start, line = span
-        end = _FACTORY.search(info.source, start + 1)
-        text = info.source[start:end.start() if end is not None else len(info.source)]
+    if type(span) is not tuple:
+        return None
+    start, line = span
+    end = _FACTORY.search(info.source, start + 1)
+    return info.source[start:end.start() if end is not None else len(info.source)], line
+
+
+def factory_tree(info, name: str, source: tuple[str, int] | None = None) -> ast.FunctionDef | None:
+    """The syntax tree of the chunk's factory `name`, parsed from its own
+    lines of the source at their own line numbers (the whole source's
+    syntax tree costs more than compiling it, and a twin needs one
+    function of it: `source` is factory_source's, when found already);
+    the chunk's whole tree if those lines do not parse into that one
+    function alone."""
+    if source is None:
+        source = factory_source(info, name)
+    if source is not None:
+        text, line = source
         try:
             body = ast.parse("\n" * line + text).body
         except SyntaxError:
             body = ()
         if len(body) == 1 and type(body[0]) is ast.FunctionDef and body[0].name == name:
             return body[0]
+    spans = info.trees  # (factory_source found them)
+    if type(spans.get(name)) is tuple:
         tree = ast.parse(info.source)  # (not as expected: the whole chunk)
         spans.update({d.name: d for d in tree.body if isinstance(d, ast.FunctionDef)})
-        span = spans.get(name)
-    return span
+    return spans.get(name)
 
 
 def walk(node):
@@ -81,15 +94,24 @@ def _fix_fresh(node, lineno, col, end_lineno, end_col) -> None:
     for name in node._fields:
         value = getattr(node, name, None)
         for child in (value if type(value) is list else (value,)):
-            if not isinstance(child, ast.AST):
+            cls = child.__class__
+            if cls in _UNPLACED or not isinstance(child, ast.AST):
                 continue
-            attrs = child._attributes
-            if "lineno" in attrs:
+            if "lineno" in cls._attributes:
                 if hasattr(child, "lineno"):
                     continue
                 child.lineno, child.col_offset = lineno, col
                 child.end_lineno, child.end_col_offset = end_lineno, end_col
+                if cls in _PLACED_LEAVES:
+                    continue
             _fix_fresh(child, lineno, col, end_lineno, end_col)
+
+
+#: nodes without a position and without nodes inside (contexts, operators)
+_UNPLACED = frozenset({*ast.expr_context.__subclasses__(), *ast.operator.__subclasses__(),
+                       *ast.cmpop.__subclasses__(), *ast.boolop.__subclasses__(), *ast.unaryop.__subclasses__()})
+#: nodes with a position whose children have none to take (a name's context)
+_PLACED_LEAVES = frozenset({ast.Name, ast.Constant})
 
 
 def copy_tree(node):
