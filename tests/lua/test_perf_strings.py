@@ -429,10 +429,23 @@ def test_format_fast_path_is_built_at_a_second_use():
     from runvil.lua.stdlib import strformat
 
     fmt = "once only %d: a format string no other test uses"
-    assert strformat.str_format(fmt, 1) == "once only 1: a format string no other test uses"
-    assert strformat._FAST[fmt] is strformat._SEEN
-    assert strformat.str_format(fmt, 2) == "once only 2: a format string no other test uses"
-    assert callable(strformat._FAST[fmt])
+    str_format = LuaState().G.get("string").get("format")
+    assert str_format(fmt, 1) == "once only 1: a format string no other test uses"
+    assert str_format.formats.fast[fmt] is strformat._SEEN
+    assert str_format(fmt, 2) == "once only 2: a format string no other test uses"
+    assert callable(str_format.formats.fast[fmt])
+
+
+def test_each_state_keeps_its_own_formats():
+    """What string.format made of a format belongs to the state that was
+    given it, and is bounded: another state starts with none."""
+    one, two = LuaState(), LuaState()
+    one.execute('for i = 1, 3 do string.format("%5.1f|%x", i / 2, i) end')
+    formats_one = one.G.get("string").get("format").formats
+    formats_two = two.G.get("string").get("format").formats
+    assert "%5.1f|%x" in formats_one.fast and "%5.1f|%x" not in formats_two.fast
+    one.execute('for i = 1, 1000 do string.format("%d" .. i, i) end')
+    assert len(formats_one.items) <= formats_one.LIMIT and len(formats_one.fast) <= formats_one.LIMIT
 
 
 def test_sort_by_one_class_lt_counts_c_calls_as_the_operator_does():
