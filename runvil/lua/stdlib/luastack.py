@@ -194,7 +194,8 @@ def name_from_caller(frames: list, i: int) -> tuple[str, str]:
     if is_method:
         return "method", name
     code = caller.f_code
-    if any(lua_name(v) == name for v in code.co_varnames if v.startswith("L_")):
+    local = f"L_{name}_"  # a local's compiled name: L_<name>_<n> (lua_name)
+    if any(v.startswith(local) and v[len(local):].isdecimal() for v in code.co_varnames):
         return "local", name
     if any(lua_name(v) == name for v in code.co_freevars):
         return "upvalue", name
