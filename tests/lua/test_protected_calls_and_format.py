@@ -165,7 +165,8 @@ CONVERSIONS = st.sampled_from(list("diuoxXcseEfgGaAq"))
 VALUES = st.sampled_from([
     "0", "1", "-1", "7", "65", "255", "256", "-300", "2^53", "math.maxinteger", "math.mininteger", "123456789",
     "0.0", "-0.0", "0.5", "-2.5", "1/3", "1e15", "1e-7", "1e300", "1/0", "-1/0", "3.0",
-    '"text"', '""', '"12"', '"a\\0b"', '"tab\\tq\\"uote"', "nil", "true", "{}",
+    '"text"', '""', '"12"', '"a\\0b"', '"tab\\tq\\"uote"', "nil", "true",
+    'setmetatable({}, {__tostring = function() return "T" end})',  # (a plain table prints its address)
 ])
 
 
