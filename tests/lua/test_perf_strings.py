@@ -429,11 +429,11 @@ def test_format_fast_path_is_built_at_a_second_use():
     from runvil.lua.stdlib import strformat
 
     fmt = "once only %d: a format string no other test uses"
-    str_format = LuaState().G.get("string").get("format")
-    assert str_format(fmt, 1) == "once only 1: a format string no other test uses"
-    assert str_format.formats.fast[fmt] is strformat._SEEN
-    assert str_format(fmt, 2) == "once only 2: a format string no other test uses"
-    assert callable(str_format.formats.fast[fmt])
+    st = LuaState()
+    st.execute(f'assert(string.format("{fmt}", 1) == "once only 1: a format string no other test uses")')
+    assert st.formats.fast[fmt] is strformat._SEEN
+    st.execute(f'assert(string.format("{fmt}", 2) == "once only 2: a format string no other test uses")')
+    assert callable(st.formats.fast[fmt])
 
 
 def test_each_state_keeps_its_own_formats():
@@ -441,8 +441,8 @@ def test_each_state_keeps_its_own_formats():
     given it, and is bounded: another state starts with none."""
     one, two = LuaState(), LuaState()
     one.execute('for i = 1, 3 do string.format("%5.1f|%x", i / 2, i) end')
-    formats_one = one.G.get("string").get("format").formats
-    formats_two = two.G.get("string").get("format").formats
+    two.execute('string.format("%d", 1)')
+    formats_one, formats_two = one.formats, two.formats
     assert "%5.1f|%x" in formats_one.fast and "%5.1f|%x" not in formats_two.fast
     one.execute('for i = 1, 1000 do string.format("%d" .. i, i) end')
     assert len(formats_one.items) <= formats_one.LIMIT and len(formats_one.fast) <= formats_one.LIMIT

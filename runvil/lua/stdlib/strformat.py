@@ -1,6 +1,6 @@
 """string.format, as Lua 5.4's str_format over C's printf (glibc output).
 
-Each state's string.format keeps what it made of the formats it was given
+Each state keeps what string.format made of the formats it was given
 (`Formats`): a format's items, its fast form, each specification checked.
 Formats are usually constants, used once per assertion or line."""
 
@@ -313,29 +313,37 @@ def parse_format(fmt: str, formats: Formats) -> tuple:
     return items
 
 
-def format_builtin():
-    """string.format for one state, with the state's own Formats."""
-    formats = Formats()
-    fast_forms = formats.fast
+def str_format(*args):
+    formats = _formats()
+    if args and type(fmt := args[0]) is str:
+        fast_forms = formats.fast
+        fast = fast_forms.get(fmt)
+        if type(fast) is FunctionType:
+            if (r := fast(args)) is not None:
+                return r
+        elif fast is None:  # built at its second use: a format made anew for each call never pays for a build
+            if len(fast_forms) >= formats.LIMIT:
+                fast_forms.clear()
+            fast_forms[fmt] = _SEEN
+        elif fast is _SEEN:
+            fast = fast_forms[fmt] = _fast_format(fmt, formats)
+            if type(fast) is FunctionType and (r := fast(args)) is not None:
+                return r
+    return format_items(args, formats)
 
-    def str_format(*args):
-        if args and type(fmt := args[0]) is str:
-            fast = fast_forms.get(fmt)
-            if type(fast) is FunctionType:
-                if (r := fast(args)) is not None:
-                    return r
-            elif fast is None:  # built at its second use: a format made anew for each call never pays for a build
-                if len(fast_forms) >= formats.LIMIT:
-                    fast_forms.clear()
-                fast_forms[fmt] = _SEEN
-            elif fast is _SEEN:
-                fast = fast_forms[fmt] = _fast_format(fmt, formats)
-                if type(fast) is FunctionType and (r := fast(args)) is not None:
-                    return r
-        return format_items(args, formats)
 
-    str_format.formats = formats  # (for tests)
-    return str_format
+def _formats() -> Formats:
+    """The running state's Formats, made at its first format. (A module
+    function, not a closure per state: a tail call of a module's builtin
+    is called in place, runtime/calls.TAIL_NOW.)"""
+    state = RUNNING[0].state
+    try:
+        return state.formats
+    except AttributeError:  # the state's first format, or none runs (a call from the host: nothing kept)
+        formats = Formats()
+        if state is not None:
+            state.formats = formats
+        return formats
 
 
 def format_items(args, formats: Formats) -> str:

@@ -21,7 +21,7 @@ from . import lib_table
 from .limits import BIG_WORK, BYTES_PER_STEP, TINY_RESULT, reserve_result, reserve_slots
 from ..runtime.calldepth import CCall
 from .strargs import posrelat_end, posrelat_start, ret_values
-from .strformat import format_builtin
+from .strformat import str_format
 from .strgmatch import str_gmatch
 from .strgsub import str_gsub
 from .strpack import str_pack, str_packsize, str_unpack
@@ -324,7 +324,7 @@ def open_lib(state) -> None:
         "byte": str_byte,
         "char": str_char,
         "find": str_find,
-        "format": format_builtin(),  # each state's own: it keeps the formats it was given
+        "format": str_format,
         "gmatch": str_gmatch,
         "gsub": str_gsub,
         "len": str_len,
