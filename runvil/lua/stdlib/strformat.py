@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import re
-from types import FunctionType
 
 from ..runtime import values
 from ..runtime import indexing as LI
@@ -41,19 +40,34 @@ def _isdigit(c: str) -> bool:
 class Formats:
     """What one state's string.format made of the formats it was given:
     `items` (format -> its literal strs and (form, conv) items), `fast`
-    (format -> its fast form, False, or _SEEN after one use) and `specs`
+    (format -> its fast form, made at its second use) and `specs`
     (a checked specification -> its flags, width and precision). Each is
     bounded: a program that makes a new format for each call clears them
     now and then."""
 
-    __slots__ = ("items", "fast", "specs")
+    __slots__ = ("items", "fast", "seen", "specs")
 
     LIMIT = 256
 
     def __init__(self):
         self.items: dict = {}
         self.fast: dict = {}
+        self.seen: set = set()  # formats used once
         self.specs: dict = {}
+
+    def fast_form(self, fmt: str):
+        """None at a format's first use (a format made anew for each call
+        never pays for a build); at its second, its fast form (_fast_format,
+        or one that always leaves the call to the general path), kept."""
+        if fmt not in self.seen:
+            if len(self.seen) >= self.LIMIT:
+                self.seen.clear()
+            self.seen.add(fmt)
+            return None
+        if len(self.fast) >= self.LIMIT:
+            self.fast.clear()
+        fast = self.fast[fmt] = _fast_format(fmt, self) or _general
+        return fast
 
     def spec(self, form: str, flags: str, precision: bool) -> tuple:
         """Lua's checkformat (only `flags`, a width and, if allowed, a
@@ -314,36 +328,30 @@ def parse_format(fmt: str, formats: Formats) -> tuple:
 
 
 def str_format(*args):
-    formats = _formats()
+    state = RUNNING[0].state
+    try:
+        formats = state.formats
+    except AttributeError:
+        formats = _new_formats(state)
     if args and type(fmt := args[0]) is str:
-        fast_forms = formats.fast
-        fast = fast_forms.get(fmt)
-        if type(fast) is FunctionType:
+        fast = formats.fast.get(fmt)
+        if fast is not None:
             if (r := fast(args)) is not None:
                 return r
-        elif fast is None:  # built at its second use: a format made anew for each call never pays for a build
-            if len(fast_forms) >= formats.LIMIT:
-                fast_forms.clear()
-            fast_forms[fmt] = _SEEN
-        elif fast is _SEEN:
-            fast = fast_forms[fmt] = _fast_format(fmt, formats)
-            if type(fast) is FunctionType and (r := fast(args)) is not None:
-                return r
+        elif (fast := formats.fast_form(fmt)) is not None and (r := fast(args)) is not None:
+            return r
     return format_items(args, formats)
 
 
-def _formats() -> Formats:
-    """The running state's Formats, made at its first format. (A module
-    function, not a closure per state: a tail call of a module's builtin
-    is called in place, runtime/calls.TAIL_NOW.)"""
-    state = RUNNING[0].state
-    try:
-        return state.formats
-    except AttributeError:  # the state's first format, or none runs (a call from the host: nothing kept)
-        formats = Formats()
-        if state is not None:
-            state.formats = formats
-        return formats
+def _new_formats(state) -> Formats:
+    """The Formats of the running state, at its first format (None: no
+    state runs, a call from the host: nothing is kept). A state's, not a
+    closure's per state: a tail call of a module's builtin is called in
+    place (runtime/calls.TAIL_NOW)."""
+    formats = Formats()
+    if state is not None:
+        state.formats = formats
+    return formats
 
 
 def format_items(args, formats: Formats) -> str:
@@ -377,8 +385,11 @@ def format_items(args, formats: Formats) -> str:
     return "".join(out)
 
 
-#: a format's fast form once it was used once (Formats.fast)
-_SEEN = object()
+def _general(args):
+    """The fast form of a format that has none: the general path's."""
+    return None
+
+
 #: the types %s prints without a metamethod (none of theirs counts)
 _PLAIN = (int, float, bool, type(None))
 
