@@ -40,7 +40,7 @@ SIZES: dict[str, int] = {
     "json": 300, "report": 4000, "textproc": 600, "textwork": 600, "oop": 8000, "dijkstra": 30, "pipeline": 10000,
     "fib": 20, "loop": 200000, "while": 200000, "table": 40000, "arrays": 20000, "string": 20000, "method": 60000,
     "closure": 80000, "pattern": 4000, "format": 20000, "sort": 20000, "coroutine": 20000, "textops": 2000,
-    "bits": 2000, "unittest": 800,
+    "bits": 2000, "unittest": 800, "testfw": 600, "hashes": 3000,
 }  # fmt: skip
 ENGINES = ("runvil", "python")
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")

@@ -55,6 +55,8 @@ BENCHMARKS: dict[str, tuple[int, int, str]] = {
     "textops": (10_000, 200, "issue 28's text operations: gmatch words/e-mails, gsub digits/title-case/blanks"),
     "bits": (20_000, 500, "SHA-256 of n bytes in integer bit operations (&, |, ~, <<, >>, rotations)"),
     "unittest": (4_000, 100, "a unit-test framework: assertions through pcall, error, string.format, deep equality"),
+    "testfw": (3_000, 100, "a luaunit-shaped framework: xpcall + debug.traceback, pcall'd assertions, error tables, %q/%d, select('#')"),
+    "hashes": (20_000, 500, "MD5 and SHA-1 of n bytes in integer bit operations (32-bit words, rotations, byte loads)"),
     # whole programs of the kinds prompts run (PROGRAMS below)
     "json": (1_700, 50, "a JSON encoder + decoder written in Lua round-tripping a ~200 KB document"),
     "report": (20_000, 500, "a sales report: grouping, sorting, money with thousands separators, padded columns"),

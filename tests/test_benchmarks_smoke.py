@@ -44,6 +44,18 @@ def test_whole_programs_agree_with_their_python_twins():
     assert "whole programs" in p.stdout
 
 
+def test_framework_and_hash_benchmarks_agree_with_their_twins():
+    """The unit-test framework and bit-operation benchmarks give the same
+    checksum on runvil, their plain-Python twins and C Lua (lupa)."""
+    p = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--only", "testfw,hashes", "--engines", "runvil,python,lupa",
+         "--output", "-", "--strict"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "MISMATCH" not in p.stdout and "| testfw |" in p.stdout and "| hashes |" in p.stdout
+
+
 def test_startup_table_has_a_row_per_command():
     sys.path.insert(0, str(ROOT))
     from benchmarks.startup import COMMANDS, render

@@ -132,8 +132,26 @@ def live_chunks() -> int:
 
 # -------------------------------------------------------------- builtins
 
+class CodeSet:
+    """A set of code objects known by identity: CPython hashes a code object
+    anew at each lookup, its nested codes with it (microseconds for a Lua
+    function that makes closures), and a walk of the stack asks of every
+    frame. The codes are kept, so their ids stay theirs."""
+
+    __slots__ = ("codes",)
+
+    def __init__(self):
+        self.codes: dict = {}
+
+    def add(self, code) -> None:
+        self.codes[id(code)] = code
+
+    def __contains__(self, code) -> bool:
+        return id(code) in self.codes
+
+
 #: code objects of builtins: frames that count as a (C) function level
-BUILTIN_CODES: set = set()
+BUILTIN_CODES = CodeSet()
 #: code object of a library builtin -> its global name ("table.insert"),
 #: which Lua uses in messages when no call site names the function
 QUALNAMES: dict = {}
@@ -141,27 +159,20 @@ QUALNAMES: dict = {}
 
 def builtin(fn):
     """Marks a Python function as a Lua builtin for stack-level counting."""
-    code = fn.__code__
-    if _ADDED.get(id(code)) is not code:  # (by identity: a code's hash is not cached, and costs microseconds)
-        BUILTIN_CODES.add(code)
-        _ADDED[id(code)] = code
+    BUILTIN_CODES.add(fn.__code__)  # (by identity: CodeSet)
     return fn
 
 
-#: id(code) -> code of the codes `builtin` has added (a state's library
-#: closures are marked again for every state made)
-_ADDED: dict = {}
-
-
-#: code -> frame -> the frame a walk goes on at: the bottom of an escalated
-#: call's context continues at the generator twin that escalated it
-#: (runvil.lua.runtime.generators); None ends the walk (where a coroutine's
-#: stack begins). Codes of runvil's own modules only
+#: id of a code -> frame -> the frame a walk goes on at: the bottom of an
+#: escalated call's context continues at the generator twin that escalated
+#: it (runvil.lua.runtime.generators); None ends the walk (where a
+#: coroutine's stack begins). Codes of runvil's own modules only (alive for
+#: good: the ids stay theirs); by id, as CodeSet says why
 _HOPS: dict = {}
 
 
 def add_stack_hop(code, hop) -> None:
-    _HOPS[code] = hop
+    _HOPS[id(code)] = hop
 
 
 # ------------------------------------------------------- the Lua stack
@@ -169,7 +180,7 @@ def add_stack_hop(code, hop) -> None:
 
 def up(f):
     """The frame below `f` in its Lua-visible stack."""
-    hop = _HOPS.get(f.f_code)
+    hop = _HOPS.get(id(f.f_code))
     if hop is not None:
         return hop(f)
     return f.f_back

@@ -11,12 +11,15 @@ from .debuginfo import caller_where, current_where, stack_overflow_position
 
 
 class LuaError(Exception):
-    """A raised Lua value (`value` may be any Lua value, not only a string)."""
+    """A raised Lua value (`value` may be any Lua value, not only a string).
+    BaseException's own constructor keeps it (in `args`): making one runs
+    no Python-level __init__, which would double the cost of an error that
+    a protected call catches at once."""
 
-    def __init__(self, value, traceback: str | None = None):
-        super().__init__(value)
-        self.value = value
-        self.lua_traceback = traceback
+    @property
+    def value(self):
+        args = self.args
+        return args[0] if args else None
 
     #: how a value other than a string reads in str(e): Lua's tostring
     #: without metamethods, set by runvil.lua.runtime.values (which knows

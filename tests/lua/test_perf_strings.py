@@ -426,13 +426,24 @@ def test_risk_of_a_regex_is_judged_by_the_subjects_runs():
 def test_format_fast_path_is_built_at_a_second_use():
     """A format made anew for each call (text joined into it) never pays
     for building its fast path; one used again gets it."""
-    from runvil.lua.stdlib import strformat
-
     fmt = "once only %d: a format string no other test uses"
-    assert strformat.str_format(fmt, 1) == "once only 1: a format string no other test uses"
-    assert strformat._FAST[fmt] is strformat._SEEN
-    assert strformat.str_format(fmt, 2) == "once only 2: a format string no other test uses"
-    assert callable(strformat._FAST[fmt])
+    st = LuaState()
+    st.execute(f'assert(string.format("{fmt}", 1) == "once only 1: a format string no other test uses")')
+    assert fmt in st.formats.seen and fmt not in st.formats.fast
+    st.execute(f'assert(string.format("{fmt}", 2) == "once only 2: a format string no other test uses")')
+    assert callable(st.formats.fast[fmt])
+
+
+def test_each_state_keeps_its_own_formats():
+    """What string.format made of a format belongs to the state that was
+    given it, and is bounded: another state starts with none."""
+    one, two = LuaState(), LuaState()
+    one.execute('for i = 1, 3 do string.format("%5.1f|%x", i / 2, i) end')
+    two.execute('string.format("%d", 1)')
+    formats_one, formats_two = one.formats, two.formats
+    assert "%5.1f|%x" in formats_one.fast and "%5.1f|%x" not in formats_two.fast
+    one.execute('for i = 1, 1000 do string.format("%d" .. i, i) end')
+    assert max(len(formats_one.items), len(formats_one.seen), len(formats_one.fast)) <= formats_one.LIMIT
 
 
 def test_sort_by_one_class_lt_counts_c_calls_as_the_operator_does():

@@ -11,15 +11,15 @@ from ..runtime import values as V
 from ..runtime import calls as LC
 from ..runtime import indexing as LI
 from ..runtime.args import arg_error, check_any, check_function, check_int, check_table, opt_int, opt_str, type_error
-from ..runtime.calldepth import CCall
-from ..runtime.calls import ccall
+from ..runtime.calldepth import LUAI_MAXCCALLS, CCall, check
 from ..runtime.machine import RUNNING
-from ..debuginfo import builtin, where
+from ..debuginfo import BUILTIN_CODES, CHUNKS, builtin, in_direct_tail, lua_position, where
 from ..errors import LuaError, LuaSyntaxError
 from ..runtime.helpers import call_handler, caught_value
 from ..errors import chunkid
 from ..runtime.tables import LuaTable
-from ..runtime.values import EMPTY, Multi, Userdata
+from ..runtime.values import EMPTY, TAILCALL, Multi, Userdata
+from ..numbers import fmt_float
 from . import lib_table
 from .limits import TINY_RESULT, reserve_result
 from .strdump import undump
@@ -166,11 +166,27 @@ def assert_(*args):
 
 @builtin
 def error(*args):
-    v = args[0] if args else None
-    level = opt_int(args, 2, "error", 1)
+    if len(args) == 1:  # the common call, without the argument check
+        v, level = args[0], 1
+    else:
+        v = args[0] if args else None
+        level = opt_int(args, 2, "error", 1)
     if type(v) is str and level > 0:
-        v = where(level, sys._getframe()) + v
+        v = error_where(level, sys._getframe()) + v
     raise LuaError(v)
+
+
+def error_where(level: int, frame) -> str:
+    """where(level, frame) for `error` (its own frame): at level 1, when its
+    caller is a Lua function's frame (the usual `error(msg)`), that frame's
+    position, without walking the stack."""
+    if level == 1:
+        f = frame.f_back
+        if f is not None and (name := f.f_code.co_filename) in CHUNKS and not in_direct_tail(f):
+            return lua_position(name, f.f_lineno or 0) + ": "
+        if f is not None and f.f_code in BUILTIN_CODES:  # called by a builtin (`pcall(error, msg)`): no position
+            return ""
+    return where(level, frame)
 
 
 @builtin
@@ -255,29 +271,65 @@ def pairs(*args):
 
 @builtin
 def pcall(*args):
+    """lua_pcall of args[0]: one nested C call (runvil.lua.runtime.calldepth),
+    counted here as `ccall` counts it, without its frame: a protected call
+    that succeeds is the common case and costs what a plain call costs
+    plus the count. A pending tail call left by the callee runs after the
+    count goes down again, still protected."""
     if not args:
         arg_error(1, "pcall", "value expected")
+    f = args[0]
+    m = RUNNING[0]
+    n = m.depth + 1
     try:
-        r = V.expand(ccall(args[0], *args[1:]))  # a nested C call (runvil.lua.runtime.calldepth)
-    except (LuaError, RecursionError, MemoryError) as e:
-        return Multi((False, caught_value(e)))
-    return Multi((True,) + r)
+        if n >= LUAI_MAXCCALLS:
+            check(n, False)
+        m.depth = n
+        try:
+            r = f(*args[1:]) if type(f) is FunctionType else LC.call(f, *args[1:])
+        finally:
+            m.depth = n - 1
+        if type(r) is not Multi:
+            return (True, r)
+        if r and r[0] is TAILCALL:
+            r = V.expand(r)
+        return (True, *r)
+    except LuaError as e:
+        return (False, e.value)
+    except (RecursionError, MemoryError) as e:
+        return (False, caught_value(e))
 
 
 @builtin
 def xpcall(*args):
-    handler = check_function(args, 2, "xpcall")
+    """lua_pcall with a message handler: as pcall; the handler runs on top of
+    the levels that raised (call_handler, which luastack.levels finds)."""
+    handler = args[1] if len(args) > 1 else None
+    if type(handler) is not FunctionType:
+        check_function(args, 2, "xpcall")
     f = args[0]
+    m = RUNNING[0]
+    n = m.depth + 1
     try:
-        r = V.expand(ccall(f, *args[2:]))
+        if n >= LUAI_MAXCCALLS:
+            check(n, False)
+        m.depth = n
+        try:
+            r = f(*args[2:]) if type(f) is FunctionType else LC.call(f, *args[2:])
+        finally:
+            m.depth = n - 1
+        if type(r) is not Multi:
+            return (True, r)
+        if r and r[0] is TAILCALL:
+            r = V.expand(r)
+        return (True, *r)
     except (LuaError, RecursionError, MemoryError) as e:
         # the handler's first result replaces the error value
         try:
             h = call_handler(handler, caught_value(e))
         except (LuaError, RecursionError, MemoryError):
-            return Multi((False, "error in error handling"))
-        return Multi((False, h[0] if h else None))
-    return Multi((True,) + r)
+            return (False, "error in error handling")
+        return (False, h[0] if h else None)
 
 
 @builtin
@@ -379,10 +431,21 @@ def tonumber(*args):
 
 @builtin
 def tostring(*args):
-    if args and type(v := args[0]) is str:  # the common cases, without the argument check
-        return v
-    if args and type(v) is int:
-        return str(v)
+    if args:  # the common cases, without the argument check (no metatable of theirs counts)
+        v = args[0]
+        t = type(v)
+        if t is str:
+            return v
+        if t is int:
+            return str(v)
+        if t is float:
+            return fmt_float(v)
+        if v is True:
+            return "true"
+        if v is False:
+            return "false"
+        if v is None:
+            return "nil"
     return LI.tostring(check_any(args, 1, "tostring"))
 
 

@@ -45,6 +45,17 @@ def source_of(chunk: str) -> str:
     return "@" + chunk
 
 
+def defined_at(code) -> tuple[str, str, int]:
+    """(short_src, what, linedefined) of a function by its code: what a
+    traceback line needs, without code_info's walk of the code's lines."""
+    info = chunk_info(code)
+    if info is None:
+        return "[C]", "C", -1
+    lines = info.lines
+    first = lines[code.co_firstlineno] if code.co_firstlineno < len(lines) else 0
+    return info.name, "main" if first == 0 else "Lua", first
+
+
 def code_info(code) -> dict:
     """What getinfo says of a function by its code."""
     info = chunk_info(code)
@@ -130,18 +141,23 @@ def levels(frame) -> Levels:
     return Levels(f for f, _w in lua_frames(frame))
 
 
-def global_name(code, loaded) -> str | None:
-    """pushglobalfuncname: `mod.name` of a function of this code found in
-    a table of package.loaded (`_G.` dropped)."""
+def global_names(loaded) -> dict:
+    """pushglobalfuncname's `mod.name` (`_G.` dropped) of every function
+    in the tables of package.loaded, by the id of its code: one walk for
+    all the levels of a traceback (the first name found wins, as in a walk
+    per level; ids, as a code object's hash is computed anew each time)."""
+    names: dict = {}
     if type(loaded) is not LuaTable:
-        return None
+        return names
     for modname, module in list(loaded.hash.items()):
         if type(module) is not LuaTable or type(modname) is not str:
             continue
         for key, value in list(module.hash.items()):
-            if type(value) is FunctionType and value.__code__ is code and type(key) is str:
-                return key if modname == "_G" else f"{modname}.{key}"
-    return None
+            if type(value) is FunctionType and type(key) is str:
+                code = id(value.__code__)
+                if code not in names:
+                    names[code] = key if modname == "_G" else f"{modname}.{key}"
+    return names
 
 
 def tail_called(frames: list, i: int) -> bool:
@@ -178,7 +194,8 @@ def name_from_caller(frames: list, i: int) -> tuple[str, str]:
     if is_method:
         return "method", name
     code = caller.f_code
-    if any(lua_name(v) == name for v in code.co_varnames if v.startswith("L_")):
+    local = f"L_{name}_"  # a local's compiled name: L_<name>_<n> (lua_name)
+    if any(v.startswith(local) and v[len(local):].isdecimal() for v in code.co_varnames):
         return "local", name
     if any(lua_name(v) == name for v in code.co_freevars):
         return "upvalue", name
@@ -336,8 +353,9 @@ def traceback(message, frame, level: int = 1, loaded=None, bottom: bool = True) 
     shown = [(i, f) for i, f in enumerate(frames) if i >= level]
     lines = [message + "\n" if message is not None else "", "stack traceback:"]
     entries = []
+    names = global_names(loaded) if shown else {}
     for i, f in shown:
-        entries.append(_traceback_line(frames, i, loaded))
+        entries.append(_traceback_line(frames, i, names))
     if bottom and RUNNING[0].co is None:
         entries.append("\n\t[C]: in ?")
     if len(entries) > LEVELS1 + LEVELS2 + 1:
@@ -347,22 +365,23 @@ def traceback(message, frame, level: int = 1, loaded=None, bottom: bool = True) 
     return "".join(lines) + "".join(entries)
 
 
-def _traceback_line(frames: list, i: int, loaded) -> str:
+def _traceback_line(frames: list, i: int, names: dict) -> str:
+    """One level's line; `names`: global_names of package.loaded."""
     f = frames[i]
-    info = code_info(f.f_code)
+    short_src, what, linedefined = defined_at(f.f_code)
     line = current_line(f, getattr(frames, "unwound", None))
-    head = f"\n\t{info['short_src']}:" + (f"{line}:" if line > 0 else "") + " in "
-    tail = "\n\t(...tail calls...)" if info["what"] != "C" and tail_called(frames, i) else ""
-    name = QUALNAMES.get(f.f_code) if info["what"] == "C" else global_name(f.f_code, loaded)
+    head = f"\n\t{short_src}:" + (f"{line}:" if line > 0 else "") + " in "
+    tail = "\n\t(...tail calls...)" if what != "C" and tail_called(frames, i) else ""
+    name = QUALNAMES.get(f.f_code) if what == "C" else names.get(id(f.f_code))
     if name is not None:
         return head + f"function '{name}'" + tail
     namewhat, called = name_from_caller(frames, i)
     if namewhat:
         return head + f"{namewhat} '{called}'" + tail
-    if info["what"] == "main":
+    if what == "main":
         return head + "main chunk" + tail
-    if info["what"] != "C":
-        return head + f"function <{info['short_src']}:{info['linedefined']}>" + tail
+    if what != "C":
+        return head + f"function <{short_src}:{linedefined}>" + tail
     return head + "?"
 
 

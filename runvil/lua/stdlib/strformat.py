@@ -1,14 +1,18 @@
-"""string.format, as Lua 5.4's str_format over C's printf (glibc output)."""
+"""string.format, as Lua 5.4's str_format over C's printf (glibc output).
+
+Each state keeps what string.format made of the formats it was given
+(`Formats`): a format's items, its fast form, each specification checked.
+Formats are usually constants, used once per assertion or line."""
 
 from __future__ import annotations
 
 import math
-from types import FunctionType
+import re
 
 from ..runtime import values
 from ..runtime import indexing as LI
 from ..runtime.args import arg_error, check_int, check_number, check_str
-from .patterns.matcher import error
+from ..errors import lua_error as error
 from ..runtime.values import MINI
 from .limits import INLINE_RESULT, TINY_RESULT, UNRESERVED_STEP, reserve_result, reserve_unreserved
 from ..runtime.machine import RUNNING
@@ -18,7 +22,9 @@ from ..runtime.pieces import PIECE_BYTES, charge
 STEPS_PER_BYTE = 2
 
 MAX_FORMAT = 32  # lstrlib's buffer for one conversion specification
-_SPAN = frozenset("-+ #0123456789.")  # L_FMTFLAGSF "123456789." (strspn)
+#: a '%' and what follows it: a second '%', or the flags, width and
+#: precision chars (L_FMTFLAGSF "123456789.", strspn) and the conversion
+_ITEM = re.compile(r"%(?:%|([-+ #0-9.]*)(.?))", re.S)
 FLAGS_F = "-+ #0"  # a A e E f g G
 FLAGS_X = "-#0"  # o x X
 FLAGS_I = "-+ 0"  # d i
@@ -31,19 +37,51 @@ def _isdigit(c: str) -> bool:
     return "0" <= c <= "9"
 
 
-_CHECKED: set = set()
+class Formats:
+    """What one state's string.format made of the formats it was given:
+    `items` (format -> its literal strs and (form, conv) items), `fast`
+    (format -> its fast form, made at its second use) and `specs`
+    (a checked specification -> its flags, width and precision). Each is
+    bounded: a program that makes a new format for each call clears them
+    now and then."""
 
+    __slots__ = ("items", "fast", "seen", "specs")
 
-def checkformat(form: str, flags: str, precision: bool) -> None:
-    """Lua's checkformat: only `flags`, a width and (if allowed) a precision
-    of at most 2 digits each may come between '%' and the conversion."""
-    if form in _CHECKED:  # the conversion letter implies flags and precision
-        return
-    if not valid_form(form, flags, precision):
-        error(f"invalid conversion specification: '{form}'")
-    if len(_CHECKED) >= 1024:
-        _CHECKED.clear()
-    _CHECKED.add(form)
+    LIMIT = 256
+
+    def __init__(self):
+        self.items: dict = {}
+        self.fast: dict = {}
+        self.seen: set = set()  # formats used once
+        self.specs: dict = {}
+
+    def fast_form(self, fmt: str):
+        """None at a format's first use (a format made anew for each call
+        never pays for a build); at its second, its fast form (_fast_format,
+        or one that always leaves the call to the general path), kept."""
+        if fmt not in self.seen:
+            if len(self.seen) >= self.LIMIT:
+                self.seen.clear()
+            self.seen.add(fmt)
+            return None
+        if len(self.fast) >= self.LIMIT:
+            self.fast.clear()
+        fast = self.fast[fmt] = _fast_format(fmt, self) or _general
+        return fast
+
+    def spec(self, form: str, flags: str, precision: bool) -> tuple:
+        """Lua's checkformat (only `flags`, a width and, if allowed, a
+        precision of at most 2 digits each between '%' and the conversion),
+        then (flags, width, precision or None). The conversion letter
+        implies `flags` and `precision`, so a form checked once is known."""
+        r = self.specs.get(form)
+        if r is None:
+            if not valid_form(form, flags, precision):
+                error(f"invalid conversion specification: '{form}'")
+            if len(self.specs) >= self.LIMIT:
+                self.specs.clear()
+            r = self.specs[form] = _parse1(form)
+        return r
 
 
 def valid_form(form: str, flags: str, precision: bool) -> bool:
@@ -66,20 +104,8 @@ def valid_form(form: str, flags: str, precision: bool) -> bool:
     return "a" <= c <= "z" or "A" <= c <= "Z"
 
 
-def _parse(form: str):
-    """(flags, width, precision or None) of a checked specification."""
-    r = _PARSED_FORMS.get(form)
-    if r is None:
-        if len(_PARSED_FORMS) >= 1024:
-            _PARSED_FORMS.clear()
-        r = _PARSED_FORMS[form] = _parse1(form)
-    return r
-
-
-_PARSED_FORMS: dict = {}
-
-
 def _parse1(form: str):
+    """(flags, width, precision or None) of a checked specification."""
     i = 1
     while form[i] in FLAGS_F:
         i += 1
@@ -120,8 +146,8 @@ def _sign(neg: bool, flags: str) -> str:
     return ""
 
 
-def fmt_int(form: str, conv: str, n: int) -> str:
-    flags, width, prec = _parse(form)
+def fmt_int(spec: tuple, conv: str, n: int) -> str:
+    flags, width, prec = spec
     prefix = ""
     if conv == "d" or conv == "i":
         prefix = _sign(n < 0, flags)
@@ -156,18 +182,18 @@ def _nonfinite(flags: str, width: int, x: float, upper: bool) -> str:
     return _pad(flags, width, _sign(math.copysign(1.0, x) < 0, flags), body, False)
 
 
-def fmt_float(form: str, conv: str, x: float) -> str:
+def fmt_float(form: str, spec: tuple, conv: str, x: float) -> str:
     if x != x or x in (math.inf, -math.inf):
-        flags, width, _prec = _parse(form)
+        flags, width, _prec = spec
         return _nonfinite(flags, width, x, conv in "EG")
     # Python's printf-style float formatting is C's, correctly rounded
     return form % x
 
 
-def fmt_hexfloat(form: str, upper: bool, x: float) -> str:
+def fmt_hexfloat(spec: tuple, upper: bool, x: float) -> str:
     """C99 `%a` as glibc prints it (subnormals as 0x0.xxxp-1022; rounding
     to a precision is round-half-even and may give a leading 2)."""
-    flags, width, prec = _parse(form)
+    flags, width, prec = spec
     if x != x or x in (math.inf, -math.inf):
         return _nonfinite(flags, width, x, upper)
     sign = _sign(math.copysign(1.0, x) < 0, flags)
@@ -208,34 +234,33 @@ def fmt_hexfloat(form: str, upper: bool, x: float) -> str:
 # ------------------------------------------------------------------- %q
 
 
-def _quote_char(c: str, nxt: str) -> str:
-    if c == '"' or c == "\\" or c == "\n":
-        return "\\" + c
-    o = ord(c)
-    if o < 32 or o == 127:
-        if _isdigit(nxt):
-            return f"\\{o:03d}"
-        return f"\\{o}"
-    return c
+#: what %q escapes: '"', '\\' and a newline by a backslash, other control
+#: chars by their code (three digits when a digit follows)
+_QUOTED = re.compile(r'["\\\n]|([\x00-\x1f\x7f])([0-9]?)')
+
+
+def _quote(m) -> str:
+    c = m.group(1)
+    if c is None:
+        return "\\" + m.group()
+    digit = m.group(2)
+    return f"\\{ord(c):03d}{digit}" if digit else f"\\{ord(c)}"
+
+
+#: control chars other than a newline: escaped by their code
+_CONTROLS = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
+#: the other escapes, as a table for str.translate
+_BACKSLASHED = str.maketrans({'"': '\\"', "\\": "\\\\", "\n": "\\\n"})
 
 
 def quote_string(s: str) -> str:
-    out = ['"']
-    start = 0
+    """addquoted: s between quotes, escaped so that Lua reads it back."""
     n = len(s)
-    for piece in range(0, n, PIECE_BYTES):  # a long string: the limits checked as it goes
-        if piece:
-            charge(PIECE_BYTES * STEPS_PER_BYTE)
-        for i in range(piece, min(n, piece + PIECE_BYTES)):
-            c = s[i]
-            o = ord(c)
-            if o < 32 or o == 127 or c == '"' or c == "\\":
-                out.append(s[start:i])
-                out.append(_quote_char(c, s[i + 1] if i + 1 < n else ""))
-                start = i + 1
-    out.append(s[start:])
-    out.append('"')
-    return "".join(out)
+    for _piece in range(PIECE_BYTES, n, PIECE_BYTES):  # a long string: the limits checked first
+        charge(PIECE_BYTES * STEPS_PER_BYTE)
+    if _CONTROLS.search(s) is None:  # the usual text: each escape is one char's
+        return '"' + s.translate(_BACKSLASHED) + '"'
+    return '"' + _QUOTED.sub(_quote, s) + '"'
 
 
 def quote_literal(args, n: int) -> str:
@@ -252,7 +277,7 @@ def quote_literal(args, n: int) -> str:
             return "-1e9999"
         if v != v:
             return "(0/0)"
-        return fmt_hexfloat("%a", False, v)
+        return fmt_hexfloat(("", 0, None), False, v)
     if v is None or t is bool:
         return values.tostring_basic(v)
     arg_error(n, "format", "value has no literal form")
@@ -275,59 +300,64 @@ def _pointer(v) -> str:
 SHORT_STRING = 40
 
 
-def parse_format(fmt: str) -> tuple:
+def parse_format(fmt: str, formats: Formats) -> tuple:
     """A format string as literal strs and (form, conv) items (form None
-    for a specification too long); cached, as formats are usually constant."""
-    items = _PARSED.get(fmt)
+    for a specification too long), kept in `formats`."""
+    items = formats.items.get(fmt)
     if items is not None:
         return items
     items = []
-    n = len(fmt)
-    i = 0
-    while i < n:
-        j = fmt.find("%", i)
-        if j < 0:
-            items.append(fmt[i:])
-            break
-        if j > i:
-            items.append(fmt[i:j])
-        i = j + 1
-        if i < n and fmt[i] == "%":
+    at = 0
+    for m in _ITEM.finditer(fmt):
+        if m.start() > at:
+            items.append(fmt[at:m.start()])
+        at = m.end()
+        span, conv = m.group(1, 2)
+        if span is None:  # "%%"
             items.append("%")
-            i += 1
             continue
-        k = i
-        while k < n and fmt[k] in _SPAN:
-            k += 1
-        conv = fmt[k] if k < n else "\0"
-        form = None if k - i + 1 >= MAX_FORMAT - 10 else "%" + fmt[i:k] + conv
-        items.append((form, conv))
-        i = k + 1
+        conv = conv or "\0"  # (the format ends after its flags)
+        items.append((None if len(span) + 1 >= MAX_FORMAT - 10 else "%" + span + conv, conv))
+    if at < len(fmt):
+        items.append(fmt[at:])
     items = tuple(items)
-    if len(_PARSED) >= 256:
-        _PARSED.clear()
-    _PARSED[fmt] = items
+    if len(formats.items) >= formats.LIMIT:
+        formats.items.clear()
+    formats.items[fmt] = items
     return items
 
 
-_PARSED: dict = {}
-
-
 def str_format(*args):
+    state = RUNNING[0].state
+    try:
+        formats = state.formats
+    except AttributeError:
+        formats = _new_formats(state)
     if args and type(fmt := args[0]) is str:
-        fast = _FAST.get(fmt)
-        if type(fast) is FunctionType:
+        fast = formats.fast.get(fmt)
+        if fast is not None:
             if (r := fast(args)) is not None:
                 return r
-        elif fast is None:  # built at its second use: a format made anew for each call never pays for a build
-            if len(_FAST) >= 256:
-                _FAST.clear()
-            _FAST[fmt] = _SEEN
-        elif fast is _SEEN:
-            fast = _FAST[fmt] = _fast_format(fmt)
-            if type(fast) is FunctionType and (r := fast(args)) is not None:
-                return r
-    items = parse_format(check_str(args, 1, "format"))
+        elif (fast := formats.fast_form(fmt)) is not None and (r := fast(args)) is not None:
+            return r
+    return format_items(args, formats)
+
+
+def _new_formats(state) -> Formats:
+    """The Formats of the running state, at its first format (None: no
+    state runs, a call from the host: nothing is kept). A state's, not a
+    closure's per state: a tail call of a module's builtin is called in
+    place (runtime/calls.TAIL_NOW)."""
+    formats = Formats()
+    if state is not None:
+        state.formats = formats
+    return formats
+
+
+def format_items(args, formats: Formats) -> str:
+    """string.format item by item: what a fast form leaves (any conversion,
+    any argument, and every error)."""
+    items = parse_format(check_str(args, 1, "format"), formats)
     top = len(args)
     arg = 1
     out = []
@@ -348,30 +378,36 @@ def str_format(*args):
             v = args[arg - 1]
             out.append(v if type(v) is str else LI.tostring(v))
         else:
-            out.append(_format_item(args, arg, form, conv))
+            out.append(_format_item(args, arg, form, conv, formats))
     if len(out) == 1:
         return out[0]
     reserve_result(sum(map(len, out)))
     return "".join(out)
 
 
-#: format string -> its fast form (see _fast_format), False, or _SEEN once
-#: it was used once
-_FAST: dict = {}
-_SEEN = object()
+def _general(args):
+    """The fast form of a format that has none: the general path's."""
+    return None
 
 
-def _fast_format(fmt: str):
+#: the types %s prints without a metamethod (none of theirs counts)
+_PLAIN = (int, float, bool, type(None))
+
+
+def _fast_format(fmt: str, formats: Formats):
     """A format whose conversions Python's % operator prints exactly as
-    glibc's printf (ints by %d/%i without a precision, finite floats by
-    %e %f %g, strings by %s) as a function of str_format's arguments that
-    returns the result, or None unless each argument has exactly the
-    expected type and prints as printf prints it: finite floats (C prints
-    a negative NaN as "-nan"), strings short enough together to be built
-    without reserving them (the general path reserves a longer result) and
-    without a zero byte under a modified %s (Lua's error). False for a
-    format with any other conversion; a format Lua refuses is never fast:
-    its error comes from the general path.
+    glibc's printf (ints by %d/%i without a precision, non-negative ints by
+    %x/%X/%o without '#' or a precision, bytes by %c, finite floats by
+    %e %f %g, strings by %s, strings by a plain %q once quoted) as a
+    function of str_format's arguments that returns the result, or None
+    unless each argument has exactly the expected type and prints as printf
+    prints it: finite floats (C prints a negative NaN as "-nan"), strings
+    (%s also takes a number, a boolean or nil, printed as tostring prints
+    them) short enough together to be built without reserving them (the
+    general path reserves a longer result) and without a zero byte under a
+    modified %s (Lua's error). False for a format with any other
+    conversion; a format Lua refuses is never fast: its error comes from
+    the general path.
 
     The function is generated (one test per argument, inline), as each
     test is a few nanoseconds and a loop over a description costs more
@@ -379,12 +415,15 @@ def _fast_format(fmt: str):
     py = []
     tests = []
     strings = []
-    for item in parse_format(fmt):
+    converts = []
+    n = 0  # the arguments so far
+    for item in parse_format(fmt, formats):
         if type(item) is str:
             py.append(item.replace("%", "%%"))
             continue
         form, conv = item
-        a = f"a{len(tests) + 1}"
+        n += 1
+        a = f"a{n}"
         if form is None:
             return False
         if conv == "d" or conv == "i":
@@ -392,22 +431,38 @@ def _fast_format(fmt: str):
             if "." in form or not valid_form(form, FLAGS_I, True):
                 return False
             tests.append(f"type({a}) is int")
+        elif conv in "xXo":
+            # C prints a negative one as unsigned, and `#` of a zero without its prefix
+            if "." in form or "#" in form or not valid_form(form, FLAGS_X, True):
+                return False
+            tests.append(f"type({a}) is int and {a} >= 0")
+        elif conv == "c":
+            if not valid_form(form, FLAGS_C, False):
+                return False
+            tests.append(f"type({a}) is int and 0 <= {a} < 256")
         elif conv in "efgEG":
             if not valid_form(form, FLAGS_F, True):
                 return False
             tests.append(f"type({a}) is float and {a} - {a} == 0.0")  # not inf or nan
         elif conv == "s":
+            converts.append(f"    if type({a}) is not str:")
+            converts.append(f"        if type({a}) not in PLAIN:")
+            converts.append("            return None")
+            converts.append(f"        {a} = BASIC({a})")  # (no zero byte in these)
             if len(form) > 2:
                 if not valid_form(form, FLAGS_C, True):
                     return False
-                tests.append(f"type({a}) is str and '\\0' not in {a}")
-            else:
-                tests.append(f"type({a}) is str")
+                tests.append(f"'\\0' not in {a}")
+            strings.append(a)
+        elif conv == "q" and form == "%q":
+            converts.append(f"    if type({a}) is not str or len({a}) > INLINE:")  # (a long one: quoted once, charged)
+            converts.append("        return None")
+            converts.append(f"    {a} = QUOTE({a})")
+            form = "%s"
             strings.append(a)
         else:
             return False
         py.append(form)
-    n = len(tests)
     names = [f"a{i}" for i in range(1, n + 1)]
     if strings:
         tests.append(" + ".join(f"len({a})" for a in strings) + " <= INLINE")
@@ -419,7 +474,8 @@ def _fast_format(fmt: str):
         src.append(f"        {', '.join(names)}, = args[1:{n + 1}]")
         src.append("    else:")
         src.append("        return None")
-        src.append(f"    if {' and '.join(tests)}:")
+        src += converts
+        src.append(f"    if {' and '.join(tests) or 'True'}:")
         src.append(f"        r = FORMAT % ({', '.join(names)},)")
         src.append("        if len(r) > TINY:")  # not tiny: counted, as reserve_result counts it
         src.append("            m = RUNNING[0]")  # the running machine's count (runtime/operators.py)
@@ -430,28 +486,27 @@ def _fast_format(fmt: str):
     else:
         src.append("    return FORMAT % ()")
     ns = {"FORMAT": "".join(py), "INLINE": INLINE_RESULT, "RUNNING": RUNNING, "STEP": UNRESERVED_STEP, "TINY": TINY_RESULT,
-          "reserve_unreserved": reserve_unreserved}
+          "reserve_unreserved": reserve_unreserved, "PLAIN": _PLAIN, "BASIC": values.tostring_basic,
+          "QUOTE": quote_string}
     exec("\n".join(src), ns)
     return ns["fast"]
 
 
-def _format_item(args, arg: int, form: str, conv: str) -> str:
+def _format_item(args, arg: int, form: str, conv: str, formats: Formats) -> str:
     if conv in "diuoxX":
         v = check_int(args, arg, "format")
-        checkformat(form, FLAGS_I if conv in "di" else FLAGS_U if conv == "u" else FLAGS_X, True)
-        return fmt_int(form, conv, v)
+        spec = formats.spec(form, FLAGS_I if conv in "di" else FLAGS_U if conv == "u" else FLAGS_X, True)
+        return fmt_int(spec, conv, v)
     if conv in "efgEG":
         x = float(check_number(args, arg, "format"))
-        checkformat(form, FLAGS_F, True)
-        return fmt_float(form, conv, x)
+        return fmt_float(form, formats.spec(form, FLAGS_F, True), conv, x)
     if conv == "a" or conv == "A":
-        checkformat(form, FLAGS_F, True)
+        spec = formats.spec(form, FLAGS_F, True)
         x = float(check_number(args, arg, "format"))
-        return fmt_hexfloat(form, conv == "A", x)
+        return fmt_hexfloat(spec, conv == "A", x)
     if conv == "c":
-        checkformat(form, FLAGS_C, False)
+        flags, width, _ = formats.spec(form, FLAGS_C, False)
         c = chr(check_int(args, arg, "format") & 0xFF)
-        flags, width, _ = _parse(form)
         return _pad(flags, width, "", c, False)
     if conv == "s":
         s = LI.tostring(args[arg - 1])
@@ -459,8 +514,7 @@ def _format_item(args, arg: int, form: str, conv: str) -> str:
             return s
         if "\0" in s:
             arg_error(arg, "format", "string contains zeros")
-        checkformat(form, FLAGS_C, True)
-        flags, width, prec = _parse(form)
+        flags, width, prec = formats.spec(form, FLAGS_C, True)
         if prec is not None:
             s = s[:prec]
         return _pad(flags, width, "", s, False)
@@ -469,8 +523,7 @@ def _format_item(args, arg: int, form: str, conv: str) -> str:
             error("specifier '%q' cannot have modifiers")
         return quote_literal(args, arg)
     if conv == "p":
-        checkformat(form, FLAGS_C, False)
-        flags, width, _ = _parse(form)
+        flags, width, _ = formats.spec(form, FLAGS_C, False)
         return _pad(flags, width, "", _pointer(args[arg - 1]), False)
     form = form.split("\0", 1)[0]  # C prints the form up to a zero byte
     error(f"invalid conversion '{form}' to 'format'")
