@@ -1,0 +1,181 @@
+"""Finalizers found by an automatic collection run at the next safe point
+(the step check compiled code calls), on every backend: each program
+allocates in a loop and never calls `collectgarbage`, and prints (and
+warns) byte for byte what `lua5.4` does. Run the file with RUNVIL_CONTEXTS
+set to `inline` or `threads`, and with RUNVIL_TWINS=0, for the others."""
+
+from __future__ import annotations
+
+import pytest
+
+from runvil.lua.errors import LimitExceeded
+from runvil.lua.state import Limits, LuaState
+
+from .luacli import same_as_lua
+
+#: every loop is bounded, so that a finalizer that never runs ends it too
+PROGRAMS = {
+    "finalized during the loop, newest first in each collection": """
+        local seen, order = 0, {}
+        local mt = {__gc = function(o) seen = seen + 1; order[#order + 1] = o.i end}
+        local during
+        for i = 1, 200000 do
+          setmetatable({i = i}, mt)
+          if seen > 0 and not during then during = i end
+        end
+        print("finalized during the loop", during ~= nil)
+        -- each collection finalizes in the reverse order of marking: the
+        -- order is descending runs, each one's objects made after the last's
+        local ok, last_max, j = true, 0, 1
+        while j <= #order do
+          local k = j
+          while k < #order and order[k + 1] < order[k] do k = k + 1 end
+          if order[k] <= last_max then ok = false end
+          last_max = order[j]
+          j = k + 1
+        end
+        print("descending runs, in order", ok, #order > 0)
+    """,
+    "a finalizer that yields in a coroutine": """
+        warn("@on")
+        local ran, tried = 0, false
+        local mt = {__gc = function(o)
+          ran = ran + 1
+          if not tried then
+            tried = true
+            print("in __gc: yieldable", coroutine.isyieldable(), "main", select(2, coroutine.running()))
+            print("in __gc:", pcall(coroutine.yield, "from __gc"))
+            coroutine.yield("from __gc, not caught")
+          end
+        end}
+        local co = coroutine.wrap(function()
+          local n = 0
+          while ran == 0 and n < 200000 do
+            setmetatable({}, mt)
+            n = n + 1
+          end
+          coroutine.yield("after the loop", ran > 0)
+          return "done"
+        end)
+        print(co())
+        print(co())
+    """,
+    "a finalizer that yields outside any coroutine": """
+        warn("@on")
+        local ran, n = 0, 0
+        local mt = {__gc = function(o)
+          ran = ran + 1
+          if ran == 1 then coroutine.yield("x") end
+        end}
+        while ran == 0 and n < 200000 do setmetatable({}, mt) n = n + 1 end
+        print("after the loop", ran > 0)
+    """,
+    "a finalizer that fails in a coroutine": """
+        warn("@on")
+        local ran, n = 0, 0
+        local mt = {__gc = function(o)
+          ran = ran + 1
+          if ran == 1 then error("boom in __gc") end
+          if ran == 2 then error({}) end
+        end}
+        local co = coroutine.wrap(function()
+          while ran < 3 and n < 400000 do setmetatable({}, mt) n = n + 1 end
+          return "loop ended", ran >= 3
+        end)
+        print(co())
+    """,
+    "resurrected by an automatic collection, once": """
+        saved = {}
+        local calls, i = {}, 0
+        local mt = {__gc = function(o)
+          calls[o.i] = (calls[o.i] or 0) + 1
+          if #saved < 10 then saved[#saved + 1] = o end
+        end}
+        while #saved < 10 and i < 200000 do
+          i = i + 1
+          setmetatable({i = i, name = "obj" .. i}, mt)
+        end
+        local intact = true
+        for _, o in ipairs(saved) do intact = intact and o.name == "obj" .. o.i end
+        print("resurrected", #saved, intact)
+        saved = nil
+        local more, n = 0, 0
+        local mt2 = {__gc = function() more = more + 1 end}
+        while more < 5000 and n < 400000 do setmetatable({}, mt2) n = n + 1 end
+        local twice = false
+        for k, c in pairs(calls) do if c > 1 then twice = true end end
+        print("finalized twice", twice, more >= 5000)
+    """,
+    "made in a coroutine, finalized while the main loop runs": """
+        local seen = {}
+        local co = coroutine.create(function()
+          for i = 1, 3 do
+            setmetatable({}, {__gc = function() seen[#seen + 1] = i end})
+            coroutine.yield(i)
+          end
+        end)
+        while coroutine.resume(co) do end
+        print(coroutine.status(co))
+        co = nil
+        local n = 0
+        local mt = {__gc = function() end}
+        while #seen < 3 and n < 400000 do setmetatable({}, mt) n = n + 1 end
+        table.sort(seen)
+        print("seen", table.concat(seen, " "))
+    """,
+    "what is left runs when the state closes, newest first": """
+        local mt = {__gc = function(o) print("closing", o.name) end}
+        keep = {}
+        for i = 1, 3 do keep[i] = setmetatable({name = "kept" .. i}, mt) end
+        local n, i = 0, 0
+        local silent = {__gc = function() n = n + 1 end}
+        while n == 0 and i < 200000 do setmetatable({}, silent) i = i + 1 end
+        print("the loop saw", n > 0)
+    """,
+}
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_as_lua_finalizes_by_itself(tmp_path, name):
+    same_as_lua(tmp_path, {"main.lua": PROGRAMS[name]}, ["main.lua"])
+
+
+#: a loop that makes garbage until a finalizer ran (or its bound)
+GARBAGE = "local i = 0 while not stop and i < 400000 do setmetatable({}, silent) i = i + 1 end"
+
+
+@pytest.mark.parametrize("limit", ["steps", "cpu"])
+def test_a_limit_that_stops_a_finalizer_leaves_the_others_pending(limit):
+    """A sandbox limit inside a finalizer is no Lua error: it ends the
+    chunk, and the finalizers after it wait for the next safe point (here
+    the next chunk's, with its own budget) or the close."""
+    out = []
+    limits = Limits(steps=2_000_000) if limit == "steps" else Limits(steps=None, cpu_seconds=0.5)
+    st = LuaState(stdout=out.append, limits=limits)
+    st.execute("silent = {__gc = function() end}")
+    st.execute("for i = 1, 3 do setmetatable({}, {__gc = function() print('after', i) stop = true end}) end\n"
+               "setmetatable({}, {__gc = function() print('endless') while true do end end})")
+    name = "step limit exceeded" if limit == "steps" else "CPU time limit exceeded"
+    with pytest.raises(LimitExceeded, match=name):
+        st.execute(GARBAGE)
+    assert "".join(out) == "endless\n"
+    assert len(st.collector.pending) >= 3
+    st.execute("local x = 0 for i = 1, 100000 do x = x + i end")
+    assert "".join(out) == "endless\nafter\t3\nafter\t2\nafter\t1\n"
+    st.close()
+
+
+def test_a_builtins_charge_runs_no_finalizer():
+    """The check a builtin calls while charging its work (StepMeter) may
+    be inside Python code that no Lua may interrupt: the finalizers wait
+    for the next check compiled code calls."""
+    out = []
+    st = LuaState(stdout=out.append)
+    st.execute("setmetatable({}, {__gc = function() print('finalized') end})")
+    st.collector.sweep()
+    assert st.collector.pending and out == []
+    st.meter(st._steps[0] + 1)  # (a builtin's charge that runs the check)
+    assert st.collector.pending and out == []
+    st.execute("for i = 1, 300000 do end")
+    assert "".join(out) == "finalized\n" and not st.collector.pending
+    st.close()
