@@ -140,6 +140,31 @@ def test_as_lua_finalizes_by_itself(tmp_path, name):
     same_as_lua(tmp_path, {"main.lua": PROGRAMS[name]}, ["main.lua"])
 
 
+def test_without_threads_as_lua_finalizes_by_itself(tmp_path):
+    """Where no thread can start (Pyodide, played by CPython), a chunk runs
+    as a generator twin and its countdown is armed in pieces: the same
+    programs print the same."""
+    import json
+
+    from ..engine.test_inline import on_a_platform_without_threads
+    from .luacli import comparable, lua54, write_tree
+
+    files = {f"p{i}.lua": text for i, text in enumerate(PROGRAMS.values())}
+    write_tree(tmp_path, files)
+    out = on_a_platform_without_threads(f"""\
+        import json
+        from tests.lua.luacli import runvil_lua
+        from pathlib import Path
+        results = {{name: runvil_lua(["--allow", "all", "--cpu", "off", name], Path({str(tmp_path)!r}))
+                   for name in {sorted(files)!r}}}
+        print(json.dumps({{name: (code, out.decode("latin-1"), err) for name, (code, out, err) in results.items()}}))
+        """, timeout=600)
+    assert out.returncode == 0, out.stderr
+    for name, (code, text, err) in json.loads(out.stdout).items():
+        ours = comparable((code, text.encode("latin-1"), err))
+        assert ours == comparable(lua54([name], tmp_path)), name
+
+
 #: a loop that makes garbage until a finalizer ran (or its bound)
 GARBAGE = "local i = 0 while not stop and i < 400000 do setmetatable({}, silent) i = i + 1 end"
 
@@ -179,3 +204,43 @@ def test_a_builtins_charge_runs_no_finalizer():
     st.execute("for i = 1, 300000 do end")
     assert "".join(out) == "finalized\n" and not st.collector.pending
     st.close()
+
+
+def test_a_finalizer_that_waits_in_a_prompt_suspends_nothing_it_interrupted():
+    """A finalizer that calls the model, found while a coroutine's loop
+    runs (a generator twin, where twins are on): with greenlets or threads
+    its context waits there, as for any Lua the Engine runs; inline, where
+    only a generator may suspend, the wait is refused as a yield across a C
+    call. Either way the coroutine goes on where it was and the run ends."""
+    from runvil.engine.effects import ModelReply
+    from runvil.engine.run import ModelBinding, Run
+    from runvil.lua.runtime.contexts import INLINE
+    from runvil.prompt import parse_text
+
+    from ..engine.prompts import source
+
+    prompt = source(("A", """
+        models.use('writer')
+        local asked, said = false, nil
+        local mt = {__gc = function()
+          if not asked then asked = true; said = select(2, pcall(models.infer, 'from __gc')) end
+        end}
+        local co = coroutine.wrap(function()
+          local i = 0
+          while said == nil and i < 400000 do setmetatable({}, mt) i = i + 1 end
+          coroutine.yield('looped')
+          return 'ended'
+        end)
+        return co() .. '/' .. co() .. '/' .. tostring(said)
+    """))
+    run = Run(parse_text(prompt, path="t.md"), bindings={"writer": ModelBinding("w")})
+    effects = run.step()
+    if INLINE:
+        assert effects == []
+        assert run.outcome.ok and run.outcome.result == "looped/ended/attempt to yield across a C-call boundary"
+    else:
+        (effect,) = effects
+        assert run.outcome is None
+        run.resume({effect.id: ModelReply(text="R", finish_reason="stop")})
+        assert run.step() == []
+        assert run.outcome.ok and run.outcome.result == "looped/ended/R", run.outcome

@@ -6,9 +6,9 @@ A state's Collector knows the tables given a metatable with `__mode` and
 the objects marked for finalization (given a metatable with `__gc`, in
 that order). Between collections they are held as any value is: a weak
 table keeps its entries and a marked object lives, as in Lua, where an
-entry goes only when a collection runs. A collection (`collect`, run at a
-safe point: `collectgarbage`, the step meter's check, the state's close)
-does, with Python's automatic collector held off:
+entry goes only when a collection runs. A collection (`collect`, run by
+`collectgarbage`, the step meter's check and the state's close) does,
+with Python's automatic collector held off:
 
 1. it takes the collectable keys and values out of every weak table and
    each marked object out of the mark list, each into a `_Held` that only
@@ -29,12 +29,17 @@ the step meter's check (runvil.lua.state `_tick`) once enough objects were
 marked since the last one (as many as lived after it, MIN_MARKS at
 least: Lua's pause of 200% counted in finalizable objects) or enough CPU
 time went by, never more often than its own cost allows (COST_RATIO).
-Its weak entries go at once; its finalizers wait for `collectgarbage()`
-or the close, because generator twins call that check as a helper that
-runs no Lua code (a finalizer that waited there would suspend the wrong
-context). Ephemeron tables (weak keys whose values
-refer to their own keys) keep such entries: the value is held strongly
-while the collector runs.
+Its weak entries go at once; its finalizers run at the next safe point:
+where compiled code calls that check (runvil.lua.state `_safe_point`: a
+loop's iteration, a function's entry, a metamethod's call), never where a
+builtin charges its work (it may be inside Python code that no Lua may
+interrupt) nor inside an operator a generator twin runs directly. There
+each is a nested call that may not yield, as Lua's GCTM makes it, so a
+twin may call the check as a plain helper: a yield inside a finalizer is
+`attempt to yield across a C-call boundary` (a wait on the inline backend
+too), never a suspension of the code it interrupted. Ephemeron tables
+(weak keys whose values refer to their own keys) keep such entries: the
+value is held strongly while the collector runs.
 """
 
 from __future__ import annotations
@@ -103,8 +108,9 @@ def weak_mode(t: LuaTable) -> tuple[bool, bool]:
 
 def call_finalizer(f, obj, warn) -> None:
     """`__gc(obj)` as Lua's GCTM calls it: a nested call that may not
-    yield, whose error becomes a warning (luaE_warnerror). A sandbox limit
-    is no Lua error: it goes on up."""
+    yield (so a generator twin's step check may run it: compiler/shapes.py
+    NO_YIELD), whose error becomes a warning (luaE_warnerror). A sandbox
+    limit is no Lua error: it goes on up."""
     co = RUNNING[0].co
     if co is not None:
         co.nny += 1
@@ -190,9 +196,10 @@ class Collector:
         self.threshold = max(MIN_MARKS, len(self.marked))
 
     def finish(self) -> None:
-        """Runs the finalizers waiting, at a safe point: Lua code may run
-        here (none runs while a finalizer does, or inside an operator that
-        a generator twin called directly)."""
+        """Runs the finalizers waiting, at a safe point (`collectgarbage`,
+        the step check compiled code calls): Lua code may run here (none
+        runs while a finalizer does, or inside an operator that a generator
+        twin called directly: they wait for the next safe point)."""
         if self.pending and not self.finalizing and not RUNNING[0].direct:
             due, self.pending = self.pending, []
             self._finalize(due)
