@@ -13,7 +13,9 @@ from runvil.lua.state import Limits, LuaState
 
 from .luacli import same_as_lua
 
-#: every loop is bounded, so that a finalizer that never runs ends it too
+#: every loop is bounded (`limit`, 30 s of CPU: a collection waits for
+#: ten times the last one's cost, a CPU second at most), so that a finalizer
+#: that never runs ends it too
 PROGRAMS = {
     "finalized during the loop, newest first in each collection": """
         local seen, order = 0, {}
@@ -49,11 +51,7 @@ PROGRAMS = {
           end
         end}
         local co = coroutine.wrap(function()
-          local n = 0
-          while ran == 0 and n < 200000 do
-            setmetatable({}, mt)
-            n = n + 1
-          end
+          while ran == 0 and os.clock() < limit do setmetatable({}, mt) end
           coroutine.yield("after the loop", ran > 0)
           return "done"
         end)
@@ -62,24 +60,24 @@ PROGRAMS = {
     """,
     "a finalizer that yields outside any coroutine": """
         warn("@on")
-        local ran, n = 0, 0
+        local ran = 0
         local mt = {__gc = function(o)
           ran = ran + 1
           if ran == 1 then coroutine.yield("x") end
         end}
-        while ran == 0 and n < 200000 do setmetatable({}, mt) n = n + 1 end
+        while ran == 0 and os.clock() < limit do setmetatable({}, mt) end
         print("after the loop", ran > 0)
     """,
     "a finalizer that fails in a coroutine": """
         warn("@on")
-        local ran, n = 0, 0
+        local ran = 0
         local mt = {__gc = function(o)
           ran = ran + 1
           if ran == 1 then error("boom in __gc") end
           if ran == 2 then error({}) end
         end}
         local co = coroutine.wrap(function()
-          while ran < 3 and n < 400000 do setmetatable({}, mt) n = n + 1 end
+          while ran < 3 and os.clock() < limit do setmetatable({}, mt) end
           return "loop ended", ran >= 3
         end)
         print(co())
@@ -91,7 +89,7 @@ PROGRAMS = {
           calls[o.i] = (calls[o.i] or 0) + 1
           if #saved < 10 then saved[#saved + 1] = o end
         end}
-        while #saved < 10 and i < 200000 do
+        while #saved < 10 and os.clock() < limit do
           i = i + 1
           setmetatable({i = i, name = "obj" .. i}, mt)
         end
@@ -99,9 +97,9 @@ PROGRAMS = {
         for _, o in ipairs(saved) do intact = intact and o.name == "obj" .. o.i end
         print("resurrected", #saved, intact)
         saved = nil
-        local more, n = 0, 0
+        local more = 0
         local mt2 = {__gc = function() more = more + 1 end}
-        while more < 5000 and n < 400000 do setmetatable({}, mt2) n = n + 1 end
+        while more < 5000 and os.clock() < limit do setmetatable({}, mt2) end
         local twice = false
         for k, c in pairs(calls) do if c > 1 then twice = true end end
         print("finalized twice", twice, more >= 5000)
@@ -117,9 +115,8 @@ PROGRAMS = {
         while coroutine.resume(co) do end
         print(coroutine.status(co))
         co = nil
-        local n = 0
         local mt = {__gc = function() end}
-        while #seen < 3 and n < 400000 do setmetatable({}, mt) n = n + 1 end
+        while #seen < 3 and os.clock() < limit do setmetatable({}, mt) end
         table.sort(seen)
         print("seen", table.concat(seen, " "))
     """,
@@ -127,17 +124,20 @@ PROGRAMS = {
         local mt = {__gc = function(o) print("closing", o.name) end}
         keep = {}
         for i = 1, 3 do keep[i] = setmetatable({name = "kept" .. i}, mt) end
-        local n, i = 0, 0
+        local n = 0
         local silent = {__gc = function() n = n + 1 end}
-        while n == 0 and i < 200000 do setmetatable({}, silent) i = i + 1 end
+        while n == 0 and os.clock() < limit do setmetatable({}, silent) end
         print("the loop saw", n > 0)
     """,
 }
 
 
+BOUND = "local limit = os.clock() + 30\n"
+
+
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_as_lua_finalizes_by_itself(tmp_path, name):
-    same_as_lua(tmp_path, {"main.lua": PROGRAMS[name]}, ["main.lua"])
+    same_as_lua(tmp_path, {"main.lua": BOUND + PROGRAMS[name]}, ["main.lua"])
 
 
 def test_without_threads_as_lua_finalizes_by_itself(tmp_path):
@@ -149,7 +149,7 @@ def test_without_threads_as_lua_finalizes_by_itself(tmp_path):
     from ..engine.test_inline import on_a_platform_without_threads
     from .luacli import comparable, lua54, write_tree
 
-    files = {f"p{i}.lua": text for i, text in enumerate(PROGRAMS.values())}
+    files = {f"p{i}.lua": BOUND + text for i, text in enumerate(PROGRAMS.values())}
     write_tree(tmp_path, files)
     out = on_a_platform_without_threads(f"""\
         import json
@@ -244,3 +244,25 @@ def test_a_finalizer_that_waits_in_a_prompt_suspends_nothing_it_interrupted():
         run.resume({effect.id: ModelReply(text="R", finish_reason="stop")})
         assert run.step() == []
         assert run.outcome.ok and run.outcome.result == "looped/ended/R", run.outcome
+
+
+def test_a_loop_that_makes_garbage_fast_is_collected_each_cpu_second_at_least(monkeypatch):
+    """A collection's cost grows with the garbage it finds; once enough
+    objects were marked, it waits COLLECT_SECONDS at most (here 50 ms),
+    however costly the last one was (here played by a huge COST_RATIO)."""
+    from runvil.lua import state as state_module
+    from runvil.lua.runtime import collector
+
+    monkeypatch.setattr(state_module, "COLLECT_SECONDS", 0.05)
+    monkeypatch.setattr(collector, "COST_RATIO", 10**9)
+    out = []
+    st = LuaState(stdout=out.append)
+    st.execute("""
+        local batches, last = 0, 0
+        local mt = {__gc = function(o) if o.i > last then batches = batches + 1 end last = o.i end}
+        local i, limit = 0, os.clock() + 5
+        while batches < 3 and os.clock() < limit do i = i + 1 setmetatable({i = i}, mt) end
+        print(batches)
+    """)
+    assert "".join(out) == "3\n"
+    st.close()

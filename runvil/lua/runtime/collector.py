@@ -28,7 +28,8 @@ granted `warn` is on, dropped elsewhere). A collection runs by itself at
 the step meter's check (runvil.lua.state `_tick`) once enough objects were
 marked since the last one (as many as lived after it, MIN_MARKS at
 least: Lua's pause of 200% counted in finalizable objects) or enough CPU
-time went by, never more often than its own cost allows (COST_RATIO).
+time went by, never more often than its own cost allows (COST_RATIO), but
+at least once a CPU second while objects are marked that fast.
 Its weak entries go at once; its finalizers run at the next safe point:
 where compiled code calls that check (runvil.lua.state `_safe_point`: a
 loop's iteration, a function's entry, a metamethod's call), never where a
@@ -179,10 +180,17 @@ class Collector:
     def due(self, since: float, every: float) -> bool:
         """Whether an automatic collection should run, `since` CPU seconds
         after the last one: `every` seconds have passed, or as many objects
-        were marked as lived after it; not sooner than its cost allows."""
-        if self.stopped or since < self.cost * COST_RATIO:
+        were marked as lived after it; not sooner than its cost allows. The
+        cost grows with the garbage found, so once enough objects were
+        marked the wait is `every` at most: else a loop that makes garbage
+        faster than a tenth of its collection's pace would wait ten times
+        longer for each collection than for the last."""
+        if self.stopped:
             return False
-        return since >= every or self.marks >= self.threshold
+        wait = self.cost * COST_RATIO
+        if self.marks >= self.threshold:
+            return since >= (wait if wait < every else every)
+        return since >= every and since >= wait
 
     def sweep(self) -> None:
         """One full collection whose finalizers wait (for `finish`)."""
