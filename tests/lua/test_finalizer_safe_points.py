@@ -140,6 +140,7 @@ def test_as_lua_finalizes_by_itself(tmp_path, name):
     same_as_lua(tmp_path, {"main.lua": BOUND + PROGRAMS[name]}, ["main.lua"])
 
 
+@pytest.mark.tier
 def test_without_threads_as_lua_finalizes_by_itself(tmp_path):
     """Where no thread can start (Pyodide, played by CPython), a chunk runs
     as a generator twin and its countdown is armed in pieces: the same
