@@ -247,6 +247,7 @@ def test_a_finalizer_that_waits_in_a_prompt_suspends_nothing_it_interrupted():
         assert run.outcome.ok and run.outcome.result == "looped/ended/R", run.outcome
 
 
+@pytest.mark.tier  # (alone it passes on every backend; after the twins' and shapes' tests in one process it did not)
 def test_a_loop_that_makes_garbage_fast_is_collected_each_cpu_second_at_least(monkeypatch):
     """A collection's cost grows with the garbage it finds; once enough
     objects were marked, it waits COLLECT_SECONDS at most (here 50 ms),
