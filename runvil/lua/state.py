@@ -5,7 +5,8 @@ Limits (docs/DECISIONS.md, "Checks without a clock") are checked by the evaluato
 compiled code counts steps down in `_S[0]` at loop iterations and function
 entries and calls `_tick()` when the count runs out; `_tick` accounts the
 steps, the wall time, the CPU time and the memory, and raises a catchable
-Lua error naming the limit that was passed.
+Lua error naming the limit that was passed. Where compiled code calls it is
+a safe point, where the finalizers a collection found run (`_safe_point`).
 
 No step reads a clock: `_tick` does, and it sets how many steps run before
 the next one from how fast the last ones went, so that a check comes about
@@ -139,7 +140,7 @@ class LuaState:
         ns = base_namespace()
         G = self.G
         ns["_S"] = self._steps
-        ns["_tick"] = tick = self._next_piece if IN_PIECES else self._tick
+        ns["_tick"] = tick = self._next_piece if IN_PIECES else self._safe_point
         ns["_Gh"] = G.hash
         ns["_gget"] = lambda k: LI.index(G, k)
         ns["_gset"] = lambda k, v: G.set_str(k, v) if G.meta is None else LI.setindex(G, k, v)
@@ -166,8 +167,9 @@ class LuaState:
 
     def _next_piece(self):
         """`_tick` for compiled code where the countdown is armed in pieces
-        (IN_PIECES): arms the next piece of the interval, and checks (`_tick`)
-        only when none is left. Its call is a test of the recursion limit."""
+        (IN_PIECES): arms the next piece of the interval, and checks
+        (`_safe_point`) only when none is left. Its call is a test of the
+        recursion limit."""
         n = self._unarmed
         if n:
             if n > SMALL_STACK_STEPS:
@@ -177,13 +179,26 @@ class LuaState:
             self._steps[0] += n
             if self._steps[0] >= 0:
                 return
+        self._safe_point()
+
+    def _safe_point(self):
+        """The step check as compiled code calls it (`_tick` in the
+        namespace, there at loop iterations and function entries, and before
+        a metamethod's call): `_tick`, then the finalizers a collection
+        found, since Lua code runs here anyway. Each runs as Lua's GCTM
+        calls it, a nested call that may not yield (runtime/collector.py),
+        so nothing in it can suspend the caller, be it a generator twin that
+        calls this as a plain helper. A builtin charging its work calls
+        `_tick` alone: it may be inside Python code that no Lua may
+        interrupt."""
         self._tick()
+        if self.collector.pending:
+            self.collector.finish()
 
     def _tick(self):
         """Runs when the step countdown passes zero: accounts and checks.
-        It runs no Lua code (generator twins call it as a plain helper): the
-        finalizers an automatic collection finds wait for `collectgarbage()`
-        or the state's close."""
+        It runs no Lua code: the finalizers an automatic collection finds
+        wait for the next safe point (`_safe_point`)."""
         self._unarmed = 0  # (`_rearm` arms a new interval)
         done = self._armed - self._steps[0]
         self.steps_used += done

@@ -63,8 +63,10 @@ class _Local:
 class Purity:
     """Reads functions; `of(obj)` is (level, the path of calls to the reason)."""
 
-    def __init__(self, tail_runners=(), not_lua: dict | None = None, classes=(), own=("runvil.",)):
+    def __init__(self, tail_runners=(), not_lua: dict | None = None, classes=(), own=("runvil.",), no_yield=()):
         self.tail_runners = {id(f): f for f in tail_runners}
+        #: functions whose Lua code runs where a yield is refused: nothing in them can suspend their caller
+        self.no_yield = {id(f): f for f in no_yield}
         #: (function's qualified name, name called) -> why that dynamic call runs no Lua code
         self.not_lua = not_lua or {}
         self.classes = list(classes)
@@ -76,6 +78,8 @@ class Purity:
     def of(self, obj, bound: dict | None = None) -> tuple[int, list]:
         if id(obj) in self.tail_runners:
             return TAIL, [_label(obj)]
+        if id(obj) in self.no_yield:
+            return NONE, []
         if isinstance(obj, _Local):
             return self._function(obj.node, obj.scope, _label(obj), bound or {}, None)
         if isinstance(obj, types.MethodType):

@@ -203,9 +203,10 @@ def test_pending_finalizers_run_when_the_state_closes():
 def test_a_collection_runs_by_itself_at_a_safe_point(monkeypatch):
     """Without collectgarbage: the step meter's check collects once a weak
     table or a marked object waits (here every 20 ms of CPU): the weak
-    entry goes at once, the finalizer it finds waits for the close (that
-    check runs no Lua code). What a running function's temporaries hold is
-    kept then: only a `collectgarbage()` statement clears them."""
+    entry goes at once, and the finalizer it finds runs there, a safe point
+    (tests/lua/test_finalizer_safe_points.py has more). What a running
+    function's temporaries hold is kept then: only a `collectgarbage()`
+    statement clears them."""
     from runvil.lua import state as state_module
 
     monkeypatch.setattr(state_module, "COLLECT_SECONDS", 0.02)
@@ -222,24 +223,9 @@ def test_a_collection_runs_by_itself_at_a_safe_point(monkeypatch):
         for i = 1, 1000000 do x = x + i end
         print(#weak)
     """)
-    assert "".join(out) == "0\n"
+    assert "".join(out) == "finalized\n0\n"
     st.close()
-    assert "".join(out) == "0\nfinalized\n"
-
-
-def test_the_step_check_only_queues_finalizers():
-    """The step meter's check, whoever calls it, runs no Lua code: the
-    finalizers a collection found wait for `collectgarbage()` or the close."""
-    out = []
-    st = LuaState(stdout=out.append)
-    st.execute("setmetatable({}, {__gc = function() print('finalized') end})")
-    st.collector.sweep()
-    assert st.collector.pending and out == []
-    st.meter(st._steps[0] + 1)  # (a builtin's charge that runs the check)
-    st.execute("for i = 1, 300000 do end")
-    assert st.collector.pending and out == []
-    st.close()
-    assert "".join(out) == "finalized\n"
+    assert "".join(out) == "finalized\n0\n"
 
 
 def test_a_limit_inside_a_finalizer_is_not_a_warning():

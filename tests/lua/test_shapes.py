@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import importlib
 from pathlib import Path
 
 import pytest
@@ -214,9 +215,19 @@ NOT_LUA = {
 }
 
 
+def _no_yield() -> list:
+    """The functions shapes.NO_YIELD names."""
+    found = []
+    for where in S.NO_YIELD:
+        module, name = where.split(":")
+        found.append(getattr(importlib.import_module(module), name))
+    return found
+
+
 @functools.lru_cache(maxsize=None)
 def reading(own=("runvil.",)) -> Purity:
-    return Purity(tail_runners=(V.first, V.expand), not_lua=NOT_LUA, classes=runtime_classes(), own=own)
+    return Purity(tail_runners=(V.first, V.expand), not_lua=NOT_LUA, classes=runtime_classes(), own=own,
+                  no_yield=_no_yield())
 
 
 EXPECTED = {S.DIRECT: NONE, S.FINAL: TAIL, S.OPERATOR: LUA, S.TAIL: LUA}
@@ -276,3 +287,22 @@ def test_an_unknown_helper_gives_no_twin():
     fn = ast.parse("def c1_1(*_):\n    return _unknown_helper(1)\n").body[0]
     with pytest.raises(twins.NoTwin):
         twins._Twin().function(fn)
+
+
+def test_a_direct_helper_runs_lua_code_only_behind_a_call_that_may_not_yield():
+    """Read without NO_YIELD, a direct helper that may run Lua code (the
+    step check: its finalizers) reaches it only through those calls."""
+    plain = Purity(tail_runners=(V.first, V.expand), not_lua=NOT_LUA, classes=runtime_classes())
+    behind = {f.__qualname__ for f in _no_yield()}
+    st = LuaState(stdout=lambda s: None)
+    try:
+        found = {}
+        for name, role in S.HELPERS.items():
+            if role == S.DIRECT and name in st.ns:
+                level, path = plain.of(st.ns[name])
+                if level == LUA:
+                    found[name] = path
+    finally:
+        st.close()
+    assert "_tick" in found
+    assert all(behind & set(path) for path in found.values()), found

@@ -238,7 +238,8 @@ OWNED = {"_callable(": CALLEE, "_callable_yield(": YIELD_CALLEE, "_first(": FIRS
 
 # ----------------------------------------------------------------- helpers
 
-#: never runs Lua code: a twin calls it as it is
+#: never runs Lua code that could suspend a twin: none at all, or only
+#: behind one of the NO_YIELD calls: a twin calls it as it is
 DIRECT = "direct"
 #: runs Lua code only to finish a pending tail call, which a twin's values
 #: never are (its calls run their tail calls): a twin calls it as it is
@@ -266,6 +267,16 @@ HELPERS = {
     "_tail": TAIL,
     "_giter": SHAPED,
 }  # fmt: skip
+
+#: the runtime's calls of Lua code that a DIRECT helper may make ("module:
+#: function"), and why: each runs its Lua as C Lua runs a call that may not
+#: yield (a yield inside is `attempt to yield across a C-call boundary`, and
+#: so is a wait on the inline backend), so nothing in it can suspend the
+#: twin that called the helper, and a twin may call it at its step check
+NO_YIELD = {
+    "runvil.lua.runtime.collector:call_finalizer": "a finalizer at the step check, a safe point (state.py "
+                                                   "`_safe_point`), as Lua's GCTM calls it",
+}
 
 #: methods generated code calls on the runtime's objects (a table's hash,
 #: `_Gh`, `_SIh`: dicts; a table; its array part: a list), none of which

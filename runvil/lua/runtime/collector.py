@@ -6,9 +6,9 @@ A state's Collector knows the tables given a metatable with `__mode` and
 the objects marked for finalization (given a metatable with `__gc`, in
 that order). Between collections they are held as any value is: a weak
 table keeps its entries and a marked object lives, as in Lua, where an
-entry goes only when a collection runs. A collection (`collect`, run at a
-safe point: `collectgarbage`, the step meter's check, the state's close)
-does, with Python's automatic collector held off:
+entry goes only when a collection runs. A collection (`collect`, run by
+`collectgarbage`, the step meter's check and the state's close) does,
+with Python's automatic collector held off:
 
 1. it takes the collectable keys and values out of every weak table and
    each marked object out of the mark list, each into a `_Held` that only
@@ -28,13 +28,19 @@ granted `warn` is on, dropped elsewhere). A collection runs by itself at
 the step meter's check (runvil.lua.state `_tick`) once enough objects were
 marked since the last one (as many as lived after it, MIN_MARKS at
 least: Lua's pause of 200% counted in finalizable objects) or enough CPU
-time went by, never more often than its own cost allows (COST_RATIO).
-Its weak entries go at once; its finalizers wait for `collectgarbage()`
-or the close, because generator twins call that check as a helper that
-runs no Lua code (a finalizer that waited there would suspend the wrong
-context). Ephemeron tables (weak keys whose values
-refer to their own keys) keep such entries: the value is held strongly
-while the collector runs.
+time went by, never more often than its own cost allows (COST_RATIO), but
+at least once a CPU second while objects are marked that fast.
+Its weak entries go at once; its finalizers run at the next safe point:
+where compiled code calls that check (runvil.lua.state `_safe_point`: a
+loop's iteration, a function's entry, a metamethod's call), never where a
+builtin charges its work (it may be inside Python code that no Lua may
+interrupt) nor inside an operator a generator twin runs directly. There
+each is a nested call that may not yield, as Lua's GCTM makes it, so a
+twin may call the check as a plain helper: a yield inside a finalizer is
+`attempt to yield across a C-call boundary` (a wait on the inline backend
+too), never a suspension of the code it interrupted. Ephemeron tables
+(weak keys whose values refer to their own keys) keep such entries: the
+value is held strongly while the collector runs.
 """
 
 from __future__ import annotations
@@ -103,8 +109,9 @@ def weak_mode(t: LuaTable) -> tuple[bool, bool]:
 
 def call_finalizer(f, obj, warn) -> None:
     """`__gc(obj)` as Lua's GCTM calls it: a nested call that may not
-    yield, whose error becomes a warning (luaE_warnerror). A sandbox limit
-    is no Lua error: it goes on up."""
+    yield (so a generator twin's step check may run it: compiler/shapes.py
+    NO_YIELD), whose error becomes a warning (luaE_warnerror). A sandbox
+    limit is no Lua error: it goes on up."""
     co = RUNNING[0].co
     if co is not None:
         co.nny += 1
@@ -173,10 +180,17 @@ class Collector:
     def due(self, since: float, every: float) -> bool:
         """Whether an automatic collection should run, `since` CPU seconds
         after the last one: `every` seconds have passed, or as many objects
-        were marked as lived after it; not sooner than its cost allows."""
-        if self.stopped or since < self.cost * COST_RATIO:
+        were marked as lived after it; not sooner than its cost allows. The
+        cost grows with the garbage found, so once enough objects were
+        marked the wait is `every` at most: else a loop that makes garbage
+        faster than a tenth of its collection's pace would wait ten times
+        longer for each collection than for the last."""
+        if self.stopped:
             return False
-        return since >= every or self.marks >= self.threshold
+        wait = self.cost * COST_RATIO
+        if self.marks >= self.threshold:
+            return since >= (wait if wait < every else every)
+        return since >= every and since >= wait
 
     def sweep(self) -> None:
         """One full collection whose finalizers wait (for `finish`)."""
@@ -190,9 +204,10 @@ class Collector:
         self.threshold = max(MIN_MARKS, len(self.marked))
 
     def finish(self) -> None:
-        """Runs the finalizers waiting, at a safe point: Lua code may run
-        here (none runs while a finalizer does, or inside an operator that
-        a generator twin called directly)."""
+        """Runs the finalizers waiting, at a safe point (`collectgarbage`,
+        the step check compiled code calls): Lua code may run here (none
+        runs while a finalizer does, or inside an operator that a generator
+        twin called directly: they wait for the next safe point)."""
         if self.pending and not self.finalizing and not RUNNING[0].direct:
             due, self.pending = self.pending, []
             self._finalize(due)
