@@ -334,11 +334,7 @@ def from_items(vals: list, layout: tuple) -> LuaTable:
                 k = _key(k)
                 if type(k) is int and 0 < k <= size:
                     continue
-            if v is not None:
-                keyed[k] = v
-            elif keyed.get(k) is not None:
-                keyed[k] = None  # a tombstone: `next` may still pass the key
-                tomb += 1
+            tomb += _keyed(keyed, k, v)
         else:
             slots += vals[i:]
             break
@@ -372,16 +368,23 @@ def _batched(vals: list, layout: tuple, size: int) -> LuaTable:
                 if type(k) is int and 0 < k <= size:
                     slots[k - 1] = v
                     continue
-            if v is not None:
-                keyed[k] = v
-            elif keyed.get(k) is not None:
-                keyed[k] = None
-                tomb += 1
+            tomb += _keyed(keyed, k, v)
         else:
             pending += vals[i:]
             break
     slots[done : done + len(pending)] = pending
     return _laid_out(slots, keyed, tomb)
+
+
+def _keyed(keyed: dict, k, v) -> int:
+    """Stores a constructor's keyed item outside the array part; 1 when it
+    left a tombstone (a nil over a value: `next` may still pass the key)."""
+    if v is not None:
+        keyed[k] = v
+    elif keyed.get(k) is not None:
+        keyed[k] = None
+        return 1
+    return 0
 
 
 def _key(k):
