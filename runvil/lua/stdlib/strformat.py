@@ -254,13 +254,31 @@ _BACKSLASHED = str.maketrans({'"': '\\"', "\\": "\\\\", "\n": "\\\n"})
 
 
 def quote_string(s: str) -> str:
-    """addquoted: s between quotes, escaped so that Lua reads it back."""
+    """addquoted: s between quotes, escaped so that Lua reads it back.
+    A long string is quoted a piece at a time, each piece charged before it
+    runs, so the limits stop the call inside (a scan for control chars
+    alone is about 8 ms a megabyte)."""
     n = len(s)
-    for _piece in range(PIECE_BYTES, n, PIECE_BYTES):  # a long string: the limits checked first
+    if n <= PIECE_BYTES:
+        return '"' + _quote_piece(s, s, n) + '"'
+    parts = ['"']
+    for start in range(0, n, PIECE_BYTES):
         charge(PIECE_BYTES * STEPS_PER_BYTE)
-    if _CONTROLS.search(s) is None:  # the usual text: each escape is one char's
-        return '"' + s.translate(_BACKSLASHED) + '"'
-    return '"' + _QUOTED.sub(_quote, s) + '"'
+        parts.append(_quote_piece(s[start : start + PIECE_BYTES], s, start + PIECE_BYTES))
+    parts.append('"')
+    return "".join(parts)
+
+
+def _quote_piece(piece: str, s: str, after: int) -> str:
+    """One piece of s quoted; `after` is where the piece ends in s (a
+    control char at the piece's end looks at the char after it there)."""
+    if _CONTROLS.search(piece) is None:  # the usual text: each escape is one char's
+        return piece.translate(_BACKSLASHED)
+    text = _QUOTED.sub(_quote, piece)
+    if after < len(s) and _CONTROLS.match(piece, len(piece) - 1) and "0" <= s[after] <= "9":
+        # the last char's code must take three digits: a digit follows
+        text = text[: text.rindex("\\")] + f"\\{ord(piece[-1]):03d}"
+    return text
 
 
 def quote_literal(args, n: int) -> str:
