@@ -40,6 +40,7 @@ from .errors import LimitExceeded, LuaError, chunkid, stack_overflow_message
 from .stdlib.limits import MemoryBudget
 from .runtime.helpers import base_namespace, make_forprep, make_giter
 from .runtime.tables import LuaTable
+from .runtime.envslots import SLOTS, EnvSlot
 from .runtime.collector import Collector
 
 #: the most steps between two checks of the time and memory (when steps are fast)
@@ -144,6 +145,7 @@ class LuaState:
         ns["_Gh"] = G.hash
         ns["_gget"] = lambda k: LI.index(G, k)
         ns["_gset"] = lambda k, v: G.set_str(k, v) if G.meta is None else LI.setindex(G, k, v)
+        ns[SLOTS] = [EnvSlot(G, 0)]  # (the _ENV other than the globals a function was given: runtime/envslots.py)
         ns["_forprep"], ns["_refund"] = make_forprep(self._steps, tick)
         return ns
 

@@ -18,7 +18,7 @@ first coroutine).
 
 from __future__ import annotations
 
-from types import FunctionType
+from types import CodeType, FunctionType
 
 from . import values as V
 from . import calls as LC
@@ -30,6 +30,7 @@ from .machine import RUNNING
 from ..debuginfo import CHUNKS, QUALNAMES, builtin, chunk_info
 from ..errors import LuaError
 from .helpers import _tbc_check, _tbc_close, call_handler, caught_value, fixed
+from .envslots import retargeted, slot_number
 from .tables import LuaTable, watch
 from .values import TAILCALL, Multi
 
@@ -285,6 +286,10 @@ class Twins:
             from ..compiler.generators import LEAF, bind, numeric_leaf, twin_code  # the first twin imports ast
 
             code = twin_code(f.__code__)
+            if type(code) is CodeType:
+                env = slot_number(f.__code__)
+                if env:  # given an _ENV of its own, or made by a function that was (runtime/envslots.py)
+                    code = retargeted(code, env, f.__globals__)
             if code is LEAF:
                 chunk_info(f.__code__).leaves.add(f.__code__.co_qualname)
                 f.lua_twin = LEAF_TWIN

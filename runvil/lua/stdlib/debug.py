@@ -15,6 +15,7 @@ from ..debuginfo import is_lua_code
 from ..runtime import values as V
 from ..runtime.args import arg_error, check_int, opt_str, type_error
 from ..runtime.calls import call
+from ..runtime.envslots import EnvSlot, set_env
 from ..runtime.machine import RUNNING
 from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, Multi
@@ -153,7 +154,10 @@ def d_setupvalue(*args):
     if not 0 < n <= len(ups):
         return None
     name, cell = ups[n - 1]
-    set_cell_value(cell, value)
+    if type(cell) is EnvSlot:
+        set_env(fn, value)
+    else:
+        set_cell_value(cell, value)
     return name
 
 
@@ -188,10 +192,15 @@ def d_upvaluejoin(*args):
         arg_error(2, "upvaluejoin", "invalid upvalue index")
     if not 0 < n2 <= len(ups2):
         arg_error(4, "upvaluejoin", "invalid upvalue index")
-    try:
-        set_cell_value(ups1[n1 - 1][1], cell_value(ups2[n2 - 1][1]))
-    except ValueError:
-        pass
+    cell = ups1[n1 - 1][1]
+    value = cell_value(ups2[n2 - 1][1])  # (Python's cells cannot be shared after the fact: the value is)
+    if type(cell) is EnvSlot:
+        set_env(f1, value)
+    else:
+        try:
+            set_cell_value(cell, value)
+        except ValueError:
+            pass
     return EMPTY
 
 

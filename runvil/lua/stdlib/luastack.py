@@ -15,6 +15,7 @@ from types import FunctionType, TracebackType
 
 from ..debuginfo import QUALNAMES, call_site, chunk_info, in_direct_tail, is_lua_code, lua_frames, metamethod_event
 from ..runtime import values as V
+from ..runtime.envslots import slot_of
 from ..runtime.helpers import call_handler
 from ..runtime.machine import RUNNING
 from ..runtime.tables import LuaTable
@@ -411,15 +412,20 @@ def upvalues(fn) -> list:
     if not is_lua_code(code):
         return [("", c) for c in cells]
     ups = [(lua_name(v), c) for v, c in zip(code.co_freevars, cells) if lua_name(v) is not None]
-    if reads_globals(code) and all(name != "_ENV" for name, _c in ups):
-        ups.append(("_ENV", GLOBALS_CELL))
+    slot = slot_of(fn)  # the globals read directly (runvil.lua.runtime.envslots): they are its _ENV
+    if slot is not None:
+        at = next((i for i, (name, _c) in enumerate(ups) if name == "_ENV"), None)
+        if at is None:
+            ups.append(("_ENV", slot))
+        else:  # (the chunk's _ENV passed down to a factory: the names are what its code reads)
+            ups[at] = ("_ENV", slot)
     return ups
 
 
 def reads_globals(code) -> bool:
     """Whether compiled code reaches globals through the state's table
     directly (where Lua has an _ENV upvalue)."""
-    return bool({"_Gh", "_gget", "_gset"} & set(code.co_names))
+    return any(name.partition(":")[0] in ("_Gh", "_gget", "_gset") for name in code.co_names)
 
 
 def cell_value(cell):
@@ -441,24 +447,6 @@ def set_cell_value(cell, value) -> None:
         box[0] = value
     else:
         cell.cell_contents = value
-
-
-class GlobalsCell:
-    """The _ENV upvalue of a function that reads the state's globals
-    directly: reads give the globals table (as Lua 5.1-style getfenv
-    emulations expect); a write changes nothing."""
-
-    @property
-    def cell_contents(self):
-        state = RUNNING[0].state
-        return state.G if state is not None else None
-
-    @cell_contents.setter
-    def cell_contents(self, value):
-        pass
-
-
-GLOBALS_CELL = GlobalsCell()
 
 
 def active_locals(frame) -> list:
