@@ -295,8 +295,9 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
                 tmps.append(t)
             for extra in exprs[n:]:
                 self.em.emit(ind, self.expr_stmt(extra), line)
-        for t, (o, k), tmp in reversed(list(zip(targets, pre, tmps))):
-            self.store(t, o, k, tmp, ind, line, end_line)
+        nonnil = [values is not None and i < len(exprs) and self.never_nil(exprs[i]) for i in range(n)]
+        for t, (o, k), tmp, known in reversed(list(zip(targets, pre, tmps, nonnil))):
+            self.store(t, o, k, tmp, ind, line, end_line, known)
 
     def _kept(self, n, assigned, place: bool = False) -> str | None:
         """The text of an assignment's part read where it is used, after the
