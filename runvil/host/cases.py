@@ -58,28 +58,31 @@ class Case:
         (folder / "world.yaml").write_bytes(self.world.encode("utf-8", "surrogateescape"))
 
 
-def _loader():
-    from ..harness.worldcheck import world_loader
+def _loader(shipped: bool = False):
+    """YAML 1.2, numbers keeping their source text; on libyaml for the
+    suite runvil ships (its composer has no bounds for hostile input)."""
+    from ..harness.worldcheck import shipped_world_loader, world_loader
 
-    return world_loader()  # YAML 1.2, numbers keeping their source text
+    return shipped_world_loader() if shipped else world_loader()
 
 
-def load_cases(paths: list[str]) -> list[Case]:
+def load_cases(paths: list[str], shipped: bool = False) -> list[Case]:
     """Every case under the given files or folders, in order. In a folder,
     `*.yaml` files are read recursively in name order, and a YAML mapping
     with neither `prompt` nor `expect` (a world a case points at) is not a
     case; a file named on the command line must hold cases. Two cases with
     one id are a DuplicateCaseError. A folder holding manifest.json is one
-    `--export` wrote: its cases are read back through the manifest."""
+    `--export` wrote: its cases are read back through the manifest.
+    `shipped`: the paths are runvil's own suite (suite.is_the_suite)."""
     cases: list[Case] = []
     for p in map(Path, paths):
         if p.is_dir() and (p / "manifest.json").is_file():
             cases.extend(read_export(p))
         elif p.is_dir():
             for f in sorted(p.rglob("*.yaml")):
-                cases.extend(read_case_file(f, walked=True))
+                cases.extend(read_case_file(f, walked=True, shipped=shipped))
         elif p.is_file():
-            cases.extend(read_case_file(p, walked=False))
+            cases.extend(read_case_file(p, walked=False, shipped=shipped))
         else:
             raise CaseError(f"no conformance cases at {p}: no such file or folder")
     seen: dict[str, Case] = {}
@@ -118,9 +121,10 @@ def read_export(folder: Path) -> list[Case]:
     return cases
 
 
-def read_case_file(f: Path, walked: bool = False) -> list[Case]:
+def read_case_file(f: Path, walked: bool = False, shipped: bool = False) -> list[Case]:
+    """The cases of one file (`shipped`: a file of runvil's own suite)."""
     try:
-        data = yaml.load(f.read_text(encoding="utf-8"), Loader=_loader())
+        data = yaml.load(f.read_text(encoding="utf-8"), Loader=_loader(shipped))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
         raise CaseError(f"cannot read the case file {f}: {e}") from None
     if walked and (data is None or isinstance(data, dict) and "prompt" not in data and "expect" not in data):

@@ -113,7 +113,7 @@ def conformance_command(argv: list[str]) -> int:
         if args.export and Path(args.export).exists() and (not Path(args.export).is_dir()
                                                           or any(Path(args.export).iterdir())):
             raise CaseError(f"--export: {args.export} is not an empty folder")
-        cases = load_cases(dirs)
+        cases = load_cases(dirs, shipped)
         selected, skipped = select(cases, args)
         expected = read_id_list(args.expect_fail, "--expect-fail") if args.expect_fail else set()
         runner = CommandRunner(args.impl, args.timeout) if args.impl is not None else HereRunner()

@@ -212,7 +212,7 @@ def write_suite_info(root: Path, version: str | None = None, folder: Path | None
     from .cases import load_cases
 
     folder = folder or suite_folder()
-    cases = load_cases([str(folder)])
+    cases = load_cases([str(folder)], shipped=is_the_suite([str(folder)]))
     old = suite_info(folder)
     digest = cases_digest(cases)
     version = version or old.get("version")

@@ -239,3 +239,30 @@ def test_this_runvil_runs_cases_in_worker_processes_with_j(tmp_path, capsys):
     assert out.endswith("15 passed, 1 failed\n")
     names = [tc.get("name") for tc in ET.parse(junit).getroot().iter("testcase")]
     assert names == [f"c{i:02}" for i in range(16)]
+
+
+def test_the_shipped_suite_reads_the_same_on_libyaml_as_on_the_bounded_loader():
+    # the suite is read on libyaml's parser (seven times as fast), which has no
+    # bounds for hostile YAML: only runvil's own files get it
+    import yaml
+
+    from runvil.harness.worldcheck import shipped_world_loader, world_loader
+
+    if shipped_world_loader() is world_loader():
+        pytest.skip("PyYAML without libyaml here: the bounded loader reads the suite")
+
+    def marks(x):  # what the loaders keep beside the data: lines and number texts
+        kept = (getattr(x, "line", None), getattr(x, "lines", None), getattr(x, "source", None))
+        if isinstance(x, dict):
+            return (kept, [(k, marks(v)) for k, v in x.items()])
+        if isinstance(x, list):
+            return (kept, [marks(v) for v in x])
+        return (kept, x, type(x).__name__)
+
+    files = sorted(suite_folder().rglob("*.yaml"))
+    assert len(files) > 20
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        assert marks(yaml.load(text, Loader=shipped_world_loader())) == marks(yaml.load(text, Loader=world_loader()))
+    shipped = load_cases([str(suite_folder())], shipped=True)
+    assert [vars(c) for c in shipped] == [vars(c) for c in load_cases([str(suite_folder())])]
