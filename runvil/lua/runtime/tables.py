@@ -75,7 +75,7 @@ def watch(table: LuaTable, watcher) -> None:
 
 
 class LuaTable:
-    __slots__ = ("arr", "hash", "meta", "_tomb", "_iter", "watcher", "__weakref__")
+    __slots__ = ("arr", "hash", "meta", "_tomb", "_iter", "watcher", "order", "__weakref__")
 
     def __init__(self, arr: list | None = None, hash: dict | None = None):
         self.arr = arr if arr is not None else []
@@ -84,6 +84,10 @@ class LuaTable:
         self._tomb = 0  # number of None tombstones in hash
         self._iter = None  # (last key, iterator) cache for next()
         self.watcher = None  # what set_str tells of a write of one of WATCHED_KEYS (see watch)
+        #: Lua's walk order where it is not arr's then the hash's (_keyed_only):
+        #: (keys, key -> index, len(arr)), good while no key is added (arr no
+        #: longer than it was, no new key in the hash)
+        self.order = None
 
     # ------------------------------------------------------------ raw get
 
@@ -143,7 +147,7 @@ class LuaTable:
             if k not in h:
                 if self._tomb:
                     self._sweep()
-                self._iter = None
+                self._iter = self.order = None
             h[k] = v
         if k in WATCHED_KEYS and (w := self.watcher) is not None and (f := w()) is not None:
             f()
@@ -199,11 +203,23 @@ class LuaTable:
         h = self.hash
         if not h or h.get(1) is None:
             return 0
-        # Only reachable after a key 1 was stored in the hash while arr was
-        # non-empty and then arr shrank: fall back to a search.
-        i = 1
-        while h.get(i + 1) is not None:
-            i += 1
+        # a key 1 stored while arr was non-empty, which then shrank:
+        # luaH_getn's search of the hash part, doubling then halving
+        i, j = 1, 2
+        while h.get(j) is not None:
+            i = j
+            if j > _MAXI // 2:
+                j = _MAXI
+                if h.get(j) is not None:
+                    return j
+                break
+            j *= 2
+        while j - i > 1:
+            m = (i + j) // 2
+            if h.get(m) is None:
+                j = m
+            else:
+                i = m
         return i
 
     # ---------------------------------------------------------- traversal
@@ -214,6 +230,8 @@ class LuaTable:
         Raises Lua's "invalid key to 'next'" when k is not a key of the
         table (one removed and swept since, or never there)."""
         arr = self.arr
+        if self.order is not None and len(arr) <= self.order[2]:
+            return self._ordered_next(k)
         if k is None:
             i = 0
         elif type(k) is int and 0 < k <= len(arr):
@@ -268,10 +286,35 @@ class LuaTable:
         self._iter = None
         return None
 
+    def _ordered_next(self, k):
+        """next over `order` (integer keys only: no key to denormalize)."""
+        keys, at, _n = self.order
+        if k is None:
+            i = 0
+        else:
+            i = at.get(int(k) if type(k) is float and k.is_integer() else k) if type(k) in (int, float) else None
+            if i is None:
+                from ..errors import LuaError
+
+                raise LuaError("invalid key to 'next'")
+            i += 1
+        get = self.get_int
+        while i < len(keys):
+            key = keys[i]
+            v = get(key)
+            if v is not None:
+                return key, v
+            i += 1
+        return None
+
     def keys_snapshot(self) -> list:
         """Every key with a non-nil value, in walk order: 1..#arr, then the
-        hash part in insertion order. The sandbox `pairs` walks this list."""
+        hash part in insertion order (or Lua's `order`). The sandbox `pairs`
+        walks this list."""
         arr, h = self.arr, self.hash
+        if self.order is not None and len(arr) <= self.order[2]:
+            get = self.get_int
+            return [k for k in self.order[0] if get(k) is not None]
         keys = [i for i, v in enumerate(arr, 1) if v is not None] if arr else []
         if h:
             if TRUE_KEY in h or FALSE_KEY in h:
@@ -338,11 +381,70 @@ def from_items(vals: list, layout: tuple) -> LuaTable:
         else:
             slots += vals[i:]
             break
+    if not slots and keyed and layout[-1] != 2 and all(type(k) is int for k in keyed):
+        return _keyed_only(vals, keyed, keyed_items, tomb)
     if (not slots or slots[-1] is not None) and keyed.get(size + 1) is None:
         t = LuaTable(slots, keyed)  # the common case: the border is the array part's end
         t._tomb = tomb
         return t
     return _laid_out(slots, keyed, tomb)
+
+
+def _keyed_only(vals: list, keyed: dict, nh: int, tomb: int) -> LuaTable:
+    """A constructor of keyed items only (`vals`: key, value, key, ...).
+    Lua keeps them all in its hash part, sized for `nh` of them, and `next`
+    walks that part's nodes in order; for integer keys the node is known
+    (ltable.c's luaH_newkey: a key's main position is its value modulo the
+    size; a collision with a live key takes the last never used node, and
+    the colliding key moves there if it is not in its own main position; a
+    nil value is not inserted), so the table walks them in Lua's order
+    (`order`) while its keys stay where runvil keeps them:
+    `{[0] = "Sunday", [1] = "Monday", ...}` from 0. (Only integer keys: with
+    any other key, Lua's order depends on its string hashes' seed.)"""
+    t = _laid_out([], dict(keyed), tomb)
+    size = 1
+    while size < nh:
+        size *= 2
+    mod = (size - 1) | 1
+    nodes = [None] * size  # the key of each node
+    live = [False] * size
+    free = size
+    where: dict = {}  # key -> its node
+    for i in range(0, len(vals), 2):
+        k, alive = normalize_key(vals[i]), vals[i + 1] is not None
+        at = where.get(k)
+        if at is not None:
+            live[at] = alive
+            continue
+        if not alive:
+            continue
+        main = (k & _M64) % mod
+        if live[main]:
+            free -= 1
+            while nodes[free] is not None:
+                free -= 1
+            other = nodes[main]
+            if (other & _M64) % mod != main:  # the colliding key moves to the free node
+                nodes[free], live[free] = other, True
+                where[other] = free
+            else:
+                main = free
+        elif nodes[main] is not None:  # a key set to nil: its node is taken
+            del where[nodes[main]]
+        nodes[main], live[main] = k, True
+        where[k] = main
+    order = [k for k in nodes if k is not None]
+    # then keys no node holds, none live: replaced by a later item, or holes
+    # of arr (filled in place, they are walked last, where Lua adds a node)
+    held = set(order)
+    order += [k for k in (*keyed, *range(1, len(t.arr) + 1)) if k not in held and not held.add(k)]
+    if order != [*range(1, len(t.arr) + 1), *t.hash]:
+        t.order = (order, {k: i for i, k in enumerate(order)}, len(t.arr))
+    return t
+
+
+#: the unsigned 64-bit view of an integer key (l_castS2U)
+_M64 = (1 << 64) - 1
 
 
 def _batched(vals: list, layout: tuple, size: int) -> LuaTable:
