@@ -3,7 +3,9 @@ fresh clone, a fresh HOME, TMPDIR and cache folder, as a first and as a
 second user. Each run builds the parser's table anew, which is what once
 ended in `internal error: ValueError: unmarshallable object`.
 `.ci/fresh-machine` is the check itself; `.ci/run` runs it before anything
-else, and this test runs it in the default suite."""
+else, and this test (25 s of a clone and an install) runs it again in the
+slow tiers (`.ci/tiers`), not in the README's test command, to keep that
+within its time."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.tier
 @pytest.mark.skipif(not (ROOT / ".git").exists() or shutil.which("git") is None,
                     reason="needs a git checkout (the check clones it)")
 def test_readme_first_command_on_a_fresh_machine():
