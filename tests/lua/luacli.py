@@ -58,6 +58,16 @@ def runvil_lua(args: list[str], cwd: Path, stdin: str = "") -> tuple[int, bytes,
     return code, out.getvalue().encode("utf-8", "surrogateescape"), err.getvalue()
 
 
+def runvil_lua_process(args: list[str], cwd: Path, stdin: str = "") -> tuple[int, bytes, str]:
+    """`runvil lua ARGS` in a process of its own: for a program whose time
+    depends on Python's whole heap (automatic collections walk it), which
+    earlier tests in this process have filled."""
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    p = subprocess.run([sys.executable, "-m", "runvil.host.cli", "lua", *args], capture_output=True, cwd=cwd,
+                       input=stdin.encode("utf-8", "surrogateescape"), timeout=300, env=env)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "surrogateescape")
+
+
 def comparable(result: tuple[int, bytes, str]) -> tuple[int, str, str]:
     code, out, err = result
     text = out.decode("latin-1")
@@ -70,11 +80,12 @@ def _normal(text: str) -> str:
 
 
 def same_as_lua(tmp_path: Path, files: dict, args: list[str], grants=("--allow", "all", "--cpu", "off"),
-                stdin: str = "") -> tuple[int, str, str]:
+                stdin: str = "", own_process: bool = False) -> tuple[int, str, str]:
     """Writes the files, runs ARGS under both, asserts they agree; returns
-    runvil's (comparable) result."""
+    runvil's (comparable) result. `own_process`: runvil in a process of its
+    own (runvil_lua_process)."""
     write_tree(tmp_path, files)
     theirs = comparable(lua54(args, tmp_path, stdin.encode()))
-    ours = comparable(runvil_lua([*grants, *args], tmp_path, stdin))
+    ours = comparable((runvil_lua_process if own_process else runvil_lua)([*grants, *args], tmp_path, stdin))
     assert ours == theirs
     return ours
