@@ -75,14 +75,15 @@ def load_cases(paths: list[str], shipped: bool = False) -> list[Case]:
     `--export` wrote: its cases are read back through the manifest.
     `shipped`: the paths are runvil's own suite (suite.is_the_suite)."""
     cases: list[Case] = []
+    loader = _loader(shipped)  # (made once: the shipped one is a class made on call)
     for p in map(Path, paths):
         if p.is_dir() and (p / "manifest.json").is_file():
             cases.extend(read_export(p))
         elif p.is_dir():
             for f in sorted(p.rglob("*.yaml")):
-                cases.extend(read_case_file(f, walked=True, shipped=shipped))
+                cases.extend(read_case_file(f, walked=True, loader=loader))
         elif p.is_file():
-            cases.extend(read_case_file(p, walked=False, shipped=shipped))
+            cases.extend(read_case_file(p, walked=False, loader=loader))
         else:
             raise CaseError(f"no conformance cases at {p}: no such file or folder")
     seen: dict[str, Case] = {}
@@ -121,10 +122,11 @@ def read_export(folder: Path) -> list[Case]:
     return cases
 
 
-def read_case_file(f: Path, walked: bool = False, shipped: bool = False) -> list[Case]:
-    """The cases of one file (`shipped`: a file of runvil's own suite)."""
+def read_case_file(f: Path, walked: bool = False, loader=None) -> list[Case]:
+    """The cases of one file, read by `loader` (_loader's: by default the
+    bounded one)."""
     try:
-        data = yaml.load(f.read_text(encoding="utf-8"), Loader=_loader(shipped))
+        data = yaml.load(f.read_text(encoding="utf-8"), Loader=loader or _loader())
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
         raise CaseError(f"cannot read the case file {f}: {e}") from None
     if walked and (data is None or isinstance(data, dict) and "prompt" not in data and "expect" not in data):
