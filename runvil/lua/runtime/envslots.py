@@ -69,6 +69,12 @@ def bind_slot(ns: dict, env) -> EnvSlot:
     return slot
 
 
+def reads_globals(code: CodeType) -> bool:
+    """Whether the code itself reads or writes globals by the namespace's
+    names (of any slot): where Lua has an _ENV upvalue."""
+    return any(name.partition(":")[0] in _ENV_NAMES for name in code.co_names)
+
+
 def slot_of(fn: FunctionType) -> EnvSlot | None:
     """The slot fn reads its globals from, or None when neither it nor a
     function it makes reads any (then Lua gives it no `_ENV` upvalue)."""

@@ -15,7 +15,7 @@ from types import FunctionType, TracebackType
 
 from ..debuginfo import QUALNAMES, call_site, chunk_info, in_direct_tail, is_lua_code, lua_frames, metamethod_event
 from ..runtime import values as V
-from ..runtime.envslots import slot_of
+from ..runtime.envslots import reads_globals, slot_of
 from ..runtime.helpers import call_handler
 from ..runtime.machine import RUNNING
 from ..runtime.tables import LuaTable
@@ -420,12 +420,6 @@ def upvalues(fn) -> list:
         else:  # (the chunk's _ENV passed down to a factory: the names are what its code reads)
             ups[at] = ("_ENV", slot)
     return ups
-
-
-def reads_globals(code) -> bool:
-    """Whether compiled code reaches globals through the state's table
-    directly (where Lua has an _ENV upvalue)."""
-    return any(name.partition(":")[0] in ("_Gh", "_gget", "_gset") for name in code.co_names)
 
 
 def cell_value(cell):
