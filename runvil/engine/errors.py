@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..lua.api import LuaError, LuaTable, Userdata
 from ..lua.api import caller_where
 from ..lua.api import tostring_basic, type_name
+from .strings import lua_bytes
 
 #: error value kind -> run error kind (docs/reference/error-values.md, "Run error kinds")
 RUN_ERROR_KIND = {
@@ -65,14 +66,14 @@ class ErrorValue(Userdata):
         else:
             v = self.fields.get(key) if type(key) is str else None
         if type(v) is str:
-            return v.encode("utf-8", "surrogateescape").decode("latin-1")
+            return lua_bytes(v)
         return v
 
     def lua_newindex(self, key, value):
         raise_lua("error values are read-only")
 
     def lua_tostring(self) -> str:
-        return self.message.encode("utf-8", "surrogateescape").decode("latin-1")
+        return lua_bytes(self.message)
 
     def __repr__(self):
         return f"<ErrorValue {self.kind}: {self.message}>"

@@ -33,7 +33,6 @@ Python's shortest round-trip repr: `2.0`, `0.1`, `1e+20`.
 
 from __future__ import annotations
 
-import codecs
 import json
 import re
 import weakref
@@ -48,6 +47,7 @@ from ..lua.api import charge_steps
 #: list of millions is stopped by the CPU limit as it is converted)
 ITEMS_PER_CHARGE = 16384
 from .errors import message_type, raise_lua
+from .strings import LUA_BYTES
 
 #: the longest string converted without reserving its size first (a longer
 #: one is counted against the memory limit before the JSON text or a copy
@@ -93,20 +93,6 @@ def is_marked_list(t) -> bool:
 # ------------------------------------------------------------ byte strings
 
 
-def _lua_bytes_error(e: UnicodeEncodeError):
-    """Encoding back to Lua bytes: surrogateescape's U+DC80..U+DCFF become
-    their byte; any other lone surrogate (a `\\ud800` JSON escape) becomes
-    U+FFFD, so the result is a byte string in every case."""
-    out = bytearray()
-    for ch in e.object[e.start : e.end]:
-        o = ord(ch)
-        out += bytes((o - 0xDC00,)) if 0xDC80 <= o <= 0xDCFF else b"\xef\xbf\xbd"
-    return bytes(out), e.end
-
-
-codecs.register_error("runvil-lua", _lua_bytes_error)
-
-
 def to_unicode(s: str) -> str:
     """A Lua string (one char per byte) as real Unicode."""
     if s.isascii():
@@ -118,7 +104,7 @@ def to_lua_string(t: str) -> str:
     """Real Unicode as a Lua string (one char per byte)."""
     if t.isascii():
         return t
-    return t.encode("utf-8", "runvil-lua").decode("latin-1")
+    return t.encode("utf-8", LUA_BYTES).decode("latin-1")
 
 
 # ------------------------------------------------------------------ refusals
@@ -385,7 +371,7 @@ def json_size(value) -> int:
     text = encode_compact(value)
     if text.isascii():
         return len(text)
-    return len(text.encode("utf-8", "runvil-lua"))
+    return len(text.encode("utf-8", LUA_BYTES))
 
 
 class _BadConstant(Exception):

@@ -9,13 +9,37 @@ run's copies count against its `memory` limit where they are made."""
 
 from __future__ import annotations
 
+import codecs
+
 from ..lua.api import reserve_long
+
+
+def _lua_bytes_error(e: UnicodeEncodeError):
+    """Encoding back to Lua bytes: surrogateescape's U+DC80..U+DCFF become
+    their byte; any other lone surrogate (a `\\ud800` JSON escape, a world's
+    `"\\uDB04"`) becomes U+FFFD, so the result is a byte string in every case."""
+    out = bytearray()
+    for ch in e.object[e.start : e.end]:
+        o = ord(ch)
+        out += bytes((o - 0xDC00,)) if 0xDC80 <= o <= 0xDCFF else b"\xef\xbf\xbd"
+    return bytes(out), e.end
+
+
+#: the codec error handler of every text -> Lua bytes conversion
+LUA_BYTES = "runvil-lua"
+codecs.register_error(LUA_BYTES, _lua_bytes_error)
+
+
+def lua_bytes(s: str) -> str:
+    """Python text -> a Lua byte string (one char per UTF-8 byte), for short
+    texts the Engine made itself (no reservation)."""
+    return s.encode("utf-8", LUA_BYTES).decode("latin-1")
 
 
 def to_lua_str(s: str) -> str:
     """Python text -> a Lua byte string (one char per UTF-8 byte)."""
     reserve_long(len(s))
-    return s.encode("utf-8", "surrogateescape").decode("latin-1")
+    return s.encode("utf-8", LUA_BYTES).decode("latin-1")
 
 
 def from_lua_str(s: str) -> str:

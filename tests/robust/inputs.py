@@ -91,6 +91,7 @@ PROSE = [
 #: scripted worlds (YAML text)
 WORLDS = {
     "surrogates": 'replies:\n  - text: "\\uD800"\n  - text: "\\uDFFF x"\n',
+    "surrogate input": 'input: "ab\\uDB04"\nreplies:\n  - text: "\\uDB04"\n',
     "nan arguments": "replies:\n  - tool_calls: [{id: c1, name: f, arguments: {x: .nan}}]\n  - text: done\n",
     "nan json arguments": 'replies:\n  - tool_calls: [{id: c1, name: f, arguments: "{\\"x\\": NaN}"}]\n',
     "non-string keys": "replies:\n  - tool_calls: [{id: c1, name: f, arguments: {1: a, ~: b}}]\n",

@@ -31,7 +31,8 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
-from ..luajson import encode_compact  # also registers the "runvil-lua" error handler
+from ..luajson import encode_compact
+from ..strings import LUA_BYTES
 
 # ------------------------------------------------------------------ texts
 
@@ -98,7 +99,7 @@ def text_bytes(s: str) -> int:
     counts as that one byte, as the Lua string it came from)."""
     if s.isascii():
         return len(s)
-    return len(s.encode("utf-8", "runvil-lua"))
+    return len(s.encode("utf-8", LUA_BYTES))
 
 
 def call_form(call: dict) -> dict:
