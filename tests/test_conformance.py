@@ -10,7 +10,7 @@ from runvil.host.cases import load_cases
 from runvil.host.conformance import check
 from runvil.host.suite import suite_folder
 
-CASES = load_cases([str(suite_folder())])
+CASES = load_cases([str(suite_folder())], shipped=True)  # as `runvil conformance` reads it
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

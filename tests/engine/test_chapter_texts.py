@@ -113,7 +113,7 @@ def corpus() -> str:
                 strings(x)
 
     for f in (ROOT / "runvil" / "conformance").rglob("*.yaml"):
-        data = yaml.safe_load(f.read_text(encoding="utf-8"))
+        data = yaml.load(f.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         for case in data if isinstance(data, list) else [data]:
             strings(case.get("expect"))
     return "\n".join(texts)

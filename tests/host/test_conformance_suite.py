@@ -22,7 +22,7 @@ from ..engine.prompts import chat_prompt
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = suite_folder()
-CASES = load_cases([str(SUITE)])
+CASES = load_cases([str(SUITE)], shipped=True)
 INFO = suite_info()
 
 
