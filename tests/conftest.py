@@ -31,6 +31,12 @@ atexit.register(shutil.rmtree, os.environ["RUNVIL_CACHE_DIR"], True)
 _LOGS = tempfile.mkdtemp(prefix="runvil-test-logs-")
 os.environ["RUNVIL_LOGS"] = os.path.join(_LOGS, "runs.db")
 atexit.register(shutil.rmtree, _LOGS, True)
+# Python's bytecode: where the environment asks for none
+# (PYTHONDONTWRITEBYTECODE), each of the hundreds of commands the tests start
+# would compile every module it imports again, a minute of the quick suite on
+# two cores; the workers and commands keep it, as Python does by default
+# (in __pycache__ folders, which git ignores)
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # a user's OpenAI key or server never reaches a test (nor a paid request): the
 # tests that need the environment's provider set these variables themselves
 for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
