@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import shlex
 import shutil
@@ -162,6 +163,21 @@ def test_a_pyodide_folder_is_copied_in_and_a_url_is_kept(tmp_path):
     assert sorted(p.name for p in (out / "pyodide").iterdir()) == sorted(PYODIDE_FILES)
     assert playground(str(out), "--pyodide", "http://127.0.0.1:8000/pyodide").returncode == 0
     assert json.loads((out / "site.json").read_text())["pyodide"] == "http://127.0.0.1:8000/pyodide/"
+
+
+def test_a_site_whose_snapshot_cannot_be_made_has_none(tmp_path):
+    """The site's snapshot is made by Pyodide in Node: from a folder that
+    is no Pyodide, or with no Node on PATH, the site is written without
+    one (the page starts Python itself) and nothing of it is left."""
+    dist = _pyodide_dist(tmp_path / "dist")
+    for name, env in (("fake", None), ("no-node", {"PATH": str(tmp_path / "empty")})):
+        out = tmp_path / name
+        done = subprocess.run([sys.executable, "-m", "runvil.host.cli", "playground", str(out), "--pyodide", str(dist)],
+                              capture_output=True, text=True, timeout=300, env=env and {**os.environ, **env})
+        assert done.returncode == 0, done.stderr
+        assert "snapshot" not in json.loads((out / "site.json").read_text())
+        assert not list(out.glob("snapshot*"))
+        assert not any("snapshot" in f for f in json.loads((out / ".runvil-playground.json").read_text())["files"])
 
 
 def _pyodide_dist(folder: Path) -> Path:
@@ -467,6 +483,8 @@ def test_the_page_loads_offline_with_every_element(page_report):
     # generous bounds only (a loaded 2-core machine): the numbers go to benchmarks/history
     assert load["ready_ms"] < 120_000 and "ready" in load["steps"]
     assert "parser table installed" in load["steps"]  # no lark table built in the browser
+    # a first visit starts from the snapshot the command made in Node (snapshot.mjs)
+    assert "pyodide from the site's snapshot" in load["steps"]
 
 
 def test_the_editor_numbers_lines_and_highlights_the_lua(page_report):

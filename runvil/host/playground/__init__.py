@@ -99,10 +99,42 @@ def write_site(out: Path, pyodide: str) -> Path:
         site = {"pyodide": where, "wheels": [f"wheels/{w.name}" for w in wheels], **bundle}
         (out / "site.json").write_text(json.dumps(site, indent=1) + "\n", encoding="utf-8")
         made.append("site.json")
+        if isinstance(source, Path) and write_snapshot(out):
+            site["snapshot"] = SNAPSHOT
+            (out / "site.json").write_text(json.dumps(site, indent=1) + "\n", encoding="utf-8")
+            made.append(SNAPSHOT)
         (out / MANIFEST).write_text(json.dumps({"files": sorted(made)}, indent=1) + "\n", encoding="utf-8")
     except OSError as e:
         raise PlaygroundError(f"cannot write the playground into {out}: {e.strerror or e}") from None
     return out / "index.html"
+
+
+#: Pyodide's memory with runvil imported, made where the site is written
+SNAPSHOT = "snapshot.bin.gz"
+#: what making it may take (Pyodide's start in Node, runvil's imports, a first parse)
+SNAPSHOT_SECONDS = 120
+
+
+def write_snapshot(out: Path) -> bool:
+    """OUT/snapshot.bin.gz, made by snapshot.mjs in Node from the site's own
+    Pyodide folder, so that a first visit starts from it (worker.js); False,
+    and no file, where Node is missing or the snapshot cannot be made: the
+    page then starts Python itself, as it always can."""
+    import subprocess
+
+    node = shutil.which("node")
+    target = out / SNAPSHOT
+    if node is None:
+        return False
+    try:
+        done = subprocess.run([node, str(Path(__file__).parent / "snapshot.mjs"), str(out)], capture_output=True,
+                              timeout=SNAPSHOT_SECONDS, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        done = None
+    if done is None or done.returncode != 0 or not target.is_file():
+        target.unlink(missing_ok=True)
+        return False
+    return True
 
 
 def _check_apart(out: Path, source: Path, given: str) -> None:

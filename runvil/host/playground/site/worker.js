@@ -3,7 +3,9 @@
 // and the parser's prebuilt table; keeps runvil's cache folder and the
 // modules' bytecode in IndexedDB (a second visit compiles nothing again),
 // and a memory snapshot of Pyodide taken once runvil is imported (a second
-// visit starts from it instead of starting Python and importing again);
+// visit starts from it instead of starting Python and importing again; a
+// first visit starts from the site's own, snapshot.bin.gz, where the
+// command that wrote the site could make one: snapshot.mjs);
 // then runs what the page asks through runvil.host.playground.session's
 // Page (JSON in and out: no proxy of a Python object is kept, so the
 // snapshot can be taken between two calls), one message at a time.
@@ -143,6 +145,14 @@ async function fetchBytes(url) {
   return reply.arrayBuffer();
 }
 
+/** A gzipped file's bytes, unpacked as they arrive. */
+async function fetchGzipped(url) {
+  const reply = await fetch(url);
+  if (!reply.ok) throw new Error(`cannot load ${url}: status ${reply.status}`);
+  const unpacked = reply.body.pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(unpacked).arrayBuffer());
+}
+
 function sitePackages() {
   return pyodide.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
 }
@@ -222,16 +232,26 @@ async function init() {
   table.catch(() => {});
   importScripts(base + "pyodide.js");
   const env = { RUNVIL_CACHE_DIR: CACHE + "/runvil", HOME: "/home/pyodide" };
-  const saved = await snapshot;
+  let saved = await snapshot;
+  let shipped = false; // the site's own snapshot (written with the site), on a first visit
+  if (!saved && site.snapshot) {
+    saved = await fetchGzipped(site.snapshot).catch(() => null);
+    shipped = saved !== null;
+  }
   if (saved) {
     try {
-      pyodide = await loadPyodide({ indexURL: base, env, _loadSnapshot: saved });
+      // (the site's snapshot is started so that one can be taken again, with the examples run)
+      pyodide = await loadPyodide({ indexURL: base, env, _loadSnapshot: saved, _makeSnapshot: shipped });
     } catch (e) {
       pyodide = null; // a snapshot this Pyodide cannot load: start as on a first visit
+      shipped = false;
     }
   }
-  if (!pyodide) pyodide = await loadPyodide({ indexURL: base, env, _makeSnapshot: true });
-  t = mark(saved && pyodide ? "pyodide from its snapshot" : "pyodide", t);
+  if (!pyodide) {
+    saved = null;
+    pyodide = await loadPyodide({ indexURL: base, env, _makeSnapshot: true });
+  }
+  t = mark(shipped ? "pyodide from the site's snapshot" : saved ? "pyodide from its snapshot" : "pyodide", t);
   const kept = await mountCache();
   t = mark(kept ? "cache read" : "no IndexedDB: cache in memory", t);
   unpack(await bundle, "zip");
@@ -259,6 +279,14 @@ _page = session.Page()
 json.dumps(session.imports())`));
     for (const [name, ms] of Object.entries(times)) self.postMessage({ type: "timing", name, ms });
     background.unshift({ firstParse: true }); // before any example the page sends
+    snapshotKey = key;
+  } else if (shipped) {
+    // runvil is imported and the parser built; its table goes into the cache folder as well
+    pyodide.FS.writeFile("/tmp/parser-table.bin", new Uint8Array(await table));
+    pyodide.runPython(`
+from runvil.host.playground import boot
+boot.install_table("/tmp/parser-table.bin")`);
+    t = mark("parser table installed", t);
     snapshotKey = key;
   } else {
     call({ type: "forget_repl" }); // a REPL of the visit that made the snapshot
