@@ -119,9 +119,12 @@ class CallCompiler:
         types) goes to _method / _smethod with Lua's errors; a method in
         none of the three tables looked at inline, to _method_from, which
         goes on from the third."""
-        m, i, m2, i2 = self.temp(), self.temp(), self.temp(), self.temp()
         name = repr(n.method)
         d = self.drepr(n.obj)
+        if self.cold:  # (ExprCompiler.cold) _method finds it on any value, a string too
+            plain = evaluated or o == self.method_object(n)
+            return f"_method({o if plain else f'({o} := {self.expr(n.obj)})'}, {name}, {d})"
+        m, i, m2, i2 = self.temp(), self.temp(), self.temp(), self.temp()
         # the class's own class (a subclass's instance) is looked at inline too
         parent = (
             f"({m2} := {i}.meta) is not None and type({i2} := {m2}.hash.get('__index')) is _Table"

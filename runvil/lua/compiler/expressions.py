@@ -56,6 +56,16 @@ class ExprCompiler(ArrayReadCompiler, CallCompiler, StringCallCompiler, Operator
         self.no_tree: set = set()
         self.leaf_text: dict = {}
 
+    @property
+    def cold(self) -> bool:
+        """Whether the code being compiled runs once: the chunk's main
+        function outside any loop (codegen.FunctionCompiler says). There a
+        field read and a method lookup are their helper's call, not the
+        inline path: a tenth of the text to compile, and of the generator
+        twin the inline backend makes of the function (a loaded chunk run
+        again runs them again, a little slower, with the same results)."""
+        return False
+
     # -------------------------------------------------------------- names
 
     def temp(self) -> str:
@@ -299,6 +309,8 @@ class ExprCompiler(ArrayReadCompiler, CallCompiler, StringCallCompiler, Operator
         d = self.drepr(o)
         m = f"\x01{k.line}\x02" if k.line and k.line != self.cur_line else ""
         v = self.temp()
+        if type(k) is A.String and self.cold:
+            return f"({m}_index({self.expr(o)}, {k.value!r}, {d}))"
         if type(k) is A.String:
             # in the table itself, else (a metatable) in its __index table (a
             # class), else through _index

@@ -80,7 +80,7 @@ class LoopCompiler:
         # count towards warming the code up, so a function whose hot loop is
         # a while, called fewer than 8 times, never ran specialized
         self.em.emit(ind + 1, "while True:", s.line)
-        self.em.emit(ind + 2, f"if not ({self.cond(s.cond)}): break", s.line)
+        self.em.emit(ind + 2, f"if not ({self.loop_cond(s.cond)}): break", s.line)
         self.charge_iteration(c, cost, ind + 2, s.line)
         self.loops.append(self._loop("while", s.body))
         with self.nested(2), self.holding(c):
@@ -88,6 +88,15 @@ class LoopCompiler:
         self.loops.pop()
         self.em.emit(ind, "finally:", s.line)
         self.close_charges(c, cost, ind + 1, s.line)
+
+    def loop_cond(self, cond) -> str:
+        """A while's or a repeat's condition, tested each iteration: never
+        compiled as code that runs once (ExprCompiler.cold)."""
+        self.loop_heads += 1
+        try:
+            return self.cond(cond)
+        finally:
+            self.loop_heads -= 1
 
     def s_Repeat(self, s: A.Repeat, ind: int):
         cost = 1 + block_cost([*s.body.stmts, s.cond])
@@ -103,7 +112,7 @@ class LoopCompiler:
         with self.nested(2), self.holding(c):
             self.block(s.body, ind + 2)
         self.loops.pop()
-        self.em.emit(ind + 2, f"if {self.cond(s.cond)}: break", s.cond.line)
+        self.em.emit(ind + 2, f"if {self.loop_cond(s.cond)}: break", s.cond.line)
         self.em.emit(ind, "finally:", s.line)
         self.close_charges(c, cost, ind + 1, s.line)
 

@@ -17,6 +17,9 @@ MN = "-9223372036854775808"
 
 _ARITH = {"+": ("_add", "+"), "-": ("_sub", "-"), "*": ("_mul", "*")}
 _BITS = {"&": ("_band", "&"), "|": ("_bor", "|"), "~": ("_bxor", "^")}
+#: each arithmetic and bitwise operator's helper (its whole semantics), for code that runs once
+_COLD = {"+": "_add", "-": "_sub", "*": "_mul", "/": "_div", "//": "_idiv", "%": "_mod", "^": "_pow",
+         "&": "_band", "|": "_bor", "~": "_bxor", "<<": "_shl", ">>": "_shr"}
 
 
 class OperatorCompiler(IntTreeCompiler):
@@ -77,6 +80,8 @@ class OperatorCompiler(IntTreeCompiler):
         da, db = self.drepr(n.left), self.drepr(n.right)
         slow_args = f"{a}, {b}, {da}, {db}"
         L = f"\x01{n.line}\x02"
+        if self.cold and (fn := _COLD.get(op)) is not None:  # (ExprCompiler.cold) the helper alone
+            return f"{L}{fn}({x}, {y}, {da}, {db})"
         both_int = self.is_int(n.left) and self.is_int(n.right)
         r = fold(n.right)
         if (both_int and op == "-" and type(n.left) is A.Name and n.left.binding in self.positives
@@ -226,7 +231,7 @@ class OperatorCompiler(IntTreeCompiler):
             e = e.right
         ops.append(e)
         descs = tuple(self.desc(o) for o in ops)
-        if len(ops) <= 8 and not all(type(fold(o)) is A.String for o in ops):
+        if len(ops) <= 8 and not all(type(fold(o)) is A.String for o in ops) and not self.cold:
             # strings and integers, short: joined inline (every part evaluated
             # first, `&`); anything else, or a longer result (counted against
             # the memory limit, or reserved before it is built), in _concatn. Constants
