@@ -260,15 +260,16 @@ class LuaState:
 
     # ----------------------------------------------------------- compiling
 
-    def load(self, source: str, chunkname: str = "=(load)", env=None, cache: bool = False):
+    def load(self, source: str, chunkname: str = "=(load)", env=None, cache: bool = False, once: bool = True):
         """Compiles a chunk; returns its main function. `source` holds one
         char per byte; `chunkname` follows Lua ("=name", "@file", or text).
         Raises LuaSyntaxError. Compiling recurses as deep as the source
         nests, so it runs on the Lua thread's stack too. `cache`: use the
-        disk cache of compiled chunks (the host's chunks, not Lua's `load`)."""
+        disk cache of compiled chunks (the host's chunks, not Lua's `load`);
+        `once`: compile_chunk's (False for Lua's `load` and `loadfile`)."""
         fast = env is None or env is self.G
         name = chunkid(chunkname, source)
-        compiled = run_lua(lambda: compile_lua(source, name, fast_env=fast, cache=cache))
+        compiled = run_lua(lambda: compile_lua(source, name, fast_env=fast, cache=cache and once, once=once))
         return self.instantiate(compiled, env)
 
     def instantiate(self, compiled, env=None):

@@ -29,12 +29,12 @@ from ..debuginfo import ChunkInfo, new_filename, own, unowned
 _VERSION = b"chunk-17"
 
 
-def compile_lua(source: str, chunkname: str, fast_env: bool = True, cache: bool = False) -> Compiled:
+def compile_lua(source: str, chunkname: str, fast_env: bool = True, cache: bool = False, once: bool = True) -> Compiled:
     """Parses and compiles Lua source (one char per byte); `chunkname` is
     the name used in messages as is. Raises LuaSyntaxError. With `cache`,
     the chunk comes from (or goes to) the disk cache: for the host's chunks
-    (prompt blocks, `runvil lua`), not for Lua's `load`."""
-    compiled = cached_compile(source, chunkname, fast_env) if cache else _compile(source, chunkname, fast_env)
+    (prompt blocks, `runvil lua`), not for Lua's `load`. `once`: compile_chunk's."""
+    compiled = cached_compile(source, chunkname, fast_env) if cache else _compile(source, chunkname, fast_env, once)
     compiled.info.lua_source = source  # what string.dump makes a function again from
     return compiled
 
@@ -55,11 +55,11 @@ def cached_compile(source: str, chunkname: str, fast_env: bool):
     return compiled
 
 
-def _compile(source: str, chunkname: str, fast_env: bool) -> Compiled:
+def _compile(source: str, chunkname: str, fast_env: bool, once: bool = True) -> Compiled:
     """A miss: the parser and the code generator, imported only now."""
     from .codegen import compile_chunk
 
-    return compile_chunk(source, chunkname, fast_env)
+    return compile_chunk(source, chunkname, fast_env, once=once)
 
 
 def _store(path: str, key: bytes, compiled: Compiled) -> None:

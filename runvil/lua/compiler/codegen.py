@@ -88,7 +88,8 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
         self.ints, self.tables, self.positives = chunk.kinds
         self.table_flags = self.flag_tables(node)
         self.loops: list[dict] = []  # innermost last: {'kind', 'continue_label'}
-        self.is_main = scope.parent is not None and scope.parent.parent is None  # the chunk's main function
+        # the chunk's main function, called once (compile_chunk's `once`)
+        self.is_main = scope.parent is not None and scope.parent.parent is None and chunk.once
         self.loop_heads = 0  # inside a loop's condition (loops.loop_cond)
         self.tbc_depth = 0  # inside to-be-closed scopes: no tail calls
         self.goto_ctx: list[dict] = []
@@ -547,6 +548,7 @@ class ChunkCompiler:
         self.em = Emitter()
         self.counter = 0
         self.fast_env_ok = fast_env
+        self.once = True  # (compile_chunk's)
         self.defs: list[Emitter] = []
         # call-site names (Lua's funcnamefromcode): (name, is_method) per marker
         self.call_names: list[tuple[str, bool]] = []
@@ -583,22 +585,25 @@ class ChunkCompiler:
         return name
 
 
-def compile_chunk(source: str, chunkname: str, fast_env: bool = True, progress=None) -> Compiled:
+def compile_chunk(source: str, chunkname: str, fast_env: bool = True, progress=None, once: bool = True) -> Compiled:
     """Parses and compiles Lua source (one char per byte); `chunkname` is
     the name used in messages as is. Raises LuaSyntaxError. (The disk
     cache's way in, for the host's chunks, is compiler.chunkcache.compile_lua.)
     `progress(stage, n)`, if given, is called between the stages and every
     so many tokens and statements inside them (Lua's `load` charges the
-    running state's limits with it: runvil.lua.runtime.pieces)."""
+    running state's limits with it: runvil.lua.runtime.pieces). `once`: the
+    chunk's main function is called once (ExprCompiler.cold); not for the
+    chunks Lua's `load` and `loadfile` make, which a program may call
+    many times."""
     from ..syntax.parser import parse
 
     tree = parse(source, chunkname, progress)
     if progress is not None:
         progress("parsed", 0)
-    return compile_tree(tree, fast_env, progress)
+    return compile_tree(tree, fast_env, progress, once)
 
 
-def compile_tree(chunk: A.Chunk, fast_env: bool = True, progress=None) -> Compiled:
+def compile_tree(chunk: A.Chunk, fast_env: bool = True, progress=None, once: bool = True) -> Compiled:
     """Compiles a parsed chunk. With fast_env, global accesses read the
     namespace's `_Gh` (the hash part of the state's globals) directly, so
     the chunk must run with the state's globals as its _ENV.
@@ -610,18 +615,19 @@ def compile_tree(chunk: A.Chunk, fast_env: bool = True, progress=None) -> Compil
     from ..stack import on_lua_thread, run_lua
 
     try:
-        return _compile_tree(chunk, fast_env, progress)
+        return _compile_tree(chunk, fast_env, progress, once)
     except RecursionError:
         if on_lua_thread():
             raise LuaSyntaxError(f"{chunk.name}: C stack overflow") from None
     try:
-        return run_lua(lambda: _compile_tree(chunk, fast_env, progress))
+        return run_lua(lambda: _compile_tree(chunk, fast_env, progress, once))
     except RecursionError:
         raise LuaSyntaxError(f"{chunk.name}: C stack overflow") from None
 
 
-def _compile_tree(chunk: A.Chunk, fast_env: bool, progress=None) -> Compiled:
+def _compile_tree(chunk: A.Chunk, fast_env: bool, progress=None, once: bool = True) -> Compiled:
     cc = ChunkCompiler(chunk, fast_env, progress)
+    cc.once = once
     try:
         src, linemap, main = cc.compile()
     finally:

@@ -84,10 +84,10 @@ def open_lib(state) -> None:
                 from ..compiler.codegen import compile_chunk
 
                 env = args[3] if len(args) > 3 else G
-                compiled = compile_chunk(text, chunkid(name, text), env is G, progress)
+                compiled = compile_chunk(text, chunkid(name, text), env is G, progress, once=False)
                 compiled.info.lua_source = text  # (string.dump's)
                 return compiled.instantiate(state.ns, env)
-            return state.load(text, name, env=args[3] if len(args) > 3 else G)
+            return state.load(text, name, env=args[3] if len(args) > 3 else G, once=False)
         except LuaSyntaxError as e:
             return Multi((None, e.value))
 

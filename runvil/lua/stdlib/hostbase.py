@@ -82,7 +82,7 @@ def open_lib(state) -> None:
             source, name = read_source(filename)
             if "t" not in mode:
                 return Multi((None, f"attempt to load a text chunk (mode is '{mode}')"))
-            return state.load(source, name, env=env)
+            return state.load(source, name, env=env, once=False)
         except LuaSyntaxError as e:
             return Multi((None, e.value))
 
