@@ -293,6 +293,8 @@ class ExprCompiler(ArrayReadCompiler, CallCompiler, StringCallCompiler, Operator
         env = b.env
         key = repr(n.name)
         if self.fast_env(env):
+            if self.cold:
+                return f"_gget({key})"
             v = self.temp()
             return f"({v} if ({v} := _Gh.get({key})) is not None else _gget({key}))"
         return f"_index({self.var_ref(env)}, {key}, {self.env_desc(env)!r})"
