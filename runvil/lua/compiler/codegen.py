@@ -541,14 +541,14 @@ def _direct_goto(block: A.Block, g: A.Goto) -> bool:
 class ChunkCompiler:
     """Compiles a whole chunk into one Python module's source."""
 
-    def __init__(self, chunk: A.Chunk, fast_env: bool, progress=None):
+    def __init__(self, chunk: A.Chunk, fast_env: bool, progress=None, once: bool = True):
         self.chunk_node = chunk
         self.progress = progress  # compile_chunk's
         self.id = next(_chunk_ids)
         self.em = Emitter()
         self.counter = 0
         self.fast_env_ok = fast_env
-        self.once = True  # (compile_chunk's)
+        self.once = once  # (compile_chunk's)
         self.defs: list[Emitter] = []
         # call-site names (Lua's funcnamefromcode): (name, is_method) per marker
         self.call_names: list[tuple[str, bool]] = []
@@ -626,8 +626,7 @@ def compile_tree(chunk: A.Chunk, fast_env: bool = True, progress=None, once: boo
 
 
 def _compile_tree(chunk: A.Chunk, fast_env: bool, progress=None, once: bool = True) -> Compiled:
-    cc = ChunkCompiler(chunk, fast_env, progress)
-    cc.once = once
+    cc = ChunkCompiler(chunk, fast_env, progress, once)
     try:
         src, linemap, main = cc.compile()
     finally:

@@ -60,10 +60,12 @@ class ExprCompiler(ArrayReadCompiler, CallCompiler, StringCallCompiler, Operator
     def cold(self) -> bool:
         """Whether the code being compiled runs once: the chunk's main
         function outside any loop (codegen.FunctionCompiler says). There a
-        field read and a method lookup are their helper's call, not the
-        inline path: a tenth of the text to compile, and of the generator
-        twin the inline backend makes of the function (a loaded chunk run
-        again runs them again, a little slower, with the same results)."""
+        global or field read, a method lookup and an operator are their
+        helper's call, not the inline path: a third of the text to compile,
+        and of the generator twin the inline backend makes of the function
+        (a chunk called again runs them again, a little slower, with the
+        same results: Lua's `load` makes its chunks without, compile_chunk's
+        `once`)."""
         return False
 
     # -------------------------------------------------------------- names
