@@ -47,7 +47,7 @@ from ..lua.api import charge_steps
 #: list of millions is stopped by the CPU limit as it is converted)
 ITEMS_PER_CHARGE = 16384
 from .errors import message_type, raise_lua
-from .strings import LUA_BYTES
+from .strings import LUA_BYTES, lua_bytes
 
 #: the longest string converted without reserving its size first (a longer
 #: one is counted against the memory limit before the JSON text or a copy
@@ -104,7 +104,7 @@ def to_lua_string(t: str) -> str:
     """Real Unicode as a Lua string (one char per byte)."""
     if t.isascii():
         return t
-    return t.encode("utf-8", LUA_BYTES).decode("latin-1")
+    return lua_bytes(t)
 
 
 # ------------------------------------------------------------------ refusals

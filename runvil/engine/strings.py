@@ -31,15 +31,15 @@ codecs.register_error(LUA_BYTES, _lua_bytes_error)
 
 
 def lua_bytes(s: str) -> str:
-    """Python text -> a Lua byte string (one char per UTF-8 byte), for short
-    texts the Engine made itself (no reservation)."""
+    """Python text -> a Lua byte string (one char per UTF-8 byte), nothing
+    reserved (to_lua_str reserves a long one first)."""
     return s.encode("utf-8", LUA_BYTES).decode("latin-1")
 
 
 def to_lua_str(s: str) -> str:
     """Python text -> a Lua byte string (one char per UTF-8 byte)."""
     reserve_long(len(s))
-    return s.encode("utf-8", LUA_BYTES).decode("latin-1")
+    return lua_bytes(s)
 
 
 def from_lua_str(s: str) -> str:

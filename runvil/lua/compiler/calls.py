@@ -121,8 +121,8 @@ class CallCompiler:
         goes on from the third."""
         name = repr(n.method)
         d = self.drepr(n.obj)
+        plain = evaluated or o == self.method_object(n)  # a plain local (or o holds the object): no temporary
         if self.cold:  # (ExprCompiler.cold) _method finds it on any value, a string too
-            plain = evaluated or o == self.method_object(n)
             return f"_method({o if plain else f'({o} := {self.expr(n.obj)})'}, {name}, {d})"
         m, i, m2, i2 = self.temp(), self.temp(), self.temp(), self.temp()
         # the class's own class (a subclass's instance) is looked at inline too
@@ -130,7 +130,6 @@ class CallCompiler:
             f"({m2} := {i}.meta) is not None and type({i2} := {m2}.hash.get('__index')) is _Table"
             f" and (type({f} := {i2}.hash.get({name})) is _FT or {f} is None and ({f} := _method_from({i2}, {name})) is {f})"
         )
-        plain = evaluated or o == self.method_object(n)  # a plain local (or o holds the object): no temporary
         obj = o if plain else self.expr(n.obj)
         string_first = ""
         if n.method in STRING_METHODS:  # most likely called on a string: that test first

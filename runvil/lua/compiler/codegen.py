@@ -89,7 +89,7 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
         self.table_flags = self.flag_tables(node)
         self.loops: list[dict] = []  # innermost last: {'kind', 'continue_label'}
         # the chunk's main function, called once (compile_chunk's `once`)
-        self.is_main = scope.parent is not None and scope.parent.parent is None and chunk.once
+        self.runs_once = scope.parent is not None and scope.parent.parent is None and chunk.once
         self.loop_heads = 0  # inside a loop's condition (loops.loop_cond)
         self.tbc_depth = 0  # inside to-be-closed scopes: no tail calls
         self.goto_ctx: list[dict] = []
@@ -99,7 +99,7 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
     def cold(self) -> bool:
         """ExprCompiler.cold: in the chunk's main function, outside any loop
         and its condition (a backward goto's dispatch loop counts as one)."""
-        return self.is_main and not self.loops and not self.loop_heads
+        return self.runs_once and not self.loops and not self.loop_heads
 
     def flag_tables(self, node: A.Function) -> dict:
         """The locals of this function that get a table flag: never assigned
