@@ -72,6 +72,9 @@ class Purity:
         self.classes = list(classes)
         self.own = tuple(own)  # the modules whose code is read (the others: Python's library)
         self.memo: dict = {}
+        #: the objects whose ids are in the memo's keys: kept alive, so that
+        #: no id is reused by a later object (a test's state made and closed)
+        self._kept: list = []
 
     # ------------------------------------------------------------ objects
 
@@ -101,6 +104,8 @@ class Purity:
                 return LUA, [f"{_label(obj)} (no source)"]
             scope = _Scope(None, {**_cells(obj)}, obj.__globals__)
             key = (id(obj), tuple(sorted((k, id(v)) for k, v in (bound or {}).items())))
+            if key not in self.memo:
+                self._kept.append((obj, bound))
             return self._function(node, scope, _label(obj), bound or {}, key)
         if isinstance(obj, type):
             worst = (NONE, [])
@@ -137,6 +142,7 @@ class Purity:
         hit = self.memo.get(key)
         if hit is not None:
             return hit
+        self._kept.append((node, parent, bound))
         self.memo[key] = (NONE, [])  # (a call back into it adds nothing)
         scope = _Scope(parent, _locals(node, bound, parent.module()), None)
         worst = (NONE, [])
