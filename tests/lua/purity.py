@@ -405,10 +405,12 @@ def _worse(a: tuple, b: tuple, via: str) -> tuple:
 def runtime_classes() -> list:
     """The classes of runvil's Lua runtime, whose methods a call on an
     unknown receiver may reach (the sandbox's limits among them: the
-    machine's guard and meter, the run's memory budget)."""
+    machine's guard and meter, the run's memory budget; the compiled patterns
+    that inline pattern calls read)."""
     out = []
     for name, m in sorted(sys.modules.items()):
-        if name.startswith(("runvil.lua.runtime", "runvil.lua.errors", "runvil.lua.state", "runvil.lua.stdlib.limits")) \
+        if name.startswith(("runvil.lua.runtime", "runvil.lua.errors", "runvil.lua.state", "runvil.lua.stdlib.limits",
+                            "runvil.lua.stdlib.patterns")) \
                 and m is not None:
             out += [v for v in vars(m).values() if isinstance(v, type) and v.__module__ == name]
     return out

@@ -1,5 +1,6 @@
-"""`s:sub(i, j)`, `s:byte(i)` and `s:find(p, i, true)` done inline
-(compiler/strcalls.py) must behave exactly as the library's functions:
+"""`s:sub(i, j)`, `s:byte(i)`, `s:find(p, i, true)`, `s:find(p, i)` and
+`s:match(p)` done inline (compiler/strcalls.py) must behave exactly as the
+library's functions:
 each program calls them in the inline shape and around its edges, with the
 library's method replaced, the string metatable changed, and arguments of
 every type, and prints what real Lua 5.4 prints."""
@@ -76,21 +77,67 @@ print(s:find(p, 2.0, true), s:find(p, "3", true), (s:find("engine", 5, true)))
 local t = {find = function(self, x, y, z) return "table find", x, y, z end}
 print(t:find("a", 1, true))
 """,
+    # a constant pattern: its captures or its span, on re, in each shape of call
+    "pattern find": """
+local s = "  key = value # note\n\tx=1"
+for init = -4, #s + 3, 3 do
+  print(init, s:find("%S", init), s:find("[^ \t\r\n]", init), (s:find("%a+", init)), s:find("^%s", init))
+  local a, b = s:find("=%s*", init)
+  print(a, b, select("#", s:find("%d", init)), s:find("x*", init))
+end
+local i, n = 1, 0
+while true do
+  local a, b = s:find("%a+", i)
+  if not a then break end
+  n, i = n + b - a + 1, b + 1
+end
+print(n, s:find("(%a+)"), s:find("()e"), s:find("%b()"), s:find("%f[%a]%a+", 4))
+local f, str = 2.0, "2"
+print(s:find("%a", f), s:find("%a", str), pcall(function() return s:find("%a", {}) end))
+print(pcall(function() return s:find("%") end), pcall(function() return s:find("[a") end))
+print(pcall(function() local t = nil; return t:find("%a") end))
+local big = string.rep("a", 5000) .. "b"
+print(big:find("a*b"), big:find("^a-b"), (big:find("(a*)%1b")))
+""",
+    "pattern match": """
+local lines = {"  alpha beta", "gamma\tdelta epsilon", "one", "", "   ", "x y", "\255\0 z"}
+for _, line in ipairs(lines) do
+  local a, b = line:match("^%s*([^ \t]+)%s+([^ \t]+)")
+  local c = line:match("^%s*(.-)%s*$")
+  local d, e, g = line:match("(%a)(%a)(%a)")
+  print(a, b, "[" .. tostring(c) .. "]", d, e, g, line:match("%a+"), (line:match("(%a)(%a)")), line:match("(%a)(%a)"))
+  print(select("#", line:match("(%a)(%a)")), select("#", line:match("zz")), line:match("()%a"), line:match("^(%s*)$"))
+end
+local s = "key=value"
+local k, v, extra = s:match("(%w+)=(%w+)")
+print(k, v, extra, s:match("(%w+)=(%w+)"), (s:match("=")))
+print(pcall(function() return s:match("(") end), pcall(function() return s:match("%") end))
+print(pcall(function() return s:match("%b") end), pcall(function() return ("x"):match("[%a") end))
+local n = 42
+print(n:match("%d"), pcall(function() local t = {}; return t:match("x") end))
+local big = string.rep("ab", 4000)
+print(#big:match("^(.*)b$"), big:match("(a)b$"), #big:match("(.-)$"))
+""",
     # the library's method replaced, the string metatable changed: the inline path steps aside
     "replaced": """
 local s = "abcdef"
-local function calls() return s:sub(2, 3), s:byte(2), s:find("cd", 1, true) end
+local function calls()
+  local m1, m2 = s:match("(b)(c)")
+  return s:sub(2, 3), s:byte(2), s:find("cd", 1, true), (s:find("c.", 2)), s:match("c(.)"), m1, m2
+end
 print(calls())
-local sub, byte, find = string.sub, string.byte, string.find
+local sub, byte, find, match = string.sub, string.byte, string.find, string.match
 string.sub = function(...) return "my sub" end
 string.byte = function(...) return "my byte" end
 string.find = function(...) return "my find" end
+string.match = function(...) return "my match", "second" end
 print(calls())
-string.sub, string.byte, string.find = sub, byte, find
+string.sub, string.byte, string.find, string.match = sub, byte, find, match
 print(calls())
 local mt = getmetatable("")
 local index = mt.__index
-mt.__index = {sub = function() return "other sub" end, byte = byte, find = function() return "other find" end}
+mt.__index = {sub = function() return "other sub" end, byte = byte, find = function() return "other find" end,
+              match = function() return "other match" end}
 print(calls())
 mt.__index = function(str, k) return function() return "function " .. k end end
 print(calls())

@@ -260,6 +260,8 @@ HELPERS = {
     **dict.fromkeys(("type", "len", "ord"), DIRECT),
     **dict.fromkeys(("_Table", "_Multi", "_tlist", "_tnamed", "_tmixed", "_adjust", "_callable", "_callable_yield",
                      "_tbc_check", "_forprep", "_refund", "_tick", "_wrap", "_GotoSignal"), DIRECT),
+    # inline pattern calls (compiler/strcalls.py): the library's compiled pattern, its regex's calls
+    **dict.fromkeys(("_mpat", "_rxfor", "_RXM", "_RXS", "_MSTART", "_MEND", "_MGROUP", "_MGROUPS"), DIRECT),
     **dict.fromkeys(("_first", "_expand", "_fixed"), FINAL),
     **dict.fromkeys(("_index", "_setindex", "_gget", "_gset", "_method", "_method_from", "_smethod", "_add", "_sub",
                      "_mul", "_div", "_idiv", "_mod", "_pow", "_unm", "_band", "_bor", "_bxor", "_shl", "_shr",

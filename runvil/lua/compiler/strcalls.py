@@ -1,7 +1,9 @@
 """String method calls done inline (a mixin of ExprCompiler): `s:sub(i, j)`,
-`s:byte(i)` and `s:find(p, i, true)` on a string, while the library's own
-function is the method (contract.INLINE_STRING_CALLS: a flag), cost
-Python's slice, `ord` or `str.find` and one test of their operands' shapes.
+`s:byte(i)`, `s:find(p, i, true)`, `s:find(p, i)` and `s:match(p)` on a
+string, while the library's own function is the method
+(contract.INLINE_STRING_CALLS: a flag), cost Python's slice, `ord`,
+`str.find` or a constant pattern's regex and one test of their operands'
+shapes.
 
 Only arguments that may be evaluated again are taken (constants, plain
 locals, expressions of known integers): the fast test reads them, and
@@ -38,7 +40,8 @@ class StringCallCompiler:
         when `single`, exactly `values` values otherwise if given (`local
         a, b = s:find(...)`, `local a, b, c, d = s:byte(i, j)`); None where
         the call compiles as any other."""
-        if values is not None and (n.method, values == 2) not in (("find", True), ("byte", True), ("byte", False)):
+        if values is not None and (n.method, values == 2) not in (("find", True), ("byte", True), ("byte", False)) \
+                and n.method != "match":
             return None
         flag = INLINE_STRING_CALLS.get(n.method)
         if flag is None or not self.table_test(n.obj, ""):  # (a local known to hold tables: no)
@@ -46,7 +49,7 @@ class StringCallCompiler:
         args = [fold(a) for a in n.args]
         if not all(self._rereadable_arg(a) for a in args):
             return None
-        build = {"sub": self._sub, "byte": self._byte, "find": self._find}[n.method]
+        build = {"sub": self._sub, "byte": self._byte, "find": self._find, "match": self._match}[n.method]
         o = n.obj.binding.pyname if plain_local(n.obj) else self.temp()
         shaped = build(o, args, values or single)
         if shaped is None:
@@ -141,7 +144,7 @@ class StringCallCompiler:
             return None
         if type(p) is A.String:
             if not plain and _SPECIALS.intersection(p.value):
-                return None
+                return self._pattern_find(o, p.value, args[1:], single)
             pt, tests = repr(p.value), []
         elif plain and plain_local(p):
             pt, tests = p.binding.pyname, [f"type({p.binding.pyname}) is str"]
@@ -160,3 +163,56 @@ class StringCallCompiler:
         found = f"{k} + 1" if single is True else f"({k} + 1, {k} + {size})"
         missed = "(None, None)" if single == 2 and single is not True else "None"
         return tests, f"({found} if ({k} := {o}.find({pt}, {start})) >= 0 else {missed})"
+
+    # ------------------------------------------------ constant patterns
+
+    def _pattern(self, o: str, pattern: str, tests: list, field: str, want: str) -> tuple[str, str]:
+        """Tests that the library's compiled pattern (contract.INLINE_PATTERN_FIELDS)
+        has `field` `want` and a regex safe on o, added to `tests`; the
+        names of the pattern and its regex."""
+        p, r = self.temp(), self.temp()
+        k = repr(pattern)
+        tests.append(f"({p} := _MP.get({k}) or _mpat({k})).{field}{want}")
+        tests.append(f"(({r} := {p}.find_rx) is not None or ({r} := _rxfor({p}, {o})) is not None)")
+        return p, r
+
+    def _pattern_find(self, o: str, pattern: str, rest: list, single):
+        """`s:find(p[, i])`, p a constant with specials and no captures:
+        where its match starts and ends, or nil (fail)."""
+        if len(rest) > 1 or single not in (True, False, 2):
+            return None
+        tests: list = []
+        start = ""
+        if rest:
+            if not (self.is_int(rest[0]) or plain_local(rest[0])):
+                return None
+            init = self._int_arg(rest[0], tests, 1)
+            if init is None:
+                return None
+            tests.append(f"{init} <= len({o}) + 1")  # (beyond: fail, where re would clamp to the end)
+            start = f", {init} - 1"
+        _p, r = self._pattern(o, pattern, tests, "bare", "")
+        m = self.temp()
+        run = f"({m} := {'_RXM' if pattern[:1] == '^' else '_RXS'}({r}, {o}{start})) is not None"
+        if single is True:
+            return tests, f"(_MSTART({m}) + 1 if {run} else None)"
+        missed = "(None, None)" if single == 2 else "None"
+        return tests, f"((_MSTART({m}) + 1, _MEND({m})) if {run} else {missed})"
+
+    def _match(self, o: str, args: list, single):
+        """`s:match(p)`, p a constant: its captures (or the whole match), or
+        nil (fail); exactly `single` values where an int (the assignment's
+        targets) when the pattern gives that many."""
+        if len(args) != 1 or type(args[0]) is not A.String:
+            return None
+        pattern = args[0].value
+        tests: list = []
+        count = single if type(single) is int and single is not True and single is not False else None
+        p, r = self._pattern(o, pattern, tests, "match_values", "" if count is None else f" == {count}")
+        m = self.temp()
+        run = f"({m} := {'_RXM' if pattern[:1] == '^' else '_RXS'}({r}, {o})) is not None"
+        if single is True:
+            return tests, f"(_MGROUP({m}, {p}.first_group) if {run} else None)"
+        if count is not None:
+            return tests, f"(_MGROUPS({m}) if {run} else ({'None, ' * count}))"
+        return tests, f"((_MGROUPS({m}) if {p}.match_values > 1 else _MGROUP({m}, {p}.first_group)) if {run} else None)"

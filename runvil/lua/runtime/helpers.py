@@ -7,6 +7,7 @@ to-be-closed variables, goto signals, and the namespace they live in.
 from __future__ import annotations
 
 import math
+import re
 from itertools import chain
 from types import FunctionType
 
@@ -499,6 +500,13 @@ def _base_namespace() -> dict:
         "_adjust": adjust,
         "_fixed": fixed,
         "_smethod": LI.string_method,
+        # the regex calls of inline pattern calls (compiler/strcalls.py): C methods called unbound
+        "_RXM": re.Pattern.match,
+        "_RXS": re.Pattern.search,
+        "_MSTART": re.Match.start,
+        "_MEND": re.Match.end,
+        "_MGROUP": re.Match.group,
+        "_MGROUPS": re.Match.groups,
         "_SIh": {},  # the hash of the string metatable's __index table, once the string library is open
         # (and `s:upper()`'s inline answers: none until then)
         **{ok: False for ok, _chars in INLINE_STRING_METHODS.values()},

@@ -15,7 +15,8 @@ from ..runtime import calls as LC
 from ..runtime import operators as LO
 from ..runtime.args import arg_error, check_int, check_str, opt_int, opt_str, type_error
 from ..debuginfo import builtin
-from .patterns.matcher import PATTERNS, all_captures, compile_pattern, error, find_match, has_specials
+from .patterns.matcher import PATTERNS, LPattern, all_captures, compile_pattern, error, find_match, has_specials
+from .patterns.matcher import inline_pattern
 from ..compiler.contract import INLINE_STRING_CALLS, INLINE_STRING_METHODS
 from ..runtime.tables import LuaTable, watch
 from ..runtime.values import EMPTY, Multi
@@ -352,6 +353,8 @@ def open_lib(state) -> None:
         return
     for method, (_ok, chars) in INLINE_STRING_METHODS.items():  # what `s:upper()` answers inline
         ns[chars] = _ONE_CHAR[method]
+    # the compiled patterns of inline `s:find(p)` and `s:match(p)` (compiler/strcalls.py)
+    ns["_MP"], ns["_mpat"], ns["_rxfor"] = PATTERNS, inline_pattern, LPattern.regex_for
     _watch_index(state, ns, meta, lib)
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from ...runtime import values
+from ...errors import LuaError
 from ...errors import lua_error as error  # luaL_error: positioned at the caller
 from .items import MAXCAPTURES, MAXCCALLS, class_end, item_set
 from .regex import translate
@@ -267,7 +268,8 @@ class LPattern:
     """A compiled Lua pattern (anchor stripped unless compiled for gmatch)."""
 
     __slots__ = ("body", "anchor", "regex", "poscaps", "classes", "first", "nonempty", "spans", "plan", "scanned", "safe",
-                 "plain", "any_rx", "textcaps", "find_rx", "single", "subs", "short", "split_rx")
+                 "plain", "any_rx", "textcaps", "find_rx", "single", "subs", "short", "split_rx", "match_values",
+                 "bare", "first_group")
 
     def __init__(self, p: str, gmatch: bool = False):
         self.plain = not gmatch and SPECIALS.isdisjoint(p)  # find searches it as plain text
@@ -297,6 +299,10 @@ class LPattern:
         self.textcaps = True not in self.poscaps
         # the regex find and match use on any subject: safe, text captures
         self.find_rx = self.any_rx if self.textcaps else None
+        # what inline `s:match(p)` and `s:find(p)` read (compiler/contract.INLINE_PATTERN_FIELDS)
+        self.match_values = (len(self.poscaps) or 1) if self.regex is not None and self.textcaps else 0
+        self.bare = self.regex is not None and not self.poscaps
+        self.first_group = 1 if self.poscaps else 0
         self.safe = (None, None)  # the last subject and whether re is safe on it
         # the chars of a pattern of one single-char class ('[^ \t]', '%s',
         # '.'): find and match test the char at their start against them
@@ -419,6 +425,27 @@ def compile_pattern(p: str, gmatch: bool = False) -> LPattern:
             cache.clear()
         pat = cache[p] = LPattern(p, gmatch)
     return pat
+
+
+class _Refused:
+    """What inline pattern calls get for a pattern the library refuses:
+    fields that send them to the library's call, which raises its error."""
+
+    match_values = 0
+    bare = False
+
+
+_REFUSED = _Refused()
+
+
+def inline_pattern(p: str):
+    """The compiled pattern an inline `s:find(p)` or `s:match(p)` reads
+    (compiler/strcalls.py), where PATTERNS has it no more: compiled as the
+    library compiles it, or _REFUSED."""
+    try:
+        return compile_pattern(p)
+    except LuaError:
+        return _REFUSED
 
 
 def find_match(s: str, p: str, init: int):
