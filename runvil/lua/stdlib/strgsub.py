@@ -139,7 +139,8 @@ def _every_match(pat, repl: str, template, lit: int, refs: int):
     with what depends on the pattern and replacement alone worked out
     once. None for a subject whose result may be long (its bound passes
     INLINE_RESULT or the string limit): _gsub_by_template reserves it
-    first or refuses it."""
+    first or refuses it. A text replaced by a text knows its result's
+    length before building it: reserved, or None past the string limit."""
     if pat.any_rx is None or not pat.nonempty or pat.anchor:
         return None
     subn = pat.any_rx.subn
@@ -150,16 +151,15 @@ def _every_match(pat, repl: str, template, lit: int, refs: int):
         new = "".join(piece for piece in _parse_repl(repl) if type(piece) is str)
 
         def every_text(src: str):
-            bound = len(src) * per_char
-            if bound > INLINE_RESULT or bound > running[0].max_string:
-                return None
             n = src.count(old)
             if not n:
                 return Multi((src, 0))
-            r = src.replace(old, new)
-            if len(r) > TINY_RESULT:
-                reserve_result(len(r))
-            return Multi((r, n))
+            size = len(src) + n * (len(new) - len(old))  # the result's length, known before it is built
+            if size > running[0].max_string:
+                return None
+            if size > TINY_RESULT:  # (a long one reserved first, a small one counted)
+                reserve_result(size)
+            return Multi((src.replace(old, new), n))
 
         return every_text
 

@@ -360,7 +360,7 @@ class Plan:
     is paid that often only.
     """
 
-    __slots__ = ("costs", "sets", "tables", "linear", "gate", "gate_table", "gate_chars", "_cache")
+    __slots__ = ("costs", "sets", "tables", "linear", "gate", "gate_table", "gate_chars", "_cache", "lone")
 
     def __init__(self, costs: list, items: list):
         n = len(costs)
@@ -374,6 +374,9 @@ class Plan:
                 sets.append(cs)
         self.sets = sets
         self.tables = {cs: bytes(c in cs for c in ALL_CHARS) for cs in sets}
+        # a set of every char but one (a lazy item before that char: `<(.-)>`): its
+        # longest run is the widest gap between that char's occurrences
+        self.lone = {cs: next(c for c in ALL_CHARS if c not in cs) for cs in sets if len(cs) == 255}
         self.linear = all(kind in ("zero", "one") for kind, _ in self.costs)
         # the gate: the first single char after captures, frontiers and
         # possessive runs (every start goes there by one way at most)
@@ -445,14 +448,20 @@ class Plan:
     def fits(self, s: str, anchored: bool) -> bool:
         """Whether a search of s is within RISKY_WORK: the longest run of
         each set's chars is looked up in s (as bytes, one pass each, plus
-        a few `in` tests); the gate chars counted when that helps."""
+        a few `in` tests; a set of all chars but one by a split at that
+        char); the gate chars counted when that helps."""
         n = len(s)
         starts = 1 if anchored else n + 1
-        raw = s.encode("latin-1", "replace")
+        raw = None
         lens = {}
         for cs in self.sets:
-            t = raw.translate(self.tables[cs])
-            lens[cs] = _longest_run(t, n)
+            c = self.lone.get(cs)
+            if c is not None and s.count(c) <= n >> 6:  # (few pieces: the list is at most n/8 bytes)
+                lens[cs] = max(map(len, s.split(c)))  # exact, without a pass of translate
+                continue
+            if raw is None:
+                raw = s.encode("latin-1", "replace")
+            lens[cs] = _longest_run(raw.translate(self.tables[cs]), n)
         if self.work(lens, n, starts) <= RISKY_WORK:
             return True
         if self.gate is None:
@@ -460,7 +469,7 @@ class Plan:
         if self.gate_chars is not None:
             gates = sum(s.count(c) for c in self.gate_chars)
         else:
-            gates = raw.translate(self.gate_table).count(1)
+            gates = (raw or s.encode("latin-1", "replace")).translate(self.gate_table).count(1)
         return self.work(lens, n, starts, gates) <= RISKY_WORK
 
 
