@@ -22,15 +22,13 @@ INLINE_STRING_METHODS = {"upper": ("_SUPOK", "_SUPPERC"), "lower": ("_SLOWOK", "
 #: `str.find` or the pattern's regex where the arguments are in the shape
 #: that needs no more (compiler/strcalls.py). A constant pattern is the
 #: library's compiled one (`_MP`, `_mpat`: stdlib/string.py), taken where
-#: the library's own fast path would take it (INLINE_PATTERN_FIELDS).
+#: the library's own fast path would take it: the generated code reads its
+#: `match_values` (the values `s:match(p)` gives on its regex, 0: not on
+#: its regex), `bare` (`s:find(p)` on its regex, no captures), `first_group`
+#: (the group of match's first value) and `find_rx` (the regex safe on
+#: every subject; None: ask `_rxfor`, the regex safe on this one).
 #: method -> the namespace's name for the flag
 INLINE_STRING_CALLS = {"sub": "_SSUBOK", "byte": "_SBYTEOK", "find": "_SFINDOK", "match": "_SMATCHOK"}
-
-#: what inline pattern calls read of the library's compiled pattern: the
-#: values `s:match(p)` gives on its regex (0: not on its regex), whether
-#: `s:find(p)` runs on its regex with no captures, the group of match's
-#: first value, and the regex safe on every subject (None: ask `_rxfor`)
-INLINE_PATTERN_FIELDS = ("match_values", "bare", "first_group", "find_rx")
 
 #: string keys whose writes may be watched: compiled code stores them
 #: through set_str, never into `hash` itself (compiler/stores.py); the

@@ -167,9 +167,9 @@ class StringCallCompiler:
     # ------------------------------------------------ constant patterns
 
     def _pattern(self, o: str, pattern: str, tests: list, field: str, want: str) -> tuple[str, str]:
-        """Tests that the library's compiled pattern (contract.INLINE_PATTERN_FIELDS)
-        has `field` `want` and a regex safe on o, added to `tests`; the
-        names of the pattern and its regex."""
+        """Tests that the library's compiled pattern (contract.INLINE_STRING_CALLS
+        says what its fields are) has `field` `want` and a regex safe on o,
+        added to `tests`; the names of the pattern and its regex."""
         p, r = self.temp(), self.temp()
         k = repr(pattern)
         tests.append(f"({p} := _MP.get({k}) or _mpat({k})).{field}{want}")

@@ -299,7 +299,7 @@ class LPattern:
         self.textcaps = True not in self.poscaps
         # the regex find and match use on any subject: safe, text captures
         self.find_rx = self.any_rx if self.textcaps else None
-        # what inline `s:match(p)` and `s:find(p)` read (compiler/contract.INLINE_PATTERN_FIELDS)
+        # what inline `s:match(p)` and `s:find(p)` read (compiler/contract.INLINE_STRING_CALLS)
         self.match_values = (len(self.poscaps) or 1) if self.regex is not None and self.textcaps else 0
         self.bare = self.regex is not None and not self.poscaps
         self.first_group = 1 if self.poscaps else 0
