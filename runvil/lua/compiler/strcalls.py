@@ -107,7 +107,7 @@ class StringCallCompiler:
         return tests, f"{o}[{start}:{j}]"
 
     def _byte(self, o: str, args: list, single):
-        if type(single) is int and single is not True and single is not False:
+        if type(single) is int:  # (a count of values: True and False are bools)
             return self._bytes(o, args, single)
         if len(args) != 1 or not (self.is_int(args[0]) or plain_local(args[0])):
             return None
@@ -161,20 +161,22 @@ class StringCallCompiler:
         k = self.temp()
         size = len(p.value) if type(p) is A.String else f"len({pt})"
         found = f"{k} + 1" if single is True else f"({k} + 1, {k} + {size})"
-        missed = "(None, None)" if single == 2 and single is not True else "None"
+        missed = "(None, None)" if single == 2 else "None"
         return tests, f"({found} if ({k} := {o}.find({pt}, {start})) >= 0 else {missed})"
 
     # ------------------------------------------------ constant patterns
 
-    def _pattern(self, o: str, pattern: str, tests: list, field: str, want: str) -> tuple[str, str]:
+    def _pattern(self, o: str, pattern: str, tests: list, field: str, want: str, start: str = "") -> tuple[str, str, str]:
         """Tests that the library's compiled pattern (contract.INLINE_STRING_CALLS
         says what its fields are) has `field` `want` and a regex safe on o,
-        added to `tests`; the names of the pattern and its regex."""
-        p, r = self.temp(), self.temp()
+        added to `tests`; the names of the pattern and of the match, and the
+        test that its regex matches o (from `start`, a 0-based position's text)."""
+        p, r, m = self.temp(), self.temp(), self.temp()
         k = repr(pattern)
         tests.append(f"({p} := _MP.get({k}) or _mpat({k})).{field}{want}")
         tests.append(f"(({r} := {p}.find_rx) is not None or ({r} := _rxfor({p}, {o})) is not None)")
-        return p, r
+        at = f", {start}" if start else ""
+        return p, m, f"({m} := {'_RXM' if pattern[:1] == '^' else '_RXS'}({r}, {o}{at})) is not None"
 
     def _pattern_find(self, o: str, pattern: str, rest: list, single):
         """`s:find(p[, i])`, p a constant with specials and no captures:
@@ -190,10 +192,8 @@ class StringCallCompiler:
             if init is None:
                 return None
             tests.append(f"{init} <= len({o}) + 1")  # (beyond: fail, where re would clamp to the end)
-            start = f", {init} - 1"
-        _p, r = self._pattern(o, pattern, tests, "bare", "")
-        m = self.temp()
-        run = f"({m} := {'_RXM' if pattern[:1] == '^' else '_RXS'}({r}, {o}{start})) is not None"
+            start = f"{init} - 1"
+        _p, m, run = self._pattern(o, pattern, tests, "bare", "", start)
         if single is True:
             return tests, f"(_MSTART({m}) + 1 if {run} else None)"
         missed = "(None, None)" if single == 2 else "None"
@@ -207,10 +207,8 @@ class StringCallCompiler:
             return None
         pattern = args[0].value
         tests: list = []
-        count = single if type(single) is int and single is not True and single is not False else None
-        p, r = self._pattern(o, pattern, tests, "match_values", "" if count is None else f" == {count}")
-        m = self.temp()
-        run = f"({m} := {'_RXM' if pattern[:1] == '^' else '_RXS'}({r}, {o})) is not None"
+        count = single if type(single) is int else None  # (True and False are bools)
+        p, m, run = self._pattern(o, pattern, tests, "match_values", "" if count is None else f" == {count}")
         if single is True:
             return tests, f"(_MGROUP({m}, {p}.first_group) if {run} else None)"
         if count is not None:

@@ -303,19 +303,14 @@ def str_match(s=_NO_VALUE, p=_NO_VALUE, init=_NO_VALUE, *rest):
             i = -1
         if i >= 0:
             pat = PATTERNS.get(p) or compile_pattern(p)
-            rx = pat.find_rx
-            if rx is not None or (pat.textcaps and pat.regex is not None and (rx := pat.regex_for(s)) is not None):
+            # (the fields compiled `s:match(p)` reads too: compiler/strcalls.py)
+            if pat.match_values and ((rx := pat.find_rx) is not None or (rx := pat.regex_for(s)) is not None):
                 if (single := pat.single) is not None and i < len(s) and (c := s[i]) in single:
                     return c  # a one-char pattern matching at init: no search
                 m = rx.match(s, i) if pat.anchor else rx.search(s, i)
                 if m is None:
                     return None
-                ncaps = len(pat.poscaps)
-                if ncaps == 0:
-                    return m.group()
-                if ncaps == 1:
-                    return m.group(1)
-                return Multi(m.groups())
+                return Multi(m.groups()) if pat.match_values > 1 else m.group(pat.first_group)
     return _find_aux(_given(s, p, init, rest), False)
 
 
