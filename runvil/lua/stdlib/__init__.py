@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import repeat
 from types import FunctionType
 
 from ..debuginfo import BUILTIN_CODES, QUALNAMES, builtin
@@ -12,51 +13,59 @@ from ..runtime.tables import LuaTable
 LIBRARIES = ("base", "coroutine", "table", "string", "math", "utf8", "os")
 
 
-#: id(code) -> code of the builtins `lib_table` has marked: every state
-#: opens the same libraries again, and a code object's hash is not cached
-#: (hashing one costs microseconds), so the codes marked are known by identity
-_MARKED: dict = {}
-
-
 def lib_table(funcs: dict, prefix: str = "") -> LuaTable:
-    """A library table from name -> builtin; marks each as a builtin, known
-    in messages by its global name (prefix "table." gives "table.insert")."""
-    key = made = None
-    if prefix not in _UNSHARED:
-        try:  # the same functions again (a library opened by every state): marked already
-            key = (prefix, *funcs, *funcs.values())
-            made = _MADE.get(key)
-        except TypeError:  # a value that has no hash
-            key = None
-    if made is not None:
-        return LuaTable(hash=made.copy())
-    marked = _MARKED
-    shared = key is not None
+    """A library table from name -> builtin (a None value is left out);
+    marks each as a builtin, known in messages by its global name (prefix
+    "table." gives "table.insert").
+
+    Every state opens the same libraries again, so a library's plan is kept
+    by its prefix and names: the same functions again (module-level ones)
+    give a copy of the table made the first time; the same codes again (the
+    closures a library makes per state) are marked already. Both are told
+    by comparing tuples in C, not by a loop over the functions."""
+    names = tuple(funcs)
+    values = tuple(funcs.values())
+    plan = _PLANS.get((prefix, names))
+    if plan is not None:
+        made, codes, nils = plan
+        if made is not None and made[0] == values:
+            return LuaTable(hash=made[1].copy())
+        if codes == tuple(map(getattr, values, _CODE_ATTR, _NO_CODE)):  # (so its None values are where they were)
+            return LuaTable(hash=_without_nils(funcs) if nils else dict(funcs))
+    return LuaTable(hash=_first_opening(funcs, prefix, names, values))
+
+
+def _first_opening(funcs: dict, prefix: str, names: tuple, values: tuple) -> dict:
+    """Marks a library's builtins and keeps its plan (lib_table)."""
+    shared = True
     for name, f in funcs.items():
         if type(f) is FunctionType:
             code = f.__code__
-            if marked.get(id(code)) is not code:
-                if not (code in BUILTIN_CODES and code in QUALNAMES):
-                    builtin(f)
-                    QUALNAMES.setdefault(code, prefix + name)
-                marked[id(code)] = code
+            if not (code in BUILTIN_CODES and code in QUALNAMES):
+                builtin(f)
+                QUALNAMES.setdefault(code, prefix + name)
             if f.__closure__ is not None:
-                shared = False
+                shared = False  # (never kept: it would keep its state alive)
         elif f is not None:
             shared = False
-    hash = {name: f for name, f in funcs.items() if f is not None}
-    if shared:  # (never a closure, which would keep its state alive here)
-        _MADE[key] = hash.copy()
-    elif key is not None:  # made of closures (made per state): never looked up again
-        _UNSHARED.add(prefix)
-    return LuaTable(hash=hash)
+    hash = _without_nils(funcs)
+    codes = tuple(map(getattr, values, _CODE_ATTR, _NO_CODE))
+    if len(_PLANS) < _PLANS_MAX:
+        _PLANS[prefix, names] = ((values, hash.copy()) if shared else None), codes, len(hash) < len(funcs)
+    return hash
 
 
-#: (prefix, the names, the functions) -> the hash of their table, for the libraries
-#: made of module-level functions alone
-_MADE: dict = {}
-#: the prefixes of libraries made of closures, whose tables are never copied
-_UNSHARED: set = set()
+def _without_nils(funcs: dict) -> dict:
+    return {name: f for name, f in funcs.items() if f is not None}
+
+
+#: (prefix, names) -> (None, or (the module-level functions, their table's
+#: hash); the functions' codes; whether a value was None) of each library opened: bounded, as a host
+#: could make libraries of its own without end
+_PLANS: dict = {}
+_PLANS_MAX = 1024
+#: the arguments of getattr(f, "__code__", None) for map
+_CODE_ATTR, _NO_CODE = repeat("__code__"), repeat(None)
 
 
 #: library name -> its module, imported at its first opening (a state is

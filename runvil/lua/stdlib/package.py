@@ -122,7 +122,6 @@ class Package:
         state.parts.append(self)
         self.files = files
         self.load_cache = load_cache
-        self.loaded = LuaTable()
         self.preload = LuaTable()
         self.on_read = None  # (file name, its bytes) of each module read: the Engine keeps their hashes
 
@@ -130,17 +129,14 @@ class Package:
             return self._searchpath(*args)
 
         self.table = t = lib_table({"searchpath": searchpath, "loadlib": _loadlib}, "package.")
-        t.set_str("path", path)
-        t.set_str("cpath", cpath)
-        t.set_str("config", CONFIG)
-        t.set_str("loaded", self.loaded)
-        t.set_str("preload", self.preload)
-        t.set_str("searchers", LuaTable(arr=self._searchers()))
         G = state.G
-        for name, value in list(G.hash.items()):  # every opened library, as linit.c leaves them
-            if type(value) is LuaTable and (value is G or name in LIBRARY_NAMES):
-                self.loaded.set_str(name, value)
-        self.loaded.set_str("package", t)
+        # every opened library, as linit.c leaves them (the tables are new:
+        # their hashes are filled directly)
+        self.loaded = LuaTable(hash={name: value for name, value in G.hash.items()
+                                     if type(value) is LuaTable and (value is G or name in LIBRARY_NAMES)})
+        self.loaded.hash["package"] = t
+        t.hash.update(path=path, cpath=cpath, config=CONFIG, loaded=self.loaded, preload=self.preload,
+                      searchers=LuaTable(arr=self._searchers()))
         G.set_str("package", t)
 
     def release(self) -> None:
