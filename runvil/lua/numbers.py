@@ -188,10 +188,15 @@ def fmod_lua(x: float, y: float) -> float:
 
 def float_pow(x: float, y: float) -> float:
     """`^` on two floats, as C's pow gives it: a NaN operand passes on
-    with its sign (except where pow is 1 whatever the other operand)."""
+    with its sign (except where pow is 1 whatever the other operand), and
+    a NaN base with its sign bit set loses it for an odd integer exponent
+    (glibc's pow squares a special base and gives it the sign an odd power
+    of a negative base has: `(0/0)^-1` prints `nan`, `(0/0)^2` `-nan`)."""
     if y == 0.0 or x == 1.0:
         return 1.0
     if x != x:
+        if y == y and y.is_integer() and abs(y) < 9007199254740992.0 and int(y) & 1 and math.copysign(1.0, x) < 0:
+            return -x
         return x
     if y != y:
         return y
