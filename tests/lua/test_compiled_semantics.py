@@ -38,6 +38,9 @@ CASES = {
     "print(pcall(function() for i = t, 2 do end end)) print(pcall(function() for i = 1, t do end end))",
     # division and bitwise fast paths
     "integer division converts first": "print(9007199254740993 / 3, 9007199254740993 / 1, 7 // 2, 7 / 2)",
+    "integer division of locals converts each operand first": "local function div(a, b) return a / b end\n"
+    "print(string.format('%.17g %.17g %.17g', div(9007199254740993, math.maxinteger), div(2^53 + 1, 3),"
+    " div(math.mininteger + 1, -9007199254740993)))",
     "bitwise on floats": "print(3.0 | 0, pcall(function() return 1.5 & 1 end)) print(pcall(function() return 2^63 | 0 end))",
     "NaN signs": "print(0/0, -(0/0), math.huge - math.huge, string.format('%f', 0/0))",
     # to-be-closed values

@@ -107,9 +107,11 @@ class OperatorCompiler(IntTreeCompiler):
                 f" else {a} {pyop} {b} if {ta} is float and type({b}) is float else {L}{fn}({slow_args}))"
             )
         if op == "/":
+            # (`* 1.0`: C divides two doubles, each integer rounded first;
+            # Python divides two ints exactly, then rounds once)
             ta = self.temp()
             return (
-                f"({a} / {b} if (({ta} := type({a} := {x})) is int or {ta} is float) & (type({b} := {y}) in _NUMS)"
+                f"({a} * 1.0 / {b} if (({ta} := type({a} := {x})) is int or {ta} is float) & (type({b} := {y}) in _NUMS)"
                 f" and {b} else {L}_div({slow_args}))"
             )
         if op in ("//", "%") and type(n.right) is A.Number and type(n.right.value) is int and n.right.value > 0:
