@@ -41,6 +41,8 @@ CASES = {
     "integer division of locals converts each operand first": "local function div(a, b) return a / b end\n"
     "print(string.format('%.17g %.17g %.17g', div(9007199254740993, math.maxinteger), div(2^53 + 1, 3),"
     " div(math.mininteger + 1, -9007199254740993)))",
+    "a numeric for's variable indexed in its body": "print(pcall(function() for i = -1, 5.5 do print(i) i[-0.0] = i end end))\n"
+    "print(pcall(function() for i = 1, 2 do print(i[1]) end end))",
     "bitwise on floats": "print(3.0 | 0, pcall(function() return 1.5 & 1 end)) print(pcall(function() return 2^63 | 0 end))",
     "NaN signs": "print(0/0, -(0/0), math.huge - math.huge, string.format('%f', 0/0))",
     # to-be-closed values

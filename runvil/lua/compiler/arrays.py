@@ -27,15 +27,16 @@ from .folding import fold
 from .resolve import plain_local
 
 
-def _loop_tables(nodes: list) -> list:
+def _loop_tables(nodes: list, own: tuple = ()) -> list:
     """The locals worth holding the array part of in a loop over `nodes`
     (its body and its condition), each as a name that reads it: read or
     stored into as `t[k]`, k no constant string, somewhere in the loop
-    (outside inner functions), and neither declared nor assigned in it.
+    (outside inner functions), and neither declared nor assigned in it,
+    nor `own` (the loop's control variable, given a value each iteration).
     (A key of any other type costs the same test of its type as without
     the held array part.)"""
     read: dict = {}  # binding -> a name reading it
-    assigned, declared = set(), set()
+    assigned, declared = set(), set(own)
     stack = list(nodes)
     while stack:
         n = stack.pop()
@@ -67,7 +68,7 @@ class ArrayReadCompiler:
     """Mixin of ExprCompiler: loops that hold their tables' array parts."""
 
     @contextmanager
-    def holding_arrays(self, nodes: list, ind: int, line: int):
+    def holding_arrays(self, nodes: list, ind: int, line: int, own: tuple = ()):
         """While a loop over `nodes` compiles: emits, before it, the
         holding of the array part of each table it reads by keys that may
         be integers, and has its reads use the held list; the temporaries
@@ -75,7 +76,7 @@ class ArrayReadCompiler:
         saved = dict(self.arrays)
         frame = self.frames[-1] if self.frames else None
         temps = []
-        for name in _loop_tables(nodes):
+        for name in _loop_tables(nodes, own):
             var = name.binding
             if var in self.arrays and self.arrays[var][1] is frame:
                 continue  # an enclosing loop holds it already

@@ -130,7 +130,7 @@ class LoopCompiler:
         if c is not None:
             body += 1
         # (its reads of tables held from before the header: nothing there can change them)
-        with self.holding_arrays([s.body], ind, s.line):
+        with self.holding_arrays([s.body], ind, s.line, own=(v,)):
             if c is not None:
                 self.em.emit(ind, "try:", s.line)
             self.em.emit(body - 1, f"for {raw} in ({rng} := _forprep({start}, {stop}, {step})):", s.line)
