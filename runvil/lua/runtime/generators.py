@@ -80,6 +80,11 @@ def _truth(r) -> bool:
     return r is not None and r is not False
 
 
+def _untruth(r) -> bool:
+    r = V.first(r)
+    return r is None or r is False
+
+
 #: operator helpers whose metamethod call, if any, is their last step (one
 #: at most: runtime/operators.py, values.index and setindex), and what each makes
 #: of the metamethod's results: a twin runs such a metamethod itself
@@ -459,12 +464,14 @@ class Twins:
             return helper(*args)
         except NeedsContext as e:
             e.__traceback__ = None  # (cstack.REFUSAL: raised again and again)
-            h, operands = e.args
+            h, operands, *negated = e.args  # (negated: the __lt that stands in for __le, operators.le)
         finally:
             m.direct = False
         if helper is self.concatn:  # a chain: each pair as an operator of its own (no pair ran a metamethod yet)
             return (yield from self.concat_pairs(*args))
         post = self.finals.get(helper)
+        if negated:
+            post = _untruth
         n = m.depth + 1
         if post is None or type(h) is not FunctionType or n >= LUAI_MAXCCALLS:  # (the overflow's message: escalated)
             return (yield from escalate(helper, args))

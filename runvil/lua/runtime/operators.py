@@ -5,6 +5,7 @@ error messages naming the operand (`local 'x'`, `field 'y'`)."""
 from __future__ import annotations
 
 
+from .calldepth import NeedsContext
 from .calls import meta_call
 from .machine import RUNNING
 from .memory import INLINE_CONCAT, TINY_RESULT, charge_steps, check_string_size, count_unreserved, reserve_memory
@@ -286,6 +287,16 @@ def le(a, b) -> bool:
         if type(r) is Multi:
             r = first(r)
         return r is not None and r is not False
+    h = _metamethod2(b, a, "__lt")  # no __le: not (b < a), as Lua built with LUA_COMPAT_5_3 (its makefile's) does
+    if h is not None:
+        try:
+            r = meta_call(h, b, a)
+        except NeedsContext as e:  # a twin runs the metamethod itself: it negates the result too
+            e.args = (*e.args, True)
+            raise
+        if type(r) is Multi:
+            r = first(r)
+        return r is None or r is False
     _compare_error(a, b)
 
 
