@@ -59,9 +59,9 @@ def _without_nils(funcs: dict) -> dict:
     return {name: f for name, f in funcs.items() if f is not None}
 
 
-#: (prefix, names) -> (None, or (the module-level functions, their table's
-#: hash); the functions' codes; whether a value was None) of each library opened: bounded, as a host
-#: could make libraries of its own without end
+#: (prefix, names) -> (None, or (the module-level functions, their
+#: table's hash); the functions' codes; whether a value was None) of each
+#: library opened: bounded, as a host could make libraries without end
 _PLANS: dict = {}
 _PLANS_MAX = 1024
 #: the arguments of getattr(f, "__code__", None) for map
