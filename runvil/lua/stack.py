@@ -176,13 +176,14 @@ def inline_recursion_limit() -> int:
 #: nests no C call for a Python call or a generator's, so frames take no
 #: WebAssembly stack; what does is freeing a traceback as long as the
 #: recursion when its error is caught (C recurses once an entry: past about
-#: 7,000 in Node, Pyodide dies) and ending a coroutine suspended as deep (a
-#: state's close of one 8,000 frames deep dies, 6,000 holds). A stack
-#: overflow's own traceback is released entry by entry
-#: (errors.release_traceback), a plain recursion stops at most 500 frames
-#: past this (state.SMALL_STACK_STEPS): 4,000 leaves room, in Node
-#: and in a browser's worker
-WASM_RECURSION_LIMIT = 4000
+#: 7,000 in Node, Pyodide dies; in Chromium 150's worker a runaway inside a
+#: gsub callback died with a limit of 4,000, and 3,800 held) and ending a
+#: coroutine suspended as deep (a state's close of one 8,000 frames deep
+#: dies in Node, 6,000 holds). A stack overflow's own traceback is released
+#: entry by entry (errors.release_traceback), a plain recursion stops at
+#: most 500 frames past this (state.SMALL_STACK_STEPS): 2,500 leaves room
+#: for browsers whose workers have smaller stacks still
+WASM_RECURSION_LIMIT = 2500
 #: C stack a Python frame may take on the inline backend's calling thread
 #: (the largest measured for a Lua call through generator twins, doubled)
 INLINE_FRAME_BYTES = 2048
