@@ -30,7 +30,7 @@ def lib_table(funcs: dict, prefix: str = "") -> LuaTable:
         made, codes, nils = plan
         if made is not None and made[0] == values:
             return LuaTable(hash=made[1].copy())
-        if codes == tuple(map(getattr, values, _CODE_ATTR, _NO_CODE)):  # (so its None values are where they were)
+        if codes == _codes(values):  # (so its None values are where they were)
             return LuaTable(hash=_without_nils(funcs) if nils else dict(funcs))
     return LuaTable(hash=_first_opening(funcs, prefix, names, values))
 
@@ -49,10 +49,14 @@ def _first_opening(funcs: dict, prefix: str, names: tuple, values: tuple) -> dic
         elif f is not None:
             shared = False
     hash = _without_nils(funcs)
-    codes = tuple(map(getattr, values, _CODE_ATTR, _NO_CODE))
     if len(_PLANS) < _PLANS_MAX:
-        _PLANS[prefix, names] = ((values, hash.copy()) if shared else None), codes, len(hash) < len(funcs)
+        _PLANS[prefix, names] = ((values, hash.copy()) if shared else None), _codes(values), len(hash) < len(funcs)
     return hash
+
+
+def _codes(values: tuple) -> tuple:
+    """Each value's code (None for one that is no Python function), in C."""
+    return tuple(map(getattr, values, _CODE_ATTR, _NO_CODE))
 
 
 def _without_nils(funcs: dict) -> dict:
