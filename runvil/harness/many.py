@@ -22,6 +22,8 @@ import threading
 from collections import deque
 from typing import Callable, Iterable, Iterator
 
+from ..threads import start_helper_thread
+
 
 MAX_IO_THREADS = 512  # past this, blocking effects wait their turn (a thread's stack is not free)
 
@@ -71,7 +73,7 @@ class _IOThreads:
         with self._lock:
             if self.idle == 0 and self.threads < self.limit:
                 self.threads += 1
-                threading.Thread(target=self._serve, name="runvil-io", daemon=True).start()
+                start_helper_thread(self._serve, "runvil-io")
             else:
                 self.idle -= 1  # a waiting thread takes this one
         self.work.put((job, effect))

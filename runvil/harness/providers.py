@@ -21,6 +21,7 @@ import threading
 from typing import Callable
 
 from ..engine.effects import ModelFailure, ModelRound, ToolCall, ToolFailure
+from ..threads import start_helper_thread
 from .echo import echo_reply
 from .retries import DEFAULT_MAX_RETRIES, RetryPolicy
 from .scrubber import Scrubber, StreamScrubber, key_problem, shown_variable
@@ -212,9 +213,8 @@ def answer_concurrently(effects, answer: Callable, max_workers: int = MAX_WORKER
 
     workers = []
     for _ in range(min(max_workers, len(effects))):
-        w = threading.Thread(target=work, name="runvil-effect", daemon=True)
         try:
-            w.start()
+            w = start_helper_thread(work, "runvil-effect")
         except RuntimeError:  # can't start new thread (Pyodide): this one works too
             work()
             break

@@ -20,6 +20,7 @@ import threading
 from rich.console import Console
 from rich.text import Text
 
+from ..threads import start_helper_thread
 from .termtext import for_terminal
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -119,8 +120,7 @@ class Live:
                 if stop.wait(self.interval):
                     return
 
-        self._thread = threading.Thread(target=spin, name="runvil-spinner", daemon=True)
-        self._thread.start()
+        self._thread = start_helper_thread(spin, "runvil-spinner")
 
     def stop_spinner(self) -> None:
         stop, thread = self._spinning, self._thread

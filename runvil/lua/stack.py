@@ -26,6 +26,8 @@ import queue
 import sys
 import threading
 
+from ..threads import start_helper_thread
+
 try:
     import greenlet as GREENLET
 except ImportError:  # optional: the threads backend stands in
@@ -83,11 +85,9 @@ def start_big_thread(target, name: str) -> threading.Thread:
     with _stack_lock:
         old = threading.stack_size(THREAD_STACK)
         try:
-            t = threading.Thread(target=target, name=name, daemon=True)
-            t.start()
+            return start_helper_thread(target, name)
         finally:
             threading.stack_size(old)
-    return t
 
 
 _stack_lock = threading.Lock()

@@ -5,8 +5,8 @@ points to its own layer or one below, with no cycle anywhere.
 
 The same holds for the whole project (issue 23, item 4): the top-level
 layers are `lua` < `prompt` < `engine` < `harness` < the root package (the
-Python API, `runvil.run`) < `host`, with `structs`, `_grammar` and
-`version` beneath them all; no import points up, no modules outside
+Python API, `runvil.run`) < `host`, with `structs`, `threads`,
+`_grammar` and `version` beneath them all; no import points up, no modules outside
 runvil/lua import each other in a circle, no module imports another
 package's private name, and outside runvil/lua only `runvil.lua.api` is
 imported. Inside runvil/lua, the stages (syntax < compiler < runtime <
@@ -147,7 +147,7 @@ def test_the_prompt_layer_imports_no_engine():
 #: the top-level layers, bottom first; the root package (`runvil.run`, the
 #: Python API, and `%load_ext runvil`'s hook into the host's notebook magic)
 #: is the facade over all of them
-PROJECT_LAYERS = [("base", ["structs", "_grammar", "version"]), ("lua", ["lua"]), ("prompt", ["prompt"]),
+PROJECT_LAYERS = [("base", ["structs", "threads", "_grammar", "version"]), ("lua", ["lua"]), ("prompt", ["prompt"]),
                   ("engine", ["engine"]), ("harness", ["harness"]), ("host", ["host"]), ("api", [""])]
 
 #: the one module of runvil.lua that the rest of runvil imports: the
