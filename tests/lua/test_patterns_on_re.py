@@ -265,6 +265,25 @@ def test_lazy_captures_run_on_re_on_a_long_text(p):
     assert path(p, text) == "re" and path(p, text, gmatch=True) == "re"
 
 
+def test_a_run_up_to_its_stop_char_is_bounded_by_the_subject_after_the_last_stop():
+    """`<(.-)>` on re: an attempt whose '<' matches runs to the next '>' and
+    succeeds, so only starts after the last '>' can scan far. The bound
+    reads the subject from its end (no pass over it); many '<' with no '>'
+    after them still go to the metered matcher."""
+    tags = compile_pattern("<(.-)>", gmatch=True)
+    assert tags.plan.to_stop == (1, ">", "<")
+    assert compile_pattern("<(.-)>.").plan.to_stop is None  # the run may go past a '>'
+    assert compile_pattern("<(.-)>$").plan.to_stop is None
+    text = ("words <tag> and more words " + "x" * 5_000 + " ") * 200  # gaps of 5 KB: no longest-run pass needed
+    assert tags.plan._to_stop_work(text, len(text), len(text) + 1) < 10 * len(text)
+    assert tags.regex_for(text) is not None
+    hostile = text + "<" * 20_000  # each '<' after the last '>' scans to the end
+    assert tags.plan._to_stop_work(hostile, len(hostile), len(hostile) + 1) > RISKY_WORK
+    assert tags.regex_for(hostile) is None
+    assert compile_pattern("^<(.-)>").regex_for(hostile) is not None  # anchored: one start
+    assert path("<(.-)>", hostile, gmatch=True) == "matcher"
+
+
 def test_the_plan_sends_long_runs_to_the_metered_matcher():
     pat = compile_pattern("([%w%.]+)@([%w%.]+%.%a+)")
     assert pat.regex_for(_TEXT) is not None

@@ -360,7 +360,7 @@ class Plan:
     is paid that often only.
     """
 
-    __slots__ = ("costs", "sets", "tables", "linear", "gate", "gate_table", "gate_chars", "_cache", "lone")
+    __slots__ = ("costs", "sets", "tables", "linear", "gate", "gate_table", "gate_chars", "_cache", "lone", "to_stop")
 
     def __init__(self, costs: list, items: list):
         n = len(costs)
@@ -393,6 +393,7 @@ class Plan:
                 self.gate_table = bytes(c in gcs for c in ALL_CHARS)
             break
         self._cache = {}
+        self.to_stop = _to_stop(self.costs, items, trivial)
 
     def cost(self, lens: dict, n: int, lo: int = 0, hi: int | None = None) -> int:
         """The cost of a failing attempt through costs[lo:hi], runs of each
@@ -452,6 +453,8 @@ class Plan:
         char); the gate chars counted when that helps."""
         n = len(s)
         starts = 1 if anchored else n + 1
+        if self.to_stop is not None and self._to_stop_work(s, n, starts) <= RISKY_WORK:
+            return True
         raw = None
         lens = {}
         for cs in self.sets:
@@ -471,6 +474,49 @@ class Plan:
         else:
             gates = (raw or s.encode("latin-1", "replace")).translate(self.gate_table).count(1)
         return self.work(lens, n, starts, gates) <= RISKY_WORK
+
+
+    def _to_stop_work(self, s: str, n: int, starts: int) -> int:
+        """The work of a search by a pattern of single chars, then a run of
+        every char but one up to that char (`<(.-)>`, `"(.-)"`), then
+        items that always match (`to_stop`): an attempt whose chars match
+        runs to the next stop char and succeeds, and successes never
+        overlap, so only the starts too near the subject's end for a stop
+        char after them can scan far. Two searches from the end: no pass
+        over the whole subject, as the longest run between stop chars
+        would take."""
+        size, stop, first = self.to_stop
+        last = s.rfind(stop)  # the starts after last - size find no stop char
+        tail = n - 1 - last
+        late = min(starts, tail + size + 1)
+        if first is not None:
+            late = min(late, s.count(first, max(0, last - size + 1)))
+        return starts * (size + 2) + 2 * n + late * (tail + size + 2)
+
+
+def _to_stop(costs: list, items: list, trivial: list):
+    """(the count of single chars before the run, the stop char, the first
+    of those chars or None) when the pattern is single chars and
+    captures, a possessive run of every char but one, captures, that
+    char alone, then items that always match; else None."""
+    size = 0
+    first = None
+    j = 0
+    while j < len(items) and (items[j][0] in ("open", "close", "pos") or (items[j][0] == "one" and items[j][2] == "")):
+        if items[j][0] == "one":
+            if size == 0 and len(items[j][1]) == 1:
+                first = next(iter(items[j][1]))
+            size += 1
+        j += 1
+    if j == len(items) or costs[j][0] != "scan" or len(costs[j][1]) != 255:
+        return None
+    stop = next(c for c in ALL_CHARS if c not in costs[j][1])
+    j += 1
+    while j < len(items) and items[j][0] in ("open", "close", "pos"):
+        j += 1
+    if j == len(items) or items[j][0] != "one" or items[j][2] != "" or items[j][1] != {stop} or not trivial[j + 1]:
+        return None
+    return size, stop, first
 
 
 def _longest_run(t: bytes, n: int) -> int:
