@@ -981,3 +981,19 @@ def test_a_numeric_leaf_is_called_without_its_extra_arguments_catch_all_when_the
     g, = st.execute("return function(...) return ... end")
     assert T.exact(g, 1) is g  # its `...` is no catch-all
     st.close()
+
+
+def test_a_twin_of_constants_compiles_without_python_warnings():
+    """A Lua constant can give generated tests such as `(-0.0) is False`,
+    which CPython's compiler warns about: the twin is compiled as quietly
+    as the chunk (with warnings as errors, this was an internal error)."""
+    import warnings
+
+    src = """
+        local co = coroutine.wrap(function(x) local y = coroutine.yield(x) return (not -0.0) == y, -0.0 == false end)
+        return co(1), co(2)
+    """
+    st = LuaState()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert st.execute(src, "=twin") == (1, False, False)

@@ -14,12 +14,11 @@ happens.
 
 from __future__ import annotations
 
-import warnings
-
 from ..syntax import ast as A
 from .expressions import ExprCompiler, clear_folds, fold
 from .loops import LoopCompiler
 from .nesting import NestingHoister
+from .pytrees import compile_quietly
 from .weigh import block_cost
 from .stores import StoreCompiler
 from .chunk import Compiled
@@ -634,10 +633,7 @@ def _compile_tree(chunk: A.Chunk, fast_env: bool, progress=None, once: bool = Tr
     filename = new_filename()
     if progress is not None:
         progress("generated", len(src))
-    with warnings.catch_warnings():
-        # generated code is never the user's business (and should give none)
-        warnings.simplefilter("ignore")
-        code = compile(src, filename, "exec")
+    code = compile_quietly(src, filename)
     info = ChunkInfo(chunk.name, filename, linemap, cc.call_sites, src, chunk_id=cc.id)
     env_var = chunk.scope.parent.blocks[0].vars[0]
     return Compiled(chunk.name, own(code, info), main, env_var.is_cell, info)

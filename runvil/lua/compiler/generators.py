@@ -57,7 +57,7 @@ import types
 
 from . import shapes as S
 from .callsites import CallSite, CallSites, first_value as _first, load as _name, store as _store
-from .pytrees import copy_tree, factory_source, factory_tree, locate, walk
+from .pytrees import compile_quietly, copy_tree, factory_source, factory_tree, locate, walk
 from .recenttwins import RECENT
 from ..debuginfo import chunk_info
 from .resolve import LOCAL_PREFIX
@@ -166,7 +166,7 @@ def _compiled(info, name: str, source, filename: str) -> tuple:
                             decorator_list=[], returns=None, type_comment=None)
     _at(shell, factory)  # (every form inside is located as it is made: no fix_missing_locations of the whole)
     module = ast.Module(body=[shell], type_ignores=[])
-    made = _find(compile(module, filename, "exec"), fn.name)
+    made = _find(compile_quietly(module, filename), fn.name)
     if not made.co_flags & _CO_GENERATOR:
         return LEAF, False
     return made, numeric

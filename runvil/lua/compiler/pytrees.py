@@ -8,11 +8,21 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 
 #: where a factory starts in a chunk's generated source (one at the start
 #: of a line: the code generator writes every other line indented, and its
 #: string constants on one line)
 _FACTORY = re.compile(r"^def (_mk_\w+)\(", re.M)
+
+
+def compile_quietly(source, filename: str):
+    """compile() of generated code (a source or a tree) with Python's
+    SyntaxWarnings off: a Lua constant may give a test such as
+    `(-0.0) is False`, and generated code is never the user's business."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compile(source, filename, "exec")
 
 
 def factory_source(info, name: str) -> tuple[str, int] | None:
