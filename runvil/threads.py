@@ -34,3 +34,21 @@ def start_helper_thread(target, name: str) -> threading.Thread:
     finally:
         mask(signal.SIG_SETMASK, before)
     return thread
+
+
+def start_child(*args, **kwargs):
+    """subprocess.Popen(*args, **kwargs) with the host's signals unblocked
+    while it starts: a child inherits its creator's signal mask through
+    fork and exec, and one started on a helper thread (`io.popen` and
+    `os.execute` run on the Lua thread) would never see a Ctrl-C or a
+    `kill`. (Blocked again at once: the wait is not a start.)"""
+    import subprocess
+
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:
+        return subprocess.Popen(*args, **kwargs)
+    before = mask(signal.SIG_UNBLOCK, HOST_SIGNALS)
+    try:
+        return subprocess.Popen(*args, **kwargs)
+    finally:
+        mask(signal.SIG_SETMASK, before)

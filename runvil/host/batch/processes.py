@@ -129,9 +129,11 @@ serve()
 def _start(bundle: dict, share: int) -> _Worker:
     import subprocess
 
+    from ...threads import start_child
+
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # holds runvil/
-    proc = subprocess.Popen([sys.executable, "-c", BOOT, root], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = start_child([sys.executable, "-c", BOOT, root], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, start_new_session=True)
     worker = _Worker(proc, share)
     worker.send({**bundle, "share": share})
     return worker
@@ -233,12 +235,14 @@ def _forked_worker(plan, share: int, others: list, rows_r: int, out_w: int, pare
     workers' pipes) and its standard streams on the null device."""
     import signal
 
+    from ...threads import HOST_SIGNALS
     from .runner import Runner
     from .worker import serve_rows
 
     os.setsid()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HOST_SIGNALS)  # (forked from a thread that blocks them, it would keep them blocked)
     for fd in parents:
         os.close(fd)
     for w in others:

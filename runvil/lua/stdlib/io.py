@@ -464,6 +464,8 @@ class IoLib:
     def io_popen(self, *args):
         import subprocess
 
+        from ...threads import start_child
+
         command = check_str(args, 1, "popen")
         mode = opt_str(args, 2, "popen", "r")
         if mode not in ("r", "w"):
@@ -472,10 +474,10 @@ class IoLib:
         shell = command.encode("latin-1").decode("utf-8", "surrogateescape")
         try:
             if mode == "r":
-                p = subprocess.Popen(shell, shell=True, stdout=subprocess.PIPE)
+                p = start_child(shell, shell=True, stdout=subprocess.PIPE)
                 fh = p.stdout
             else:
-                p = subprocess.Popen(shell, shell=True, stdin=subprocess.PIPE)
+                p = start_child(shell, shell=True, stdin=subprocess.PIPE)
                 fh = p.stdin
         except OSError as e:
             return fileresult(False, command, e)

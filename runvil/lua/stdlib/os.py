@@ -291,7 +291,7 @@ def o_setlocale(*args):
 
 
 def o_execute(*args):
-    import subprocess
+    from ...threads import start_child
 
     if not args or args[0] is None:
         return True  # a shell is there
@@ -302,9 +302,15 @@ def o_execute(*args):
         except (OSError, ValueError, AttributeError):
             pass
     try:
-        code = subprocess.call(_path(command), shell=True)
+        child = start_child(_path(command), shell=True)
     except OSError as e:
         return _fileresult(e, command)
+    with child:  # as subprocess.call waits
+        try:
+            code = child.wait()
+        except BaseException:
+            child.kill()
+            raise
     if code < 0:
         return V.Multi((None, "signal", -code))
     return V.Multi((True if code == 0 else None, "exit", code))
