@@ -20,6 +20,14 @@ import threading
 HOST_SIGNALS = frozenset(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
 
 
+def block_host_signals() -> None:
+    """Blocks HOST_SIGNALS on the calling thread: the initializer of a
+    thread pool's workers."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is not None and threading.current_thread() is not threading.main_thread():
+        mask(signal.SIG_BLOCK, HOST_SIGNALS)
+
+
 def start_helper_thread(target, name: str) -> threading.Thread:
     """Starts a daemon thread that never receives HOST_SIGNALS (raises
     RuntimeError where no thread can start, as Thread.start does)."""

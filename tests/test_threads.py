@@ -88,3 +88,14 @@ def test_commands_run_from_lua_take_ctrl_c_and_kill(tmp_path):
     stack.run_lua(lambda: st.execute(f"os.execute('exec cat /proc/self/status > {out}')"))
     for status in (popen, out.read_text()):
         assert not blocked_in(status) & HOST_SIGNALS
+
+
+def test_a_pool_initialised_by_block_host_signals_leaves_them_to_the_main_thread():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from runvil.threads import block_host_signals
+
+    with ThreadPoolExecutor(2, initializer=block_host_signals) as pool:
+        assert HOST_SIGNALS <= pool.submit(blocked_here).result(30)
+    block_host_signals()  # on the main thread: nothing
+    assert signal.SIGINT not in blocked_here()

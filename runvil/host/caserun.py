@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..threads import block_host_signals, start_child
 from .cases import Case
 from .expect import Mismatch, compare
 from .suite import ARGS, ENV_CASE_ID, case_path, write_case_files
@@ -105,9 +106,9 @@ class CommandRunner:
 
     def __call__(self, folder: Path, case_id: str) -> tuple[int | None, str, str]:
         try:
-            p = subprocess.Popen(self.words + ARGS, cwd=folder, env={**os.environ, ENV_CASE_ID: case_id},
-                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 start_new_session=POSIX)
+            p = start_child(self.words + ARGS, cwd=folder, env={**os.environ, ENV_CASE_ID: case_id},
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=POSIX)
         except FileNotFoundError:
             raise CommandError(f"cannot run {self.words[0]}: no such command") from None
         except PermissionError:
@@ -236,7 +237,7 @@ def run_cases(cases: list[Case], runner, jobs: int, keep: Path | None, on_result
         return
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
-    with ThreadPoolExecutor(jobs) as pool:
+    with ThreadPoolExecutor(jobs, initializer=block_host_signals) as pool:  # Ctrl-C reaches the main thread
         futures = {pool.submit(run_one, c, runner, keep): c for c in cases}
         try:
             for f in as_completed(futures):
