@@ -105,7 +105,7 @@ def test_a_module_error_and_its_traceback(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["iolib.lua", "debuglib.lua", "mathcompat.lua", "hashing.lua", "testframework.lua",
-                                  "collector.lua", "debugfunc.lua", "tracebacks.lua", "lecompat.lua"])
+                                  "collector.lua", "debugfunc.lua", "tracebacks.lua", "lecompat.lua", "andornames.lua"])
 def test_programs_print_what_lua_prints(tmp_path, name):
     files = {name: program(name), "helper_mod.lua": HELPER}
     # in a process of their own: the collector's automatic collections walk

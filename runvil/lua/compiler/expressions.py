@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..syntax import ast as A
 from .arrays import ArrayReadCompiler
 from .calls import CallCompiler
-from .folding import _CONSTANTS, clear_folds, fold  # noqa: F401  (clear_folds: re-exported)
+from .folding import _CONSTANTS, clear_folds, fold, named_operand  # noqa: F401  (clear_folds: re-exported)
 from .operators import OperatorCompiler
 from .strcalls import StringCallCompiler
 from .kinds import INT_OPS, is_int_expr
@@ -150,7 +150,7 @@ class ExprCompiler(ArrayReadCompiler, CallCompiler, StringCallCompiler, Operator
 
     def desc(self, n) -> str | None:
         """Lua's varinfo for an operand: how error messages name it."""
-        n = fold(n)
+        n = named_operand(n)
         t = type(n)
         if t is A.Name:
             b = n.binding

@@ -78,6 +78,45 @@ def _fold(n):
     return n
 
 
+def named_operand(n):
+    """The expression Lua's varinfo names for an operand `n`: through an
+    `and` whose left side ends as a true constant with no pending false
+    jump (`(x or 1) and y` names y: Lua's code generator patches x's jump
+    to y's code and goes on with y's register), and through an `or` whose
+    left side ends as nil or false with no pending true jump. For messages
+    only: the left side still runs (a global read may call `__index`)."""
+    n = fold(n)
+    while type(n) is A.BinOp and n.op in ("and", "or"):
+        kind, true_jump, false_jump = _jump_shape(n.left)
+        if n.op == "and" and kind is _TRUTHY and not false_jump:
+            n = fold(n.right)
+        elif n.op == "or" and kind is _FALSY and not true_jump:
+            n = fold(n.right)
+        else:
+            return n
+    return n
+
+
+def _jump_shape(n) -> tuple:
+    """(the kind an expression ends as: _TRUTHY or _FALSY for a constant,
+    else None; whether it has a pending true jump; a pending false jump),
+    as lcode.c's luaK_infix and luaK_posfix leave an `and`/`or` chain: the
+    result is its right side's kind, with the jumps of both."""
+    n = fold(n)
+    t = type(n)
+    if t in _TRUTHY:
+        return _TRUTHY, False, False
+    if t in _FALSY:
+        return _FALSY, False, False
+    if t is A.BinOp and n.op in ("and", "or"):
+        kind, true_jump, false_jump = _jump_shape(n.left)
+        rkind, rtrue, rfalse = _jump_shape(n.right)
+        if n.op == "and":  # goiftrue: a true constant jumps nowhere, its true jumps land here
+            return rkind, rtrue, rfalse or (false_jump if kind is _TRUTHY else True)
+        return rkind, rtrue or (true_jump if kind is _FALSY else True), rfalse
+    return None, False, False
+
+
 def _number(op, args, n):
     """A constant-folded number, when Lua's compiler would fold it: never an
     error, a NaN or a negative zero."""

@@ -1,0 +1,25 @@
+-- how error messages name an operand through and/or: Lua's code generator
+-- goes on with the right side's register where the left side ends as a
+-- true constant (and) or nil/false (or) with no pending jump
+local x, y = nil, nil
+print(pcall(function() return ((x or 1) and y) * true end))
+print(pcall(function() return (('s' or 1) and y) * true end))
+print(pcall(function() return ((x and 1) and y) * true end))
+print(pcall(function() return ((nil or 1) and y) * true end))
+print(pcall(function() return ((x or 'k') and g) * true end))
+print(pcall(function() return ((x or nil) or y) * true end))
+print(pcall(function() return ((x or false) or y) * true end))
+print(pcall(function() return ((x == 1) and y) * true end))
+print(pcall(function() return ((1 and 2) and y) * true end))
+print(pcall(function() return ((x or 1) and (x or 2) and y) * true end))
+print(pcall(function() return (not x and y) * true end))
+print(pcall(function() return ((x or 1) and y)() end))
+print(pcall(function() return ((x or 1) and y).k end))
+print(pcall(function() return ((x or 1) and y) .. 'a' end))
+print(pcall(function() return ((x or 1) and 'str') * 2 end))
+print(pcall(function() return (false or y) * 2 end))
+print(pcall(function() return ((x and nil) or y) * 2 end))
+print(pcall(function() return ((nil and x) or y) * 2 end))
+print(pcall(function() return #((x or 1) and y) end))
+print(pcall(function() return -((x or 1) and y) end))
+print(pcall(function() return ((x or 1) and g.k) * 1 end))
