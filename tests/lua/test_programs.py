@@ -27,9 +27,6 @@ KNOWN = {
     "pairs_order": "pairs walks 1..n then insertion order; C Lua's hash order differs",
     "toplevel_error5": "uses io.write",
     "os_time": "local time zone dependent",
-    "tbc_on_error": "an error closes the <close> variables it leaves as it unwinds; Lua closes them where it is "
-                    "caught (after xpcall's handler, with its value), and leaves a dead coroutine's open "
-                    "until coroutine.close",
 }
 
 

@@ -51,6 +51,7 @@ import weakref
 
 from ..errors import LimitExceeded, LuaError, stack_overflow_message
 from .calls import ccall
+from .helpers import CATCHER_CODES, close_unwound, take_unwound
 from .machine import RUNNING
 from .tables import LuaTable, _BoolKey
 
@@ -112,7 +113,8 @@ def call_finalizer(f, obj, warn) -> None:
     yield (so a generator twin's step check may run it: compiler/shapes.py
     NO_YIELD), whose error becomes a warning (luaE_warnerror). A sandbox
     limit is no Lua error: it goes on up."""
-    co = RUNNING[0].co
+    m = RUNNING[0]
+    co = m.co
     if co is not None:
         co.nny += 1
     try:
@@ -120,12 +122,17 @@ def call_finalizer(f, obj, warn) -> None:
     except LimitExceeded:
         raise
     except (LuaError, RecursionError) as e:
+        msg = stack_overflow_message(e) if isinstance(e, RecursionError) else e.value
+        if (pending := take_unwound(co or m)) is not None:  # a protected call: what its error left closes here
+            msg = close_unwound(pending, msg)
         if warn is not None:
-            msg = stack_overflow_message(e) if isinstance(e, RecursionError) else e.value
             warn(f"error in __gc ({msg if type(msg) is str else 'error object is not a string'})")
     finally:
         if co is not None:
             co.nny -= 1
+
+
+CATCHER_CODES.add(call_finalizer.__code__)
 
 
 def _with_dead_keys(skip: set) -> list:

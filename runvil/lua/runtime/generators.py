@@ -28,8 +28,8 @@ from .escalation import escalate, held
 from .calldepth import LUAI_MAXCCALLS, NeedsContext, charge_meta, check
 from .machine import RUNNING
 from ..debuginfo import CHUNKS, QUALNAMES, builtin, chunk_info
-from ..errors import LuaError
-from .helpers import _tbc_check, _tbc_close, call_handler, caught_value, fixed
+from ..errors import LuaError, rt_error
+from .helpers import CATCHER_CODES, _tbc_check, _tbc_close, caught_value, fixed, handler_value, take_unwound
 from .envslots import retargeted, slot_number
 from .tables import LuaTable, watch
 from .values import TAILCALL, Multi
@@ -423,7 +423,11 @@ class Twins:
         try:
             r = yield from self.protected(args[0], args[1:])
         except (LuaError, RecursionError, MemoryError) as e:
-            return Multi((False, caught_value(e)))
+            m = RUNNING[0]
+            pending = take_unwound(m.co or m)
+            if pending is None:
+                return Multi((False, caught_value(e)))
+            return Multi((False, (yield from self.close_unwound(pending, caught_value(e)))))
         return (True, *r)  # several results: a tuple (values.Multi is tuple)
 
     @builtin
@@ -433,12 +437,30 @@ class Twins:
         try:
             r = yield from self.protected(args[0], args[2:])
         except (LuaError, RecursionError, MemoryError) as e:
-            try:  # the handler's first result replaces the error value
-                h = call_handler(handler, caught_value(e))
-            except (LuaError, RecursionError, MemoryError):
-                return Multi((False, "error in error handling"))
-            return Multi((False, h[0] if h else None))
+            m = RUNNING[0]
+            pending = take_unwound(m.co or m)
+            value = handler_value(handler, e)
+            if pending is not None:
+                value = yield from self.close_unwound(pending, value)
+            return Multi((False, value))
         return (True, *r)  # several results: a tuple (values.Multi is tuple)
+
+    def close_unwound(self, pending: list, value):
+        """helpers.close_unwound in a twin: each __close as any call of a
+        twin (it may yield, as Lua's closing after a pcall may)."""
+        for v in pending:
+            try:
+                h = V.getmetamethod(v, "__close")
+                if h is None:  # removed after the variable was declared
+                    rt_error("attempt to call a nil value (metamethod 'close')")
+                callee = h if type(h) is FunctionType else LC.resolve_callable(h, None)
+                yield from self.gcall(callee, (v, value))
+            except (LuaError, RecursionError, MemoryError) as e:
+                value = caught_value(e)
+                m = RUNNING[0]
+                if (more := take_unwound(m.co or m)) is not None:  # the failing __close's own
+                    value = yield from self.close_unwound(more, value)
+        return value
 
     @builtin
     def pairs(self, *args):
@@ -518,6 +540,7 @@ class Twins:
 
 
 QUALNAMES[Twins.pcall.__code__], QUALNAMES[Twins.xpcall.__code__] = "pcall", "xpcall"
+CATCHER_CODES.update((Twins.pcall.__code__, Twins.xpcall.__code__))
 QUALNAMES[Twins.pairs.__code__] = "pairs"
 
 

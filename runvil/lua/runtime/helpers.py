@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from itertools import chain
 from types import FunctionType
 
@@ -360,6 +361,16 @@ def _tbc_check(v, name: str):
 def _tbc_close(v, err):
     if v is None or v is False:
         return
+    if err is not None and isinstance(err, _CAUGHT):
+        m = RUNNING[0]
+        owner = m.co  # in a coroutine: its protected call closes it, or its end leaves it for close
+        if owner is None and _caught_here(sys._getframe(1)):
+            owner = m
+        if owner is not None:
+            if owner.unwinding is None:
+                owner.unwinding = []
+            owner.unwinding.append(v)
+            return
     h = V.getmetamethod(v, "__close")
     if h is None:  # removed after the variable was declared
         rt_error("attempt to call a nil value (metamethod 'close')")
@@ -367,6 +378,70 @@ def _tbc_close(v, err):
         meta_call(h, v, None)
     else:
         meta_call(h, v, error_value(err))
+
+
+#: the errors a protected call catches: the closing values they leave are
+#: closed where they are caught, as Lua closes them
+_CAUGHT = (LuaError, RecursionError, MemoryError)
+
+
+#: the codes of the protected calls (pcall, xpcall, load's reader, a
+#: finalizer's call), registered by their modules: a frame of one of them
+#: above an error of the main coroutine catches it
+CATCHER_CODES: set = set()
+
+
+def _caught_here(frame) -> bool:
+    """Whether a protected call is under way below `frame` (walked only for
+    an error leaving a closing value, where it decides who closes it)."""
+    codes = CATCHER_CODES
+    while frame is not None:
+        if frame.f_code in codes:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def take_unwound(owner):
+    """The closing values an error left in `owner` (a coroutine, or the
+    machine for the main one), taken for its catcher; None if none."""
+    pending = owner.unwinding
+    if pending is not None:
+        owner.unwinding = None
+    return pending
+
+
+def close_unwound(pending, value):
+    """Runs the __close of the values an error left (innermost first), as
+    Lua's catcher does after its message handler: each with the error
+    value, which an error in one replaces. Returns the last error value."""
+    for v in pending:
+        try:
+            h = V.getmetamethod(v, "__close")
+            if h is None:  # removed after the variable was declared
+                rt_error("attempt to call a nil value (metamethod 'close')")
+            meta_call(h, v, value)
+        except _CAUGHT as e:
+            value = caught_value(e)
+            m = RUNNING[0]
+            more = take_unwound(m.co or m)  # the failing __close's own, closed first
+            if more:
+                value = close_unwound(more, value)
+    return value
+
+
+def handler_value(handler, e: BaseException):
+    """xpcall's error value: its message handler's first result (an error
+    in the handler: "error in error handling"). The closing values the
+    error left are closed after it, with this value, as Lua closes them."""
+    try:
+        h = call_handler(handler, caught_value(e))
+    except _CAUGHT:
+        m = RUNNING[0]
+        if (pending := take_unwound(m.co or m)) is not None:  # what the handler's own error left
+            close_unwound(pending, "error in error handling")
+        return "error in error handling"
+    return h[0] if h else None
 
 
 def error_value(e: BaseException):

@@ -34,11 +34,13 @@ def _unmetered(n: int) -> None:
 class Machine:
     """What the running Lua needs: see the module's docstring."""
 
-    __slots__ = ("depth", "co", "direct", "state", "string_meta", "max_string", "guard", "meter", "unreserved")
+    __slots__ = ("depth", "co", "direct", "state", "string_meta", "max_string", "guard", "meter", "unreserved",
+                 "unwinding")
 
     def __init__(self, state=None):
         self.depth = 0
         self.co = None
+        self.unwinding = None  # the main coroutine's closing values an error left, for its catcher
         self.direct = False
         self.unreserved = 0
         self.state = None

@@ -15,7 +15,7 @@ from ..runtime.calldepth import LUAI_MAXCCALLS, CCall, check
 from ..runtime.machine import RUNNING
 from ..debuginfo import BUILTIN_CODES, CHUNKS, builtin, in_direct_tail, lua_position, where
 from ..errors import LuaError, LuaSyntaxError
-from ..runtime.helpers import call_handler, caught_value
+from ..runtime.helpers import CATCHER_CODES, caught_value, close_unwound, handler_value, take_unwound
 from ..errors import chunkid
 from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, TAILCALL, Multi, Userdata
@@ -51,7 +51,9 @@ def open_lib(state) -> None:
                 with CCall():  # lua_load's calls of the reader: nested C calls, not yieldable
                     text = read_chunk(chunk, sys._getframe())
             except (LuaError, RecursionError, MemoryError) as e:  # lua_load catches the reader's errors
-                return Multi((None, caught_value(e)))
+                m = RUNNING[0]
+                pending = take_unwound(m.co or m)
+                return Multi((None, caught_value(e) if pending is None else close_unwound(pending, caught_value(e))))
         if len(mode) > TINY_RESULT:  # the messages below quote it
             reserve_result(len(mode))
         if text[:1] == "\x1b":  # LUA_SIGNATURE[0]: a binary chunk
@@ -295,8 +297,12 @@ def pcall(*args):
             r = V.expand(r)
         return (True, *r)
     except LuaError as e:
+        if (m.co or m).unwinding is not None:  # closing values the error left: closed here, as Lua does
+            return (False, close_unwound(take_unwound(m.co or m), e.value))
         return (False, e.value)
     except (RecursionError, MemoryError) as e:
+        if (m.co or m).unwinding is not None:
+            return (False, close_unwound(take_unwound(m.co or m), caught_value(e)))
         return (False, caught_value(e))
 
 
@@ -324,12 +330,15 @@ def xpcall(*args):
             r = V.expand(r)
         return (True, *r)
     except (LuaError, RecursionError, MemoryError) as e:
-        # the handler's first result replaces the error value
-        try:
-            h = call_handler(handler, caught_value(e))
-        except (LuaError, RecursionError, MemoryError):
-            return (False, "error in error handling")
-        return (False, h[0] if h else None)
+        pending = take_unwound(m.co or m)  # (before the handler, which may leave its own)
+        value = handler_value(handler, e)
+        return (False, value if pending is None else close_unwound(pending, value))
+
+
+#: the protected calls here: an error below one of them is caught there (its
+#: closing values closed there, helpers.close_unwound); `load` for its reader
+CATCHER_CODES.update((pcall.__code__, xpcall.__code__, next(
+    c for c in open_lib.__code__.co_consts if getattr(c, "co_name", None) == "load")))
 
 
 @builtin

@@ -34,7 +34,7 @@ from ..runtime.calldepth import LUAI_MAXCCALLS, check
 from ..runtime.machine import RUNNING
 from ..debuginfo import add_stack_hop, builtin, caller_where, current_where
 from ..errors import CoroutineKill, LuaError
-from ..runtime.helpers import walk_calls
+from ..runtime.helpers import close_unwound, take_unwound, walk_calls
 from ..errors import stack_overflow_message
 from ..runtime.tables import LuaTable
 from ..runtime.values import TAILCALL, Multi
@@ -45,7 +45,7 @@ class Coroutine:
     """A Lua thread value."""
 
     __slots__ = ("fn", "status", "state", "ctx", "_transfer", "_kill", "error", "errored", "nny", "base",
-                 "depth", "twin", "gen", "escalations", "worker", "__weakref__")
+                 "depth", "twin", "gen", "escalations", "worker", "unwinding", "__weakref__")
 
     def __init__(self, fn, state):
         self.fn = fn
@@ -58,6 +58,9 @@ class Coroutine:
         self.error = None  # the error value a dead coroutine died with
         self.errored = False
         self.nny = 0  # builtin callbacks running in it (C calls in C Lua): no yield while > 0
+        # the closing values an error left: its pcall's, or, when the error
+        # ends it, coroutine.close's or its wrap function's to close
+        self.unwinding = None
         self.base = 0  # the C-call count of its resumer
         # the C calls a resume of it adds: its own, and the nested ones its
         # suspended frames hold (set again whenever it suspends)
@@ -237,6 +240,8 @@ class Coroutine:
         if self.status == "suspended":  # refused at the C-stack limit: still suspended
             self._kill = False
             self.nny -= 1
+        elif self.errored:  # a __close failed: the others got its error, to close now
+            self.error = close_left(self, self.error)
 
     # ------------------------------------------------------ coroutine side
 
@@ -293,7 +298,7 @@ def resume_wrapped(co: Coroutine, args: tuple, where) -> tuple:
     raised again, positioned by `where()` (a string error only)."""
     if co.status != "suspended" or (gen := co.gen) is not None and gen.gi_running:  # (status_now, inline)
         raise LuaError(where() + not_suspended(co))
-    return wrapped_outcome(*co.resume(args), where)
+    return wrapped_outcome(*co.resume(args), where, co)
 
 
 def not_suspended(co: Coroutine) -> str:
@@ -311,8 +316,25 @@ def resume_passing(co: Coroutine, args: tuple):
     return kind, values
 
 
-def wrapped_outcome(kind: str, values, where) -> tuple:
+def close_left(co: Coroutine, value):
+    """The error value of dead coroutine co once the closing values its
+    error left are closed, as lua_closethread closes them: from its
+    resumer, where they may not yield. An error in one replaces it."""
+    if co.unwinding is None:
+        return value
+    caller = RUNNING[0].co
+    if caller is not None:
+        caller.nny += 1
+    try:
+        return close_unwound(take_unwound(co), value)
+    finally:
+        if caller is not None:
+            caller.nny -= 1
+
+
+def wrapped_outcome(kind: str, values, where, co: Coroutine) -> tuple:
     if kind == "error":
+        values = close_left(co, values)  # before the error goes on, as auxwrap closes the coroutine
         raise LuaError(where() + values if type(values) is str else values)
     return values
 
@@ -345,7 +367,7 @@ def walk_wrapped(co: Coroutine, s, c, steps: list, tick):
             try:
                 values = gen.send((s, c))
             except BaseException as e:
-                values = wrapped_outcome(*co.raised(e, mine, prev), current_where)
+                values = wrapped_outcome(*co.raised(e, mine, prev), current_where, co)
             else:  # (its depth: what its twins hold, counted as they enter them, generators.held)
                 m.depth = mine
                 m.co = prev
@@ -358,7 +380,7 @@ def walk_wrapped(co: Coroutine, s, c, steps: list, tick):
         except TypeError:  # SUSPEND (inline): a wait inside, where it cannot pass up (told apart here,
             m.depth = mine + co.depth  # not at each item); refused there, the coroutine running again
             m.co = co
-            values = wrapped_outcome(*co._waits(mine, prev, False), current_where)
+            values = wrapped_outcome(*co._waits(mine, prev, False), current_where, co)
             c = values[0] if values else None
         if c is None:
             break
@@ -472,7 +494,7 @@ def close(*args):
         co.kill()  # an error in a __close handler is its error now
     if co.errored:  # reported once: the coroutine is reset, as lua_closethread does
         err, co.error, co.errored = co.error, None, False
-        return Multi((False, err))
+        return Multi((False, close_left(co, err)))
     return True
 
 
@@ -492,7 +514,7 @@ def wrapped_function(co: Coroutine):
         def twin(*a):  # a builtin level of its own while it runs (the positions of errors)
             if co.status_now() != "suspended":
                 return resume_wrapped(co, a, caller_where)  # the refusal
-            return wrapped_outcome(*(yield from resume_passing(co, a)), caller_where)
+            return wrapped_outcome(*(yield from resume_passing(co, a)), caller_where, co)
 
         wrapped.lua_twin = builtin(twin)
     return builtin(wrapped)
