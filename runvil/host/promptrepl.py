@@ -91,7 +91,7 @@ def prompt_repl(path: str, script: str | None, limits=None) -> int:
 
     try:
         run = Run(repl_prompt, input=getattr(answer, "world_input", None), bindings=bindings,
-                  chat=True, on_vm=on_vm, limits=limits or STANDALONE_LIMITS)
+                  chat=True, on_vm=on_vm, limits=limits or STANDALONE_LIMITS, run_limits=_run_limits(limits))
     except PrepareError as e:
         return usage_error(str(e), answer)
     run.events.listeners.append(lambda ev: _show_print(ev))
@@ -127,6 +127,16 @@ def prompt_repl(path: str, script: str | None, limits=None) -> int:
               file=sys.stderr)
         return 1
     return 0
+
+
+def _run_limits(limits):
+    """`--cpu off` lifts the step budget: the run's, across its chunks, too
+    (None: a chat run's own)."""
+    if limits is None or limits.steps is not None:
+        return None
+    from ..engine.limits import RunLimits
+
+    return RunLimits(seconds=None, steps=None)
 
 
 def repl_world(script: str | None, prompt):

@@ -37,6 +37,7 @@ class Terminal:
         command = (f"cd {shlex.quote(str(ROOT))} && env XDG_DATA_HOME={shlex.quote(str(self.data))} {extra} "
                    f"{shlex.quote(sys.executable)} -m runvil.host.cli {shlex.join(args)}; sleep 30")
         self._tmux("new-session", "-d", "-s", "t", "-x", "150", "-y", "50", command)
+        self._tmux("set-option", "-t", "t", "remain-on-exit", "on")  # a command that dies leaves its screen to read
 
     def _tmux(self, *args: str) -> str:
         return subprocess.run(["tmux", "-S", self.socket, *args], capture_output=True, text=True,
@@ -153,7 +154,9 @@ def test_ctrl_c_while_the_first_chunk_compiles_returns_to_the_prompt(terminal, t
 
 
 def test_ctrl_c_stops_a_running_chunk_and_returns_to_the_prompt(terminal):
-    t = terminal("lua")
+    # --cpu off: the loop outlasts any delay of the Ctrl-C on a loaded machine
+    # (its 200,000,000 steps are a few seconds of CPU)
+    t = terminal("lua", "--cpu", "off")
     t.prompt()
     t.line("n = 0")  # the parser is ready (its table built) before the loop is typed
     t.prompt()
@@ -190,7 +193,8 @@ def test_a_repl_inside_a_section_vm_of_a_prompt(terminal):
 
 
 def test_the_prompt_repl_on_a_world_ctrl_c_and_engine_errors(terminal):
-    t = terminal("lua", "--prompt", str(TUTORIAL / "first-prompt.md"), "--script", str(TUTORIAL / "first-prompt.yaml"))
+    t = terminal("lua", "--prompt", str(TUTORIAL / "first-prompt.md"), "--script", str(TUTORIAL / "first-prompt.yaml"),
+                 "--cpu", "off")  # (the run's step budget too: the loop outlasts any delay of the Ctrl-C)
     t.wait_for("world ")
     t.prompt()
     t.line("print('run' .. 'ning') while true do end")
@@ -272,3 +276,14 @@ def test_the_prompt_repl_when_the_h1_body_ends_the_run():
     p = _piped("lua", "--prompt", str(TUTORIAL / "tasks.md"), "--script", str(TUTORIAL / "tasks.yaml"), stdin="1\n")
     assert p.returncode == 1
     assert "ended the run with a result, so no section VM was opened" in p.stderr
+
+
+def test_cpu_off_lifts_the_run_step_budget_of_the_prompt_repl():
+    """`--cpu off` lifts "the step budget": in a prompt's REPL, the run's
+    budget across its chunks as well as each chunk's."""
+    from runvil.host.promptrepl import _run_limits
+    from runvil.lua.api import Limits
+
+    lifted = _run_limits(Limits(steps=None, cpu_seconds=None))
+    assert lifted.steps is None and lifted.seconds is None
+    assert _run_limits(Limits(steps=5)) is None and _run_limits(None) is None  # a chat run's own
