@@ -60,3 +60,10 @@ def start_child(*args, **kwargs):
         return subprocess.Popen(*args, **kwargs)
     finally:
         mask(signal.SIG_SETMASK, before)
+
+
+def start_shell(command, **kwargs):
+    """start_child of a shell command as C's system() and popen() run it:
+    /bin/sh named `sh` (Python's shell=True names it `/bin/sh`), so the
+    shell's own messages read `sh: 1: ...` as under lua5.4."""
+    return start_child(["sh", "-c", command], executable="/bin/sh", **kwargs)

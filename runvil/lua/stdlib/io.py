@@ -464,7 +464,7 @@ class IoLib:
     def io_popen(self, *args):
         import subprocess
 
-        from ...threads import start_child
+        from ...threads import start_shell
 
         command = check_str(args, 1, "popen")
         mode = opt_str(args, 2, "popen", "r")
@@ -474,10 +474,10 @@ class IoLib:
         shell = command.encode("latin-1").decode("utf-8", "surrogateescape")
         try:
             if mode == "r":
-                p = start_child(shell, shell=True, stdout=subprocess.PIPE)
+                p = start_shell(shell, stdout=subprocess.PIPE)
                 fh = p.stdout
             else:
-                p = start_child(shell, shell=True, stdin=subprocess.PIPE)
+                p = start_shell(shell, stdin=subprocess.PIPE)
                 fh = p.stdin
         except OSError as e:
             return fileresult(False, command, e)

@@ -291,7 +291,7 @@ def o_setlocale(*args):
 
 
 def o_execute(*args):
-    from ...threads import start_child
+    from ...threads import start_shell
 
     if not args or args[0] is None:
         return True  # a shell is there
@@ -302,7 +302,7 @@ def o_execute(*args):
         except (OSError, ValueError, AttributeError):
             pass
     try:
-        child = start_child(_path(command), shell=True)
+        child = start_shell(_path(command))
     except OSError as e:
         return _fileresult(e, command)
     with child:  # as subprocess.call waits
