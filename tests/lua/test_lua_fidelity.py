@@ -241,3 +241,34 @@ def test_sandbox_runs_the_nan_table_too(tmp_path):
     ours = comparable(runvil_lua(["nan.lua"], tmp_path))
     theirs = comparable(lua54(["nan.lua"], tmp_path))
     assert ours[1].replace("io.write\tnil", "") == theirs[1].replace("-nan nan\nio.write\t", "")
+
+
+def test_a_shell_command_runs_as_c_runs_it_named_sh(tmp_path):
+    """os.execute and io.popen run /bin/sh as system() and popen() do,
+    named `sh`: the shell's own errors read `sh: 1: ...` on stderr, as
+    under lua5.4 (Penlight's tests run a missing command)."""
+    program = """
+print(os.execute("runvil-no-such-command-1"))
+local p = io.popen("runvil-no-such-command-2; echo out")
+print(p:read("a"), p:close())
+"""
+    code, out, err = same_as_lua(tmp_path, {"sh.lua": program}, ["sh.lua"], own_process=True)
+    assert "sh: 1: runvil-no-such-command-1: not found" in err.splitlines()
+
+
+def test_an_error_in_a_message_handler_calls_it_again_as_lua_does(tmp_path):
+    """Lua calls xpcall's message handler again for each error it raises
+    itself, with that error's value, until one call returns (its value is
+    xpcall's) or the C stack is spent ("error in error handling")."""
+    program = """
+local n = 0
+print(xpcall(function() error("boom") end, function(m) n = n + 1; error("again " .. n) end))
+print(n)
+local k = 0
+print(xpcall(function() error("boom") end,
+  function(m) k = k + 1; if k < 3 then error("h" .. k) end return "handled " .. tostring(m) end))
+print(k)
+print(xpcall(function() local x = nil; return x.y end, function(m) return m .. "!" end))
+print(select('#', xpcall(error, function() end)))
+"""
+    same_as_lua(tmp_path, {"handler.lua": program}, ["handler.lua"])

@@ -51,7 +51,7 @@ import weakref
 
 from ..errors import LimitExceeded, LuaError, stack_overflow_message
 from .calls import ccall
-from .helpers import CATCHER_CODES, close_unwound, take_unwound
+from .helpers import CATCHER_CODES, closed_after
 from .machine import RUNNING
 from .tables import LuaTable, _BoolKey
 
@@ -123,8 +123,7 @@ def call_finalizer(f, obj, warn) -> None:
         raise
     except (LuaError, RecursionError) as e:
         msg = stack_overflow_message(e) if isinstance(e, RecursionError) else e.value
-        if (pending := take_unwound(co or m)) is not None:  # a protected call: what its error left closes here
-            msg = close_unwound(pending, msg)
+        msg = closed_after(msg, co or m)  # a protected call: what its error left closes here
         if warn is not None:
             warn(f"error in __gc ({msg if type(msg) is str else 'error object is not a string'})")
     finally:

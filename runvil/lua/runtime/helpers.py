@@ -17,6 +17,7 @@ from . import calls as LC
 from . import indexing as LI
 from . import operators as LO
 from .calls import ccall, meta_call
+from .envslots import env_given, env_now
 from .machine import RUNNING
 from ..errors import CoroutineKill, LuaError, rt_error, stack_overflow_message
 from ..compiler.contract import INLINE_STRING_CALLS, INLINE_STRING_METHODS
@@ -422,26 +423,57 @@ def close_unwound(pending, value):
                 rt_error("attempt to call a nil value (metamethod 'close')")
             meta_call(h, v, value)
         except _CAUGHT as e:
-            value = caught_value(e)
-            m = RUNNING[0]
-            more = take_unwound(m.co or m)  # the failing __close's own, closed first
-            if more:
-                value = close_unwound(more, value)
+            value = closed_after(caught_value(e))  # the failing __close's own, closed first
     return value
 
 
-def handler_value(handler, e: BaseException):
-    """xpcall's error value: its message handler's first result (an error
-    in the handler: "error in error handling"). The closing values the
-    error left are closed after it, with this value, as Lua closes them."""
-    try:
-        h = call_handler(handler, caught_value(e))
-    except _CAUGHT:
+def closed_after(value, owner=None):
+    """What a catcher of an error returns: its value, once the closing
+    values the error left in `owner` (by default the running coroutine, or
+    the machine for the main one) are closed with it (close_unwound)."""
+    if owner is None:
         m = RUNNING[0]
-        if (pending := take_unwound(m.co or m)) is not None:  # what the handler's own error left
-            close_unwound(pending, "error in error handling")
-        return "error in error handling"
-    return h[0] if h else None
+        owner = m.co or m
+    pending = take_unwound(owner)
+    return value if pending is None else close_unwound(pending, value)
+
+
+#: how many times Lua calls a message handler for one error, the handler's
+#: own errors included, before "error in error handling": each of its
+#: errors calls it again, one C level deeper, up to LUAI_MAXCCALLS / 10 * 11
+#: (luaE_checkcstack), 215 times from a script's main chunk under lua.c
+HANDLER_CALLS = 215
+
+
+def handler_value(handler, e: BaseException):
+    """xpcall's error value: its message handler's first result. An error
+    in the handler calls it again with that error's value, as Lua does,
+    until it returns or has been called HANDLER_CALLS times ("error in
+    error handling", at once for a stack overflow in it, as luaD_growstack
+    throws; its memory error is xpcall's, as Lua calls no handler for one).
+    The closing values its errors left are closed with the value, deepest
+    first; xpcall closes the first error's after them."""
+    value, left = caught_value(e), []
+    for _ in range(HANDLER_CALLS):
+        try:
+            h = call_handler(handler, value)
+        except _CAUGHT as again:
+            value = caught_value(again)
+            m = RUNNING[0]
+            if (pending := take_unwound(m.co or m)) is not None:
+                left.append(pending)
+            if isinstance(again, RecursionError):
+                value = "error in error handling"
+            elif not isinstance(again, MemoryError):
+                continue
+        else:
+            value = h[0] if h else None
+        break
+    else:
+        value = "error in error handling"
+    for pending in reversed(left):
+        value = close_unwound(pending, value)
+    return value
 
 
 def error_value(e: BaseException):
@@ -548,6 +580,8 @@ def _base_namespace() -> dict:
         "_method": LI.method_of,
         "_method_from": LI.method_from,
         "_index": LI.index,
+        "_envnow": env_now,
+        "_envgive": env_given,
         "_setindex": LI.setindex,
         "_add": LO.add,
         "_sub": LO.sub,

@@ -15,7 +15,7 @@ from ..runtime.calldepth import LUAI_MAXCCALLS, CCall, check
 from ..runtime.machine import RUNNING
 from ..debuginfo import BUILTIN_CODES, CHUNKS, builtin, in_direct_tail, lua_position, where
 from ..errors import LuaError, LuaSyntaxError
-from ..runtime.helpers import CATCHER_CODES, caught_value, close_unwound, handler_value, take_unwound
+from ..runtime.helpers import CATCHER_CODES, caught_value, close_unwound, closed_after, handler_value, take_unwound
 from ..errors import chunkid
 from ..runtime.tables import LuaTable
 from ..runtime.values import EMPTY, TAILCALL, Multi, Userdata
@@ -51,9 +51,7 @@ def open_lib(state) -> None:
                 with CCall():  # lua_load's calls of the reader: nested C calls, not yieldable
                     text = read_chunk(chunk, sys._getframe())
             except (LuaError, RecursionError, MemoryError) as e:  # lua_load catches the reader's errors
-                m = RUNNING[0]
-                pending = take_unwound(m.co or m)
-                return Multi((None, caught_value(e) if pending is None else close_unwound(pending, caught_value(e))))
+                return Multi((None, closed_after(caught_value(e))))
         if len(mode) > TINY_RESULT:  # the messages below quote it
             reserve_result(len(mode))
         if text[:1] == "\x1b":  # LUA_SIGNATURE[0]: a binary chunk
@@ -298,11 +296,11 @@ def pcall(*args):
         return (True, *r)
     except LuaError as e:
         if (m.co or m).unwinding is not None:  # closing values the error left: closed here, as Lua does
-            return (False, close_unwound(take_unwound(m.co or m), e.value))
+            return (False, closed_after(e.value, m.co or m))
         return (False, e.value)
     except (RecursionError, MemoryError) as e:
         if (m.co or m).unwinding is not None:
-            return (False, close_unwound(take_unwound(m.co or m), caught_value(e)))
+            return (False, closed_after(caught_value(e), m.co or m))
         return (False, caught_value(e))
 
 
