@@ -143,6 +143,7 @@ class LuaState:
         ns["_S"] = self._steps
         ns["_tick"] = tick = self._next_piece if IN_PIECES else self._safe_point
         ns["_Gh"] = G.hash
+        ns["_Gt"] = G
         ns["_gget"] = lambda k: LI.index(G, k)
         ns["_gset"] = lambda k, v: G.set_str(k, v) if G.meta is None else LI.setindex(G, k, v)
         ns[SLOTS] = [EnvSlot(G, 0)]  # (the _ENV other than the globals a function was given: runtime/envslots.py)

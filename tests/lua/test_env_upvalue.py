@@ -19,6 +19,7 @@ from .luacli import same_as_lua
 
 FENV = """
 local function setfenv(f, t)
+  f = type(f) == 'function' and f or debug.getinfo(f + 1, 'f').func
   local up, name = 0
   repeat up = up + 1; name = debug.getupvalue(f, up) until name == '_ENV' or name == nil
   if name then
@@ -28,6 +29,7 @@ local function setfenv(f, t)
   return f
 end
 local function getfenv(f)
+  f = type(f) == 'function' and f or debug.getinfo(f + 1, 'f').func
   local up, name, val = 0
   repeat up = up + 1; name, val = debug.getupvalue(f, up) until name == '_ENV' or name == nil
   return val
@@ -101,6 +103,63 @@ PROGRAMS = {
         print(co(), co())
         local function fails() error("in " .. x) end
         print(pcall(setfenv(fails, env)))
+    """,
+    "a running function gives itself a table, setfenv(1, t), as Penlight's tests do": """
+        x = "global"
+        local utils = {setfenv = setfenv}
+        local function test2()
+          local env = {x = 2, print = print}
+          print(x)
+          setfenv(1, env)
+          print(getfenv(1) == env, x)
+          y = "written"
+          local function later() return x end
+          print(env.y == "written", later())
+        end
+        test2()
+        print(x, y)
+        local function again()
+          local before = x
+          utils.setfenv(1, {x = "by field", tostring = tostring})
+          return before, x, tostring(z)
+        end
+        print(again())
+        print(again())
+        local function loop()
+          local seen = {}
+          for i = 1, 3 do
+            seen[#seen + 1] = tostring(x)
+            if i == 2 then setfenv(1, {x = "switched", tostring = tostring}) end
+          end
+          return seen[1], seen[2], seen[3]
+        end
+        print(loop())
+        local co = coroutine.wrap(function()
+          setfenv(1, {x = "in co", coroutine = coroutine})
+          coroutine.yield(x)
+          return x
+        end)
+        print(co(), co())
+    """,
+    "a chunk that gives itself a module table, as Lua 5.1's module idiom": """
+        local M = {print = print}
+        local function module_body()
+          setfenv(1, M)
+          function greet() return "hi " .. tostring(name) end
+          name = "M"
+        end
+        module_body()
+        print(M.greet and "greet in M", rawget(_G, "greet"), M.name)
+        M.tostring = tostring
+        print(M.greet())
+        local body = function()
+          local me = debug.getinfo(1, 'f').func
+          setfenv(1, {x = "in a coroutine", coroutine = coroutine})
+          coroutine.yield(x)
+          return x
+        end
+        local co = coroutine.wrap(body)
+        print(co(), co())
     """,
 }
 

@@ -470,6 +470,7 @@ class FunctionCompiler(StoreCompiler, LoopCompiler, NestingHoister, ExprCompiler
         if sc.parent is not None and sc.parent.parent is None:
             ups = ["_ENV_0"]  # the main function: its only upvalue is _ENV
         fname = self_var.pyname if self_var is not None else name
+        self.own_env = fname if sets_own_env(fn) else None
         line = fn.line
         em.emit(0, f"def _mk_{name}({', '.join(ups)}):", line)
         params = [f"{v.pyname}=None" for v in fn.param_vars]
@@ -499,6 +500,28 @@ CLEAR_MARK = "\x05"
 def _clearing(ntemp: int, held: set, dead: list) -> str:
     free = [f"_t{i}" for i in range(1, ntemp + 1) if f"_t{i}" not in held] + dead
     return " = ".join(free) + " = None" if free else "pass"
+
+
+def sets_own_env(fn: A.Function) -> bool:
+    """Whether fn's body (not a nested function's) calls a function named
+    `setfenv` (a name or a field): Lua 5.1's setfenv as libraries emulate
+    it, which may give the running function, `setfenv(1, t)`, a table of
+    its own as its globals. Such a function reads its globals through
+    what it has now (ExprCompiler.env_ref), since a running Python frame
+    keeps the code set_env replaces (runtime/envslots.py)."""
+    stack = [fn.body]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is A.Function:
+            continue
+        if t is A.Call:
+            f = n.func
+            if (type(f) is A.Name and f.name == "setfenv") or (
+                    type(f) is A.Index and type(f.key) is A.String and f.key.value == "setfenv"):
+                return True
+        stack.extend(A.children(n))
+    return False
 
 
 def _gotos_in(node):

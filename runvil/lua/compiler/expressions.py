@@ -77,8 +77,20 @@ class ExprCompiler(ArrayReadCompiler, CallCompiler, StringCallCompiler, Operator
     def var_ref(self, v: LocalVar) -> str:
         return f"{v.pyname}[0]" if v.is_cell else v.pyname
 
+    #: the Python name of the function being compiled when it may give
+    #: itself another _ENV while it runs (codegen.sets_own_env), else None
+    own_env: str | None = None
+
     def fast_env(self, env: LocalVar) -> bool:
-        return self.chunk.fast_env_ok and env.pyname == "_ENV_0" and not env.assigned
+        return self.chunk.fast_env_ok and env.pyname == "_ENV_0" and not env.assigned and self.own_env is None
+
+    def env_ref(self, env: LocalVar) -> str:
+        """The text of the table a global access indexes where fast_env
+        does not hold: the function's _ENV as it is now (envslots.env_now)
+        in one that may change it while running, else the _ENV variable."""
+        if self.own_env is not None and self.chunk.fast_env_ok and env.pyname == "_ENV_0" and not env.assigned:
+            return f"_envnow({self.own_env}, _Gt)"
+        return self.var_ref(env)
 
     def is_int(self, n) -> bool:
         return self._is_int(fold(n))
@@ -299,7 +311,7 @@ class ExprCompiler(ArrayReadCompiler, CallCompiler, StringCallCompiler, Operator
                 return f"_gget({key})"
             v = self.temp()
             return f"({v} if ({v} := _Gh.get({key})) is not None else _gget({key}))"
-        return f"_index({self.var_ref(env)}, {key}, {self.env_desc(env)!r})"
+        return f"_index({self.env_ref(env)}, {key}, {self.env_desc(env)!r})"
 
     def env_desc(self, env: LocalVar) -> str | None:
         """How Lua names an _ENV that cannot be indexed (a constant: not)."""
@@ -396,6 +408,8 @@ class ExprCompiler(ArrayReadCompiler, CallCompiler, StringCallCompiler, Operator
     def closure(self, fn: A.Function, self_var=None) -> str:
         name = self.chunk.function(fn.scope, fn, self_var)
         ups = [v.pyname for v in fn.scope.upvals if v is not self_var]
+        if self.own_env is not None:  # it shares the maker's _ENV as it is now (envslots.env_given)
+            return f"_envgive({self.own_env}, _mk_{name}({', '.join(ups)}))"
         return f"_mk_{name}({', '.join(ups)})"
 
     # -------------------------------------------------------------- tables

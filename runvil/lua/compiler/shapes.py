@@ -259,7 +259,7 @@ SHAPED = "shaped"
 HELPERS = {
     **dict.fromkeys(("type", "len", "ord"), DIRECT),
     **dict.fromkeys(("_Table", "_Multi", "_tlist", "_tnamed", "_tmixed", "_adjust", "_callable", "_callable_yield",
-                     "_tbc_check", "_forprep", "_refund", "_tick", "_wrap", "_GotoSignal"), DIRECT),
+                     "_tbc_check", "_forprep", "_refund", "_tick", "_wrap", "_GotoSignal", "_envnow", "_envgive"), DIRECT),
     # inline pattern calls (compiler/strcalls.py): the library's compiled pattern, its regex's calls
     **dict.fromkeys(("_mpat", "_rxfor", "_RXM", "_RXS", "_MSTART", "_MEND", "_MGROUP", "_MGROUPS"), DIRECT),
     **dict.fromkeys(("_first", "_expand", "_fixed"), FINAL),

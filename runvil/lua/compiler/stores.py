@@ -97,7 +97,7 @@ class StoreCompiler:
                 if self.fast_env(env):
                     self.em.emit(ind, f"_gset({target.name!r}, {value})", line)
                 else:
-                    self.em.emit(ind, f"_setindex({self.var_ref(env)}, {target.name!r}, {value}, {self.env_desc(env)!r})", line)
+                    self.em.emit(ind, f"_setindex({self.env_ref(env)}, {target.name!r}, {value}, {self.env_desc(env)!r})", line)
             return
         desc = self.desc(target.obj)
         dtext = repr(desc) if desc else "None"

@@ -1,20 +1,27 @@
 """A compiled function's `_ENV` upvalue, for code that reads the state's
 globals directly.
 
-Compiled code reaches the globals through three names of its state's
+Compiled code reaches the globals through four names of its state's
 namespace (`_Gh`, the globals' hash; `_gget` and `_gset`, a read and a
-write through their metatable), where Lua has an upvalue `_ENV`. Lua 5.1's
+write through their metatable; `_Gt`, the globals table), where Lua has an
+upvalue `_ENV`. Lua 5.1's
 `setfenv`, as libraries emulate it on 5.2 and later (a loop over
 `debug.getupvalue` until `_ENV`, then `debug.upvaluejoin` and
 `debug.setupvalue`), gives one function a table of its own as its globals.
 
 Here such a write gives the function an environment slot: its code is
 swapped (`f.__code__`) for a copy whose names are the slot's (`_Gh:3`,
-`_gget:3`, `_gset:3`, bound in the namespace to the new table), and so are
+`_gget:3`, `_gset:3`, `_Gt:3`, bound in the namespace to the new table), and so are
 the names of the factories it calls (`_mk_c1_4:3`), so closures it makes
 from then on share its `_ENV`, as in Lua. Closures made before keep theirs.
 One slot per table a namespace has been given (slot 0: the globals), kept
-for the state's life. What Lua does and this does not: a `setupvalue` of
+for the state's life.
+
+A running frame keeps the code it began with, so a function that gives
+itself a table while it runs (`setfenv(1, t)`, Penlight's tests) would read
+the old one until it returns. The compiler sees such a call (a callee named
+`setfenv`) and compiles that function's globals as reads of `env_now`: the
+table set_env gave the function object, else its code's `_Gt`. What Lua does and this does not: a `setupvalue` of
 an `_ENV` no `upvaluejoin` made private changes it for that function (and
 what it makes), not for every function sharing it.
 """
@@ -27,7 +34,7 @@ from . import indexing as LI
 from .tables import LuaTable
 
 #: the names compiled code reads the globals by (compiler/expressions.py e_Name, stores.py)
-_ENV_NAMES = ("_Gh", "_gget", "_gset")
+_ENV_NAMES = ("_Gh", "_gget", "_gset", "_Gt")
 #: the namespace's slots: a list of EnvSlot, slot 0 the state's globals
 SLOTS = "_ENVS"
 
@@ -57,6 +64,7 @@ def bind_slot(ns: dict, env) -> EnvSlot:
     slot = EnvSlot(env, len(slots))
     slots.append(slot)
     k = slot.k
+    ns[f"_Gt:{k}"] = env
     if type(env) is LuaTable:
         ns[f"_Gh:{k}"] = env.hash
         ns[f"_gget:{k}"] = lambda key: LI.index(env, key, "upvalue '_ENV'")
@@ -111,8 +119,28 @@ def set_env(fn: FunctionType, env) -> None:
     ns = fn.__globals__
     slot = bind_slot(ns, env)
     fn.__code__ = retargeted(fn.__code__, slot.k, ns)
+    fn.lua_env = env  # (what its running frames read, env_now)
     for made in ("lua_twin", "lua_numeric_twin", "lua_exact"):  # made from the code it had
-        fn.__dict__.pop(made, None)
+        old = fn.__dict__.pop(made, None)
+        if type(old) is FunctionType:  # (a twin running already reads it by env_now)
+            old.lua_env = env
+
+
+def env_now(fn: FunctionType, env):
+    """The _ENV of a function compiled to read it at each global access
+    (one that calls `setfenv`): what set_env gave the function object, which
+    a frame already running reads too, else its code's (`env`, its `_Gt`)."""
+    return fn.__dict__.get("lua_env", env)
+
+
+def env_given(fn: FunctionType, made):
+    """A closure made by a function env_now reads for, given the table
+    set_env gave that function, if any: in Lua it shares its maker's _ENV
+    (a running frame's factories are those of the code it began with)."""
+    env = fn.__dict__.get("lua_env", made)
+    if env is not made and type(made) is FunctionType and slot_of(made) is not None:
+        set_env(made, env)
+    return made
 
 
 def slot_number(code: CodeType) -> int:

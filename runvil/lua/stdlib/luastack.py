@@ -258,6 +258,10 @@ class FunctionFinder:
 
     def __call__(self, frame):
         code = frame.f_code
+        if code.co_name in code.co_freevars:  # a function that names itself runs as that one (its code may
+            fn = frame.f_locals.get(code.co_name)  # be replaced since: set_env; a twin runs on its cells)
+            if type(fn) is FunctionType and fn.__code__.co_qualname == code.co_qualname:
+                return fn
         caller = frame.f_back  # the caller's locals often hold the very function (`f()` of a local f)
         if caller is not None:
             held = [v for v in caller.f_locals.values() if type(v) is FunctionType and v.__code__ is code]
