@@ -270,13 +270,21 @@ _METAMETHOD_CALLERS = {
 
 def metamethod_event(frame) -> str | None:
     """The event ("add") when `frame` is the call of a metamethod by one of
-    the operator helpers (cstack.meta_call), else None."""
+    the operator helpers (cstack.meta_call) for Lua code, else None: an
+    operator a builtin applies (math.max's comparisons, table.sort's, the
+    length table.insert takes) is lua_compare's or luaL_len's from C, where
+    Lua's funcnamefromcall names no metamethod."""
     if frame is None or frame.f_code.co_name != "meta_call" or frame.f_back is None:
         return None
     op = frame.f_back
     if not op.f_code.co_filename.startswith(_PACKAGE_DIR) or op.f_code.co_name not in _METAMETHOD_CALLERS:
         return None
     event = _METAMETHOD_CALLERS[op.f_code.co_name]
+    caller = op.f_back
+    while caller is not None and caller.f_code.co_filename.startswith(_RUNTIME_DIR):
+        caller = caller.f_back  # (a twin's operator call, _gop)
+    if caller is not None and caller.f_code.co_filename.startswith(_STDLIB_DIR):
+        return None
     if event is None:
         e = op.f_locals.get("event")
         event = e[2:] if type(e) is str and e.startswith("__") else None
@@ -284,6 +292,8 @@ def metamethod_event(frame) -> str | None:
 
 
 _PACKAGE_DIR = __file__.rsplit("/", 1)[0]
+_RUNTIME_DIR = _PACKAGE_DIR + "/runtime/"
+_STDLIB_DIR = _PACKAGE_DIR + "/stdlib/"
 
 
 def call_site(frame, lasti: int | None = None) -> tuple | None:
