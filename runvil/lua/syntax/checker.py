@@ -146,13 +146,14 @@ class _Checker(Limits):
 
     def statlist(self):
         fn = self.fn
-        names, nactive, nreg = len(fn.names), fn.nactive, fn.nreg
+        names, nactive, nreg, labels = len(fn.names), fn.nactive, fn.nreg, len(fn.labels)
         while not self.block_follow(True):
             if self.tok[0] == "RETURN":
                 self.statement()
                 break
             self.statement()
         self.close_scope(names, nactive, nreg)
+        del fn.labels[labels:]
 
     def statement(self):
         line = self.line
@@ -204,10 +205,14 @@ class _Checker(Limits):
                 self.localstat()
         elif t == "DBCOLON":
             self.next()
-            self.checkname()
+            name = self.checkname()
             self.checknext("DBCOLON")
-            while self.tok[0] in ("SEMI", "DBCOLON"):
+            while self.tok[0] in ("SEMI", "DBCOLON"):  # (Lua skips the no-op statements after it first)
                 self.statement()
+            for seen, at in self.fn.labels:
+                if seen == name:
+                    self.semerror(f"label '{name}' already defined on line {at}")
+            self.fn.labels.append((name, line))
         elif t == "RETURN":
             self.next()
             if not (self.block_follow(True) or self.tok[0] == "SEMI"):

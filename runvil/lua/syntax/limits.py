@@ -14,9 +14,11 @@ class Func:
     """What lparser.c's FuncState counts against Lua's limits: the locals
     declared (active ones first, then those of a `local` not yet in
     scope), the upvalues by name, and the registers in use (`free`, an
-    estimate that follows lcode.c where values go to registers)."""
+    estimate that follows lcode.c where values go to registers); and the
+    labels its open blocks hold, (name, line), for lparser.c's checkrepeated,
+    which fails a parse at the repeated label, before any later error."""
 
-    __slots__ = ("active", "free", "line", "nactive", "names", "nreg", "parent", "upvals")
+    __slots__ = ("active", "free", "labels", "line", "nactive", "names", "nreg", "parent", "upvals")
 
     def __init__(self, parent, line: int, upvals=()):
         self.parent = parent
@@ -27,6 +29,7 @@ class Func:
         self.nreg = 0  # registers the active locals hold
         self.free = 0
         self.upvals = set(upvals)
+        self.labels: list[tuple[str, int]] = []
 
     def where(self) -> str:
         return "main function" if self.line == 0 else f"function at line {self.line}"

@@ -13,3 +13,12 @@ print(load("return\n1 +", "=c"))
 print(load("x = }", "=c"))
 print(load("x = '\\400'", "=c"))
 print(load("x = 08 + 1", "=c")())
+-- a repeated label fails the parse where Lua's checkrepeated meets it: after
+-- the no-op statements that follow it, before any later syntax error
+print(load("::a:: do ::a:: end x x", "=c"))
+print(load("::a:: ::b:: ::a:: local local", "=c"))
+print(load("do ::a:: end ::a:: x x", "=c"))
+print(load("::a::\n\n::a:: x x", "=c"))
+print(load("::a:: function f() ::a:: end x x", "=c"))
+print(load("repeat ::a:: ::a:: until x x", "=c"))
+print(load("::a:: ;; ::a:: ;", "=c"))
