@@ -37,12 +37,8 @@ def _loop_tables(nodes: list, own: tuple = ()) -> list:
     the held array part.)"""
     read: dict = {}  # binding -> a name reading it
     assigned, declared = set(), set(own)
-    stack = list(nodes)
-    while stack:
-        n = stack.pop()
+    for n in A.own_nodes(nodes):
         t = type(n)
-        if t is A.Function:
-            continue
         if t is A.Index:
             o = n.obj
             if plain_local(o) and type(fold(o)) is A.Name:
@@ -60,7 +56,6 @@ def _loop_tables(nodes: list, own: tuple = ()) -> list:
             declared.add(n.var_local)
         elif t is A.GenericFor:
             declared.update(n.vars)
-        stack.extend(A.children(n))
     return [o for v, o in read.items() if v not in assigned and v not in declared]
 
 

@@ -509,18 +509,12 @@ def sets_own_env(fn: A.Function) -> bool:
     its own as its globals. Such a function reads its globals through
     what it has now (ExprCompiler.env_ref), since a running Python frame
     keeps the code set_env replaces (runtime/envslots.py)."""
-    stack = [fn.body]
-    while stack:
-        n = stack.pop()
-        t = type(n)
-        if t is A.Function:
-            continue
-        if t is A.Call:
+    for n in A.own_nodes([fn.body]):
+        if type(n) is A.Call:
             f = n.func
             if (type(f) is A.Name and f.name == "setfenv") or (
                     type(f) is A.Index and type(f.key) is A.String and f.key.value == "setfenv"):
                 return True
-        stack.extend(A.children(n))
     return False
 
 

@@ -262,6 +262,18 @@ def children(n) -> list:
     return out
 
 
+def own_nodes(roots):
+    """Every node under `roots` (a list of nodes), the roots included, but
+    none inside a nested function: what one function's own code holds."""
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        if type(n) is Function:
+            continue
+        yield n
+        stack.extend(children(n))
+
+
 def dump(node, indent: str = "") -> str:
     """A stable text form of a tree, for golden tests."""
     lines: list[str] = []
