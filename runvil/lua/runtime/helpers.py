@@ -453,7 +453,7 @@ def handler_value(handler, e: BaseException):
     throws; its memory error is xpcall's, as Lua calls no handler for one).
     The closing values its errors left are closed with the value, deepest
     first; xpcall closes the first error's after them."""
-    value, left = caught_value(e), []
+    value, left = caught_value(e), None
     for _ in range(HANDLER_CALLS):
         try:
             h = call_handler(handler, value)
@@ -461,7 +461,7 @@ def handler_value(handler, e: BaseException):
             value = caught_value(again)
             m = RUNNING[0]
             if (pending := take_unwound(m.co or m)) is not None:
-                left.append(pending)
+                left = [pending] if left is None else [*left, pending]
             if isinstance(again, RecursionError):
                 value = "error in error handling"
             elif not isinstance(again, MemoryError):
@@ -471,7 +471,7 @@ def handler_value(handler, e: BaseException):
         break
     else:
         value = "error in error handling"
-    for pending in reversed(left):
+    for pending in reversed(left or ()):
         value = close_unwound(pending, value)
     return value
 
