@@ -81,14 +81,19 @@ class ExprCompiler(ArrayReadCompiler, CallCompiler, StringCallCompiler, Operator
     #: itself another _ENV while it runs (codegen.sets_own_env), else None
     own_env: str | None = None
 
+    def state_env(self, env: LocalVar) -> bool:
+        """Whether `env` is the chunk's own _ENV, never assigned, in a chunk
+        compiled to read the state's globals directly (`_Gh`, `_Gt`...)."""
+        return self.chunk.fast_env_ok and env.pyname == "_ENV_0" and not env.assigned
+
     def fast_env(self, env: LocalVar) -> bool:
-        return self.chunk.fast_env_ok and env.pyname == "_ENV_0" and not env.assigned and self.own_env is None
+        return self.own_env is None and self.state_env(env)
 
     def env_ref(self, env: LocalVar) -> str:
         """The text of the table a global access indexes where fast_env
         does not hold: the function's _ENV as it is now (envslots.env_now)
         in one that may change it while running, else the _ENV variable."""
-        if self.own_env is not None and self.chunk.fast_env_ok and env.pyname == "_ENV_0" and not env.assigned:
+        if self.own_env is not None and self.state_env(env):
             return f"_envnow({self.own_env}, _Gt)"
         return self.var_ref(env)
 

@@ -3,16 +3,16 @@ globals directly.
 
 Compiled code reaches the globals through four names of its state's
 namespace (`_Gh`, the globals' hash; `_gget` and `_gset`, a read and a
-write through their metatable; `_Gt`, the globals table), where Lua has an
-upvalue `_ENV`. Lua 5.1's
-`setfenv`, as libraries emulate it on 5.2 and later (a loop over
-`debug.getupvalue` until `_ENV`, then `debug.upvaluejoin` and
-`debug.setupvalue`), gives one function a table of its own as its globals.
+write through their metatable; `_Gt`, the globals table), where Lua has
+an upvalue `_ENV`. Lua 5.1's `setfenv`, as libraries emulate it on 5.2 and
+later (a loop over `debug.getupvalue` until `_ENV`, then
+`debug.upvaluejoin` and `debug.setupvalue`), gives one function a table of
+its own as its globals.
 
 Here such a write gives the function an environment slot: its code is
 swapped (`f.__code__`) for a copy whose names are the slot's (`_Gh:3`,
-`_gget:3`, `_gset:3`, `_Gt:3`, bound in the namespace to the new table), and so are
-the names of the factories it calls (`_mk_c1_4:3`), so closures it makes
+`_gget:3`, `_gset:3`, `_Gt:3`, bound in the namespace to the new table),
+and so are the names of the factories it calls (`_mk_c1_4:3`), so closures it makes
 from then on share its `_ENV`, as in Lua. Closures made before keep theirs.
 One slot per table a namespace has been given (slot 0: the globals), kept
 for the state's life.
@@ -21,9 +21,11 @@ A running frame keeps the code it began with, so a function that gives
 itself a table while it runs (`setfenv(1, t)`, Penlight's tests) would read
 the old one until it returns. The compiler sees such a call (a callee named
 `setfenv`) and compiles that function's globals as reads of `env_now`: the
-table set_env gave the function object, else its code's `_Gt`. What Lua does and this does not: a `setupvalue` of
-an `_ENV` no `upvaluejoin` made private changes it for that function (and
-what it makes), not for every function sharing it.
+table set_env gave the function object, else its code's `_Gt`.
+
+What Lua does and this does not: a `setupvalue` of an `_ENV` no
+`upvaluejoin` made private changes it for that function (and what it
+makes), not for every function sharing it.
 """
 
 from __future__ import annotations
